@@ -1,0 +1,44 @@
+// cpu-mt: threads (std::thread, static chunks) + SIMD through the compiler's vectoriser.
+#include <atomic>
+#include <cstdlib>
+#include <string>
+#include <thread>
+
+#include "backends/cpu_mt/parallel.hpp"
+#include "core/eft.hpp"
+
+namespace accsum::cpu_mt {
+
+int default_threads() {
+  if (const char* env = std::getenv("ACCSUM_THREADS")) {
+    int t = std::atoi(env);
+    if (t > 0) return t;
+  }
+  unsigned h = std::thread::hardware_concurrency();
+  return h ? static_cast<int>(h) : 1;
+}
+
+std::vector<Params> thread_variants(const Params& p) {
+  std::vector<Params> out;
+  for (int t : {1, 2, 3, default_threads()}) {
+    Params q = p;
+    q["threads"] = std::to_string(t);
+    out.push_back(q);
+  }
+  return out;
+}
+
+namespace {
+Registrar reg_cpu_mt(BackendInfo{
+    "cpu-mt", "threads + SIMD on all cores", [] { return true; },
+    [] {
+      std::atomic<bool> ok{true};
+      parallel_chunks(default_threads(), default_threads(), [&](int, int64_t, int64_t) {
+        if (!eft_self_test()) ok = false;
+      });
+      return ok.load();
+    },
+    [] { return std::to_string(default_threads()) + " threads"; }});
+}  // namespace
+
+}  // namespace accsum::cpu_mt

@@ -1,0 +1,49 @@
+#pragma once
+// Static-chunk threading for the cpu-mt backend: thread t always gets the same contiguous
+// slice [begin, end) for a given (n, threads), so per-thread results are deterministic.
+#include <algorithm>
+#include <cstdint>
+#include <thread>
+#include <vector>
+
+#include "core/registry.hpp"
+
+namespace accsum::cpu_mt {
+
+// Threads used when the `threads` parameter is 0: ACCSUM_THREADS, else the hardware count.
+int default_threads();
+
+// Calls fn(t, begin, end) for t = 0..threads-1 on `threads` threads (t = 0 on the caller).
+template <class Fn>
+void parallel_chunks(int64_t n, int threads, Fn fn) {
+  threads = std::max(1, threads);
+  auto range = [&](int t, int64_t& b, int64_t& e) {
+    b = n * t / threads;
+    e = n * (t + 1) / threads;
+  };
+  std::vector<std::thread> pool;
+  pool.reserve(threads - 1);
+  for (int t = 1; t < threads; ++t)
+    pool.emplace_back([&, t] {
+      int64_t b, e;
+      range(t, b, e);
+      fn(t, b, e);
+    });
+  int64_t b, e;
+  range(0, b, e);
+  fn(0, b, e);
+  for (auto& th : pool) th.join();
+}
+
+// The `threads` parameter every cpu-mt algorithm takes (0 = default_threads()).
+inline ParamSpec threads_param() {
+  return ParamSpec{"threads", "worker threads (0 = all hardware threads or $ACCSUM_THREADS)", true, 0, 1024, {}, "0"};
+}
+inline int threads_of(const Params& p) {
+  long long t = param_int(p, "threads");
+  return t == 0 ? default_threads() : static_cast<int>(t);
+}
+// Thread counts to compare for reproducibility: 1, 2, 3 and the default.
+std::vector<Params> thread_variants(const Params& p);
+
+}  // namespace accsum::cpu_mt

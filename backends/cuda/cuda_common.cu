@@ -1,0 +1,88 @@
+#include <chrono>
+#include <mutex>
+
+#include "backends/cuda/cuda_common.cuh"
+
+namespace accsum::cuda {
+
+void throw_cuda(cudaError_t e, const char* what, const char* file, int line) {
+  throw std::runtime_error(std::string("CUDA error: ") + cudaGetErrorString(e) + " in " + what + " (" + file + ":" +
+                           std::to_string(line) + ")");
+}
+
+bool available() {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  return count > 0;
+}
+
+namespace {
+std::mutex cache_mutex;
+std::shared_ptr<DeviceInput> cached;
+uint64_t cached_id = ~0ull;
+const double* cached_x = nullptr;
+int64_t cached_n = -1;
+
+struct OwnedInput : DeviceInput {
+  DeviceBuffer<double> bx, by;
+};
+}  // namespace
+
+std::shared_ptr<const DeviceInput> device_input(const Problem& p) {
+  std::lock_guard<std::mutex> lock(cache_mutex);
+  if (cached && cached_id == p.id && cached_x == p.x && cached_n == p.n) return cached;
+  cached.reset();  // free the old copy before allocating a new one
+  auto in = std::make_shared<OwnedInput>();
+  size_t n = static_cast<size_t>(p.n);
+  size_t free_b = 0, total_b = 0;
+  ACCSUM_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+  size_t need = n * sizeof(double) * (p.y ? 2 : 1);
+  if (need + (256u << 20) > free_b)
+    throw UsageError("input of " + std::to_string(need >> 20) + " MiB does not fit in the GPU's free memory (" +
+                     std::to_string(free_b >> 20) + " MiB)");
+  auto t0 = std::chrono::steady_clock::now();
+  in->bx = DeviceBuffer<double>(n ? n : 1);
+  if (n) ACCSUM_CUDA_CHECK(cudaMemcpy(in->bx.get(), p.x, n * sizeof(double), cudaMemcpyHostToDevice));
+  if (p.y) {
+    in->by = DeviceBuffer<double>(n ? n : 1);
+    if (n) ACCSUM_CUDA_CHECK(cudaMemcpy(in->by.get(), p.y, n * sizeof(double), cudaMemcpyHostToDevice));
+  }
+  in->x = in->bx.get();
+  in->y = p.y ? in->by.get() : nullptr;
+  in->n = p.n;
+  in->upload_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  cached = in;
+  cached_id = p.id;
+  cached_x = p.x;
+  cached_n = p.n;
+  return cached;
+}
+
+void release_device_input() {
+  std::lock_guard<std::mutex> lock(cache_mutex);
+  cached.reset();
+  cached_x = nullptr;
+  cached_n = -1;
+}
+
+EventTimer::EventTimer() {
+  ACCSUM_CUDA_CHECK(cudaEventCreate(&a_));
+  ACCSUM_CUDA_CHECK(cudaEventCreate(&b_));
+}
+EventTimer::~EventTimer() {
+  cudaEventDestroy(a_);
+  cudaEventDestroy(b_);
+}
+void EventTimer::start() { ACCSUM_CUDA_CHECK(cudaEventRecord(a_)); }
+double EventTimer::stop_seconds() {
+  ACCSUM_CUDA_CHECK(cudaEventRecord(b_));
+  ACCSUM_CUDA_CHECK(cudaEventSynchronize(b_));
+  float ms = 0;
+  ACCSUM_CUDA_CHECK(cudaEventElapsedTime(&ms, a_, b_));
+  return ms * 1e-3;
+}
+
+}  // namespace accsum::cuda

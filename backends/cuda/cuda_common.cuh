@@ -1,0 +1,86 @@
+#pragma once
+// Shared CUDA plumbing: error checks, device buffers, the cached device copy of the input,
+// and event timing. Kernels live in their own files; this one holds no numerics.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "core/registry.hpp"
+
+namespace accsum::cuda {
+
+[[noreturn]] void throw_cuda(cudaError_t e, const char* what, const char* file, int line);
+#define ACCSUM_CUDA_CHECK(call)                                                        \
+  do {                                                                                 \
+    cudaError_t accsum_err_ = (call);                                                  \
+    if (accsum_err_ != cudaSuccess) ::accsum::cuda::throw_cuda(accsum_err_, #call, __FILE__, __LINE__); \
+  } while (0)
+
+bool available();  // a CUDA device is present and usable
+
+template <class T>
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  explicit DeviceBuffer(size_t count) : count_(count) {
+    if (count) ACCSUM_CUDA_CHECK(cudaMalloc(&ptr_, count * sizeof(T)));
+  }
+  ~DeviceBuffer() {
+    if (ptr_) cudaFree(ptr_);
+  }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  DeviceBuffer(DeviceBuffer&& o) noexcept : ptr_(o.ptr_), count_(o.count_) { o.ptr_ = nullptr; o.count_ = 0; }
+  DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
+    std::swap(ptr_, o.ptr_);
+    std::swap(count_, o.count_);
+    return *this;
+  }
+  T* get() const { return ptr_; }
+  size_t size() const { return count_; }
+
+ private:
+  T* ptr_ = nullptr;
+  size_t count_ = 0;
+};
+
+// The input on the device, shared by every CUDA kernel of a run (uploaded once per Problem.id).
+struct DeviceInput {
+  const double* x = nullptr;
+  const double* y = nullptr;  // null for sums
+  int64_t n = 0;
+  double upload_seconds = 0;
+};
+// Uploads problem (or returns the cached copy); the cache holds one problem at a time.
+std::shared_ptr<const DeviceInput> device_input(const Problem& p);
+// Drops the cached copy (frees device memory).
+void release_device_input();
+
+// Times a region of GPU work on the default stream with CUDA events.
+class EventTimer {
+ public:
+  EventTimer();
+  ~EventTimer();
+  void start();
+  double stop_seconds();  // records stop, synchronises, returns elapsed seconds
+
+ private:
+  cudaEvent_t a_{}, b_{};
+};
+
+// Base for CUDA kernels: keeps the device input alive and records the last device time.
+class CudaKernel : public Kernel {
+ public:
+  explicit CudaKernel(const Problem& p) : in_(device_input(p)) {}
+  double last_device_seconds() const override { return last_; }
+  double transfer_seconds() const override { return in_->upload_seconds; }
+
+ protected:
+  std::shared_ptr<const DeviceInput> in_;
+  double last_ = -1.0;
+};
+
+}  // namespace accsum::cuda

@@ -1,0 +1,44 @@
+#pragma once
+// The exact oracle: MPFR (mpfr_sum is exact and correctly rounded at any size) and the
+// metrics of DESIGN §3. Never a floating-point "reference".
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace accsum {
+
+// The exact value of a reduction, kept exactly (opaque MPFR number) plus rounded facts.
+struct ExactValue {
+  double rounded = 0;     // RN(exact) with IEEE 754 rules: NaN, +-inf, overflow, sign of zero
+  std::string hex;        // `rounded` as a hex float ("0x1.8p+1")
+  std::string decimal;    // exact value in decimal, 40 significant digits
+  double abs_sum = 0;     // |s| rounded to nearest
+  double sum_abs = 0;     // S = sum|x_i| (or sum|x_i*y_i|), rounded up
+  double cond = 0;        // S / |s| exactly rounded; +inf when s == 0 < S; 1 when S == 0
+  bool special = false;   // the input holds NaN or an infinity
+  std::shared_ptr<const void> exact;  // the exact value (mpfr_t inside)
+};
+
+ExactValue exact_sum(const double* x, int64_t n);
+ExactValue exact_dot(const double* x, const double* y, int64_t n);
+
+struct Metrics {
+  double value = 0;
+  std::string hex;
+  double abs_err = 0;   // |computed - exact| rounded (inf when one is infinite and the other not)
+  double rel_err = 0;   // abs_err / |exact| (inf when exact is 0 and computed is not)
+  double ulps = 0;      // abs_err / ulp(RN(exact))
+  double digits = 0;    // correct decimal digits: clamp(-log10(rel_err), 0, 16); 16 when exact
+  bool correctly_rounded = false;  // bitwise equal to RN(exact) (NaN matches NaN)
+  bool faithful = false;           // one of the two doubles bracketing the exact value
+  bool has_bound = false;
+  double bound = 0;                // the algorithm's proven absolute bound
+  bool within_bound = false;       // abs_err <= bound (exactly compared)
+};
+
+// bound < 0 means "no proven bound".
+Metrics measure(double computed, const ExactValue& ref, double bound = -1.0);
+
+std::string hex_double(double v);  // "%a" formatting, "nan", "inf", "-inf", "-0x0p+0"
+
+}  // namespace accsum

@@ -1,0 +1,135 @@
+#include "core/registry.hpp"
+
+#include <algorithm>
+#include <mutex>
+#include <set>
+
+namespace accsum {
+
+const char* to_string(Guarantee g) {
+  switch (g) {
+    case Guarantee::none: return "none";
+    case Guarantee::kfold: return "k-fold";
+    case Guarantee::faithful: return "faithful";
+    case Guarantee::correctly_rounded: return "correctly-rounded";
+  }
+  return "?";
+}
+
+long long param_int(const Params& p, const std::string& name) {
+  auto it = p.find(name);
+  if (it == p.end()) throw std::logic_error("parameter not resolved: " + name);
+  return std::stoll(it->second);
+}
+
+const std::string& param_str(const Params& p, const std::string& name) {
+  auto it = p.find(name);
+  if (it == p.end()) throw std::logic_error("parameter not resolved: " + name);
+  return it->second;
+}
+
+Registry& registry() {
+  static Registry r;
+  return r;
+}
+
+void Registry::add(AlgoEntry e) {
+  if (find(e.algo, e.backend)) throw std::logic_error("registered twice: " + e.algo + "/" + e.backend);
+  entries_.push_back(std::move(e));
+}
+
+void Registry::add_backend(BackendInfo b) { backends_.push_back(std::move(b)); }
+
+const AlgoEntry* Registry::find(const std::string& algo, const std::string& backend) const {
+  for (auto& e : entries_)
+    if (e.algo == algo && e.backend == backend) return &e;
+  return nullptr;
+}
+
+const BackendInfo* Registry::backend(const std::string& name) const {
+  for (auto& b : backends_)
+    if (b.name == name) return &b;
+  return nullptr;
+}
+
+const AlgoEntry* Registry::baseline(const std::string& family, const std::string& backend) const {
+  for (auto& e : entries_)
+    if (e.baseline && e.family == family && e.backend == backend) return &e;
+  return nullptr;
+}
+
+std::vector<std::string> Registry::algo_names() const {
+  std::vector<std::string> names;
+  for (auto& e : entries_)
+    if (std::find(names.begin(), names.end(), e.algo) == names.end()) names.push_back(e.algo);
+  return names;
+}
+
+std::vector<std::string> Registry::backend_names() const {
+  static const char* order[] = {"cpu", "cpu-mt", "cuda", "opencl", "mpi"};
+  std::vector<std::string> names;
+  for (auto* o : order)
+    if (backend(o)) names.push_back(o);
+  return names;
+}
+
+bool Registry::has_algo(const std::string& algo) const {
+  for (auto& e : entries_)
+    if (e.algo == algo) return true;
+  return false;
+}
+
+Params Registry::resolve_params(const AlgoEntry& e, const Params& user) const {
+  Params out;
+  for (auto& [k, v] : user) {
+    bool known = std::any_of(e.params.begin(), e.params.end(), [&](const ParamSpec& s) { return s.name == k; });
+    if (!known) throw UsageError("algorithm '" + e.algo + "' has no parameter '" + k + "'");
+  }
+  for (auto& s : e.params) {
+    auto it = user.find(s.name);
+    std::string v = it == user.end() ? s.def : it->second;
+    if (s.is_int) {
+      long long iv;
+      size_t used = 0;
+      try {
+        iv = std::stoll(v, &used);
+      } catch (...) {
+        used = 0;
+      }
+      if (used == 0 || used != v.size())
+        throw UsageError(e.algo + ": parameter " + s.name + "=" + v + " is not an integer");
+      if (iv < s.min || iv > s.max)
+        throw UsageError(e.algo + ": parameter " + s.name + "=" + v + " out of range [" + std::to_string(s.min) +
+                         ", " + std::to_string(s.max) + "]");
+      v = std::to_string(iv);
+    }
+    if (!s.choices.empty() && std::find(s.choices.begin(), s.choices.end(), v) == s.choices.end()) {
+      std::string list;
+      for (auto& c : s.choices) list += (list.empty() ? "" : ", ") + c;
+      throw UsageError(e.algo + ": parameter " + s.name + "=" + v + " not allowed (one of: " + list + ")");
+    }
+    out[s.name] = v;
+  }
+  return out;
+}
+
+void require_backend(const std::string& name) {
+  static std::mutex m;
+  static std::set<std::string> passed;
+  std::lock_guard<std::mutex> lock(m);
+  if (passed.count(name)) return;
+  const BackendInfo* b = registry().backend(name);
+  if (!b) {
+    std::string list;
+    for (auto& n : registry().backend_names()) list += (list.empty() ? "" : ", ") + n;
+    throw UsageError("unknown or not compiled-in backend '" + name + "' (available: " + list + ")");
+  }
+  if (b->available && !b->available())
+    throw UsageError("backend '" + name + "' is not present on this machine (" + b->summary + ")");
+  if (b->self_test && !b->self_test())
+    throw UsageError("backend '" + name +
+                     "' failed its error-free-transform self-test (FMA contraction or fast-math?); refusing to run");
+  passed.insert(name);
+}
+
+}  // namespace accsum

@@ -1,0 +1,57 @@
+#pragma once
+// Datasets: generated (counter-based, element i depends only on (seed, i) where the
+// distribution allows it) or read from a file. Every dataset says what it is.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/registry.hpp"
+
+namespace accsum {
+
+struct GenSpec {
+  std::string dist = "uniform";  // see dist_names()
+  std::string family = "sum";    // "sum" (x only) or "dot" (x and y)
+  int64_t n = 1 << 24;
+  uint64_t seed = 1;
+  double range = 1e16;  // loguniform: max|x| / min|x| (>= 1)
+  double cond = 1e16;   // illcond: target condition number (>= 1)
+};
+
+struct Dataset {
+  std::string family;     // "sum" or "dot"
+  std::string generator;  // dist name, or "file"
+  std::string source;     // file path for "file", else ""
+  uint64_t seed = 0;
+  int64_t n = 0;
+  double range = 0;        // requested dynamic range (0 when not applicable)
+  double target_cond = 0;  // requested condition number (0 when not applicable)
+  std::vector<double> x, y;  // y empty for sums
+  uint64_t id = 0;           // unique per dataset object in this process (device caches key on it)
+  Problem problem() const { return Problem{x.data(), y.empty() ? nullptr : y.data(), n, id}; }
+};
+
+// Names accepted by --dist: uniform [0,1), uniform-sym [-1,1), loguniform (|x| log-uniform over
+// `range`, random signs), illcond (GenSum / GenDot of Ogita-Rump-Oishi with target `cond`),
+// and the edge-case sets used by verify and the tests: subnormal (subnormal-heavy),
+// overflow-cancel (terms near DBL_MAX that cancel), ties (exact sums halfway between doubles),
+// specials (NaN / +-inf / +-0 mixed in).
+const std::vector<std::string>& dist_names();
+
+// Throws UsageError on an unknown dist, n <= 0 or too large for memory, range < 1, cond < 1.
+Dataset generate(const GenSpec& spec);
+
+// A fresh id for a dataset whose data were built or changed by hand.
+uint64_t next_dataset_id();
+
+// ---- files: .npy (float64/float32, little-endian, C order), raw little-endian float64 (.bin,
+// .raw), text (.txt, .csv: one number per line or comma/space separated; hex floats accepted).
+// A dot dataset is a (2, n) array: row 0 is x, row 1 is y (raw: x then y; text: two columns).
+enum class FileFormat { npy, raw, text };
+FileFormat format_from_path(const std::string& path);  // by extension; throws UsageError
+// Writes atomically (temporary file + rename); dtype "f8" or "f4" for npy (f4 rounds to float).
+void write_dataset(const std::string& path, const Dataset& d, const std::string& dtype = "f8");
+// Throws UsageError for a missing, truncated, malformed or wrong-dtype file.
+Dataset read_dataset(const std::string& path, const std::string& family);
+
+}  // namespace accsum
