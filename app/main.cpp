@@ -1,3 +1,164 @@
-// Placeholder entry point; the CLI is being written in app/.
+// accsum: benchmarks and verifies accurate floating-point algorithms against an exact oracle.
+// Parsing only; each subcommand lives in its own cmd_*.cpp.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
 #include <cstdio>
-int main() { std::puts("accsum: CLI under construction"); return 0; }
+#include <string>
+#include <vector>
+
+#include "app/commands.hpp"
+#include "core/registry.hpp"
+
+using namespace accsum::cli;
+
+namespace {
+
+void add_data_options(CLI::App* cmd, DataArgs& d) {
+  cmd->add_option("--n", d.n, "elements: 1e6, 2^24, a list 2^10,2^20 or a doubling range 2^10:2^28")
+      ->capture_default_str();
+  cmd->add_option("--dist", d.dist,
+                  "uniform | uniform-sym | loguniform | illcond | subnormal | overflow-cancel | ties | specials");
+  cmd->add_option("--range", d.range, "dynamic range of loguniform data (>= 1; a list sweeps)");
+  cmd->add_option("--cond", d.cond, "target condition number of illcond data (>= 1, up to 1e300; a list sweeps)");
+  cmd->add_option("--input", d.input, "read the data from a .npy, raw (.bin/.raw) or text (.txt/.csv) file");
+  cmd->add_option("--seed", d.seed, "generator seed")->capture_default_str();
+}
+
+void add_out_options(CLI::App* cmd, OutArgs& o) {
+  cmd->add_option("--format", o.format, "stdout format: table | json | csv | md")
+      ->check(CLI::IsMember({"table", "json", "csv", "md"}))
+      ->capture_default_str();
+  cmd->add_option("--json", o.json, "also write the accsum-report/1 JSON document here (atomically)");
+  cmd->add_option("--out,-o", o.out, "write the --format output to this file instead of stdout (atomically)");
+}
+
+void add_param_options(CLI::App* cmd, ParamLists& p, std::vector<std::string>& generic) {
+  struct Opt {
+    const char* flag;
+    const char* name;
+    const char* help;
+  };
+  static const Opt opts[] = {
+      {"--K", "K", "K-fold precision of sumk/dotk/dpsumk/dpdotk (>= 2; a list sweeps)"},
+      {"--twoprod", "twoprod", "TwoProduct of dotk/dpdotk: fma | dekker"},
+      {"--variant", "variant", "dpsumk/dpdotk variant: tree | fused"},
+      {"--fpe", "fpe", "superacc expansion size: 0 (pure superaccumulator), 2, 3, 4, 6, 8"},
+      {"--early-exit", "early_exit", "superacc expansion early exit: 0 | 1"},
+      {"--threads", "threads", "cpu-mt threads (0 = all)"},
+      {"--block", "block", "CUDA threads per block"},
+      {"--local", "local", "OpenCL work-group size"},
+      {"--inner", "inner", "inner backend of mpi: cpu | cpu-mt | cuda"},
+  };
+  for (auto& o : opts) {
+    std::string name = o.name;
+    cmd->add_option_function<std::string>(
+        o.flag, [&p, name](const std::string& v) { p[name] = v; }, o.help);
+  }
+  cmd->add_option("--param", generic, "any algorithm parameter as name=value[,value...] (repeatable)");
+}
+
+void merge_generic(ParamLists& p, const std::vector<std::string>& generic) {
+  for (auto& g : generic) {
+    auto eq = g.find('=');
+    if (eq == std::string::npos || eq == 0) throw accsum::UsageError("--param expects name=value, got '" + g + "'");
+    p[g.substr(0, eq)] = g.substr(eq + 1);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv, argv + argc);
+  CLI::App app{"accsum: benchmark and verify accurate floating-point sums and dot products against an exact oracle"};
+  app.set_version_flag("--version", std::string("accsum ") + ACCSUM_VERSION + " (git " + ACCSUM_GIT_REV + ")");
+  app.require_subcommand(1);
+
+  BenchArgs bench;
+  std::vector<std::string> bench_generic;
+  auto* b = app.add_subcommand("bench", "time algorithms beside the baseline and check them against the exact result");
+  b->add_option("--algo", bench.algo, "algorithms: a comma list or all (see `accsum list`)")->capture_default_str();
+  b->add_option("--backend", bench.backend, "cpu | cpu-mt | cuda | opencl | mpi, a list, or all (default: best present)");
+  add_data_options(b, bench.data);
+  b->add_option("--reps", bench.reps, "timed repetitions (median reported)")->capture_default_str();
+  b->add_option("--warmup", bench.warmup, "untimed warm-up runs")->capture_default_str();
+  b->add_flag("--no-repro-check", bench.no_repro_check, "skip the launch-shape and permutation reproducibility runs");
+  add_param_options(b, bench.params, bench_generic);
+  add_out_options(b, bench.out);
+
+  VerifyArgs verify;
+  std::vector<std::string> verify_generic;
+  auto* v = app.add_subcommand("verify", "correctness sweep against MPFR; exit 1 if any result breaks its guarantee");
+  v->add_option("--algo", verify.algo, "algorithms (comma list or all)")->capture_default_str();
+  v->add_option("--backend", verify.backend, "backends (comma list or all present)")->capture_default_str();
+  v->add_flag("--full", verify.full, "the long sweep (more sizes, ranges, conditions and seeds)");
+  v->add_option("--seeds", verify.seeds, "seeds per case (default 2, or 5 with --full)");
+  add_param_options(v, verify.params, verify_generic);
+  add_out_options(v, verify.out);
+
+  GenArgs gen;
+  auto* g = app.add_subcommand("gen", "generate a dataset and write it (.npy, .bin/.raw, .txt/.csv)");
+  add_data_options(g, gen.data);
+  g->add_option("--family", gen.family, "sum (x) or dot (x and y, written as a (2, n) array)")->capture_default_str();
+  g->add_option("--dtype", gen.dtype, "npy element type: f8 or f4")->capture_default_str();
+  g->add_option("-o,--output", gen.output, "output file")->required();
+
+  std::string list_format = "table";
+  auto* l = app.add_subcommand("list", "algorithms x backends x parameters, with guarantees");
+  l->add_option("--format", list_format, "table | json")->capture_default_str();
+
+  std::string info_n = "2^26";
+  int info_reps = 10;
+  auto* i = app.add_subcommand("info", "machine, backends, EFT self-tests and measured baseline throughput");
+  i->add_option("--n", info_n, "elements for the throughput measurement")->capture_default_str();
+  i->add_option("--reps", info_reps, "repetitions")->capture_default_str();
+
+  TableArgs table;
+  auto* t = app.add_subcommand("table", "paper-style accuracy tables (suites: kfold, accuracy)");
+  t->add_option("--suite", table.suite, "kfold | accuracy")->capture_default_str();
+  t->add_option("--backend", table.backend, "backend whose algorithms fill the table")->capture_default_str();
+  t->add_option("--n", table.n, "elements per dataset")->capture_default_str();
+  t->add_option("--seed", table.seed, "generator seed")->capture_default_str();
+  t->add_option("--json", table.out.json, "also write the JSON report here");
+  t->add_option("--out,-o", table.out.out, "write the Markdown table here instead of stdout");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::string msg = e.what();
+    if (msg.empty()) msg = e.get_name();
+    std::fprintf(stderr, "accsum: error: %s (see accsum --help)\n", msg.c_str());
+    return 2;
+  }
+
+  try {
+    if (*b) {
+      merge_generic(bench.params, bench_generic);
+      return run_bench(bench, args);
+    }
+    if (*v) {
+      merge_generic(verify.params, verify_generic);
+      return run_verify(verify, args);
+    }
+    if (*g) return run_gen(gen);
+    if (*l) return run_list(list_format);
+    if (*i) return run_info(info_n, info_reps);
+    if (*t) return run_table(table, args);
+  } catch (const accsum::UsageError& e) {
+    std::fprintf(stderr, "accsum: error: %s\n", e.what());
+    return 2;
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "accsum: error: out of memory (try a smaller --n)\n");
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "accsum: internal error: %s\n", e.what());
+    return 3;
+  }
+  return 0;
+}

@@ -41,6 +41,17 @@ const std::vector<std::string>& dist_names();
 // Throws UsageError on an unknown dist, n <= 0 or too large for memory, range < 1, cond < 1.
 Dataset generate(const GenSpec& spec);
 
+// Elements [begin, end) of generate(spec) written to x[0 .. end-begin) (and y for "dot"; y
+// may be null for "sum"): any slice can be made on its own (threads, MPI ranks) and equals the
+// same slice of the whole. Throws UsageError for illcond, which is inherently sequential.
+void generate_range(const GenSpec& spec, int64_t begin, int64_t end, double* x, double* y);
+
+// True for the distributions generate_range can slice (all but illcond).
+bool counter_based(const std::string& dist);
+
+// Throws UsageError when `spec` is invalid (what generate checks before allocating).
+void validate(const GenSpec& spec);
+
 // A fresh id for a dataset whose data were built or changed by hand.
 uint64_t next_dataset_id();
 

@@ -1,0 +1,106 @@
+// accsum gen, list, info.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "app/commands.hpp"
+#include "app/harness.hpp"
+#include "app/parse.hpp"
+#include "app/report.hpp"
+
+namespace accsum::cli {
+
+int run_gen(const GenArgs& a) {
+  if (a.family != "sum" && a.family != "dot") throw UsageError("--family must be sum or dot");
+  if (a.dtype != "f8" && a.dtype != "f4") throw UsageError("--dtype must be f8 or f4");
+  if (a.output.empty()) throw UsageError("gen needs an output file (-o PATH)");
+  format_from_path(a.output);  // rejects unknown extensions before generating
+  check_writable(a.output);
+  std::string dist = a.data.dist;
+  if (dist.empty()) dist = !a.data.range.empty() ? "loguniform" : !a.data.cond.empty() ? "illcond" : "uniform";
+  GenSpec spec{dist, a.family, parse_size(a.data.n), a.data.seed, 1e16, 1e16};
+  if (!a.data.range.empty()) spec.range = parse_positive(a.data.range, "--range");
+  if (!a.data.cond.empty()) spec.cond = parse_positive(a.data.cond, "--cond");
+  Dataset d = generate(spec);
+  write_dataset(a.output, d, a.dtype);
+  if (a.dtype == "f4") d = read_dataset(a.output, a.family);  // describe what was written
+  ExactValue ref = reference_of(d);
+  fmt::print("wrote {} ({} n={} dist={} seed={}): exact cond {}, dynamic range {}, exact result {}\n", a.output,
+             a.family, d.n, d.generator, d.seed, json_number_or_string(ref.cond),
+             json_number_or_string(dynamic_range_of(d)), ref.hex);
+  return 0;
+}
+
+int run_list(const std::string& format) {
+  using nlohmann::json;
+  Registry& reg = registry();
+  json j = json::array();
+  std::string text = fmt::format("{:<14} {:<6} {:<18} {:<6} {:<34} {}\n", "algo", "family", "guarantee", "repro",
+                                 "backends", "parameters");
+  for (auto& name : reg.algo_names()) {
+    std::vector<const AlgoEntry*> es;
+    for (auto& e : reg.entries())
+      if (e.algo == name) es.push_back(&e);
+    const AlgoEntry& first = *es.front();
+    std::string backends, params;
+    json jb = json::array();
+    for (auto* e : es) {
+      bool here = !reg.backend(e->backend)->available || reg.backend(e->backend)->available();
+      backends += (backends.empty() ? "" : ",") + e->backend + (here ? "" : "(absent)");
+      json entry{{"backend", e->backend}, {"present", here}, {"summary", e->summary}, {"baseline", e->baseline}};
+      json jp = json::array();
+      for (auto& p : e->params) {
+        std::string allowed = !p.choices.empty() ? fmt::format("{}", fmt::join(p.choices, "|"))
+                                                 : fmt::format("{}..{}", p.min, p.max);
+        jp.push_back({{"name", p.name}, {"allowed", allowed}, {"default", p.def}, {"help", p.help}});
+        std::string item = p.name + "=" + allowed + " (" + p.def + ")";
+        if (params.find(p.name + "=") == std::string::npos) params += (params.empty() ? "" : " ") + item;
+      }
+      entry["params"] = jp;
+      if (e->bound) entry["bound_cite"] = e->bound_cite;
+      jb.push_back(entry);
+    }
+    text += fmt::format("{:<14} {:<6} {:<18} {:<6} {:<34} {}\n", name, first.family, to_string(first.guarantee),
+                        first.reproducible ? "yes" : "no", backends, params);
+    j.push_back({{"algo", name}, {"family", first.family}, {"guarantee", to_string(first.guarantee)},
+                 {"reproducible", first.reproducible}, {"summary", first.summary}, {"backends", jb}});
+  }
+  if (format == "json") std::cout << j.dump(2) << "\n";
+  else if (format == "table") std::cout << text;
+  else throw UsageError("list --format must be table or json");
+  return 0;
+}
+
+int run_info(const std::string& n_str, int reps) {
+  int64_t n = parse_size(n_str);
+  if (reps < 1 || reps > 10000) throw UsageError("--reps must be in [1, 10000]");
+  fmt::print("accsum {} (git {})\n", ACCSUM_VERSION, ACCSUM_GIT_REV);
+  auto m = machine_json(registry().backend_names());
+  fmt::print("host {}: {}, {} hardware threads\n", m["hostname"].get<std::string>(), m["cpu"].get<std::string>(),
+             m["hardware_threads"].get<unsigned>());
+  Dataset d = generate(GenSpec{"uniform-sym", "sum", n, 1, 1e16, 1e16});
+  ExactValue ref = reference_of(d);
+  for (auto& b : registry().backend_names()) {
+    const BackendInfo* info = registry().backend(b);
+    bool here = !info->available || info->available();
+    fmt::print("backend {:<7} {}: {}\n", b, here ? "present" : "absent ", m["backends"].value(b, std::string("")));
+    if (!here) continue;
+    bool ok = !info->self_test || info->self_test();
+    fmt::print("  EFT self-test: {}\n", ok ? "passed" : "FAILED (this backend refuses to run)");
+    const AlgoEntry* base = registry().baseline("sum", b);
+    if (!ok || !base) continue;
+    ResultRow r = measure_entry(*base, registry().resolve_params(*base, {}), d, ref, MeasureOptions{reps, 2, false});
+    if (!r.error.empty()) {
+      fmt::print("  {} failed: {}\n", base->algo, r.error);
+      continue;
+    }
+    fmt::print("  measured: {} on n={} doubles: median {:.4g} s = {:.3g} G additions/s = {:.3g} GB/s read\n",
+               base->algo, format_size(n), r.time.median, r.elements_per_s * 1e-9, r.bytes_per_s * 1e-9);
+  }
+  return 0;
+}
+
+}  // namespace accsum::cli

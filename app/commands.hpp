@@ -1,0 +1,72 @@
+#pragma once
+// The subcommands. main.cpp parses with CLI11 into these structs; each run_* returns the exit
+// code (0 ok, 1 a guarantee broken / a run failed, 2 bad input via UsageError).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "app/select.hpp"
+
+namespace accsum::cli {
+
+struct DataArgs {
+  std::string n = "2^24";
+  std::string dist;   // "" = uniform, or loguniform when --range is given, illcond when --cond is
+  std::string range;  // list of dynamic ranges
+  std::string cond;   // list of condition numbers
+  std::string input;  // a file instead of a generator
+  uint64_t seed = 1;
+};
+
+struct OutArgs {
+  std::string format = "table";  // table, json, csv, md (stdout)
+  std::string json;              // also write the JSON report here
+  std::string out;               // write the stdout format here instead of stdout
+};
+
+struct BenchArgs {
+  std::string algo = "all";
+  std::string backend;  // "" = best available
+  DataArgs data;
+  int reps = 10, warmup = 2;
+  bool no_repro_check = false;
+  ParamLists params;
+  OutArgs out;
+};
+int run_bench(const BenchArgs& a, const std::vector<std::string>& argv);
+
+struct VerifyArgs {
+  std::string algo = "all";
+  std::string backend = "all";
+  bool full = false;
+  int seeds = 0;  // 0 = default for the mode
+  ParamLists params;
+  OutArgs out;
+};
+int run_verify(const VerifyArgs& a, const std::vector<std::string>& argv);
+
+struct GenArgs {
+  DataArgs data;
+  std::string family = "sum";
+  std::string output;
+  std::string dtype = "f8";
+};
+int run_gen(const GenArgs& a);
+
+int run_list(const std::string& format);
+int run_info(const std::string& n, int reps);
+
+struct TableArgs {
+  std::string suite = "kfold";
+  std::string backend = "cpu";
+  std::string n = "10000";
+  uint64_t seed = 1;
+  OutArgs out;
+};
+int run_table(const TableArgs& a, const std::vector<std::string>& argv);
+
+// Shared by the commands: emit `text` to --out or stdout (rank 0 only), JSON to --json.
+void emit(const OutArgs& o, const std::string& text);
+bool progress_enabled();  // stderr is a terminal and this is rank 0
+
+}  // namespace accsum::cli

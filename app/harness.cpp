@@ -1,0 +1,192 @@
+#include "app/harness.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <numeric>
+#include <random>
+
+namespace accsum::cli {
+
+namespace {
+
+bool same_bits(double a, double b) {
+  if (std::isnan(a) && std::isnan(b)) return true;
+  uint64_t x, y;
+  std::memcpy(&x, &a, 8);
+  std::memcpy(&y, &b, 8);
+  return x == y;
+}
+
+std::string params_str(const Params& p) {
+  std::string s;
+  for (auto& [k, v] : p) s += (s.empty() ? "" : ",") + k + "=" + v;
+  return s;
+}
+
+// One timed call: device time when the backend measured it, else the host's steady clock.
+double timed_run(Kernel& k, double& seconds) {
+  auto t0 = std::chrono::steady_clock::now();
+  double v = k.run();
+  auto t1 = std::chrono::steady_clock::now();
+  double dev = k.last_device_seconds();
+  seconds = dev >= 0 ? dev : std::chrono::duration<double>(t1 - t0).count();
+  return v;
+}
+
+// A copy of d with its elements in a random (fixed-seed) order and a fresh id.
+Dataset permuted(const Dataset& d) {
+  Dataset p = d;
+  p.id = next_dataset_id();
+  std::vector<int64_t> idx(d.n);
+  std::iota(idx.begin(), idx.end(), 0);
+  std::mt19937_64 rng(0x5eed ^ static_cast<uint64_t>(d.n));
+  std::shuffle(idx.begin(), idx.end(), rng);
+  for (int64_t i = 0; i < d.n; ++i) {
+    p.x[i] = d.x[idx[i]];
+    if (!d.y.empty()) p.y[i] = d.y[idx[i]];
+  }
+  return p;
+}
+
+}  // namespace
+
+int process_rank() {
+  for (const char* v : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"})
+    if (const char* s = std::getenv(v)) return std::atoi(s);
+  return 0;
+}
+
+ExactValue reference_of(const Dataset& d) {
+  return d.y.empty() ? exact_sum(d.x.data(), d.n) : exact_dot(d.x.data(), d.y.data(), d.n);
+}
+
+double dynamic_range_of(const Dataset& d) {
+  double lo = INFINITY, hi = 0;
+  for (double v : d.x) {
+    double a = std::fabs(v);
+    if (a > 0 && std::isfinite(a)) {
+      lo = std::min(lo, a);
+      hi = std::max(hi, a);
+    }
+  }
+  return hi > 0 ? hi / lo : 0.0;
+}
+
+ResultRow measure_entry(const AlgoEntry& e, const Params& params, const Dataset& d, const ExactValue& ref,
+                        const MeasureOptions& opt) {
+  ResultRow row;
+  row.entry = &e;
+  row.params = params;
+  try {
+    require_backend(e.backend);
+    auto kernel = e.make(d.problem(), params);
+    row.transfer_s = kernel->transfer_seconds();
+    double value = 0, secs = 0;
+    for (int i = 0; i < opt.warmup; ++i) value = timed_run(*kernel, secs);
+    std::vector<double> times;
+    bool runs_identical = true;
+    bool have_first = opt.warmup > 0;
+    double first = value;
+    for (int i = 0; i < std::max(1, opt.reps); ++i) {
+      double v = timed_run(*kernel, secs);
+      times.push_back(secs);
+      if (!have_first) {
+        first = v;
+        have_first = true;
+      } else if (!same_bits(v, first)) {
+        runs_identical = false;
+      }
+      value = v;
+    }
+    row.device_timed = kernel->last_device_seconds() >= 0;
+    kernel.reset();
+    std::sort(times.begin(), times.end());
+    size_t m = times.size();
+    row.time.median = m % 2 ? times[m / 2] : 0.5 * (times[m / 2 - 1] + times[m / 2]);
+    row.time.min = times.front();
+    row.time.max = times.back();
+    row.time.reps = static_cast<int>(m);
+    double bytes_per_elem = d.y.empty() ? 8.0 : 16.0;
+    row.elements_per_s = row.time.median > 0 ? d.n / row.time.median : 0;
+    row.bytes_per_s = row.elements_per_s * bytes_per_elem;
+
+    ExactFacts facts{d.n, ref.abs_sum, ref.sum_abs};
+    double bound = -1;
+    if (e.bound && !ref.special) bound = e.bound(params, facts);
+    row.metrics = measure(value, ref, bound);
+
+    row.reproducible = runs_identical;
+    row.repro_checks.push_back("runs");
+    if (e.reproducible && opt.repro_check && runs_identical) {
+      if (e.shape_variants)
+        for (auto& variant : e.shape_variants(params)) {
+          if (variant == params) continue;
+          double v = e.make(d.problem(), variant)->run();
+          row.repro_checks.push_back(params_str(variant));
+          if (!same_bits(v, value)) row.reproducible = false;
+        }
+      if (d.n > 1) {
+        Dataset p = permuted(d);
+        double v = e.make(p.problem(), params)->run();
+        row.repro_checks.push_back("permutation");
+        if (!same_bits(v, value)) row.reproducible = false;
+      }
+    }
+  } catch (const UsageError&) {
+    throw;
+  } catch (const std::exception& ex) {
+    row.error = ex.what();
+  }
+  judge(row, d, ref);
+  return row;
+}
+
+void judge(ResultRow& row, const Dataset& d, const ExactValue& ref) {
+  const AlgoEntry& e = *row.entry;
+  auto fail = [&](const std::string& why) {
+    row.guarantee_met = false;
+    row.violation += (row.violation.empty() ? "" : "; ") + why;
+  };
+  if (!row.error.empty()) return fail("run failed: " + row.error);
+  const Metrics& m = row.metrics;
+  // Finite data whose intermediate sums overflow, and dot products whose terms underflow, lie
+  // outside the proven domain of the k-fold / compensated algorithms (their EFTs are not exact
+  // there); only correctly rounded algorithms promise anything on them.
+  bool outside_domain = d.generator == "overflow-cancel" || (d.family == "dot" && d.generator == "subnormal");
+  if (ref.special) {
+    // IEEE 754: NaN in -> NaN, +inf and -inf -> NaN, one infinity -> that infinity.
+    if (!m.correctly_rounded) fail("special values: expected " + ref.hex + ", got " + m.hex);
+  } else {
+    switch (e.guarantee) {
+      case Guarantee::correctly_rounded:
+        if (!m.correctly_rounded) fail("not correctly rounded (" + m.hex + " vs " + ref.hex + ")");
+        break;
+      case Guarantee::faithful:
+        if (!m.faithful) fail("not faithful");
+        break;
+      case Guarantee::kfold:
+      case Guarantee::none:
+        break;
+    }
+    if (m.has_bound && !outside_domain && !m.within_bound) fail("error above the proven bound");
+  }
+  if (e.reproducible && !row.reproducible) fail("not reproducible");
+}
+
+void attach_baselines(std::vector<ResultRow>& rows) {
+  for (auto& r : rows) {
+    if (!r.error.empty()) continue;
+    for (auto& b : rows)
+      if (b.entry->baseline && b.error.empty() && b.entry->backend == r.entry->backend &&
+          b.entry->family == r.entry->family) {
+        r.baseline = b.entry->algo;
+        r.ratio_to_baseline = r.time.median > 0 ? b.time.median / r.time.median : 0;
+        break;
+      }
+  }
+}
+
+}  // namespace accsum::cli

@@ -1,0 +1,303 @@
+#include "app/report.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "app/parse.hpp"
+
+namespace accsum::cli {
+
+using nlohmann::json;
+
+json jnum(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return v;
+}
+
+std::string json_number_or_string(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return fmt::format("{:.3g}", v);
+}
+
+namespace {
+
+std::string cpu_model() {
+  std::ifstream f("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(f, line))
+    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
+  return "unknown";
+}
+
+std::string params_str(const Params& p) {
+  std::string s;
+  for (auto& [k, v] : p) s += (s.empty() ? "" : " ") + k + "=" + v;
+  return s;
+}
+
+json params_json(const Params& p) {
+  json j = json::object();
+  for (auto& [k, v] : p) {
+    char* end = nullptr;
+    long long iv = std::strtoll(v.c_str(), &end, 10);
+    if (!v.empty() && *end == 0) j[k] = iv;
+    else j[k] = v;
+  }
+  return j;
+}
+
+json row_json(const ResultRow& r) {
+  const AlgoEntry& e = *r.entry;
+  json j;
+  j["algo"] = e.algo;
+  j["family"] = e.family;
+  j["backend"] = e.backend;
+  j["params"] = params_json(r.params);
+  j["guarantee"] = to_string(e.guarantee);
+  j["promises_reproducible"] = e.reproducible;
+  j["is_baseline"] = e.baseline;
+  if (!r.error.empty()) {
+    j["error"] = r.error;
+    j["guarantee_met"] = false;
+    return j;
+  }
+  const Metrics& m = r.metrics;
+  j["value"] = jnum(m.value);
+  j["value_hex"] = m.hex;
+  j["abs_err"] = jnum(m.abs_err);
+  j["rel_err"] = jnum(m.rel_err);
+  j["ulps"] = jnum(m.ulps);
+  j["digits"] = m.digits;
+  j["correctly_rounded"] = m.correctly_rounded;
+  j["faithful"] = m.faithful;
+  j["bound"] = m.has_bound ? jnum(m.bound) : json(nullptr);
+  j["bound_cite"] = m.has_bound ? json(e.bound_cite) : json(nullptr);
+  j["within_bound"] = m.has_bound ? json(m.within_bound) : json(nullptr);
+  j["reproducible"] = r.reproducible;
+  j["reproducible_checks"] = r.repro_checks;
+  j["guarantee_met"] = r.guarantee_met;
+  if (!r.violation.empty()) j["violation"] = r.violation;
+  j["time_s"] = {{"median", r.time.median}, {"min", r.time.min}, {"max", r.time.max}, {"reps", r.time.reps}};
+  j["timer"] = r.device_timed ? "device-events" : "steady-clock";
+  j["transfer_s"] = r.transfer_s;
+  std::string unit = e.family == "sum" ? "additions_per_s" : "elements_per_s";
+  j["throughput"] = {{unit, r.elements_per_s}, {"bytes_per_s", r.bytes_per_s},
+                     {"ns_per_element", r.elements_per_s > 0 ? 1e9 / r.elements_per_s : 0.0}};
+  if (!r.baseline.empty()) {
+    j["baseline"] = r.baseline;
+    j["ratio_to_baseline"] = r.ratio_to_baseline;
+  }
+  return j;
+}
+
+json dataset_json(const RunRecord& run) {
+  const Dataset& d = *run.dataset;
+  json j;
+  j["family"] = d.family;
+  j["generator"] = d.generator;
+  if (!d.source.empty()) j["source"] = d.source;
+  j["seed"] = d.seed;
+  j["n"] = d.n;
+  j["range_requested"] = d.range > 0 ? json(d.range) : json(nullptr);
+  j["cond_requested"] = d.target_cond > 0 ? json(d.target_cond) : json(nullptr);
+  j["dynamic_range"] = jnum(run.dynamic_range);
+  j["cond"] = jnum(run.reference.cond);
+  j["cond_method"] = "sum|x_i| / |sum x_i| from exact MPFR sums";
+  return j;
+}
+
+json reference_json(const RunRecord& run) {
+  json j;
+  j["method"] = run.dataset->family == "sum" ? "MPFR mpfr_sum, exact (2240-bit accumulator), rounded to nearest-even"
+                                             : "exact 106-bit products summed by MPFR mpfr_sum (4352 bits), rounded";
+  j["rounded_hex"] = run.reference.hex;
+  j["rounded"] = jnum(run.reference.rounded);
+  j["exact_decimal"] = run.reference.decimal;
+  j["special"] = run.reference.special;
+  return j;
+}
+
+}  // namespace
+
+json machine_json(const std::vector<std::string>& backends) {
+  json j;
+  char host[256] = {0};
+  gethostname(host, sizeof host - 1);
+  j["hostname"] = host;
+  j["cpu"] = cpu_model();
+  j["hardware_threads"] = std::thread::hardware_concurrency();
+  json b = json::object();
+  for (auto& name : backends) {
+    const BackendInfo* info = registry().backend(name);
+    if (!info) continue;
+    try {
+      b[name] = info->available && !info->available() ? "not present" : info->describe ? info->describe() : name;
+    } catch (const std::exception& ex) {
+      b[name] = std::string("error: ") + ex.what();
+    }
+  }
+  j["backends"] = b;
+  return j;
+}
+
+json report_json(const std::vector<RunRecord>& runs, const std::vector<std::string>& argv,
+                 const std::vector<std::string>& backends) {
+  json doc;
+  doc["schema"] = "accsum-report/1";
+  doc["tool"] = {{"name", "accsum"}, {"version", ACCSUM_VERSION}, {"git", ACCSUM_GIT_REV}};
+  doc["machine"] = machine_json(backends);
+  doc["command"] = argv;
+  json jruns = json::array();
+  bool all_met = true;
+  for (auto& run : runs) {
+    json r;
+    r["dataset"] = dataset_json(run);
+    r["reference"] = reference_json(run);
+    json rows = json::array();
+    for (auto& row : run.rows) {
+      rows.push_back(row_json(row));
+      all_met &= row.guarantee_met;
+    }
+    r["results"] = rows;
+    jruns.push_back(r);
+  }
+  // One dataset: its keys at the top level too, so simple scripts read doc["results"].
+  if (runs.size() == 1) {
+    doc["dataset"] = jruns[0]["dataset"];
+    doc["reference"] = jruns[0]["reference"];
+    doc["results"] = jruns[0]["results"];
+  }
+  doc["runs"] = jruns;
+  doc["all_guarantees_met"] = all_met;
+  return doc;
+}
+
+namespace {
+struct Cols {
+  std::vector<std::string> head{"algo",   "backend", "params", "guarantee", "digits", "ulps",
+                                "CR",     "bound",   "repro",  "median",    "ns/elem", "vs base"};
+};
+std::vector<std::string> row_cells(const ResultRow& r) {
+  const AlgoEntry& e = *r.entry;
+  if (!r.error.empty()) return {e.algo, e.backend, params_str(r.params), std::string(to_string(e.guarantee)), "ERROR: " + r.error};
+  const Metrics& m = r.metrics;
+  std::string bound = !m.has_bound ? "-" : m.within_bound ? "within" : "EXCEEDED";
+  std::string ratio = r.baseline.empty() ? "-" : r.entry->baseline ? "baseline" : fmt::format("{:.3f}x", r.ratio_to_baseline);
+  return {e.algo,
+          e.backend,
+          params_str(r.params),
+          std::string(to_string(e.guarantee)) + (r.guarantee_met ? "" : " VIOLATED"),
+          fmt::format("{:.1f}", m.digits),
+          json_number_or_string(m.ulps),
+          m.correctly_rounded ? "yes" : "no",
+          bound,
+          r.reproducible ? "yes" : "no",
+          fmt::format("{:.4g} s", r.time.median),
+          fmt::format("{:.3f}", r.elements_per_s > 0 ? 1e9 / r.elements_per_s : 0.0),
+          ratio};
+}
+std::string dataset_line(const RunRecord& run) {
+  const Dataset& d = *run.dataset;
+  std::string s = fmt::format("{} n={} dist={}", d.family, format_size(d.n), d.generator);
+  if (d.range > 0) s += fmt::format(" range={:g}", d.range);
+  if (d.target_cond > 0) s += fmt::format(" cond_target={:g}", d.target_cond);
+  s += fmt::format(" seed={} | exact cond={} dynamic range={} | exact result (RN) {}", d.seed,
+                   json_number_or_string(run.reference.cond), json_number_or_string(run.dynamic_range), run.reference.hex);
+  return s;
+}
+}  // namespace
+
+std::string report_table(const std::vector<RunRecord>& runs) {
+  std::ostringstream out;
+  for (auto& run : runs) {
+    out << dataset_line(run) << "\n";
+    std::vector<std::vector<std::string>> rows{Cols{}.head};
+    for (auto& r : run.rows) rows.push_back(row_cells(r));
+    std::vector<size_t> w(rows[0].size(), 0);
+    for (auto& r : rows)
+      for (size_t i = 0; i < r.size() && i < w.size(); ++i) w[i] = std::max(w[i], r[i].size());
+    for (auto& r : rows) {
+      for (size_t i = 0; i < r.size(); ++i) out << fmt::format("{:<{}}  ", r[i], i < w.size() ? w[i] : 0);
+      out << "\n";
+    }
+    out << "\n";
+  }
+  return out.str();
+}
+
+std::string report_markdown(const std::vector<RunRecord>& runs) {
+  std::ostringstream out;
+  for (auto& run : runs) {
+    out << "**" << dataset_line(run) << "**\n\n";
+    auto head = Cols{}.head;
+    out << "|";
+    for (auto& h : head) out << " " << h << " |";
+    out << "\n|";
+    for (size_t i = 0; i < head.size(); ++i) out << " --- |";
+    out << "\n";
+    for (auto& r : run.rows) {
+      out << "|";
+      auto cells = row_cells(r);
+      for (size_t i = 0; i < head.size(); ++i) out << " " << (i < cells.size() ? cells[i] : "") << " |";
+      out << "\n";
+    }
+    out << "\n";
+  }
+  return out.str();
+}
+
+std::string report_csv(const std::vector<RunRecord>& runs) {
+  std::ostringstream out;
+  out << "family,n,dist,range,cond,seed,algo,backend,params,guarantee,value_hex,exact_hex,abs_err,rel_err,ulps,digits,"
+         "correctly_rounded,within_bound,reproducible,guarantee_met,median_s,min_s,max_s,reps,ns_per_element,"
+         "ratio_to_baseline,error\n";
+  for (auto& run : runs) {
+    const Dataset& d = *run.dataset;
+    for (auto& r : run.rows) {
+      const Metrics& m = r.metrics;
+      out << fmt::format("{},{},{},{},{},{},{},{},\"{}\",{},{},{},{},{},{},{:.2f},{},{},{},{},{:.6g},{:.6g},{:.6g},{},{:.4f},{:.4f},\"{}\"\n",
+                         d.family, d.n, d.generator, d.range, json_number_or_string(run.reference.cond), d.seed,
+                         r.entry->algo, r.entry->backend, params_str(r.params), to_string(r.entry->guarantee), m.hex,
+                         run.reference.hex, json_number_or_string(m.abs_err), json_number_or_string(m.rel_err),
+                         json_number_or_string(m.ulps), m.digits, m.correctly_rounded,
+                         m.has_bound ? (m.within_bound ? "true" : "false") : "", r.reproducible, r.guarantee_met,
+                         r.time.median, r.time.min, r.time.max, r.time.reps,
+                         r.elements_per_s > 0 ? 1e9 / r.elements_per_s : 0.0, r.ratio_to_baseline, r.error);
+    }
+  }
+  return out.str();
+}
+
+void check_writable(const std::string& path) {
+  std::string probe = path + ".accsum-probe";
+  std::FILE* f = std::fopen(probe.c_str(), "w");
+  if (!f) throw UsageError("cannot write '" + path + "': " + std::strerror(errno));
+  std::fclose(f);
+  std::remove(probe.c_str());
+}
+
+void write_atomic(const std::string& path, const std::string& content) {
+  std::string tmp = path + ".tmp." + std::to_string(getpid());
+  std::FILE* f = std::fopen(tmp.c_str(), "wb");
+  if (!f) throw UsageError("cannot write '" + path + "': " + std::strerror(errno));
+  bool ok = std::fwrite(content.data(), 1, content.size(), f) == content.size();
+  ok &= std::fflush(f) == 0;
+  ok &= fsync(fileno(f)) == 0;
+  ok &= std::fclose(f) == 0;
+  if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    throw UsageError("cannot write '" + path + "': " + std::strerror(errno));
+  }
+}
+
+}  // namespace accsum::cli

@@ -1,0 +1,132 @@
+#include "app/select.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include "app/parse.hpp"
+
+namespace accsum::cli {
+
+namespace {
+
+std::string join(const std::vector<std::string>& v) {
+  std::string s;
+  for (auto& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
+
+bool backend_usable(const std::string& b) {
+  const BackendInfo* info = registry().backend(b);
+  return info && (!info->available || info->available());
+}
+
+std::vector<Params> param_product(const AlgoEntry& e, const ParamLists& lists) {
+  std::vector<Params> sets{Params{}};
+  for (auto& spec : e.params) {
+    auto it = lists.find(spec.name);
+    if (it == lists.end()) continue;
+    std::vector<Params> next;
+    for (auto& base : sets)
+      for (auto& v : split_list(it->second)) {
+        Params p = base;
+        p[spec.name] = v;
+        next.push_back(p);
+      }
+    sets = next;
+  }
+  for (auto& p : sets) p = registry().resolve_params(e, p);
+  return sets;
+}
+
+}  // namespace
+
+std::vector<Selection> select(const std::string& algos, const std::string& backends, const ParamLists& params,
+                              bool add_baselines) {
+  Registry& reg = registry();
+  std::vector<std::string> names = algos == "all" ? reg.algo_names() : split_list(algos);
+  if (names.empty()) throw UsageError("no algorithm given (--algo)");
+  for (auto& a : names)
+    if (!reg.has_algo(a)) throw UsageError("unknown algorithm '" + a + "' (known: " + join(reg.algo_names()) + ")");
+
+  std::vector<std::string> wanted;
+  const bool best = backends.empty() || backends == "best";
+  if (!best) {
+    wanted = backends == "all" ? reg.backend_names() : split_list(backends);
+    for (auto& b : wanted) {
+      if (!reg.backend(b))
+        throw UsageError("unknown or not compiled-in backend '" + b + "' (available: " + join(reg.backend_names()) + ")");
+      if (backends != "all") require_backend(b);
+    }
+    if (backends == "all") {
+      std::vector<std::string> usable;
+      for (auto& b : wanted)
+        if (backend_usable(b)) usable.push_back(b);
+      wanted = usable;
+    }
+  }
+
+  std::vector<Selection> out;
+  auto add = [&](const AlgoEntry* e) {
+    for (auto& s : out)
+      if (s.entry == e) return;
+    out.push_back({e, param_product(*e, params)});
+  };
+  for (auto& a : names) {
+    if (best) {
+      // Best available backend that has the algorithm: a GPU first, then all cores, then one.
+      const AlgoEntry* pick = nullptr;
+      for (const char* b : {"cuda", "cpu-mt", "cpu", "opencl", "mpi"})
+        if (!pick && reg.find(a, b) && backend_usable(b)) pick = reg.find(a, b);
+      if (!pick) throw UsageError("algorithm '" + a + "' has no backend present on this machine");
+      if (algos == "all" && pick->backend == "mpi") continue;
+      add(pick);
+      continue;
+    }
+    bool any = false;
+    for (auto& b : wanted) {
+      const AlgoEntry* e = reg.find(a, b);
+      if (e) {
+        add(e);
+        any = true;
+      } else if (algos != "all") {
+        std::vector<std::string> has;
+        for (auto& x : reg.entries())
+          if (x.algo == a) has.push_back(x.backend);
+        throw UsageError("algorithm '" + a + "' is not available on backend '" + b + "' (it runs on: " + join(has) + ")");
+      }
+    }
+    (void)any;
+  }
+  for (auto& [k, v] : params) {
+    bool used = std::any_of(out.begin(), out.end(), [&](const Selection& s) {
+      return std::any_of(s.entry->params.begin(), s.entry->params.end(), [&](const ParamSpec& p) { return p.name == k; });
+    });
+    if (!used) throw UsageError("no selected algorithm takes parameter '" + k + "'");
+  }
+  if (add_baselines) {
+    std::set<std::pair<std::string, std::string>> fams;
+    for (auto& s : out) fams.insert({s.entry->family, s.entry->backend});
+    for (auto& [fam, b] : fams)
+      if (const AlgoEntry* base = reg.baseline(fam, b)) add(base);
+  }
+  // Baselines first within each (family, backend), then registration order.
+  std::stable_sort(out.begin(), out.end(), [](const Selection& a, const Selection& b) {
+    if (a.entry->family != b.entry->family) return a.entry->family > b.entry->family;  // sum before dot
+    if (a.entry->backend != b.entry->backend) return a.entry->backend < b.entry->backend;
+    return a.entry->baseline > b.entry->baseline;
+  });
+  return out;
+}
+
+std::vector<std::string> backends_of(const std::vector<Selection>& sel) {
+  std::vector<std::string> out;
+  for (auto& b : registry().backend_names())
+    for (auto& s : sel)
+      if (s.entry->backend == b) {
+        out.push_back(b);
+        break;
+      }
+  return out;
+}
+
+}  // namespace accsum::cli

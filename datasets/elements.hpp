@@ -1,0 +1,218 @@
+#pragma once
+// One element of each counter-based distribution, as a pure function of (seed, n, i): host
+// threads, MPI ranks and CUDA threads all call these (ACCSUM_HD). generate_range() in
+// datasets/generate.cpp is the host driver; datasets/dataset.hpp documents the distributions.
+//
+// Element-wise distributions (uniform, uniform-sym, loguniform, subnormal, specials) depend on
+// (seed, i) only, so a shorter dataset is a prefix of a longer one. The structured ones
+// (overflow-cancel, ties) build a base array whose layout depends on n (cancelling pairs,
+// pieces of a tie) and shuffle it with a Feistel permutation: element i depends on (seed, n, i).
+#include <cmath>
+#include <cstdint>
+
+#include "core/hd.hpp"
+#include "datasets/rng.hpp"
+
+namespace accsum::gen {
+
+// Stream numbers (rng::CounterRng): x and y are independent streams.
+constexpr uint64_t kStreamX = 0, kStreamY = 1, kStreamPerm = 2, kStreamShape = 3;
+
+// ---- uniform, uniform-sym ----
+ACCSUM_HD double uniform01(const rng::CounterRng& r, uint64_t i) { return r.uniform(i); }
+ACCSUM_HD double uniform_sym(const rng::CounterRng& r, uint64_t i) { return r.uniform_sym(i); }
+
+// ---- loguniform: |x| = (1 + v) 2^e, v uniform on [0, 1) (52 bits), e uniform on the integer
+// window [lo, lo + span], random sign. max|x| / min|x| is then about 2^(span + 1).
+struct LogWindow {
+  int lo = 0, span = 0;
+};
+// Window centred on 2^0 whose achieved range 2^(span + 1) is closest to `range` (ExBLAS's
+// convention: range 1 means identical exponents). Exponents stay within [-512, 512].
+inline LogWindow log_window(double range) {
+  long e = std::lround(std::log2(range));
+  int span = static_cast<int>(e < 1 ? 0 : (e - 1 > 1023 ? 1023 : e - 1));
+  return LogWindow{-(span / 2), span};
+}
+ACCSUM_HD double loguniform(const rng::CounterRng& r, uint64_t i, LogWindow w) {
+  uint64_t bits = r.u64(i, 0);
+  double mant = 1.0 + static_cast<double>(bits >> 12) * 0x1p-52;
+  int e = w.lo + static_cast<int>(r.below(static_cast<uint64_t>(w.span) + 1, i, 1));
+  double v = ldexp(mant, e);
+  return (bits & 1) ? -v : v;
+}
+
+// ---- subnormal: 3 in 4 elements subnormal (m * 2^-1074, m with a random number of leading
+// zero bits so every subnormal binade occurs), 1 in 4 a tiny normal in [2^-1022, 2^-1000);
+// random signs.
+ACCSUM_HD double subnormal(const rng::CounterRng& r, uint64_t i) {
+  uint64_t a = r.u64(i, 0), b = r.u64(i, 1);
+  double v;
+  if ((a & 3) != 3) {
+    uint64_t m = (b >> 12) >> r.below(52, i, 2);  // 52 random bits, shifted right 0..51
+    if (m == 0) m = 1;
+    v = ldexp(static_cast<double>(m), -1074);  // exact: m < 2^52
+  } else {
+    double mant = 1.0 + static_cast<double>(b >> 12) * 0x1p-52;
+    v = ldexp(mant, -1022 + static_cast<int>(r.below(22, i, 2)));
+  }
+  return (a >> 63) ? -v : v;
+}
+
+// ---- specials: finite uniform-sym data with +-0 and the seed's special values mixed in.
+// Which specials a seed mixes in cycles with seed % 6 so a sweep over seeds 0..5 sees every
+// IEEE 754 case of DESIGN §3 (a NaN, +inf alone, -inf alone, +inf with -inf = NaN):
+//   seed%6 == 1: NaN, +inf, -inf   2: +inf   3: -inf   4: +inf and -inf   5: NaN   0: none
+// +0 and -0 are in every variant. Each enabled kind occurs at a fixed seed-chosen index below
+// 64 (so n >= 64 contains every one) and then with probability 1/32 per element.
+enum SpecialKind : unsigned { kPosZero = 0, kNegZero = 1, kNaN = 2, kPosInf = 3, kNegInf = 4, kSpecialKinds = 5 };
+ACCSUM_HD unsigned specials_mask(uint64_t seed) {
+  const unsigned zeros = (1u << kPosZero) | (1u << kNegZero);
+  switch (seed % 6) {
+    case 1: return zeros | (1u << kNaN) | (1u << kPosInf) | (1u << kNegInf);
+    case 2: return zeros | (1u << kPosInf);
+    case 3: return zeros | (1u << kNegInf);
+    case 4: return zeros | (1u << kPosInf) | (1u << kNegInf);
+    case 5: return zeros | (1u << kNaN);
+    default: return zeros;
+  }
+}
+ACCSUM_HD double special_value(unsigned kind) {
+  switch (kind) {
+    case kPosZero: return 0.0;
+    case kNegZero: return -0.0;
+    case kNaN: return NAN;
+    case kPosInf: return INFINITY;
+    default: return -INFINITY;
+  }
+}
+// The special kind of element i, or kSpecialKinds for a finite non-zero-by-design element.
+ACCSUM_HD unsigned special_kind_at(uint64_t seed, const rng::CounterRng& r, uint64_t i) {
+  const unsigned mask = specials_mask(seed);
+  if (i < 64) {
+    // Kind k is forced at index (base + 13 k) mod 64: five distinct indices.
+    uint64_t base = rng::CounterRng(seed, kStreamShape).below(64, 0);
+    for (unsigned k = 0; k < kSpecialKinds; ++k)
+      if ((mask >> k & 1) && i == (base + 13 * k) % 64) return k;
+  }
+  uint64_t a = r.u64(i, 1);
+  if ((a & 31) != 0) return kSpecialKinds;
+  unsigned enabled[kSpecialKinds], count = 0;
+  for (unsigned k = 0; k < kSpecialKinds; ++k)
+    if (mask >> k & 1) enabled[count++] = k;
+  return enabled[rng::mulhi64(a, count)];
+}
+ACCSUM_HD double specials_x(uint64_t seed, const rng::CounterRng& rx, uint64_t i) {
+  unsigned k = special_kind_at(seed, rx, i);
+  return k == kSpecialKinds ? rx.uniform_sym(i) : special_value(k);
+}
+// y of a dot: positive and finite where x is special (so x*y keeps x's class and sign: no
+// inf*0), uniform-sym elsewhere.
+ACCSUM_HD double specials_y(uint64_t seed, const rng::CounterRng& rx, const rng::CounterRng& ry, uint64_t i) {
+  unsigned k = special_kind_at(seed, rx, i);
+  return k == kSpecialKinds ? ry.uniform_sym(i) : 0.5 + ry.uniform(i);
+}
+
+// ---- overflow-cancel: base array of n/2 - n/16 cancelling pairs (a, -a) with |a| in
+// [2^1023, DBL_MAX] (dot: products in [2^1022, 2^1023 * 2)), the rest small (|x| < 2^20),
+// shuffled. The exact sum is the sum of the small terms; a left-to-right sum overflows as
+// soon as two big terms of one sign meet.
+ACCSUM_HD int64_t overflow_pairs(int64_t n) { return (n - n / 8) / 2; }
+ACCSUM_HD void overflow_cancel(uint64_t seed, int64_t n, const rng::FeistelPermutation& perm, uint64_t i,
+                               bool dot, double& x, double& y) {
+  const rng::CounterRng rx(seed, kStreamX), ry(seed, kStreamY);
+  uint64_t j = perm(i);
+  uint64_t pairs = static_cast<uint64_t>(overflow_pairs(n));
+  if (j < 2 * pairs) {
+    uint64_t q = j / 2;
+    double sign = (rx.u64(q, 1) & 1) ? -1.0 : 1.0;
+    if (!dot) {
+      x = sign * ldexp(1.0 + rx.uniform(q), 1023);  // (1 + v) 2^1023 <= DBL_MAX
+      y = 0;
+    } else {
+      // (1 + v)(1 + w) < 1.41421^2 < 2: products in [2^1022, 2^1023 * 2), never overflowing.
+      x = sign * ldexp(1.0 + 0.41421 * rx.uniform(q), 511);
+      y = ldexp(1.0 + 0.41421 * ry.uniform(q), 511);
+    }
+    if (j & 1) x = -x;  // the partner cancels exactly
+  } else {
+    x = ldexp(rx.uniform_sym(j), static_cast<int>(rx.below(21, j, 2)));
+    y = dot ? ry.uniform_sym(j) : 0;
+  }
+}
+
+// ---- ties: the exact sum (dot) T is exactly halfway between two adjacent doubles:
+// T = s (2M + 1) 2^(E-1) with 2^52 <= M < 2^53 (normal variant) and ulp 2^E. Base array:
+// M 2^E cut into k bit fields (each an exact double), the half-ulp 2^(E-1), then cancelling
+// pairs (c, -c) of magnitudes around |T| 2^[-40, 40], a zero when one slot is left; shuffled.
+// One seed in four (seed % 4 == 0) puts the tie at the bottom of the range: for a dot a true
+// subnormal tie (T between two subnormals, ulp 2^-1074, half-ulp the product 2^-1074 * 0.5);
+// for a sum, whose exact value is a multiple of 2^-1074, the lowest binade where ties exist
+// ([2^-1021, 2^-1020), ulp 2^-1073) with subnormal pieces.
+struct TieShape {
+  uint64_t M = 0;  // significand of the lower neighbour (in units of 2^E)
+  int E = 0;       // exponent of the ulp
+  int fields = 1;  // pieces of M 2^E
+  bool negative = false;
+  bool subnormal = false;  // the dot's subnormal variant: T = (2M + 1) 2^-1075, M < 2^52
+};
+ACCSUM_HD bool ties_low_variant(uint64_t seed) { return seed % 4 == 0; }
+ACCSUM_HD TieShape tie_shape(uint64_t seed, int64_t n, bool dot) {
+  const rng::CounterRng r(seed, kStreamShape);
+  TieShape t;
+  t.negative = r.u64(1) & 1;
+  int64_t f = (n - 1) / 4;
+  t.fields = static_cast<int>(f < 1 ? 1 : (f > 26 ? 26 : f));
+  if (ties_low_variant(seed) && dot) {
+    t.subnormal = true;
+    t.M = (r.u64(2) >> 12) | 1;  // 1 <= M < 2^52: T below 2^-1022
+    t.E = -1074;
+  } else {
+    t.M = (uint64_t(1) << 52) | (r.u64(2) >> 12);
+    t.E = ties_low_variant(seed) ? -1073 : -300 + static_cast<int>(r.below(601, 3));
+  }
+  return t;
+}
+// Piece j of the unshuffled base array as a product x * y (y = 1 for sums).
+ACCSUM_HD void tie_base(const TieShape& t, uint64_t seed, int64_t n, uint64_t j, bool dot, double& x, double& y) {
+  const rng::CounterRng rx(seed, kStreamX), ry(seed, kStreamY);
+  const double s = t.negative ? -1.0 : 1.0;
+  const uint64_t k = static_cast<uint64_t>(t.fields);
+  y = 1.0;
+  if (j < k) {
+    int lo = static_cast<int>(53 * j / k), hi = static_cast<int>(53 * (j + 1) / k);
+    uint64_t field = (t.M >> lo) & ((uint64_t(1) << (hi - lo)) - 1);
+    x = s * ldexp(static_cast<double>(field), t.E + lo);  // exact: < 2^53 units of 2^E
+    if (dot && (ry.u64(j) & 1) && x != 0 && !t.subnormal) {
+      x *= 2.0;  // x * 0.5 is the same piece: exact both ways in the normal range
+      y = 0.5;
+    }
+  } else if (j == k) {
+    if (t.subnormal) {
+      x = s * 0x1p-1074;  // the product 2^-1074 * 0.5 = 2^-1075 is the half-ulp
+      y = 0.5;
+    } else {
+      x = s * ldexp(1.0, t.E - 1);
+    }
+  } else {
+    uint64_t q = (j - k - 1) / 2;
+    uint64_t pairs = static_cast<uint64_t>(n - static_cast<int64_t>(k) - 1) / 2;
+    if (q >= pairs) {
+      x = 0.0;  // the one slot left over
+      return;
+    }
+    // |c y| around |T| * 2^[-40, 40]; whatever rounding happens, c and -c cancel exactly.
+    int e = t.E + 52 - 40 + static_cast<int>(rx.below(81, q, 1));
+    if (e < -1074) e = -1074;
+    double mag = ldexp(1.0 + rx.uniform(q), dot ? e / 2 : e);
+    double c = (rx.u64(q, 2) & 1) ? -mag : mag;
+    if (dot) y = ldexp(1.0 + ry.uniform(q), e - e / 2);
+    x = ((j - k - 1) & 1) ? -c : c;
+  }
+}
+ACCSUM_HD void ties(uint64_t seed, int64_t n, const TieShape& t, const rng::FeistelPermutation& perm, uint64_t i,
+                    bool dot, double& x, double& y) {
+  tie_base(t, seed, n, perm(i), dot, x, y);
+}
+
+}  // namespace accsum::gen

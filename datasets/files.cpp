@@ -1,0 +1,442 @@
+// Dataset files: .npy (NumPy format 1.0/2.0; '<f8' or '<f4', C order), raw little-endian
+// float64 (.bin, .raw) and text (.txt, .csv). Every malformed input is a UsageError naming the
+// file and what is wrong; writes go to a temporary file in the same directory, then rename.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "datasets/dataset.hpp"
+
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "file I/O assumes a little-endian host");
+
+namespace accsum {
+namespace {
+
+constexpr char kNpyMagic[] = "\x93NUMPY";
+
+[[noreturn]] void fail(const std::string& path, const std::string& what) {
+  throw UsageError("'" + path + "': " + what);
+}
+
+void check_family(const std::string& family) {
+  if (family != "sum" && family != "dot") throw UsageError("unknown family '" + family + "' (valid: sum, dot)");
+}
+
+std::string extension_of(const std::string& path) {
+  auto slash = path.find_last_of('/');
+  auto dot = path.find_last_of('.');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return "";
+  std::string ext = path.substr(dot);
+  for (auto& ch : ext) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return ext;
+}
+
+std::string read_all(const std::string& path) {
+  FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) fail(path, std::string("cannot open: ") + std::strerror(errno));
+  std::string data;
+  char buf[1 << 16];
+  size_t got;
+  while ((got = std::fread(buf, 1, sizeof buf, f)) > 0) data.append(buf, got);
+  bool bad = std::ferror(f);
+  std::fclose(f);
+  if (bad) fail(path, "read error");
+  return data;
+}
+
+// ---- .npy header: a Python dict literal {'descr': '<f8', 'fortran_order': False, 'shape': (2, 5), }
+struct NpyHeader {
+  std::string descr;
+  bool fortran_order = false;
+  std::vector<int64_t> shape;
+};
+
+// The value text after 'key': in the header dict (up to the next top-level comma or brace).
+std::string dict_value(const std::string& path, const std::string& dict, const std::string& key) {
+  size_t k = dict.find("'" + key + "'");
+  if (k == std::string::npos) k = dict.find("\"" + key + "\"");
+  if (k == std::string::npos) fail(path, "npy header has no '" + key + "'");
+  size_t colon = dict.find(':', k + key.size() + 2);
+  if (colon == std::string::npos) fail(path, "npy header is malformed near '" + key + "'");
+  size_t b = colon + 1, e = b;
+  int depth = 0;
+  for (; e < dict.size(); ++e) {
+    char ch = dict[e];
+    if (ch == '(' || ch == '[') ++depth;
+    if (ch == ')' || ch == ']') --depth;
+    if (depth < 0 || (depth == 0 && (ch == ',' || ch == '}'))) break;
+  }
+  if (depth > 0 || e >= dict.size()) fail(path, "npy header is malformed near '" + key + "'");
+  std::string v = dict.substr(b, e - b);
+  auto notspace = [](unsigned char ch) { return !std::isspace(ch); };
+  v.erase(v.begin(), std::find_if(v.begin(), v.end(), notspace));
+  v.erase(std::find_if(v.rbegin(), v.rend(), notspace).base(), v.end());
+  return v;
+}
+
+NpyHeader parse_npy_header(const std::string& path, const std::string& dict) {
+  NpyHeader h;
+  std::string descr = dict_value(path, dict, "descr");
+  if (descr.size() < 2 || (descr.front() != '\'' && descr.front() != '"') || descr.back() != descr.front())
+    fail(path, "npy dtype " + descr + " is not a simple dtype (structured arrays are not supported)");
+  h.descr = descr.substr(1, descr.size() - 2);
+  std::string fo = dict_value(path, dict, "fortran_order");
+  if (fo == "True")
+    h.fortran_order = true;
+  else if (fo != "False")
+    fail(path, "npy fortran_order is '" + fo + "', expected True or False");
+  std::string shape = dict_value(path, dict, "shape");
+  if (shape.size() < 2 || shape.front() != '(' || shape.back() != ')') fail(path, "npy shape '" + shape + "' is not a tuple");
+  const char* p = shape.c_str() + 1;
+  const char* end = shape.c_str() + shape.size() - 1;
+  while (p < end) {
+    while (p < end && (std::isspace(static_cast<unsigned char>(*p)) || *p == ',')) ++p;
+    if (p >= end) break;
+    int64_t dim = 0;
+    auto [q, ec] = std::from_chars(p, end, dim);
+    if (ec != std::errc() || dim < 0) fail(path, "npy shape '" + shape + "' is not a tuple of sizes");
+    h.shape.push_back(dim);
+    p = q;
+    while (p < end && std::isspace(static_cast<unsigned char>(*p))) ++p;
+    if (p < end && *p != ',') fail(path, "npy shape '" + shape + "' is not a tuple of sizes");
+  }
+  return h;
+}
+
+std::string shape_text(const std::vector<int64_t>& shape) {
+  std::string s = "(";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + (shape.size() == 1 ? ",)" : ")");
+}
+
+// An open input file with its size; reads exactly or reports truncation.
+struct InFile {
+  std::string path;
+  FILE* f = nullptr;
+  uint64_t size = 0;
+  explicit InFile(const std::string& p) : path(p) {
+    f = std::fopen(p.c_str(), "rb");
+    if (!f) fail(p, std::string("cannot open: ") + std::strerror(errno));
+    struct stat st;
+    if (::fstat(::fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+      std::fclose(f);
+      fail(p, "not a regular file");
+    }
+    size = static_cast<uint64_t>(st.st_size);
+  }
+  ~InFile() { std::fclose(f); }
+  InFile(const InFile&) = delete;
+  InFile& operator=(const InFile&) = delete;
+  void read(void* dst, size_t bytes) {
+    if (bytes > 0 && std::fread(dst, 1, bytes, f) != bytes) fail(path, "read error (truncated file?)");
+  }
+};
+
+Dataset read_npy(const std::string& path, const std::string& family) {
+  InFile in(path);
+  unsigned char pre[12] = {};
+  if (in.size < 10) fail(path, "not a .npy file (bad magic)");
+  in.read(pre, 10);
+  if (std::memcmp(pre, kNpyMagic, 6) != 0) fail(path, "not a .npy file (bad magic)");
+  const int major = pre[6], minor = pre[7];
+  uint64_t header_len, prefix;
+  if (major == 1) {
+    header_len = pre[8] | static_cast<uint64_t>(pre[9]) << 8;
+    prefix = 10;
+  } else if (major == 2) {
+    if (in.size < 12) fail(path, "truncated npy header");
+    in.read(pre + 10, 2);
+    header_len = 0;
+    for (int b = 3; b >= 0; --b) header_len = header_len << 8 | pre[8 + b];
+    prefix = 12;
+  } else {
+    fail(path, "npy format version " + std::to_string(major) + "." + std::to_string(minor) +
+                   " is not supported (1.0 and 2.0 are)");
+  }
+  if (in.size < prefix + header_len) fail(path, "truncated npy header");
+  std::string dict(header_len, '\0');
+  in.read(dict.data(), header_len);
+  const NpyHeader h = parse_npy_header(path, dict);
+
+  size_t itemsize;
+  if (h.descr == "<f8")
+    itemsize = 8;
+  else if (h.descr == "<f4")
+    itemsize = 4;
+  else if (h.descr.size() >= 2 && h.descr[0] == '>')
+    fail(path, "dtype '" + h.descr + "' is big-endian; only little-endian '<f8' and '<f4' are supported");
+  else if (h.descr.find('f') != std::string::npos)
+    fail(path, "float dtype '" + h.descr + "' is not supported (use float64 '<f8' or float32 '<f4')");
+  else
+    fail(path, "dtype '" + h.descr + "' is not a float type (use float64 '<f8' or float32 '<f4')");
+  if (h.fortran_order) fail(path, "fortran_order is True; only C-order arrays are supported");
+
+  int64_t n = 0;
+  const auto& s = h.shape;
+  if (family == "dot") {
+    if (s.size() != 2 || s[0] != 2)
+      fail(path, "shape " + shape_text(s) + " is not a dot dataset; expected (2, n) (row 0 x, row 1 y)");
+    n = s[1];
+  } else {
+    if (s.size() == 1)
+      n = s[0];
+    else if (s.size() == 2 && (s[0] == 1 || s[1] == 1))
+      n = s[0] * s[1];
+    else
+      fail(path, "shape " + shape_text(s) + " is not a sum dataset; expected (n,), (1, n) or (n, 1)");
+  }
+  if (n <= 0) fail(path, "holds no data (shape " + shape_text(s) + ")");
+  const uint64_t count = static_cast<uint64_t>(n) * (family == "dot" ? 2 : 1);
+  const uint64_t have = in.size - prefix - header_len;
+  if (count > have / itemsize)
+    fail(path, "truncated: shape " + shape_text(s) + " needs " + std::to_string(count * itemsize) +
+                   " bytes of data, the file has " + std::to_string(have));
+  if (have != count * itemsize)
+    fail(path, std::to_string(have - count * itemsize) + " bytes follow the data of shape " + shape_text(s));
+
+  Dataset d;
+  d.family = family;
+  d.n = n;
+  auto fill = [&](std::vector<double>& dst) {
+    dst.resize(n);
+    if (itemsize == 8) {
+      in.read(dst.data(), static_cast<size_t>(n) * 8);
+      return;
+    }
+    std::vector<float> block;
+    for (int64_t b = 0; b < n; b += 1 << 16) {
+      int64_t e = std::min<int64_t>(n, b + (1 << 16));
+      block.resize(e - b);
+      in.read(block.data(), block.size() * 4);
+      std::copy(block.begin(), block.end(), dst.begin() + b);  // exact widening
+    }
+  };
+  fill(d.x);
+  if (family == "dot") fill(d.y);
+  return d;
+}
+
+Dataset read_raw(const std::string& path, const std::string& family) {
+  InFile in(path);
+  if (in.size % 8 != 0)
+    fail(path, "size " + std::to_string(in.size) + " bytes is not a multiple of 8 (raw files hold float64)");
+  const int64_t count = static_cast<int64_t>(in.size / 8);
+  if (count == 0) fail(path, "holds no data");
+  if (family == "dot" && count % 2 != 0)
+    fail(path, "holds " + std::to_string(count) + " doubles; a dot dataset needs an even count (x then y)");
+  Dataset d;
+  d.family = family;
+  d.n = family == "dot" ? count / 2 : count;
+  d.x.resize(d.n);
+  in.read(d.x.data(), static_cast<size_t>(d.n) * 8);
+  if (family == "dot") {
+    d.y.resize(d.n);
+    in.read(d.y.data(), static_cast<size_t>(d.n) * 8);
+  }
+  return d;
+}
+
+// Text: numbers (decimal, hex floats, nan, inf) separated by whitespace, commas or newlines;
+// lines starting with '#' are comments. A dot dataset needs exactly two numbers per line.
+Dataset read_text(const std::string& path, const std::string& family) {
+  const std::string data = read_all(path);
+  Dataset d;
+  d.family = family;
+  const bool dot = family == "dot";
+  size_t pos = 0;
+  int64_t line_no = 0;
+  while (pos < data.size()) {
+    size_t eol = data.find('\n', pos);
+    if (eol == std::string::npos) eol = data.size();
+    std::string line = data.substr(pos, eol - pos);
+    pos = eol + 1;
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    const char* p = line.c_str();
+    const char* end = p + line.size();
+    auto skip_space = [&] {
+      while (p < end && (*p == ' ' || *p == '\t')) ++p;
+    };
+    skip_space();
+    if (p == end || *p == '#') continue;
+    int numbers = 0;
+    double row[2] = {0, 0};
+    for (;;) {
+      if (*p == ',') fail(path, "line " + std::to_string(line_no) + ": empty field");
+      char* q = nullptr;
+      errno = 0;
+      double v = std::strtod(p, &q);
+      if (q == p) {
+        std::string token(p, std::find_if(p, end, [](char ch) { return ch == ' ' || ch == '\t' || ch == ','; }));
+        fail(path, "line " + std::to_string(line_no) + ": '" + token + "' is not a number");
+      }
+      if (q < end && *q != ' ' && *q != '\t' && *q != ',')
+        fail(path, "line " + std::to_string(line_no) + ": trailing garbage '" + std::string(static_cast<const char*>(q), end) + "'");
+      if (dot) {
+        if (numbers < 2) row[numbers] = v;
+      } else {
+        d.x.push_back(v);
+      }
+      ++numbers;
+      p = q;
+      skip_space();
+      if (p == end) break;
+      if (*p == ',') {
+        ++p;
+        skip_space();
+        if (p == end) fail(path, "line " + std::to_string(line_no) + ": empty field after ','");
+      }
+    }
+    if (dot) {
+      if (numbers != 2)
+        fail(path, "line " + std::to_string(line_no) + " has " + std::to_string(numbers) +
+                       " numbers; a dot dataset needs two columns (x y)");
+      d.x.push_back(row[0]);
+      d.y.push_back(row[1]);
+    }
+  }
+  d.n = static_cast<int64_t>(d.x.size());
+  if (d.n == 0) fail(path, "holds no numbers");
+  return d;
+}
+
+// ---- writing ----
+
+std::string npy_header(const std::string& descr, const std::vector<int64_t>& shape) {
+  std::string dict = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape_text(shape) + ", }";
+  // Version 1.0: magic (6) + version (2) + length (2) + dict + padding + '\n', total a multiple of 64.
+  size_t total = 10 + dict.size() + 1;
+  dict.append((64 - total % 64) % 64, ' ');
+  dict += '\n';
+  std::string out(kNpyMagic, 6);
+  out += '\x01';
+  out += '\x00';
+  out += static_cast<char>(dict.size() & 0xff);
+  out += static_cast<char>(dict.size() >> 8);
+  return out + dict;
+}
+
+// Shortest text that reads back to exactly v ("nan", "inf", "-inf" for specials).
+void append_number(std::string& out, double v) {
+  if (std::isnan(v)) {
+    out += "nan";
+    return;
+  }
+  if (std::isinf(v)) {
+    out += v < 0 ? "-inf" : "inf";
+    return;
+  }
+  char buf[32];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, r.ptr);
+}
+
+std::atomic<unsigned> temp_counter{0};
+
+}  // namespace
+
+FileFormat format_from_path(const std::string& path) {
+  const std::string ext = extension_of(path);
+  if (ext == ".npy") return FileFormat::npy;
+  if (ext == ".bin" || ext == ".raw") return FileFormat::raw;
+  if (ext == ".txt" || ext == ".csv") return FileFormat::text;
+  throw UsageError("'" + path + "': unknown file type '" + ext + "' (use .npy, .bin, .raw, .txt or .csv)");
+}
+
+Dataset read_dataset(const std::string& path, const std::string& family) {
+  check_family(family);
+  Dataset d;
+  switch (format_from_path(path)) {
+    case FileFormat::npy: d = read_npy(path, family); break;
+    case FileFormat::raw: d = read_raw(path, family); break;
+    case FileFormat::text: d = read_text(path, family); break;
+  }
+  d.generator = "file";
+  d.source = path;
+  d.id = next_dataset_id();
+  return d;
+}
+
+void write_dataset(const std::string& path, const Dataset& d, const std::string& dtype) {
+  check_family(d.family);
+  const FileFormat fmt = format_from_path(path);
+  const bool dot = d.family == "dot";
+  if (d.n <= 0 || d.x.size() != static_cast<size_t>(d.n) || (dot && d.y.size() != static_cast<size_t>(d.n)))
+    throw UsageError("'" + path + "': dataset has no data or inconsistent sizes");
+  bool f4;
+  if (dtype == "f8" || dtype == "<f8" || dtype == "float64")
+    f4 = false;
+  else if (dtype == "f4" || dtype == "<f4" || dtype == "float32")
+    f4 = true;
+  else
+    throw UsageError("unknown dtype '" + dtype + "' (valid: f8, f4)");
+  if (f4 && fmt != FileFormat::npy) throw UsageError("'" + path + "': dtype f4 is only available for .npy files");
+
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(temp_counter++);
+  FILE* f = std::fopen(tmp.c_str(), "wb");
+  if (!f) throw UsageError("cannot write '" + path + "': " + std::strerror(errno));
+  bool ok = true;
+  int err = 0;
+  auto emit = [&](const void* bytes, size_t size) {
+    if (ok && size > 0 && std::fwrite(bytes, 1, size, f) != size) ok = false, err = errno;
+  };
+
+  if (fmt == FileFormat::npy) {
+    std::vector<int64_t> shape = dot ? std::vector<int64_t>{2, d.n} : std::vector<int64_t>{d.n};
+    std::string head = npy_header(f4 ? "<f4" : "<f8", shape);
+    emit(head.data(), head.size());
+  }
+  if (fmt == FileFormat::npy || fmt == FileFormat::raw) {
+    auto put = [&](const std::vector<double>& v) {
+      if (!f4) {
+        emit(v.data(), v.size() * 8);
+        return;
+      }
+      std::vector<float> block;
+      for (size_t b = 0; b < v.size(); b += 1 << 16) {
+        size_t e = std::min(v.size(), b + (1 << 16));
+        block.assign(v.begin() + b, v.begin() + e);  // rounds to nearest (overflow to +-inf)
+        emit(block.data(), block.size() * 4);
+      }
+    };
+    put(d.x);
+    if (dot) put(d.y);
+  } else {
+    const char sep = extension_of(path) == ".csv" ? ',' : ' ';
+    std::string text;
+    for (int64_t i = 0; i < d.n; ++i) {
+      append_number(text, d.x[i]);
+      if (dot) {
+        text += sep;
+        append_number(text, d.y[i]);
+      }
+      text += '\n';
+      if (text.size() > (1 << 20)) {
+        emit(text.data(), text.size());
+        text.clear();
+      }
+    }
+    emit(text.data(), text.size());
+  }
+
+  if (std::fflush(f) != 0 && ok) ok = false, err = errno;
+  if (std::fclose(f) != 0 && ok) ok = false, err = errno;
+  if (ok && std::rename(tmp.c_str(), path.c_str()) != 0) ok = false, err = errno;
+  if (!ok) {
+    std::remove(tmp.c_str());
+    throw UsageError("cannot write '" + path + "': " + std::strerror(err));
+  }
+}
+
+}  // namespace accsum

@@ -1,0 +1,220 @@
+// GenSum / GenDot: ill-conditioned data with a target condition number c = S / |s|
+// (S = sum |x_i| or sum |x_i y_i|, s the exact sum or dot; the oracle's ExactValue::cond).
+//
+// Ogita-Rump-Oishi (2005), Algorithm 6.1 (GenDot): the first half of the terms are random with
+// exponents spread over log2(c) bits; each term of the second half is chosen so that the
+// running dot product drops to a prescribed, decreasing magnitude, and the data are finally
+// shuffled. ORO recompute the running dot with Dot2 at every step (O(n^2)), and Dot2's error
+// (about n u^2 S) limits the achievable condition to about 1e30. Here the running value is
+// kept EXACTLY in a fixed-point accumulator (one add is O(1), reading its leading bits is
+// O(number of limbs)), so the whole generator is O(n) and reaches 1e300. The last term is
+// computed from the mass S accumulated so far so that S / |s| lands on c itself, not just on
+// its order of magnitude.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "core/eft.hpp"
+#include "datasets/elements.hpp"
+#include "datasets/illcond.hpp"
+
+namespace accsum {
+namespace {
+
+// An exact accumulator of doubles: value = sum_k limb[k] 2^(32k + kBase). Limbs below the top
+// hold digits in [0, 2^32) after every add (carries propagate at once, amortised O(1)); the
+// top limb holds the sign (0 or -1, two's complement). 2^-1074 is a multiple of 2^kBase and the
+// top digit weighs 2^(32*70 - 1088) = 2^1152, so any sum of < 2^64 doubles fits.
+class ExactAccumulator {
+ public:
+  void add(double a) {
+    if (a == 0) return;
+    uint64_t bits;
+    std::memcpy(&bits, &a, sizeof bits);
+    int biased = static_cast<int>(bits >> 52 & 0x7ff);
+    uint64_t mant = bits & ((uint64_t(1) << 52) - 1);
+    int exp = -1074;
+    if (biased != 0) {
+      mant |= uint64_t(1) << 52;
+      exp = biased - 1075;
+    }
+    int pos = exp - kBase;  // >= 14
+    int k = pos >> 5;
+    unsigned __int128 w = static_cast<unsigned __int128>(mant) << (pos & 31);  // < 2^84
+    const int64_t sign = (bits >> 63) ? -1 : 1;
+    add_digit(k, sign * static_cast<int64_t>(static_cast<uint32_t>(w)));
+    add_digit(k + 1, sign * static_cast<int64_t>(static_cast<uint32_t>(w >> 32)));
+    add_digit(k + 2, sign * static_cast<int64_t>(static_cast<uint64_t>(w >> 64)));
+  }
+
+  // The value with relative error below 2^-60: the leading three digits after the sign
+  // extension, as a 128-bit integer, rounded once to double.
+  double approx() const {
+    const int top = kLimbs - 1;
+    const bool negative = limb_[top] < 0;
+    const int64_t fill = negative ? 0xffffffffLL : 0;
+    int h = top - 1;
+    while (h >= 0 && limb_[h] == fill) --h;
+    if (h < 0) return negative ? -std::ldexp(1.0, kBase) : 0.0;
+    // Digits above h are sign extension: together they weigh -2^(32(h+1)) when negative.
+    __int128 v = negative ? -(static_cast<__int128>(1) << 96) : 0;
+    v += static_cast<__int128>(limb_[h]) << 64;
+    if (h >= 1) v += static_cast<__int128>(limb_[h - 1]) << 32;
+    if (h >= 2) v += limb_[h - 2];
+    return std::ldexp(static_cast<double>(v), 32 * (h - 2) + kBase);
+  }
+
+ private:
+  static constexpr int kBase = -1088;
+  static constexpr int kLimbs = 72;
+  static constexpr int64_t kRadix = int64_t(1) << 32;
+
+  void add_digit(int k, int64_t c) {
+    if (c == 0) return;
+    limb_[k] += c;
+    while (k < kLimbs - 1 && (limb_[k] < 0 || limb_[k] >= kRadix)) {
+      int64_t carry = limb_[k] >> 32;  // floor division (arithmetic shift)
+      limb_[k] -= carry * kRadix;
+      limb_[++k] += carry;
+    }
+  }
+
+  int64_t limb_[kLimbs] = {};
+};
+
+// Below this target the cancellation construction would put most of the mass into its last
+// term; a mass split between positive and negative terms is the natural data instead.
+constexpr double kLowCond = 16;
+
+// cond = (P + N) / (P - N) with P the positive and N the negative mass: positive terms in
+// [1, 2) (dot: products of two), negative ones scaled so N = P (c - 1) / (c + 1).
+void low_condition(const GenSpec& spec, double* x, double* y) {
+  const rng::CounterRng rx(spec.seed, gen::kStreamX), ry(spec.seed, gen::kStreamY);
+  const int64_t n = spec.n, n_neg = n / 2, n_pos = n - n_neg;
+  double pos = 0, neg = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    x[i] = 1.0 + rx.uniform(i);
+    double term = x[i];
+    if (y) {
+      y[i] = 1.0 + ry.uniform(i);
+      term = x[i] * y[i];
+    }
+    (i < n_pos ? pos : neg) += term;
+  }
+  const double scale = neg > 0 ? pos * (spec.cond - 1) / (spec.cond + 1) / neg : 0;
+  if (scale == 0) return;  // cond 1: every term positive
+  for (int64_t i = n_pos; i < n; ++i) x[i] = -scale * x[i];
+}
+
+// The cancellation construction for c >= kLowCond (n >= 2).
+void cancellation(const GenSpec& spec, double* x, double* y) {
+  const bool dot = y != nullptr;
+  const rng::CounterRng rx(spec.seed, gen::kStreamX), ry(spec.seed, gen::kStreamY),
+      rt(spec.seed, gen::kStreamShape);
+  const double c = spec.cond, b = std::log2(c);
+  const int64_t n = spec.n, half = n / 2, rest = n - half;
+  ExactAccumulator exact;  // the running sum / dot, exactly
+  double mass = 0;         // S so far (rounded: relative error below n u)
+  // Appends term x[i] (times y[i]) exactly; a product enters as TwoProduct's p + e.
+  auto account = [&](int64_t i) {
+    if (!dot) {
+      exact.add(x[i]);
+      mass += std::fabs(x[i]);
+      return;
+    }
+    double p, e;
+    two_prod_fma(x[i], y[i], p, e);
+    exact.add(p);
+    exact.add(e);
+    mass += std::fabs(p);
+  };
+  // A term (or product) moving the running value from s to t.
+  auto steer = [&](int64_t i, double s, double t, double magnitude) {
+    if (!dot) {
+      x[i] = t - s;
+    } else {
+      // x = +-(1 + v) sqrt(magnitude) as a power of two; y carries the rest.
+      int ex = static_cast<int>(std::lround(std::log2(magnitude) / 2));
+      x[i] = std::ldexp(1.0 + rx.uniform(i), ex);
+      if (rx.u64(i, 2) & 1) x[i] = -x[i];
+      y[i] = (t - s) / x[i];
+    }
+    account(i);
+  };
+
+  // First half: random terms with exponents uniform over [top - W, top], W = floor(log2 c),
+  // centred on 2^0 so the magnitudes stay far from overflow and underflow for any c <= 1e300.
+  const int span = static_cast<int>(std::floor(b));
+  const int top = static_cast<int>(std::lround(b / 2));
+  for (int64_t i = 0; i < half; ++i) {
+    int e = top - static_cast<int>(rx.below(static_cast<uint64_t>(span) + 1, i, 1));
+    if (!dot) {
+      x[i] = std::ldexp(rx.uniform_sym(i), e);
+    } else {
+      int ex = e / 2;
+      x[i] = std::ldexp(rx.uniform_sym(i), ex);
+      y[i] = std::ldexp(ry.uniform_sym(i), e - ex);
+    }
+    account(i);
+  }
+
+  // Second half: targets t_j = r 2^E_j with E_j falling linearly from 40 bits below the
+  // current value (one step can cancel 40 bits: its rounding error is 2^-53 of the value) to
+  // log2(S / c), never above the first half's top.
+  const double s0 = exact.approx();
+  const double level0 = s0 != 0 ? std::log2(std::fabs(s0)) : top;
+  const double level_end = std::log2(mass / c);
+  const double level_start = std::max(level0 - 40, level_end);
+  for (int64_t j = 1; j < rest; ++j) {
+    const int64_t i = half + j - 1;
+    double level = std::min<double>(level_start + (level_end - level_start) * j / rest, top);
+    double t = std::ldexp(rt.uniform_sym(i), static_cast<int>(std::lround(level)));
+    steer(i, exact.approx(), t, std::ldexp(1.0, static_cast<int>(std::lround(level))));
+  }
+  // Last term: t of sign opposite to s, so |x_n y_n| = |t| + |s| and the final mass is
+  // S' = S + |s| + |t|; |t| = S' / c gives |t| = (S + |s|) / (c - 1).
+  const int64_t last = n - 1;
+  const double s = exact.approx();
+  const double t_abs = (mass + std::fabs(s)) / (c - 1);
+  const bool t_negative = s != 0 ? s > 0 : (rt.u64(last, 1) & 1);
+  steer(last, s, t_negative ? -t_abs : t_abs, std::max(t_abs, std::fabs(s)));
+}
+
+// out[i] = in[perm(i)] for a Feistel permutation: the final shuffle of GenDot, in parallel.
+void shuffle_into(const GenSpec& spec, const std::vector<double>& in, double* out) {
+  const rng::FeistelPermutation perm(static_cast<uint64_t>(spec.n), spec.seed, gen::kStreamPerm);
+  unsigned hw = std::thread::hardware_concurrency();
+  const int threads = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(hw ? hw : 1, spec.n >> 16)));
+  auto work = [&](int t) {
+    int64_t b = spec.n * t / threads, e = spec.n * (t + 1) / threads;
+    for (int64_t i = b; i < e; ++i) out[i] = in[perm(static_cast<uint64_t>(i))];
+  };
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads; ++t) pool.emplace_back(work, t);
+  work(0);
+  for (auto& th : pool) th.join();
+}
+
+}  // namespace
+
+void generate_illcond(const GenSpec& spec, double* x, double* y) {
+  const bool dot = y != nullptr;
+  if (spec.n == 1) {  // one term: S / |s| = 1 whatever the target
+    const rng::CounterRng rx(spec.seed, gen::kStreamX), ry(spec.seed, gen::kStreamY);
+    x[0] = 1.0 + rx.uniform(0);
+    if (dot) y[0] = 1.0 + ry.uniform(0);
+    return;
+  }
+  std::vector<double> sx(spec.n), sy(dot ? spec.n : 0);
+  if (spec.cond < kLowCond)
+    low_condition(spec, sx.data(), dot ? sy.data() : nullptr);
+  else
+    cancellation(spec, sx.data(), dot ? sy.data() : nullptr);
+  shuffle_into(spec, sx, x);
+  if (dot) shuffle_into(spec, sy, y);
+}
+
+}  // namespace accsum

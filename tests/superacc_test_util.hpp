@@ -1,0 +1,76 @@
+#pragma once
+// Helpers shared by the superaccumulator test files: bitwise comparison (NaN matches NaN) and
+// random terms built to hit rounding ties, sticky bits, cancellation and both ends of the
+// binary64 range.
+#include <cmath>
+#include <cfloat>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace accsum::test {
+
+inline bool same_bits(double a, double b) {
+  if (std::isnan(a) && std::isnan(b)) return true;
+  uint64_t ua, ub;
+  std::memcpy(&ua, &a, 8);
+  std::memcpy(&ub, &b, 8);
+  return ua == ub;
+}
+
+inline double random_bits_double(std::mt19937_64& rng) {
+  uint64_t u = rng();
+  double x;
+  std::memcpy(&x, &u, 8);
+  return x;
+}
+
+// A term m * 2^e with a short random significand (so that sums land on ties often) or a full
+// one, near a random "centre" exponent that favours the subnormal and overflow ends.
+inline std::vector<double> random_terms(std::mt19937_64& rng, size_t n) {
+  int centre;
+  switch (rng() % 6) {
+    case 0: centre = -1074 + static_cast<int>(rng() % 60); break;   // subnormal end
+    case 1: centre = 1023 - 53 - static_cast<int>(rng() % 60); break;  // overflow end (m*2^e <= 2^1023)
+    case 2: centre = -60 + static_cast<int>(rng() % 120); break;
+    default: centre = -1074 + static_cast<int>(rng() % (1023 - 53 + 1074)); break;
+  }
+  int spread = std::vector<int>{0, 2, 8, 60, 200, 2000}[rng() % 6];
+  std::vector<double> x;
+  for (size_t i = 0; i < n; ++i) {
+    int r = static_cast<int>(rng() % 100);
+    if (r < 2 && !x.empty()) {  // cancel an earlier term exactly
+      x.push_back(-x[rng() % x.size()]);
+      continue;
+    }
+    if (r < 3) {  // the extremes themselves
+      const double ext[] = {DBL_MAX, -DBL_MAX, DBL_MIN, 0x1p-1074, -0x1p-1074, 0.0, -0.0};
+      x.push_back(ext[rng() % 7]);
+      continue;
+    }
+    int bits = (rng() % 3 == 0) ? 53 : 1 + static_cast<int>(rng() % 8);
+    uint64_t m = (rng() >> (64 - bits)) | 1;
+    int e = centre + (spread ? static_cast<int>(rng() % (2 * spread + 1)) - spread : 0);
+    if (e < -1074) e = -1074;
+    if (e > 1023 - 52) e = 1023 - 52;
+    double v = std::ldexp(static_cast<double>(m), e);  // exact unless it overflows
+    if (std::isinf(v)) v = DBL_MAX;
+    if (v == 0) v = 0x1p-1074;
+    x.push_back(rng() % 2 ? -v : v);
+  }
+  return x;
+}
+
+inline std::string dump(const std::vector<double>& x) {
+  std::ostringstream s;
+  s << std::hexfloat << "{";
+  for (size_t i = 0; i < x.size() && i < 64; ++i) s << (i ? ", " : "") << x[i];
+  if (x.size() > 64) s << ", ... (" << x.size() << " terms)";
+  s << "}";
+  return s.str();
+}
+
+}  // namespace accsum::test

@@ -1,0 +1,135 @@
+// The CLI end to end: exit codes, one-line errors, JSON report keys, gen -> bench --input.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+namespace {
+
+struct Run {
+  int code;
+  std::string out, err;
+};
+
+std::string tmpdir() {
+  static std::string dir = [] {
+    char tmpl[] = "/tmp/accsum-cli-XXXXXX";
+    return std::string(mkdtemp(tmpl));
+  }();
+  return dir;
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+Run accsum(const std::string& args) {
+  std::string out = tmpdir() + "/out.txt", err = tmpdir() + "/err.txt";
+  std::string cmd = std::string(ACCSUM_BIN) + " " + args + " >" + out + " 2>" + err;
+  int status = std::system(cmd.c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
+}
+
+int lines(const std::string& s) {
+  int n = 0;
+  for (char c : s) n += c == '\n';
+  return n;
+}
+
+void expect_usage_error(const std::string& args, const std::string& fragment) {
+  Run r = accsum(args);
+  EXPECT_EQ(r.code, 2) << args << "\n" << r.err;
+  EXPECT_EQ(lines(r.err), 1) << args << "\n" << r.err;
+  EXPECT_NE(r.err.find(fragment), std::string::npos) << args << "\n" << r.err;
+  EXPECT_TRUE(r.out.empty()) << args;
+}
+
+}  // namespace
+
+TEST(Cli, HelpVersionAndList) {
+  EXPECT_EQ(accsum("--help").code, 0);
+  Run v = accsum("--version");
+  EXPECT_EQ(v.code, 0);
+  EXPECT_NE(v.out.find("accsum"), std::string::npos);
+  Run l = accsum("list --format json");
+  ASSERT_EQ(l.code, 0) << l.err;
+  auto j = nlohmann::json::parse(l.out);
+  bool has_sumk = false;
+  for (auto& a : j) has_sumk |= a["algo"] == "sumk";
+  EXPECT_TRUE(has_sumk);
+}
+
+TEST(Cli, BadInputIsOneLineAndExitTwo) {
+  expect_usage_error("bench --algo=nosuch --n=100", "unknown algorithm");
+  expect_usage_error("bench --algo=naive --backend=nosuch --n=100", "backend");
+  expect_usage_error("bench --algo=naive --backend=cpu --dist=nosuch --n=100", "nosuch");
+  expect_usage_error("bench --algo=sumk --backend=cpu --K=1 --n=100", "K");
+  expect_usage_error("bench --algo=sumk --backend=cpu --K=x --n=100", "K");
+  expect_usage_error("bench --algo=naive --backend=cpu --n=0", "size");
+  expect_usage_error("bench --algo=naive --backend=cpu --n=-5", "size");
+  expect_usage_error("bench --algo=naive --backend=cpu --n=2^60", "memory");
+  expect_usage_error("bench --algo=naive --backend=cpu --range=0.5 --n=100", "range");
+  expect_usage_error("bench --algo=naive --backend=cpu --cond=0.1 --n=100", "cond");
+  expect_usage_error("bench --algo=naive --backend=cpu --K=2 --n=100", "parameter");
+  expect_usage_error("bench --algo=naive --backend=cpu --n=100 --json=/nonexistent/dir/r.json", "cannot write");
+  expect_usage_error("bench --algo=naive --backend=cpu --input=/nonexistent.npy", "nonexistent");
+  expect_usage_error("bench --nosuchflag", "nosuchflag");
+  expect_usage_error("gen --n=10 -o " + tmpdir() + "/x.weird", "weird");
+}
+
+TEST(Cli, MissingBackendIsAClearError) {
+  // CUDA is compiled in CI but no GPU is present: asking for it must say so, not crash.
+  Run r = accsum("bench --algo=cub-sum --backend=cuda --n=100");
+  if (r.code == 0) GTEST_SKIP() << "a CUDA device is present here";
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(lines(r.err), 1) << r.err;
+}
+
+TEST(Cli, BenchWritesACompleteJsonReport) {
+  std::string path = tmpdir() + "/r.json";
+  Run r = accsum("bench --algo=naive,sumk --backend=cpu --n=1000 --reps=3 --K=2,3 --json=" + path);
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto doc = nlohmann::json::parse(slurp(path));
+  EXPECT_EQ(doc["schema"], "accsum-report/1");
+  for (auto key : {"tool", "machine", "command", "dataset", "reference", "results", "runs"})
+    EXPECT_TRUE(doc.contains(key)) << key;
+  EXPECT_EQ(doc["dataset"]["n"], 1000);
+  ASSERT_EQ(doc["results"].size(), 3u);  // naive (baseline) + sumk K=2 + K=3
+  for (auto& res : doc["results"]) {
+    for (auto key : {"algo", "backend", "params", "value_hex", "abs_err", "rel_err", "ulps", "digits",
+                     "correctly_rounded", "faithful", "bound", "within_bound", "reproducible", "time_s",
+                     "throughput", "guarantee", "ratio_to_baseline"})
+      EXPECT_TRUE(res.contains(key)) << key;
+    EXPECT_EQ(res["time_s"]["reps"], 3);
+    EXPECT_TRUE(res["guarantee_met"].get<bool>());
+  }
+  EXPECT_EQ(doc["results"][1]["params"]["K"], 2);
+  EXPECT_EQ(doc["results"][2]["within_bound"], true);
+}
+
+TEST(Cli, GenThenBenchInputRoundTrip) {
+  std::string path = tmpdir() + "/ill.npy";
+  Run g = accsum("gen --dist=illcond --cond=1e30 --n=2000 -o " + path);
+  ASSERT_EQ(g.code, 0) << g.err;
+  std::string json = tmpdir() + "/in.json";
+  Run b = accsum("bench --algo=naive --backend=cpu --reps=1 --input=" + path + " --json=" + json);
+  ASSERT_EQ(b.code, 0) << b.err;
+  auto doc = nlohmann::json::parse(slurp(json));
+  EXPECT_EQ(doc["dataset"]["n"], 2000);
+  EXPECT_EQ(doc["dataset"]["generator"], "file");
+  EXPECT_GT(doc["dataset"]["cond"].get<double>(), 1e25);
+}
+
+TEST(Cli, VerifyPassesOnTheSerialBackend) {
+  Run r = accsum("verify --backend=cpu --algo=naive,sumk,dotk --seeds=1");
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("0 result(s) broke"), std::string::npos) << r.out;
+}
