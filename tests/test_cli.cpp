@@ -11,7 +11,7 @@
 
 namespace {
 
-struct Run {
+struct CliRun {
   int code;
   std::string out, err;
 };
@@ -31,7 +31,7 @@ std::string slurp(const std::string& path) {
   return s.str();
 }
 
-Run accsum(const std::string& args) {
+CliRun accsum(const std::string& args) {
   std::string out = tmpdir() + "/out.txt", err = tmpdir() + "/err.txt";
   std::string cmd = std::string(ACCSUM_BIN) + " " + args + " >" + out + " 2>" + err;
   int status = std::system(cmd.c_str());
@@ -45,7 +45,7 @@ int lines(const std::string& s) {
 }
 
 void expect_usage_error(const std::string& args, const std::string& fragment) {
-  Run r = accsum(args);
+  CliRun r = accsum(args);
   EXPECT_EQ(r.code, 2) << args << "\n" << r.err;
   EXPECT_EQ(lines(r.err), 1) << args << "\n" << r.err;
   EXPECT_NE(r.err.find(fragment), std::string::npos) << args << "\n" << r.err;
@@ -56,10 +56,10 @@ void expect_usage_error(const std::string& args, const std::string& fragment) {
 
 TEST(Cli, HelpVersionAndList) {
   EXPECT_EQ(accsum("--help").code, 0);
-  Run v = accsum("--version");
+  CliRun v = accsum("--version");
   EXPECT_EQ(v.code, 0);
   EXPECT_NE(v.out.find("accsum"), std::string::npos);
-  Run l = accsum("list --format json");
+  CliRun l = accsum("list --format json");
   ASSERT_EQ(l.code, 0) << l.err;
   auto j = nlohmann::json::parse(l.out);
   bool has_sumk = false;
@@ -87,7 +87,7 @@ TEST(Cli, BadInputIsOneLineAndExitTwo) {
 
 TEST(Cli, MissingBackendIsAClearError) {
   // CUDA is compiled in CI but no GPU is present: asking for it must say so, not crash.
-  Run r = accsum("bench --algo=cub-sum --backend=cuda --n=100");
+  CliRun r = accsum("bench --algo=cub-sum --backend=cuda --n=100");
   if (r.code == 0) GTEST_SKIP() << "a CUDA device is present here";
   EXPECT_EQ(r.code, 2);
   EXPECT_EQ(lines(r.err), 1) << r.err;
@@ -95,7 +95,7 @@ TEST(Cli, MissingBackendIsAClearError) {
 
 TEST(Cli, BenchWritesACompleteJsonReport) {
   std::string path = tmpdir() + "/r.json";
-  Run r = accsum("bench --algo=naive,sumk --backend=cpu --n=1000 --reps=3 --K=2,3 --json=" + path);
+  CliRun r = accsum("bench --algo=naive,sumk --backend=cpu --n=1000 --reps=3 --K=2,3 --json=" + path);
   ASSERT_EQ(r.code, 0) << r.err;
   auto doc = nlohmann::json::parse(slurp(path));
   EXPECT_EQ(doc["schema"], "accsum-report/1");
@@ -117,10 +117,10 @@ TEST(Cli, BenchWritesACompleteJsonReport) {
 
 TEST(Cli, GenThenBenchInputRoundTrip) {
   std::string path = tmpdir() + "/ill.npy";
-  Run g = accsum("gen --dist=illcond --cond=1e30 --n=2000 -o " + path);
+  CliRun g = accsum("gen --dist=illcond --cond=1e30 --n=2000 -o " + path);
   ASSERT_EQ(g.code, 0) << g.err;
   std::string json = tmpdir() + "/in.json";
-  Run b = accsum("bench --algo=naive --backend=cpu --reps=1 --input=" + path + " --json=" + json);
+  CliRun b = accsum("bench --algo=naive --backend=cpu --reps=1 --input=" + path + " --json=" + json);
   ASSERT_EQ(b.code, 0) << b.err;
   auto doc = nlohmann::json::parse(slurp(json));
   EXPECT_EQ(doc["dataset"]["n"], 2000);
@@ -129,7 +129,7 @@ TEST(Cli, GenThenBenchInputRoundTrip) {
 }
 
 TEST(Cli, VerifyPassesOnTheSerialBackend) {
-  Run r = accsum("verify --backend=cpu --algo=naive,sumk,dotk --seeds=1");
+  CliRun r = accsum("verify --backend=cpu --algo=naive,sumk,dotk --seeds=1");
   EXPECT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("0 result(s) broke"), std::string::npos) << r.out;
 }
