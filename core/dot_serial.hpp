@@ -12,6 +12,7 @@
 // multiple of 2^-1074 and fits), roughly |x_i y_i| >= 2^-969; below that the error term loses
 // bits, and the bound in core/sum_bounds.hpp adds a few smallest subnormals per product for it.
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -64,6 +65,7 @@ inline double dot_k_reference(const double* x, const double* y, int64_t n, int K
 // product errors r_1..r_n, then the cascade's errors r_{n+1}..r_{2n-1} (its products p = fl(x_i
 // y_i) recomputed: the same bits) and r_{2n}.
 inline double dot_k(const double* x, const double* y, int64_t n, int K, TwoProd how) {
+  if (K < 2 || K - 2 > SumKStream::kMaxPasses) throw std::invalid_argument("dot_k: K out of [2, 66]");
   if (n <= 0) return 0.0;
   SumKStream st(K - 2);
   for (int64_t i = 0; i < n; ++i) {

@@ -272,7 +272,7 @@ Metrics measure(double computed, const ExactValue& ref, double bound) {
     mpfr_div_d(q.v, diff.v, ulp, MPFR_RNDN);
     m.ulps = mpfr_get_d(q.v, MPFR_RNDN);
   }
-  m.digits = m.rel_err == 0 ? 16.0 : std::clamp(-std::log10(m.rel_err), 0.0, 16.0);
+  m.digits = m.rel_err == 0 ? 16.0 : std::clamp(-std::log10(m.rel_err), 0.0, 16.0) + 0.0;  // no -0
   double down = round_to_double(exact, MPFR_RNDD), up = round_to_double(exact, MPFR_RNDU);
   m.faithful = computed == down || computed == up;
   return m;

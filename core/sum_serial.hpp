@@ -11,9 +11,12 @@
 // Domain. Finite data whose partial sums overflow although the exact sum does not (e.g. DBL_MAX,
 // DBL_MAX, -DBL_MAX) is outside the domain of every algorithm here: the plain sum is then +-inf or
 // NaN and is returned as is. Underflow is harmless: a sum that lands in the subnormal range is
-// exact, so TwoSum stays error-free and every bound below holds with underflow.
+// exact, so TwoSum stays error-free and the bounds of core/sum_bounds.hpp hold with underflow.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <map>
+#include <stdexcept>
 #include <vector>
 
 #include "core/eft.hpp"
@@ -55,15 +58,21 @@ inline double sum_pairwise(const double* x, int64_t n) {
 }
 
 // The most additions any one term passes through in sum_pairwise(n): n - 1 in a base run, one
-// more per level above it (the larger half, ceil(n/2), is the deeper one). Its bound is
-// gamma_{depth} * sum|x_i| (each term is multiplied by at most `depth` factors (1 + delta)).
+// more per level above it. Its bound is gamma_{depth} * sum|x_i| (each term is multiplied by at
+// most `depth` factors 1 + delta). Not monotone in n (17 = 8 + 9 is deeper through its base run
+// of 8 than through 9 = 4 + 5), so both halves are followed; sizes on one level differ by at most
+// one, so the memo stays O(log n).
+inline int64_t pairwise_depth(int64_t n, std::map<int64_t, int64_t>& memo) {
+  if (n <= kPairwiseBase) return n > 0 ? n - 1 : 0;
+  auto it = memo.find(n);
+  if (it != memo.end()) return it->second;
+  int64_t d = 1 + std::max(pairwise_depth(n / 2, memo), pairwise_depth(n - n / 2, memo));
+  memo[n] = d;
+  return d;
+}
 inline int64_t pairwise_depth(int64_t n) {
-  int64_t levels = 0;
-  while (n > kPairwiseBase) {
-    n -= n / 2;
-    ++levels;
-  }
-  return levels + (n > 0 ? n - 1 : 0);
+  std::map<int64_t, int64_t> memo;
+  return pairwise_depth(n, memo);
 }
 
 // ---- Kahan's compensated summation (Kahan 1965; Higham 2002 Alg. 4.2) ----
@@ -146,7 +155,7 @@ inline double sum_k_reference(const double* x, int64_t n, int K) {
 // a pipeline over a single read of the input, each TwoSum getting exactly the operands (same
 // values, same order) that it gets in the vector form. Pass k's stream is the errors it leaves
 // behind, in index order, then its final running sum (its p_n); the last stream is summed plainly.
-// Usable in device code: fixed storage, no allocation.
+// Usable in device code: fixed storage, no allocation; 0 <= passes <= kMaxPasses.
 struct SumKStream {
   static constexpr int kMaxPasses = 64;
   int passes = 0;
@@ -191,6 +200,7 @@ struct SumKStream {
 
 // SumK as the cpu backend runs it: one streaming read, K >= 2.
 inline double sum_k(const double* x, int64_t n, int K) {
+  if (K < 2 || K - 1 > SumKStream::kMaxPasses) throw std::invalid_argument("sum_k: K out of [2, 65]");
   if (n <= 0) return 0.0;
   SumKStream st(K - 1);
   for (int64_t i = 0; i < n; ++i) st.add(x[i]);

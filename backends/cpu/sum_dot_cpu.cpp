@@ -49,7 +49,7 @@ Registrar reg_pairwise(AlgoEntry{
     "sum", "pairwise", "cpu", "pairwise (cascade) summation, halves recursively, runs of <= 8 in order",
     Guarantee::none, false, false, {}, make_sum(sum_pairwise),
     [](const Params&, const ExactFacts& f) { return bounds::tree_sum(pairwise_depth(f.n), f.sum_abs); },
-    "gamma_h S, h = most additions per term = ceil(log2(n/8)) + 7 or so (pairwise_depth): Higham 2002 §4.2, "
+    "gamma_h S, h = pairwise_depth(n) (most additions per term, about log2(n/8) + 7): Higham 2002 §4.2, "
     "eq. (4.6)",
     nullptr});
 
