@@ -36,6 +36,14 @@ struct Dataset {
 // and the edge-case sets used by verify and the tests: subnormal (subnormal-heavy),
 // overflow-cancel (terms near DBL_MAX that cancel), ties (exact sums halfway between doubles),
 // specials (NaN / +-inf / +-0 mixed in).
+// Details (datasets/elements.hpp, datasets/illcond.hpp): element i of uniform, uniform-sym,
+// loguniform, subnormal and specials depends on (seed, i) only (a shorter dataset is a prefix
+// of a longer one); overflow-cancel and ties shuffle a structured array, element i depends on
+// (seed, n, i); illcond is sequential. For "dot", x and y come from different streams; the
+// dynamic range of loguniform is carried by x (y = +-(1 + w)). specials mixes in, by seed % 6:
+// 1 NaN/+inf/-inf, 2 +inf, 3 -inf, 4 +inf and -inf, 5 NaN, 0 only +-0 (+-0 always; every
+// enabled kind occurs below index 64). ties with seed % 4 == 0 puts the tie at the bottom of
+// the range (dot: between two subnormals). ties needs n >= 2.
 const std::vector<std::string>& dist_names();
 
 // Throws UsageError on an unknown dist, n <= 0 or too large for memory, range < 1, cond < 1.

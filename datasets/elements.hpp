@@ -9,6 +9,7 @@
 // pieces of a tie) and shuffle it with a Feistel permutation: element i depends on (seed, n, i).
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 
 #include "core/hd.hpp"
 #include "datasets/rng.hpp"
@@ -17,6 +18,23 @@ namespace accsum::gen {
 
 // Stream numbers (rng::CounterRng): x and y are independent streams.
 constexpr uint64_t kStreamX = 0, kStreamY = 1, kStreamPerm = 2, kStreamShape = 3;
+
+ACCSUM_HD double from_bits(uint64_t bits) {
+#if defined(__CUDA_ARCH__)
+  return __longlong_as_double(static_cast<long long>(bits));
+#else
+  double v;
+  std::memcpy(&v, &bits, sizeof v);
+  return v;
+#endif
+}
+// 2^e for a normal exponent (-1022 <= e <= 1023), built from its bits.
+ACCSUM_HD double pow2(int e) { return from_bits(static_cast<uint64_t>(e + 1023) << 52); }
+// ldexp(v, e), bit for bit: one multiply rounds v 2^e exactly once, as ldexp does; exponents
+// outside the normal range (rare here) take the library call.
+ACCSUM_HD double scale2(double v, int e) { return (e >= -1022 && e <= 1023) ? v * pow2(e) : ldexp(v, e); }
+// The 52 mantissa bits of a draw as 1 + v, v uniform on [0, 1).
+ACCSUM_HD double one_plus(uint64_t bits) { return 1.0 + static_cast<double>(bits >> 12) * 0x1p-52; }
 
 // ---- uniform, uniform-sym ----
 ACCSUM_HD double uniform01(const rng::CounterRng& r, uint64_t i) { return r.uniform(i); }
@@ -27,18 +45,18 @@ ACCSUM_HD double uniform_sym(const rng::CounterRng& r, uint64_t i) { return r.un
 struct LogWindow {
   int lo = 0, span = 0;
 };
-// Window centred on 2^0 whose achieved range 2^(span + 1) is closest to `range` (ExBLAS's
-// convention: range 1 means identical exponents). Exponents stay within [-512, 512].
+// The window whose achieved range 2^(span + 1) is closest to `range` (ExBLAS's convention:
+// range 1 means identical exponents), centred on 2^0 (the geometric middle of the magnitudes is
+// 2^0 or 2^0.5). Exponents stay within [-512, 511].
 inline LogWindow log_window(double range) {
   long e = std::lround(std::log2(range));
   int span = static_cast<int>(e < 1 ? 0 : (e - 1 > 1023 ? 1023 : e - 1));
-  return LogWindow{-(span / 2), span};
+  return LogWindow{-((span + 1) / 2), span};
 }
 ACCSUM_HD double loguniform(const rng::CounterRng& r, uint64_t i, LogWindow w) {
   uint64_t bits = r.u64(i, 0);
-  double mant = 1.0 + static_cast<double>(bits >> 12) * 0x1p-52;
   int e = w.lo + static_cast<int>(r.below(static_cast<uint64_t>(w.span) + 1, i, 1));
-  double v = ldexp(mant, e);
+  double v = scale2(one_plus(bits), e);
   return (bits & 1) ? -v : v;
 }
 
@@ -47,16 +65,15 @@ ACCSUM_HD double loguniform(const rng::CounterRng& r, uint64_t i, LogWindow w) {
 // random signs.
 ACCSUM_HD double subnormal(const rng::CounterRng& r, uint64_t i) {
   uint64_t a = r.u64(i, 0), b = r.u64(i, 1);
-  double v;
+  const uint64_t sign = a & (uint64_t(1) << 63);
   if ((a & 3) != 3) {
+    // m 2^-1074 has the bit pattern m (zero exponent field): built from bits, it costs no
+    // subnormal arithmetic (slow on x86).
     uint64_t m = (b >> 12) >> r.below(52, i, 2);  // 52 random bits, shifted right 0..51
-    if (m == 0) m = 1;
-    v = ldexp(static_cast<double>(m), -1074);  // exact: m < 2^52
-  } else {
-    double mant = 1.0 + static_cast<double>(b >> 12) * 0x1p-52;
-    v = ldexp(mant, -1022 + static_cast<int>(r.below(22, i, 2)));
+    return from_bits(sign | (m == 0 ? 1 : m));
   }
-  return (a >> 63) ? -v : v;
+  // Tiny normal: exponent field 1..22, i.e. [2^-1022, 2^-1000).
+  return from_bits(sign | (r.below(22, i, 2) + 1) << 52 | (b >> 12));
 }
 
 // ---- specials: finite uniform-sym data with +-0 and the seed's special values mixed in.
@@ -118,26 +135,25 @@ ACCSUM_HD double specials_y(uint64_t seed, const rng::CounterRng& rx, const rng:
 // shuffled. The exact sum is the sum of the small terms; a left-to-right sum overflows as
 // soon as two big terms of one sign meet.
 ACCSUM_HD int64_t overflow_pairs(int64_t n) { return (n - n / 8) / 2; }
-ACCSUM_HD void overflow_cancel(uint64_t seed, int64_t n, const rng::FeistelPermutation& perm, uint64_t i,
-                               bool dot, double& x, double& y) {
-  const rng::CounterRng rx(seed, kStreamX), ry(seed, kStreamY);
-  uint64_t j = perm(i);
-  uint64_t pairs = static_cast<uint64_t>(overflow_pairs(n));
+ACCSUM_HD void overflow_cancel(int64_t n, const rng::CounterRng& rx, const rng::CounterRng& ry,
+                               const rng::FeistelPermutation& perm, uint64_t i, bool dot, double& x, double& y) {
+  const uint64_t j = perm(i);
+  const uint64_t pairs = static_cast<uint64_t>(overflow_pairs(n));
+  y = 0;
   if (j < 2 * pairs) {
-    uint64_t q = j / 2;
-    double sign = (rx.u64(q, 1) & 1) ? -1.0 : 1.0;
+    const uint64_t q = j / 2, bits = rx.u64(q);
+    const double sign = (bits & 1) ? -1.0 : 1.0;
     if (!dot) {
-      x = sign * ldexp(1.0 + rx.uniform(q), 1023);  // (1 + v) 2^1023 <= DBL_MAX
-      y = 0;
+      x = sign * one_plus(bits) * 0x1p1023;  // (1 + v) 2^1023 <= DBL_MAX
     } else {
       // (1 + v)(1 + w) < 1.41421^2 < 2: products in [2^1022, 2^1023 * 2), never overflowing.
-      x = sign * ldexp(1.0 + 0.41421 * rx.uniform(q), 511);
-      y = ldexp(1.0 + 0.41421 * ry.uniform(q), 511);
+      x = sign * (1.0 + 0.41421 * (one_plus(bits) - 1.0)) * 0x1p511;
+      y = (1.0 + 0.41421 * (one_plus(ry.u64(q)) - 1.0)) * 0x1p511;
     }
     if (j & 1) x = -x;  // the partner cancels exactly
   } else {
-    x = ldexp(rx.uniform_sym(j), static_cast<int>(rx.below(21, j, 2)));
-    y = dot ? ry.uniform_sym(j) : 0;
+    x = scale2(rx.uniform_sym(j, 1), static_cast<int>(rx.below(21, j, 2)));
+    if (dot) y = ry.uniform_sym(j, 1);
   }
 }
 
@@ -174,15 +190,15 @@ ACCSUM_HD TieShape tie_shape(uint64_t seed, int64_t n, bool dot) {
   return t;
 }
 // Piece j of the unshuffled base array as a product x * y (y = 1 for sums).
-ACCSUM_HD void tie_base(const TieShape& t, uint64_t seed, int64_t n, uint64_t j, bool dot, double& x, double& y) {
-  const rng::CounterRng rx(seed, kStreamX), ry(seed, kStreamY);
+ACCSUM_HD void tie_base(const TieShape& t, int64_t n, const rng::CounterRng& rx, const rng::CounterRng& ry,
+                        uint64_t j, bool dot, double& x, double& y) {
   const double s = t.negative ? -1.0 : 1.0;
   const uint64_t k = static_cast<uint64_t>(t.fields);
   y = 1.0;
   if (j < k) {
     int lo = static_cast<int>(53 * j / k), hi = static_cast<int>(53 * (j + 1) / k);
     uint64_t field = (t.M >> lo) & ((uint64_t(1) << (hi - lo)) - 1);
-    x = s * ldexp(static_cast<double>(field), t.E + lo);  // exact: < 2^53 units of 2^E
+    x = s * scale2(static_cast<double>(field), t.E + lo);  // exact: < 2^53 units of 2^E
     if (dot && (ry.u64(j) & 1) && x != 0 && !t.subnormal) {
       x *= 2.0;  // x * 0.5 is the same piece: exact both ways in the normal range
       y = 0.5;
@@ -192,27 +208,31 @@ ACCSUM_HD void tie_base(const TieShape& t, uint64_t seed, int64_t n, uint64_t j,
       x = s * 0x1p-1074;  // the product 2^-1074 * 0.5 = 2^-1075 is the half-ulp
       y = 0.5;
     } else {
-      x = s * ldexp(1.0, t.E - 1);
+      x = s * scale2(1.0, t.E - 1);
     }
   } else {
-    uint64_t q = (j - k - 1) / 2;
-    uint64_t pairs = static_cast<uint64_t>(n - static_cast<int64_t>(k) - 1) / 2;
+    const uint64_t q = (j - k - 1) / 2;
+    const uint64_t pairs = static_cast<uint64_t>(n - static_cast<int64_t>(k) - 1) / 2;
     if (q >= pairs) {
       x = 0.0;  // the one slot left over
       return;
     }
-    // |c y| around |T| * 2^[-40, 40]; whatever rounding happens, c and -c cancel exactly.
-    int e = t.E + 52 - 40 + static_cast<int>(rx.below(81, q, 1));
+    // |c y| around |T| 2^[-40, 40] (bits 1..11 of the draw pick the offset, bit 0 the sign);
+    // whatever rounding happens, c and -c cancel exactly.
+    const uint64_t bits = rx.u64(q);
+    int e = t.E + 52 - 40 + static_cast<int>(((bits >> 1 & 2047) * 81) >> 11);
     if (e < -1074) e = -1074;
-    double mag = ldexp(1.0 + rx.uniform(q), dot ? e / 2 : e);
-    double c = (rx.u64(q, 2) & 1) ? -mag : mag;
-    if (dot) y = ldexp(1.0 + ry.uniform(q), e - e / 2);
+    const double mag = scale2(one_plus(bits), dot ? e / 2 : e);
+    const double c = (bits & 1) ? -mag : mag;
+    if (dot) y = scale2(one_plus(ry.u64(q)), e - e / 2);
     x = ((j - k - 1) & 1) ? -c : c;
   }
 }
-ACCSUM_HD void ties(uint64_t seed, int64_t n, const TieShape& t, const rng::FeistelPermutation& perm, uint64_t i,
-                    bool dot, double& x, double& y) {
-  tie_base(t, seed, n, perm(i), dot, x, y);
+
+// Element i of a ties dataset (the base array through the permutation).
+ACCSUM_HD void ties_element(const TieShape& t, int64_t n, const rng::CounterRng& rx, const rng::CounterRng& ry,
+                            const rng::FeistelPermutation& perm, uint64_t i, bool dot, double& x, double& y) {
+  tie_base(t, n, rx, ry, perm(i), dot, x, y);
 }
 
 }  // namespace accsum::gen

@@ -351,7 +351,8 @@ FileFormat format_from_path(const std::string& path) {
   if (ext == ".npy") return FileFormat::npy;
   if (ext == ".bin" || ext == ".raw") return FileFormat::raw;
   if (ext == ".txt" || ext == ".csv") return FileFormat::text;
-  throw UsageError("'" + path + "': unknown file type '" + ext + "' (use .npy, .bin, .raw, .txt or .csv)");
+  throw UsageError("'" + path + "': " + (ext.empty() ? std::string("no file extension") : "unknown file type '" + ext + "'") +
+                   " (use .npy, .bin, .raw, .txt or .csv)");
 }
 
 Dataset read_dataset(const std::string& path, const std::string& family) {

@@ -8,12 +8,12 @@
 #include <fstream>
 #include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "datasets/dataset.hpp"
 #include "datasets/elements.hpp"
 #include "datasets/illcond.hpp"
+#include "datasets/threads.hpp"
 
 namespace accsum {
 namespace {
@@ -51,15 +51,6 @@ std::string fmt_double(double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%g", v);
   return buf;
-}
-
-int worker_threads() {
-  if (const char* s = std::getenv("ACCSUM_THREADS")) {
-    int t = std::atoi(s);
-    if (t > 0) return t;
-  }
-  unsigned h = std::thread::hardware_concurrency();
-  return h == 0 ? 1 : static_cast<int>(h);
 }
 
 }  // namespace
@@ -139,11 +130,13 @@ void generate_range(const GenSpec& spec, int64_t begin, int64_t end, double* x, 
     }
   } else if (d == "overflow-cancel") {
     const rng::FeistelPermutation perm(static_cast<uint64_t>(n), seed, gen::kStreamPerm);
-    for (int64_t i = begin; i < end; ++i) gen::overflow_cancel(seed, n, perm, i, dot, x[i - begin], yy[(i - begin) * ystep]);
+    for (int64_t i = begin; i < end; ++i)
+      gen::overflow_cancel(n, rx, ry, perm, i, dot, x[i - begin], yy[(i - begin) * ystep]);
   } else if (d == "ties") {
     const rng::FeistelPermutation perm(static_cast<uint64_t>(n), seed, gen::kStreamPerm);
     const gen::TieShape shape = gen::tie_shape(seed, n, dot);
-    for (int64_t i = begin; i < end; ++i) gen::ties(seed, n, shape, perm, i, dot, x[i - begin], yy[(i - begin) * ystep]);
+    for (int64_t i = begin; i < end; ++i)
+      gen::ties_element(shape, n, rx, ry, perm, i, dot, x[i - begin], yy[(i - begin) * ystep]);
   }
 }
 
@@ -172,17 +165,9 @@ Dataset generate(const GenSpec& spec) {
     generate_illcond(spec, d.x.data(), dot ? d.y.data() : nullptr);
     return d;
   }
-  // Static chunks of at least 64 Ki elements per thread: small datasets stay on the caller.
-  const int64_t min_chunk = 1 << 16;
-  const int threads = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(worker_threads(), spec.n / min_chunk)));
-  auto work = [&](int t) {
-    int64_t b = spec.n * t / threads, e = spec.n * (t + 1) / threads;
+  datasets_detail::parallel_chunks(spec.n, [&](int64_t b, int64_t e) {
     generate_range(spec, b, e, d.x.data() + b, dot ? d.y.data() + b : nullptr);
-  };
-  std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t) pool.emplace_back(work, t);
-  work(0);
-  for (auto& th : pool) th.join();
+  });
   return d;
 }
 

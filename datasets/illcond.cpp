@@ -6,28 +6,30 @@
 // running dot product drops to a prescribed, decreasing magnitude, and the data are finally
 // shuffled. ORO recompute the running dot with Dot2 at every step (O(n^2)), and Dot2's error
 // (about n u^2 S) limits the achievable condition to about 1e30. Here the running value is
-// kept EXACTLY in a fixed-point accumulator (one add is O(1), reading its leading bits is
-// O(number of limbs)), so the whole generator is O(n) and reaches 1e300. The last term is
-// computed from the mass S accumulated so far so that S / |s| lands on c itself, not just on
-// its order of magnitude.
+// kept EXACTLY in a fixed-point accumulator (an add, and a read of its leading digits, are O(1)
+// amortised), so the whole generator is O(n) and reaches 1e300. The last term is computed from
+// the mass S accumulated so far, so S / |s| lands on c itself, not just on its order of
+// magnitude. GenSum is the same construction with terms in place of products. Targets below
+// 16 use a plain split of positive and negative mass instead (low_condition).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <thread>
 #include <vector>
 
 #include "core/eft.hpp"
 #include "datasets/elements.hpp"
 #include "datasets/illcond.hpp"
+#include "datasets/threads.hpp"
 
 namespace accsum {
 namespace {
 
-// An exact accumulator of doubles: value = sum_k limb[k] 2^(32k + kBase). Limbs below the top
-// hold digits in [0, 2^32) after every add (carries propagate at once, amortised O(1)); the
-// top limb holds the sign (0 or -1, two's complement). 2^-1074 is a multiple of 2^kBase and the
-// top digit weighs 2^(32*70 - 1088) = 2^1152, so any sum of < 2^64 doubles fits.
+// An exact accumulator of doubles: value = sum_k limb[k] 2^(32k + kBase), two's complement.
+// Digits 0..high_ are explicit, in [0, 2^32); everything above is sign extension (all zero
+// digits, or all ones when negative_), kept implicit so that a sign change costs O(1) instead
+// of a carry rippling to the top. Carries propagate at once (amortised O(1) per add).
+// 2^-1074 is a multiple of 2^kBase and 70 digits reach 2^1152: any sum of < 2^64 doubles fits.
 class ExactAccumulator {
  public:
   void add(double a) {
@@ -52,38 +54,58 @@ class ExactAccumulator {
 
   // The value with relative error below 2^-60: the leading three digits after the sign
   // extension, as a 128-bit integer, rounded once to double.
-  double approx() const {
-    const int top = kLimbs - 1;
-    const bool negative = limb_[top] < 0;
-    const int64_t fill = negative ? 0xffffffffLL : 0;
-    int h = top - 1;
-    while (h >= 0 && limb_[h] == fill) --h;
-    if (h < 0) return negative ? -std::ldexp(1.0, kBase) : 0.0;
-    // Digits above h are sign extension: together they weigh -2^(32(h+1)) when negative.
-    __int128 v = negative ? -(static_cast<__int128>(1) << 96) : 0;
+  double approx() {
+    const int64_t fill = negative_ ? kDigitMask : 0;
+    while (high_ >= 0 && limb_[high_] == fill) --high_;  // those digits become implicit
+    const int h = high_;
+    if (h < 0) return negative_ ? -gen::scale2(1.0, kBase) : 0.0;
+    // The sign extension above h weighs -2^(32(h+1)) when negative.
+    __int128 v = negative_ ? -(static_cast<__int128>(1) << 96) : 0;
     v += static_cast<__int128>(limb_[h]) << 64;
     if (h >= 1) v += static_cast<__int128>(limb_[h - 1]) << 32;
     if (h >= 2) v += limb_[h - 2];
-    return std::ldexp(static_cast<double>(v), 32 * (h - 2) + kBase);
+    return gen::scale2(static_cast<double>(v), 32 * (h - 2) + kBase);
   }
 
  private:
   static constexpr int kBase = -1088;
-  static constexpr int kLimbs = 72;
-  static constexpr int64_t kRadix = int64_t(1) << 32;
+  static constexpr int kLimbs = 70;
+  static constexpr int64_t kRadix = int64_t(1) << 32, kDigitMask = kRadix - 1;
 
   void add_digit(int k, int64_t c) {
     if (c == 0) return;
+    const int64_t fill = negative_ ? kDigitMask : 0;
+    for (; high_ < k; ++high_) limb_[high_ + 1] = fill;  // make digits up to k explicit
     limb_[k] += c;
-    while (k < kLimbs - 1 && (limb_[k] < 0 || limb_[k] >= kRadix)) {
-      int64_t carry = limb_[k] >> 32;  // floor division (arithmetic shift)
+    while (limb_[k] < 0 || limb_[k] >= kRadix) {
+      const int64_t carry = limb_[k] >> 32;  // floor division (arithmetic shift)
       limb_[k] -= carry * kRadix;
-      limb_[++k] += carry;
+      if (++k > high_) {
+        // The carry lands in the sign extension, whose value is -1 or 0 times 2^(32k).
+        const int64_t v = (negative_ ? -1 : 0) + carry;
+        negative_ = v < 0;
+        if (v != 0 && v != -1) {  // no longer pure sign: one more explicit digit
+          limb_[k] = v & kDigitMask;
+          high_ = k;
+        }
+        return;
+      }
+      limb_[k] += carry;
     }
   }
 
   int64_t limb_[kLimbs] = {};
+  int high_ = -1;
+  bool negative_ = false;
 };
+
+// floor(log2 v) for a positive normal double.
+int exponent_of(double v) {
+  uint64_t bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  return static_cast<int>(bits >> 52 & 0x7ff) - 1023;
+}
+int round_to_int(double v) { return static_cast<int>(std::floor(v + 0.5)); }
 
 // Below this target the cancellation construction would put most of the mass into its last
 // term; a mass split between positive and negative terms is the natural data instead.
@@ -115,7 +137,13 @@ void cancellation(const GenSpec& spec, double* x, double* y) {
   const rng::CounterRng rx(spec.seed, gen::kStreamX), ry(spec.seed, gen::kStreamY),
       rt(spec.seed, gen::kStreamShape);
   const double c = spec.cond, b = std::log2(c);
-  const int64_t n = spec.n, half = n / 2, rest = n - half;
+  // ORO split the terms in halves. A term of the second half lowers the running value by at
+  // most about 48 bits (kMaxDrop below), and going from 2^(b/2) to 2^(-b/2) takes about b + 40
+  // bits, so small datasets give the second half the steps it needs.
+  constexpr int kMaxDrop = 48;
+  const int64_t n = spec.n;
+  const int64_t steps_needed = static_cast<int64_t>(std::ceil((b + 40) / (kMaxDrop - 4))) + 1;
+  const int64_t half = std::max<int64_t>(1, std::min<int64_t>(n / 2, n - steps_needed)), rest = n - half;
   ExactAccumulator exact;  // the running sum / dot, exactly
   double mass = 0;         // S so far (rounded: relative error below n u)
   // Appends term x[i] (times y[i]) exactly; a product enters as TwoProduct's p + e.
@@ -136,10 +164,10 @@ void cancellation(const GenSpec& spec, double* x, double* y) {
     if (!dot) {
       x[i] = t - s;
     } else {
-      // x = +-(1 + v) sqrt(magnitude) as a power of two; y carries the rest.
-      int ex = static_cast<int>(std::lround(std::log2(magnitude) / 2));
-      x[i] = std::ldexp(1.0 + rx.uniform(i), ex);
-      if (rx.u64(i, 2) & 1) x[i] = -x[i];
+      // x = +-(1 + v) 2^(e/2) with 2^e <= magnitude; y carries the rest.
+      const uint64_t bits = rx.u64(i, 2);
+      x[i] = gen::scale2(gen::one_plus(bits), exponent_of(magnitude) / 2);
+      if (bits & 1) x[i] = -x[i];
       y[i] = (t - s) / x[i];
     }
     account(i);
@@ -148,54 +176,58 @@ void cancellation(const GenSpec& spec, double* x, double* y) {
   // First half: random terms with exponents uniform over [top - W, top], W = floor(log2 c),
   // centred on 2^0 so the magnitudes stay far from overflow and underflow for any c <= 1e300.
   const int span = static_cast<int>(std::floor(b));
-  const int top = static_cast<int>(std::lround(b / 2));
+  const int top = round_to_int(b / 2);
   for (int64_t i = 0; i < half; ++i) {
-    int e = top - static_cast<int>(rx.below(static_cast<uint64_t>(span) + 1, i, 1));
+    // As in ORO's GenDot, the first term has the top exponent: S is then about 2^top whatever
+    // the draws, so S / c stays far above the underflow threshold.
+    int e = i == 0 ? top : top - static_cast<int>(rx.below(static_cast<uint64_t>(span) + 1, i, 1));
     if (!dot) {
-      x[i] = std::ldexp(rx.uniform_sym(i), e);
+      x[i] = gen::scale2(rx.uniform_sym(i), e);
     } else {
       int ex = e / 2;
-      x[i] = std::ldexp(rx.uniform_sym(i), ex);
-      y[i] = std::ldexp(ry.uniform_sym(i), e - ex);
+      x[i] = gen::scale2(rx.uniform_sym(i), ex);
+      y[i] = gen::scale2(ry.uniform_sym(i), e - ex);
     }
     account(i);
   }
 
   // Second half: targets t_j = r 2^E_j with E_j falling linearly from 40 bits below the
-  // current value (one step can cancel 40 bits: its rounding error is 2^-53 of the value) to
-  // log2(S / c), never above the first half's top.
+  // current value to log2(S / c), never above the first half's top. A step leaves a rounding
+  // error of about 2^-53 of the current value, so no target is set more than kMaxDrop bits
+  // below it: with too few terms for a huge c the result falls short of c instead of
+  // collapsing to an exact zero.
+  auto reachable = [&](double s) { return s != 0 ? exponent_of(std::fabs(s)) - kMaxDrop : -1100; };
   const double s0 = exact.approx();
   const double level0 = s0 != 0 ? std::log2(std::fabs(s0)) : top;
   const double level_end = std::log2(mass / c);
   const double level_start = std::max(level0 - 40, level_end);
   for (int64_t j = 1; j < rest; ++j) {
     const int64_t i = half + j - 1;
-    double level = std::min<double>(level_start + (level_end - level_start) * j / rest, top);
-    double t = std::ldexp(rt.uniform_sym(i), static_cast<int>(std::lround(level)));
-    steer(i, exact.approx(), t, std::ldexp(1.0, static_cast<int>(std::lround(level))));
+    const double s = exact.approx();
+    const double planned = std::min<double>(level_start + (level_end - level_start) * j / rest, top);
+    const int level = std::max(round_to_int(planned), reachable(s));
+    steer(i, s, gen::scale2(rt.uniform_sym(i), level), gen::pow2(level));
   }
   // Last term: t of sign opposite to s, so |x_n y_n| = |t| + |s| and the final mass is
   // S' = S + |s| + |t|; |t| = S' / c gives |t| = (S + |s|) / (c - 1).
   const int64_t last = n - 1;
   const double s = exact.approx();
-  const double t_abs = (mass + std::fabs(s)) / (c - 1);
+  const double t_abs = std::max((mass + std::fabs(s)) / (c - 1), gen::scale2(1.0, reachable(s)));
   const bool t_negative = s != 0 ? s > 0 : (rt.u64(last, 1) & 1);
   steer(last, s, t_negative ? -t_abs : t_abs, std::max(t_abs, std::fabs(s)));
 }
 
-// out[i] = in[perm(i)] for a Feistel permutation: the final shuffle of GenDot, in parallel.
-void shuffle_into(const GenSpec& spec, const std::vector<double>& in, double* out) {
+// x[i] = sx[perm(i)] (and y) for a Feistel permutation: the final shuffle of GenDot, threaded.
+void shuffle_into(const GenSpec& spec, const std::vector<double>& sx, const std::vector<double>& sy, double* x,
+                  double* y) {
   const rng::FeistelPermutation perm(static_cast<uint64_t>(spec.n), spec.seed, gen::kStreamPerm);
-  unsigned hw = std::thread::hardware_concurrency();
-  const int threads = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(hw ? hw : 1, spec.n >> 16)));
-  auto work = [&](int t) {
-    int64_t b = spec.n * t / threads, e = spec.n * (t + 1) / threads;
-    for (int64_t i = b; i < e; ++i) out[i] = in[perm(static_cast<uint64_t>(i))];
-  };
-  std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t) pool.emplace_back(work, t);
-  work(0);
-  for (auto& th : pool) th.join();
+  datasets_detail::parallel_chunks(spec.n, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      const uint64_t j = perm(static_cast<uint64_t>(i));
+      x[i] = sx[j];
+      if (y) y[i] = sy[j];
+    }
+  });
 }
 
 }  // namespace
@@ -213,8 +245,7 @@ void generate_illcond(const GenSpec& spec, double* x, double* y) {
     low_condition(spec, sx.data(), dot ? sy.data() : nullptr);
   else
     cancellation(spec, sx.data(), dot ? sy.data() : nullptr);
-  shuffle_into(spec, sx, x);
-  if (dot) shuffle_into(spec, sy, y);
+  shuffle_into(spec, sx, sy, x, y);
 }
 
 }  // namespace accsum

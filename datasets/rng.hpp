@@ -61,7 +61,7 @@ struct CounterRng {
 // stay inside [0, n) (Black and Rogaway 2002). Shuffles structured data (cancelling pairs,
 // the pieces of a tie) without a sequential Fisher-Yates pass.
 struct FeistelPermutation {
-  static constexpr int kRounds = 6;
+  static constexpr int kRounds = 4;  // Luby-Rackoff: 4 rounds make a strong pseudo-random permutation
   uint64_t n = 1;
   int half_bits = 0;  // domain is 2^(2 * half_bits)
   uint64_t keys[kRounds] = {};
