@@ -88,7 +88,7 @@ int run_bench(const BenchArgs& a, const std::vector<std::string>& argv) {
       run.dataset = d.get();
       if (progress_enabled()) fmt::print(stderr, "exact reference (MPFR) of n={}...\n", format_size(d->n));
       run.reference = reference_of(*d);
-      run.dynamic_range = dynamic_range_of(*d);
+      run.dynamic_range_log10 = dynamic_range_log10_of(*d);
       size_t total = 0, done = 0;
       for (auto& s : sel)
         if (s.entry->family == fam) total += s.param_sets.size();

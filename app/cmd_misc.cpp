@@ -30,7 +30,7 @@ int run_gen(const GenArgs& a) {
   ExactValue ref = reference_of(d);
   fmt::print("wrote {} ({} n={} dist={} seed={}): exact cond {}, dynamic range {}, exact result {}\n", a.output,
              a.family, d.n, d.generator, d.seed, json_number_or_string(ref.cond),
-             json_number_or_string(dynamic_range_of(d)), ref.hex);
+             fmt::format("1e{:.1f}", dynamic_range_log10_of(d)), ref.hex);
   return 0;
 }
 

@@ -88,7 +88,7 @@ int run_table(const TableArgs& a, const std::vector<std::string>& argv) {
       RunRecord run;
       run.dataset = d.get();
       run.reference = reference_of(*d);
-      run.dynamic_range = dynamic_range_of(*d);
+      run.dynamic_range_log10 = dynamic_range_log10_of(*d);
       md += fmt::format("| {:.0e} | {:.2e} |", cond, run.reference.cond);
       for (auto& c : cols) {
         ResultRow r = measure_entry(*c.entry, c.params, *d, run.reference, MeasureOptions{1, 0, false});

@@ -70,7 +70,7 @@ ExactValue reference_of(const Dataset& d) {
   return d.y.empty() ? exact_sum(d.x.data(), d.n) : exact_dot(d.x.data(), d.y.data(), d.n);
 }
 
-double dynamic_range_of(const Dataset& d) {
+double dynamic_range_log10_of(const Dataset& d) {
   double lo = INFINITY, hi = 0;
   for (double v : d.x) {
     double a = std::fabs(v);
@@ -79,7 +79,7 @@ double dynamic_range_of(const Dataset& d) {
       hi = std::max(hi, a);
     }
   }
-  return hi > 0 ? hi / lo : 0.0;
+  return hi > 0 ? std::log10(hi) - std::log10(lo) : 0.0;  // the ratio itself can overflow
 }
 
 ResultRow measure_entry(const AlgoEntry& e, const Params& params, const Dataset& d, const ExactValue& ref,

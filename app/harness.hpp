@@ -42,12 +42,12 @@ struct ResultRow {
 struct RunRecord {
   const Dataset* dataset = nullptr;
   ExactValue reference;
-  double dynamic_range = 0;  // max|x| / min nonzero |x| (dot: over the products' factors x)
+  double dynamic_range_log10 = 0;  // log10(max|x| / min nonzero |x|) over x
   std::vector<ResultRow> rows;
 };
 
 ExactValue reference_of(const Dataset& d);
-double dynamic_range_of(const Dataset& d);
+double dynamic_range_log10_of(const Dataset& d);  // log10(max|x| / min nonzero |x|)
 
 // Runs entry with resolved params on d; never throws for failures of the run itself (they land
 // in ResultRow::error), only for usage errors.

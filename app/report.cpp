@@ -110,7 +110,8 @@ json dataset_json(const RunRecord& run) {
   j["n"] = d.n;
   j["range_requested"] = d.range > 0 ? json(d.range) : json(nullptr);
   j["cond_requested"] = d.target_cond > 0 ? json(d.target_cond) : json(nullptr);
-  j["dynamic_range"] = jnum(run.dynamic_range);
+  j["dynamic_range"] = jnum(std::pow(10.0, run.dynamic_range_log10));  // "inf" beyond DBL_MAX
+  j["dynamic_range_log10"] = run.dynamic_range_log10;
   j["cond"] = jnum(run.reference.cond);
   j["cond_method"] = "sum|x_i| / |sum x_i| from exact MPFR sums";
   return j;
@@ -212,7 +213,7 @@ std::string dataset_line(const RunRecord& run) {
   if (d.range > 0) s += fmt::format(" range={:g}", d.range);
   if (d.target_cond > 0) s += fmt::format(" cond_target={:g}", d.target_cond);
   s += fmt::format(" seed={} | exact cond={} dynamic range={} | exact result (RN) {}", d.seed,
-                   json_number_or_string(run.reference.cond), json_number_or_string(run.dynamic_range), run.reference.hex);
+                   json_number_or_string(run.reference.cond), fmt::format("1e{:.1f}", run.dynamic_range_log10), run.reference.hex);
   return s;
 }
 }  // namespace

@@ -74,3 +74,56 @@ inline std::string dump(const std::vector<double>& x) {
 }
 
 }  // namespace accsum::test
+
+// ---- generated cases across every distribution of datasets/dataset.hpp ----
+#include "datasets/dataset.hpp"
+
+namespace accsum::test {
+
+struct GenCase {
+  GenSpec spec;
+  std::vector<double> x, y;
+  std::string describe() const {
+    std::ostringstream s;
+    s << spec.family << " dist=" << spec.dist << " n=" << spec.n << " seed=" << spec.seed << " range=" << spec.range
+      << " cond=" << spec.cond;
+    return s.str();
+  }
+};
+
+// `count` cases cycling through every distribution, with dynamic ranges up to 1e300 and
+// condition numbers up to 1e300, n drawn log-uniformly from [min_n, max_n].
+inline std::vector<GenCase> generated_cases(const std::string& family, int count, uint64_t seed, int64_t min_n = 1,
+                                            int64_t max_n = 40) {
+  static const double ranges[] = {1, 1e10, 1e50, 1e100, 1e300};
+  static const double conds[] = {1e3, 1e16, 1e30, 1e100, 1e300};
+  std::mt19937_64 rng(seed);
+  const auto& dists = dist_names();
+  std::vector<GenCase> out;
+  out.reserve(count);
+  for (int c = 0; c < count; ++c) {
+    GenCase g;
+    g.spec.family = family;
+    g.spec.dist = dists[c % dists.size()];
+    double u = std::uniform_real_distribution<double>(0, 1)(rng);
+    g.spec.n = static_cast<int64_t>(std::exp(std::log(double(min_n)) + u * (std::log(double(max_n) + 1) - std::log(double(min_n)))));
+    g.spec.n = std::max(min_n, std::min(max_n, g.spec.n));
+    if (g.spec.dist == "ties" && g.spec.n < 2) g.spec.n = 2;
+    g.spec.seed = rng() % 1000000;
+    g.spec.range = ranges[rng() % 5];
+    g.spec.cond = conds[rng() % 5];
+    g.x.resize(g.spec.n);
+    if (family == "dot") g.y.resize(g.spec.n);
+    if (counter_based(g.spec.dist)) {
+      generate_range(g.spec, 0, g.spec.n, g.x.data(), family == "dot" ? g.y.data() : nullptr);
+    } else {
+      Dataset d = generate(g.spec);
+      g.x = d.x;
+      g.y = d.y;
+    }
+    out.push_back(std::move(g));
+  }
+  return out;
+}
+
+}  // namespace accsum::test

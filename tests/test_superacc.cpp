@@ -9,9 +9,12 @@
 #include <random>
 #include <vector>
 
+#include "backends/cpu/superacc_host.hpp"
 #include "core/fpe.hpp"
 #include "core/oracle.hpp"
+#include "core/registry.hpp"
 #include "core/superacc.hpp"
+#include "datasets/dataset.hpp"
 #include "tests/superacc_test_util.hpp"
 
 namespace accsum {
@@ -157,7 +160,7 @@ TEST(SuperaccCore, SplitReassemblesExactly) {
 TEST(SuperaccCore, RandomAgainstOracle) {
   std::mt19937_64 rng(12345);
   int cases = 0;
-  for (int t = 0; t < 60000; ++t) {
+  for (int t = 0; t < 150000; ++t) {
     std::vector<double> x = test::random_terms(rng, 1 + rng() % 12);
     double want = exact_sum(x.data(), static_cast<int64_t>(x.size())).rounded;
     ASSERT_PRED2(same_bits, superacc_sum(x), want) << test::dump(x);
@@ -165,7 +168,7 @@ TEST(SuperaccCore, RandomAgainstOracle) {
     ASSERT_PRED2(same_bits, fpe_sum<4>(x, true), want) << test::dump(x);
     ++cases;
   }
-  EXPECT_EQ(cases, 60000);
+  EXPECT_EQ(cases, 150000);
 }
 
 TEST(SuperaccCore, NormalizeAndMergeKeepTheValue) {
@@ -234,6 +237,225 @@ TEST(SuperaccCore, DotRandomAgainstOracle) {
     std::vector<double> x = test::random_terms(rng, n), y = test::random_terms(rng, n);
     double want = exact_dot(x.data(), y.data(), static_cast<int64_t>(n)).rounded;
     ASSERT_PRED2(same_bits, superacc_dot(x, y), want) << test::dump(x) << " . " << test::dump(y);
+  }
+}
+
+// ---- the cpu kernels (backends/cpu/superacc_cpu.cpp) on generated data ----
+using test::GenCase;
+
+// Every (fpe, early_exit) configuration the parameters allow, each with the fast paths forced
+// even for tiny inputs (small_n = 0) and with the backend's own threshold.
+std::vector<cpu::SuperaccConfig> all_configs() {
+  std::vector<cpu::SuperaccConfig> out;
+  for (int fpe : {0, 2, 3, 4, 6, 8})
+    for (int ee : {0, 1}) {
+      if (fpe == 0 && ee) continue;
+      out.push_back(cpu::SuperaccConfig{fpe, ee != 0, 0});
+    }
+  out.push_back(cpu::SuperaccConfig{});  // defaults: tiny inputs take the direct path
+  return out;
+}
+
+double cpu_sum(const std::vector<double>& x, const cpu::SuperaccConfig& c) {
+  Superacc acc;
+  acc.clear();
+  cpu::superacc_sum_accumulate(x.data(), static_cast<int64_t>(x.size()), c, acc);
+  return acc.round();
+}
+double cpu_dot(const std::vector<double>& x, const std::vector<double>& y, const cpu::SuperaccConfig& c) {
+  SuperaccDot acc;
+  acc.clear();
+  cpu::superacc_dot_accumulate(x.data(), y.data(), static_cast<int64_t>(x.size()), c, acc);
+  return acc.round();
+}
+
+// Compares every configuration with the oracle on one case; returns the comparisons made.
+int64_t check_case(const GenCase& g, const std::vector<cpu::SuperaccConfig>& configs) {
+  const bool dot = !g.y.empty();
+  double want = dot ? exact_dot(g.x.data(), g.y.data(), static_cast<int64_t>(g.x.size())).rounded
+                    : exact_sum(g.x.data(), static_cast<int64_t>(g.x.size())).rounded;
+  int64_t compared = 0;
+  for (const auto& c : configs) {
+    double got = dot ? cpu_dot(g.x, g.y, c) : cpu_sum(g.x, c);
+    EXPECT_PRED2(same_bits, got, want) << g.describe() << " fpe=" << c.fpe << " early_exit=" << c.early_exit
+                                       << " small_n=" << c.small_n;
+    if (!same_bits(got, want)) return compared;  // one report per case is enough
+    ++compared;
+  }
+  return compared;
+}
+
+TEST(SuperaccCpu, GeneratedSumsAllDistributionsAllConfigs) {
+  auto configs = all_configs();
+  int64_t compared = 0;
+  for (const auto& g : test::generated_cases("sum", 60000, 1)) compared += check_case(g, configs);
+  EXPECT_GE(compared, 60000 * 11);
+  std::printf("[ cases    ] %lld sums compared with MPFR\n", static_cast<long long>(compared));
+}
+
+TEST(SuperaccCpu, GeneratedDotsAllDistributionsAllConfigs) {
+  auto configs = all_configs();
+  int64_t compared = 0;
+  for (const auto& g : test::generated_cases("dot", 30000, 2)) compared += check_case(g, configs);
+  EXPECT_GE(compared, 30000 * 11);
+  std::printf("[ cases    ] %lld dots compared with MPFR\n", static_cast<long long>(compared));
+}
+
+// Blocks, slot flushes (a slot passes 2^63 after ~2^10 terms of one exponent), periodic
+// prefetch and the tail: a few larger inputs per distribution.
+TEST(SuperaccCpu, LargerInputsAllConfigs) {
+  auto configs = all_configs();
+  int64_t compared = 0;
+  for (const std::string family : {"sum", "dot"})
+    for (const auto& g : test::generated_cases(family, 48, 3, 3000, 70000)) compared += check_case(g, configs);
+  EXPECT_GE(compared, 96 * 11);
+}
+
+TEST(SuperaccCpu, SameExponentFloodFlushesSlots) {
+  // 300000 copies of one value: every slot flush and the 11-bit high part are exercised.
+  for (double v : {1.5, -0x1.fffffffffffffp+1000, 0x1p-1022, 0x1.0000000000001p-900}) {
+    std::vector<double> x(300000, v);
+    x.push_back(-v * 7);
+    double want = exact_sum(x.data(), static_cast<int64_t>(x.size())).rounded;
+    for (const auto& c : all_configs()) EXPECT_PRED2(same_bits, cpu_sum(x, c), want) << v << " fpe=" << c.fpe;
+  }
+}
+
+TEST(SuperaccCpu, HandMadeEdgeCasesThroughTheFastPaths) {
+  const double ulp_max = 0x1p971;
+  std::vector<std::vector<double>> cases = {
+      {},
+      {-0.0},
+      {-0.0, -0.0, -0.0, -0.0, -0.0, -0.0, -0.0, -0.0, -0.0},
+      {-0.0, 1.0, -1.0, -0.0, -0.0, -0.0, -0.0, -0.0, -0.0, -0.0},
+      {DBL_MAX, DBL_MAX, -DBL_MAX},
+      {DBL_MAX, ulp_max / 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+      {DBL_MAX, ulp_max / 2, -kMinSub, 1, -1, 2, -2, 3, -3, 4, -4},
+      {kInf, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11},
+      {kInf, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, -kInf},
+      {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, kNaN},
+      {1.0, 0x1p-53, 0, 0, 0, 0, 0, 0, 0, kMinSub},
+      {1.0, 0x1p-53, 0, 0, 0, 0, 0, 0, 0, 0},
+      {0x1p969, 0x1p969, 0x1p969, 0x1p969, 0x1p969, 0x1p969, 0x1p969, 0x1p969, 0x1p969, -0x1p969},
+      {0x1.fffffffffffffp969, 0x1.fffffffffffffp969, 0x1.fffffffffffffp969, 0x1.fffffffffffffp969, 0x1p970,
+       0x1p970, 0x1p970, 0x1p970, 0x1p-1074, 0x1p-1074},
+  };
+  // Lane j of the 8 interleaved expansions takes terms j, j+8, ...: cancel inside one lane,
+  // and make same-sign terms near 2^1022 meet in one lane (an expansion would overflow).
+  std::vector<double> lane_cancel(16, -0.0);
+  lane_cancel[1] = 1.0;
+  lane_cancel[9] = -1.0;
+  cases.push_back(lane_cancel);
+  std::vector<double> lane_big(64, 0x1.8p1022);
+  for (int i = 32; i < 64; ++i) lane_big[i] = -0x1.8p1022;
+  lane_big[63] = 0x1p-1074;
+  cases.push_back(lane_big);
+  std::vector<double> tiny(5000, kMinSub);  // the smallest subnormal, many times
+  cases.push_back(tiny);
+  tiny.push_back(-0.0);
+  cases.push_back(tiny);
+  for (const auto& x : cases) {
+    double want = exact_sum(x.data(), static_cast<int64_t>(x.size())).rounded;
+    for (const auto& c : all_configs())
+      EXPECT_PRED2(same_bits, cpu_sum(x, c), want) << test::dump(x) << " fpe=" << c.fpe << " ee=" << c.early_exit;
+  }
+  // Dot: products at the ends of the range, zero products of every sign, specials.
+  std::vector<std::pair<std::vector<double>, std::vector<double>>> dots = {
+      {{DBL_MAX, -DBL_MAX, 1, 1, 1, 1, 1, 1, 1}, {DBL_MAX, DBL_MAX, 1, 1, 1, 1, 1, 1, 1}},
+      {{kMinSub, kMinSub, kMinSub, 1, 1, 1, 1, 1, 1}, {0.5, 0.5, 3, 0, 0, 0, 0, 0, 0}},
+      {{-0.0, 0, 0, 0, 0, 0, 0, 0, 0}, {1, -1, -1, -1, -1, -1, -1, -1, -1}},
+      {{0x1p-968, 0x1p-969, 0x1p-500, 0x1p-600, 1, 1, 1, 1}, {1 + 0x1p-52, 1 + 0x1p-52, 0x1p-470, 0x1p-474, 0, 0, 0, 0}},
+      {{0x1p969, 0x1p970, 0x1p969, 1, 1, 1, 1, 1}, {1.5, 1, 1.5, 0, 0, 0, 0, 0}},
+      {{kInf, 1, 1, 1, 1, 1, 1, 1, 1}, {0, 1, 1, 1, 1, 1, 1, 1, 1}},
+      {{kInf, 1, 1, 1, 1, 1, 1, 1, 1}, {-2, 1, 1, 1, 1, 1, 1, 1, 1}},
+      // a*a = (1 + 2^-51 + 2^-104) 2^-1000: its error 2^-1104 underflows in an FMA and is the
+      // sticky bit that breaks the tie 2^-1075 (half the smallest subnormal) upwards.
+      {{0x1.0000000000001p-500, -0x1.0000000000002p-1000, kMinSub, 0, 0, 0, 0, 0, 0},
+       {0x1.0000000000001p-500, 1.0, 0.5, 0, 0, 0, 0, 0, 0}},
+  };
+  for (const auto& [x, y] : dots) {
+    double want = exact_dot(x.data(), y.data(), static_cast<int64_t>(x.size())).rounded;
+    for (const auto& c : all_configs())
+      EXPECT_PRED2(same_bits, cpu_dot(x, y, c), want) << test::dump(x) << " . " << test::dump(y) << " fpe=" << c.fpe;
+  }
+}
+
+TEST(SuperaccCpu, PermutationGivesIdenticalBits) {
+  std::mt19937_64 rng(5);
+  for (const std::string dist : {"loguniform", "illcond", "ties", "overflow-cancel", "subnormal"}) {
+    GenSpec spec;
+    spec.dist = dist;
+    spec.n = 20000;
+    spec.range = 1e100;
+    spec.cond = 1e40;
+    spec.seed = 11;
+    Dataset d = generate(spec);
+    std::vector<double> x = d.x;
+    double first = cpu_sum(x, cpu::SuperaccConfig{});
+    for (int r = 0; r < 3; ++r) {
+      std::shuffle(x.begin(), x.end(), rng);
+      EXPECT_PRED2(same_bits, cpu_sum(x, cpu::SuperaccConfig{4, true}), first) << dist;
+      EXPECT_PRED2(same_bits, cpu_sum(x, cpu::SuperaccConfig{0, false}), first) << dist;
+    }
+    EXPECT_PRED2(same_bits, first, exact_sum(d.x.data(), d.n).rounded) << dist;
+  }
+}
+
+// The registered entries: parameters, defaults and the cpu-mt thread counts.
+double run_entry(const std::string& algo, const std::string& backend, const Dataset& d, const Params& user) {
+  const AlgoEntry* e = registry().find(algo, backend);
+  if (!e) throw std::runtime_error(algo + "/" + backend + " not registered");
+  Params p = registry().resolve_params(*e, user);
+  return e->make(d.problem(), p)->run();
+}
+
+TEST(SuperaccCpu, RegisteredEntriesAndParameters) {
+  for (const char* algo : {"superacc", "superacc-dot"})
+    for (const char* backend : {"cpu", "cpu-mt"}) {
+      const AlgoEntry* e = registry().find(algo, backend);
+      ASSERT_NE(e, nullptr) << algo << "/" << backend;
+      EXPECT_EQ(e->guarantee, Guarantee::correctly_rounded);
+      EXPECT_TRUE(e->reproducible);
+      EXPECT_THROW(registry().resolve_params(*e, {{"fpe", "5"}}), UsageError);
+      EXPECT_THROW(registry().resolve_params(*e, {{"early_exit", "2"}}), UsageError);
+      EXPECT_NO_THROW(registry().resolve_params(*e, {{"fpe", "8"}, {"early_exit", "1"}}));
+    }
+  EXPECT_NE(registry().find("superacc", "cpu-mt")->shape_variants, nullptr);
+}
+
+TEST(SuperaccCpuMt, IdenticalForAnyThreadCount) {
+  int64_t compared = 0;
+  for (const std::string family : {"sum", "dot"})
+    for (const std::string& dist : dist_names()) {
+      GenSpec spec;
+      spec.family = family;
+      spec.dist = dist;
+      spec.n = dist == "ties" ? 9001 : 60013;
+      spec.range = 1e300;
+      spec.cond = 1e200;
+      spec.seed = 1 + compared % 6;  // specials: every variant across the sweep
+      Dataset d = generate(spec);
+      double want = family == "sum" ? exact_sum(d.x.data(), d.n).rounded : exact_dot(d.x.data(), d.y.data(), d.n).rounded;
+      const char* algo = family == "sum" ? "superacc" : "superacc-dot";
+      for (const char* threads : {"1", "2", "3", "7"})
+        for (const char* fpe : {"0", "3", "8"}) {
+          double got = run_entry(algo, "cpu-mt", d, {{"threads", threads}, {"fpe", fpe}, {"early_exit", "1"}});
+          EXPECT_PRED2(same_bits, got, want) << family << " " << dist << " threads=" << threads << " fpe=" << fpe;
+          ++compared;
+        }
+      EXPECT_PRED2(same_bits, run_entry(algo, "cpu", d, {}), want) << family << " " << dist;
+    }
+  EXPECT_EQ(compared, 2 * 8 * 12);
+}
+
+TEST(SuperaccCpuMt, MoreThreadsThanTerms) {
+  for (int64_t n : {0, 1, 2, 5}) {
+    Dataset d;
+    d.family = "sum";
+    d.n = n;
+    d.x.assign(n, -0.0);
+    d.id = next_dataset_id();
+    EXPECT_PRED2(same_bits, run_entry("superacc", "cpu-mt", d, {{"threads", "7"}}), n ? -0.0 : 0.0) << n;
   }
 }
 

@@ -12,6 +12,9 @@ namespace accsum::cpu {
 struct SuperaccConfig {
   int fpe = 0;             // expansion size of level 1 (0: none, straight to the accumulator)
   bool early_exit = false;  // Alg. 2 stops once the error is zero
+  // Below this many terms every term goes straight into the superaccumulator (the fixed cost
+  // of the chunk table is not worth it). Tests set 0 to drive the fast paths with tiny inputs.
+  int64_t small_n = 2048;
 };
 
 // Adds x[0..n) exactly to acc (acc is not cleared).

@@ -4,19 +4,28 @@
 //
 // Why a second layout: core/superacc.hpp has w = 32 value bits per int64 digit (68 digits for
 // a sum, 544 bytes). A private copy per thread at that size would leave room for too few threads
-// per SM to keep HBM busy. Here w = 52 (41 digits, 328 bytes): a double's 53-bit significand
-// still lands in two adjacent digits (53 + 51 <= 2 * 52), with 11 carry-save bits of headroom
-// (the paper's w = 56, M = 8 trades headroom for one digit less). A private accumulator needs no
+// per SM to keep HBM busy. Here w = 50 (43 digits, 344 bytes), 13 carry-save bits of headroom
+// (the paper's w = 56, M = 8 trades headroom for fewer digits). A private accumulator needs no
 // atomics, so no carry can be lost to contention, whatever the data.
 //
-// Digit i has weight 2^(52 i - 1074) (the same origin as core's Superacc). After
-// lane_normalize() digits 0..39 are in [0, 2^52) and digit 40 holds the sign. Each lane_split()
-// piece is in (-2^52, 2^52], so a normalized digit absorbs kLaneMaxPending pieces before it
-// could overflow: (kLaneMaxPending + 1) * 2^52 < 2^63.
+// Digit i has weight W_i = 2^(50 i - 1074) (the same origin as core's Superacc). A double goes
+// in as two signed pieces, cut by the FP64 unit rather than by integer shifts (the integer pipe
+// is the scarcer one on the GPU): with W_k the digit holding x's lowest bit,
+//   q = x / W_{k+1}          exact (a power-of-two scaling), |q| < 2^52, lowest bit >= 2^-50
+//   hi = 2 round(q / 2)      read from the bits of t = q + 1.5*2^53 (t's ulp is 2)
+//   lo = (q - hi) * 2^50     exact, |lo| <= 2^50, read from the bits of lo + 1.5*2^52
+// so x = hi * W_{k+1} + lo * W_k (seed 004 Fig. 4 rounds a scaled x the same way). 1/W_{k+1}
+// is a double only when |x| >= 2^-972 (biased exponent >= 51); smaller terms (subnormals and
+// their neighbours, rare) are cut on integers into three pieces (lane_split_exact).
+//
+// After lane_normalize() digits 0..41 are in [0, 2^50) and digit 42 holds the sign. Every piece
+// is at most 2^52 in magnitude, so a normalized digit absorbs kLaneMaxPending pieces before it
+// could overflow: 2^50 + kLaneMaxPending * 2^52 < 2^63.
 //
 // Level 3-5 use core's representation: lane digits are re-cut into core's 32-bit digits
 // (add_int64_at) for the block record, the device-level merge and the final rounding.
 // Everything here is ACCSUM_HD and compiles as host C++ too, so tests check it without a GPU.
+#include <cmath>
 #include <cstdint>
 
 #include "core/hd.hpp"
@@ -24,25 +33,51 @@
 
 namespace accsum::cuda {
 
-constexpr int kLaneDigitBits = 52;
-constexpr int kLaneDigits = 41;  // bit positions 0 .. 2131 above 2^-1074: every double, + 2^34 terms
+constexpr int kLaneDigitBits = 50;
+constexpr int kLaneDigits = 43;  // bit positions 0 .. 2149 above 2^-1074: every double, + 2^34 terms
 constexpr int64_t kLaneDigitMask = (int64_t(1) << kLaneDigitBits) - 1;
 constexpr int kLaneMaxPending = 2046;
+constexpr uint32_t kLaneFastMinBiased = 51;  // lane_split_fast needs |x| >= 2^-972 (or x = 0)
 
-// Cuts a finite double x into two signed pieces: x = lo * 2^(52 k - 1074) + hi * 2^(52 (k+1) - 1074)
-// with 0 <= lo < 2^52 and |hi| <= 2^52 (Fig. 4 of seed 004, on integers). x = +-0 gives zeros.
-ACCSUM_HD void lane_split(double x, int& k, int64_t& lo, int64_t& hi) {
+// The FP64 cut above. Requires x finite with biased exponent >= 51, or x = +-0 (which is
+// placed at digits 1, 2 and adds nothing). Both pieces are signed.
+ACCSUM_HD void lane_split_fast(double x, int& k, int64_t& lo, int64_t& hi) {
+  const double magic2 = 0x1.8p53, magic1 = 0x1.8p52;  // doubles whose ulp is 2 and 1
+  uint32_t biased = static_cast<uint32_t>(double_bits(x) >> 52) & 0x7FFu;
+  uint32_t pos = (biased > kLaneFastMinBiased ? biased : kLaneFastMinBiased) - 1;  // lowest bit's position
+  k = static_cast<int>(pos / 50u);                                                // 1 .. 40
+  // 1 / W_{k+1} = 2^(1074 - 50 (k+1)): biased exponent 2047 - 50 k, in [47, 1997].
+  double scale = bits_double(static_cast<uint64_t>(2047 - 50 * k) << 52);
+  double q = x * scale;
+  double t = q + magic2;
+  hi = 2 * static_cast<int64_t>(double_bits(t) - double_bits(magic2));
+  double r = q - (t - magic2);
+  double u = fma(r, 0x1p50, magic1);
+  lo = static_cast<int64_t>(double_bits(u) - double_bits(magic1));
+}
+
+// The integer cut for any finite x: x = p0 * W_k + p1 * W_{k+1} + p2 * W_{k+2} with p0, p1 in
+// [0, 2^50) and p2 in [-4, 3] (the signed significand shifted by s <= 49 spans 103 bits).
+ACCSUM_HD void lane_split_exact(double x, int& k, int64_t& p0, int64_t& p1, int64_t& p2) {
   uint64_t bits = double_bits(x), m;
   int pos;
   decompose(bits, m, pos);  // |x| = m * 2^(pos - 1074), pos in [0, 2045]
   int64_t neg = -static_cast<int64_t>(bits >> 63);
   int64_t sm = (static_cast<int64_t>(m) ^ neg) - neg;  // signed significand, |sm| < 2^53
-  k = static_cast<int>(static_cast<unsigned>(pos) / 52u);
-  int s = pos - 52 * k;  // 0..51
-  // Two's complement: the low 52 bits of sm * 2^s are the low 52 bits of (sm << s) mod 2^64,
-  // and the rest is floor(sm * 2^s / 2^52) = sm >> (52 - s), an arithmetic shift by 1..52.
-  lo = static_cast<int64_t>((static_cast<uint64_t>(sm) << s) & static_cast<uint64_t>(kLaneDigitMask));
-  hi = sm >> (52 - s);
+  k = static_cast<int>(static_cast<unsigned>(pos) / 50u);
+  int s = pos - 50 * k;  // 0..49
+  // Two's complement: the low 50 bits of sm * 2^s are those of (sm << s) mod 2^64, and the
+  // rest is floor(sm * 2^s / 2^50) = sm >> (50 - s), an arithmetic shift by 1..50.
+  p0 = static_cast<int64_t>((static_cast<uint64_t>(sm) << s) & static_cast<uint64_t>(kLaneDigitMask));
+  int64_t rest = sm >> (50 - s);
+  p1 = rest & kLaneDigitMask;
+  p2 = rest >> kLaneDigitBits;
+}
+
+// True when lane_split_fast is exact for x (biased exponent >= 51 or x = +-0); x finite.
+ACCSUM_HD bool lane_fast_ok(double x) {
+  uint64_t mag = double_bits(x) & ~(uint64_t(1) << 63);
+  return mag >= (uint64_t(kLaneFastMinBiased) << 52) || mag == 0;
 }
 
 // Carry propagation over one lane's digits; `stride` is the distance between digits (the lanes
@@ -97,5 +132,85 @@ constexpr uint32_t kDotFastHiHi = kSumSlowHi;
 
 // True when |p| (high word hp with the sign cleared) is in [2^-968, 2^970).
 ACCSUM_HD bool dot_fast_range(uint32_t hp_abs) { return hp_abs - kDotFastLoHi < kDotFastHiHi - kDotFastLoHi; }
+
+// ---- special values and the sign of zero, as flags that merge by OR ----
+constexpr unsigned kFlagNan = 1, kFlagPosInf = 2, kFlagNegInf = 4;
+constexpr unsigned kFlagNotNegZero = 8;  // a term other than -0 was seen
+
+// Flags of a sum term that is not finite (call only when the exponent field is all ones).
+ACCSUM_HD unsigned sum_special_flags(double x) {
+  uint64_t bits = double_bits(x);
+  unsigned f = kFlagNotNegZero;
+  if ((bits & kMantissaMask) != 0) return f | kFlagNan;
+  return f | ((bits >> 63) ? kFlagNegInf : kFlagPosInf);
+}
+
+// Exact slow path of a dot term a*b (core's add_product, as pieces): special values and zero
+// products only set flags; otherwise the 106-bit integer product ma*mb * 2^(pa + pb - 2148) is
+// cut into two 53-bit halves placed like two doubles' significands, and each signed 32-bit
+// piece goes to add_piece(digit index, value) of a SuperaccDot-shaped accumulator.
+template <class AddPiece>
+ACCSUM_HD unsigned dot_slow_terms(double a, double b, AddPiece&& add_piece) {
+  uint64_t ba = double_bits(a), bb = double_bits(b), ma, mb;
+  int pa, pb;
+  bool a_special = ((ba >> 52) & 0x7FF) == 0x7FF, b_special = ((bb >> 52) & 0x7FF) == 0x7FF;
+  bool negative = ((ba ^ bb) >> 63) != 0;
+  decompose(ba, ma, pa);
+  decompose(bb, mb, pb);
+  if (a_special || b_special) {  // IEEE: NaN * y and inf * 0 are NaN, inf * nonzero is an infinity
+    bool nan = (a_special && ma != (uint64_t(1) << 52)) || (b_special && mb != (uint64_t(1) << 52)) ||
+               (a_special && !b_special && mb == 0) || (b_special && !a_special && ma == 0);
+    return kFlagNotNegZero | (nan ? kFlagNan : negative ? kFlagNegInf : kFlagPosInf);
+  }
+  if (ma == 0 || mb == 0) return negative ? 0u : kFlagNotNegZero;  // -0 only for unlike signs
+  uint64_t hi, lo;
+  mul_64x64(ma, mb, hi, lo);
+  const uint64_t halves[2] = {lo & ((uint64_t(1) << 53) - 1), (lo >> 53) | (hi << 11)};
+  const int64_t neg = negative ? -1 : 0;
+  for (int h = 0; h < 2; ++h) {
+    int idx;
+    uint64_t u0, u1, u2;
+    split_mantissa(halves[h], pa + pb + 53 * h, idx, u0, u1, u2);  // SuperaccDot: L = -2148
+    add_piece(idx, (static_cast<int64_t>(u0) ^ neg) - neg);
+    add_piece(idx + 1, (static_cast<int64_t>(u1) ^ neg) - neg);
+    add_piece(idx + 2, (static_cast<int64_t>(u2) ^ neg) - neg);
+  }
+  return kFlagNotNegZero;
+}
+
+// ---- level 4: summing block records digit by digit ----
+// A record digit may be any int64; summed as its low 32 bits and its high part (v >> 32), the
+// partial sums of up to 2^31 records cannot overflow. Digit d of the total is then
+// low[d] + high[d-1] (the top digit, which holds the sign, also keeps high[D-1] * 2^32).
+struct DigitSum {  // aggregate (no initializers) so that it may live in __shared__; use DigitSum{}
+  int64_t low, high;
+  ACCSUM_HD void add(int64_t v) {
+    low += v & static_cast<int64_t>(kDigitMask);
+    high += v >> 32;
+  }
+};
+template <int D>
+ACCSUM_HD int64_t merged_digit(int d, const DigitSum& here, const DigitSum* below) {
+  int64_t v = here.low + (d > 0 ? below->high : 0);
+  if (d == D - 1) v += here.high * (int64_t(1) << 32);
+  return v;
+}
+
+// Sets core's special-value and zero-sign counters from merged flags (n terms in all).
+template <int D, int L>
+ACCSUM_HD void set_flags(BasicSuperacc<D, L>& acc, unsigned flags, int64_t n) {
+  acc.pending = 1;
+  acc.nan_count = (flags & kFlagNan) != 0;
+  acc.pos_inf_count = (flags & kFlagPosInf) != 0;
+  acc.neg_inf_count = (flags & kFlagNegInf) != 0;
+  acc.not_neg_zero_count = (flags & kFlagNotNegZero) != 0;
+  acc.neg_zero_count = (n > 0 && !(flags & kFlagNotNegZero)) ? 1 : 0;
+}
+// The flags a block record carries (set_flags with n = 0 writes them).
+template <int D, int L>
+ACCSUM_HD unsigned record_flags(const BasicSuperacc<D, L>& r) {
+  return (r.nan_count ? kFlagNan : 0u) | (r.pos_inf_count ? kFlagPosInf : 0u) | (r.neg_inf_count ? kFlagNegInf : 0u) |
+         (r.not_neg_zero_count ? kFlagNotNegZero : 0u);
+}
 
 }  // namespace accsum::cuda

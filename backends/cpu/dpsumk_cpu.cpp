@@ -1,0 +1,50 @@
+// dpsumk / dpdotk on one core: the serial definitions of core/dpsum.hpp, both variants. The
+// parallel backends compute the same bits (same tree, same lanes) and are tested against these.
+#include <functional>
+#include <memory>
+
+#include "core/dpsum.hpp"
+#include "core/registry.hpp"
+
+namespace accsum {
+namespace {
+
+class DpSerialKernel : public Kernel {
+ public:
+  explicit DpSerialKernel(std::function<double()> f) : f_(std::move(f)) {}
+  double run() override { return f_(); }
+
+ private:
+  std::function<double()> f_;
+};
+
+std::unique_ptr<Kernel> make_sum(const Problem& pb, const Params& p) {
+  const double* x = pb.x;
+  int64_t n = pb.n;
+  int K = dp_K(p);
+  if (dp_variant(p) == DpVariant::tree)
+    return std::make_unique<DpSerialKernel>([=] { return dpsumk_tree(x, n, K); });
+  return std::make_unique<DpSerialKernel>([=] { return dpsumk_fused(x, n, K); });
+}
+
+std::unique_ptr<Kernel> make_dot(const Problem& pb, const Params& p) {
+  const double *x = pb.x, *y = pb.y;
+  int64_t n = pb.n;
+  int K = dp_K(p);
+  bool dekker = dp_dekker(p);
+  if (dp_variant(p) == DpVariant::tree)
+    return std::make_unique<DpSerialKernel>([=] { return dpdotk_tree(x, y, n, K, dekker); });
+  return std::make_unique<DpSerialKernel>([=] { return dpdotk_fused(x, y, n, K, dekker); });
+}
+
+Registrar reg_sum(AlgoEntry{"sum", "dpsumk", "cpu",
+                            "DPSumK (Suzuki; Ogita-Rump-Oishi): K-fold sum by a TwoSum tree (tree) or one fused pass",
+                            Guarantee::kfold, false, false, dp_params(false), make_sum, dp_bound_fn(false),
+                            dp_bound_cite(), nullptr});
+Registrar reg_dot(AlgoEntry{"dot", "dpdotk", "cpu",
+                            "DPDotK (Suzuki; Ogita-Rump-Oishi): K-fold dot by a TwoSum tree (tree) or one fused pass",
+                            Guarantee::kfold, false, false, dp_params(true), make_dot, dp_bound_fn(true),
+                            dp_bound_cite(), nullptr});
+
+}  // namespace
+}  // namespace accsum

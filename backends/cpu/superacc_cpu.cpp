@@ -1,0 +1,411 @@
+// Correctly rounded, reproducible sum and dot on one core (seed 004; registered as `superacc`
+// and `superacc-dot` on the cpu backend). The host kernels here are shared by cpu-mt and mpi.
+//
+// Levels of seed 004 on a CPU core:
+//   level 1 (fpe = 2..8): SIMD floating-point expansions (Alg. 2), 8 interleaved expansions in
+//            two AVX2 vectors to break the TwoSum dependency chain; residues go to level 2.
+//   level 2: an exponent-indexed chunk table (the idea of Neal's xsum "large accumulator"):
+//            slot [sign|biased exponent] (the top 12 bits of a double) holds the integer sum
+//            of the 53-bit significands of the terms with that sign and exponent. One integer
+//            add per term, no shifts, no carries; a slot is moved to the superaccumulator when
+//            it passes 2^63, so it never overflows (2^63 + 2^53 < 2^64).
+//   level 3: the Superacc of core/superacc.hpp (exact, carry-save), then merge and round.
+// Terms that the table cannot hold (zeros, subnormals, infinities, NaN: biased exponent 0 or
+// 2047) land in four "special" slots; a block that touched one is re-scanned and those terms
+// are added to the superaccumulator one by one.
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backends/cpu/superacc_host.hpp"
+#include "core/fpe.hpp"
+#include "core/superacc_partial.hpp"
+
+namespace accsum::cpu {
+namespace {
+
+constexpr int64_t kBlock = 1024;        // terms per block: a special slot stays below 2^63
+constexpr int kTables = 2;              // interleaved tables: fewer store-to-load chains
+constexpr uint64_t kImplicit = uint64_t(1) << 52;
+
+// Level 2: one uint64 slot per (sign, biased exponent).
+struct ChunkTable {
+  alignas(64) uint64_t slot[4096];
+  void clear() { std::memset(slot, 0, sizeof slot); }
+  bool touched_special() const { return slot[0] | slot[0x800] | slot[0x7FF] | slot[0xFFF]; }
+  void clear_special() { slot[0] = slot[0x800] = slot[0x7FF] = slot[0xFFF] = 0; }
+};
+
+// Moves v * 2^(E - 1075) (sign from idx) into the superaccumulator: v < 2^64 is cut into a
+// 53-bit and an 11-bit part and placed like two significands.
+template <class SA>
+void flush_slot(SA& acc, uint64_t v, unsigned idx) {
+  int pos = static_cast<int>(idx & 0x7FF) - 1 + (-1074 - SA::kLsbExp);
+  int64_t neg = (idx >> 11) ? -1 : 0;
+  uint64_t parts[2] = {v & ((uint64_t(1) << 53) - 1), v >> 53};
+  for (int h = 0; h < 2; ++h) {
+    if (!parts[h]) continue;
+    int i;
+    uint64_t u0, u1, u2;
+    split_mantissa(parts[h], pos + 53 * h, i, u0, u1, u2);
+    acc.add_pieces(i, (static_cast<int64_t>(u0) ^ neg) - neg, (static_cast<int64_t>(u1) ^ neg) - neg,
+                   (static_cast<int64_t>(u2) ^ neg) - neg);
+  }
+}
+
+// Adds a double's significand to its slot (any bits: specials land in the special slots).
+template <class SA>
+inline void table_add(ChunkTable& t, uint64_t bits, SA& acc) {
+  unsigned idx = static_cast<unsigned>(bits >> 52);
+  uint64_t c = t.slot[idx] + ((bits & kMantissaMask) | kImplicit);
+  if (__builtin_expect(static_cast<int64_t>(c) < 0, 0)) {
+    flush_slot(acc, c, idx);
+    c = 0;
+  }
+  t.slot[idx] = c;
+}
+
+template <class SA>
+void drain(ChunkTable& t, SA& acc) {
+  for (unsigned j = 0; j < 4096; ++j)
+    if (t.slot[j]) flush_slot(acc, t.slot[j], j);
+}
+
+inline bool special_bits(uint64_t bits) {
+  unsigned e = (bits >> 52) & 0x7FF;
+  return e == 0 || e == 0x7FF;
+}
+
+inline void prefetch_block(const double* p, int64_t count) {
+  for (int64_t i = 0; i < count; i += 8) _mm_prefetch(reinterpret_cast<const char*>(p + i), _MM_HINT_T0);
+}
+
+// ---- sum, fpe = 0: the chunk table only ----
+void sum_tables(const double* x, int64_t n, Superacc& acc) {
+  auto tables = std::make_unique<ChunkTable[]>(kTables);
+  for (int k = 0; k < kTables; ++k) tables[k].clear();
+  ChunkTable& t0 = tables[0];
+  ChunkTable& t1 = tables[1];
+  int64_t fast_terms = 0;
+  for (int64_t s = 0; s < n; s += kBlock) {
+    int64_t e = std::min(n, s + kBlock);
+    if (e < n) prefetch_block(x + e, std::min(kBlock, n - e));
+    int64_t i = s;
+    for (; i + 2 <= e; i += 2) {
+      table_add(t0, double_bits(x[i]), acc);
+      table_add(t1, double_bits(x[i + 1]), acc);
+    }
+    if (i < e) table_add(t0, double_bits(x[i]), acc);
+    fast_terms += e - s;
+    if (t0.touched_special() || t1.touched_special()) {
+      // Redo the block's special terms exactly; their slot contents were placeholders.
+      t0.clear_special();
+      t1.clear_special();
+      for (int64_t j = s; j < e; ++j)
+        if (special_bits(double_bits(x[j]))) {
+          acc.add(x[j]);
+          --fast_terms;
+        }
+    }
+  }
+  for (int k = 0; k < kTables; ++k) drain(tables[k], acc);
+  acc.not_neg_zero_count += fast_terms;  // finite nonzero terms: decide the sign of a zero sum
+}
+
+using v4d = __m256d;
+
+// Adds the four lanes of a vector of finite values to the table without data-dependent
+// branches: a zero lane adds 0 to its slot; only a subnormal (rare) takes the exact slow path.
+template <class SA>
+inline void residue_to_table(ChunkTable& t, v4d r, SA& acc) {
+  alignas(32) uint64_t lanes[4];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), _mm256_castpd_si256(r));
+  for (uint64_t b : lanes) {
+    uint64_t mag = b << 1;
+    if (__builtin_expect((mag >> 53) == 0 && mag != 0, 0)) {
+      acc.add(bits_double(b));  // subnormal
+      continue;
+    }
+    unsigned idx = static_cast<unsigned>(b >> 52);
+    uint64_t c = t.slot[idx] + (mag ? (b & kMantissaMask) | kImplicit : 0);
+    if (__builtin_expect(static_cast<int64_t>(c) < 0, 0)) {
+      flush_slot(acc, c, idx);
+      c = 0;
+    }
+    t.slot[idx] = c;
+  }
+}
+
+// ---- sum, fpe = N: AVX2 expansions (Alg. 2), residues into the chunk table ----
+
+template <int N, bool kEarlyExit>
+void sum_fpe(const double* x, int64_t n, Superacc& acc) {
+  constexpr int V = 2;  // vectors of 4 lanes: 8 independent expansions
+  auto table = std::make_unique<ChunkTable>();
+  table->clear();
+  v4d a[V][N];
+  for (auto& row : a)
+    for (auto& c : row) c = _mm256_setzero_pd();
+  const v4d abs_mask = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7FFFFFFFFFFFFFFFll));
+  const v4d max_in = _mm256_set1_pd(kFpeMaxInput), zero = _mm256_setzero_pd();
+  bool fed = false;
+  int64_t since_flush = 0;
+  auto flush_all = [&] {
+    for (auto& row : a)
+      for (auto& c : row) {
+        alignas(32) double lanes[4];
+        _mm256_store_pd(lanes, c);
+        for (double l : lanes)
+          if (l != 0.0) acc.add(l);
+        c = zero;
+      }
+  };
+  auto residue = [&](v4d r) { residue_to_table(*table, r, acc); };
+  int64_t i = 0;
+  for (int64_t s = 0; s < n; s += kBlock) {
+    int64_t e = std::min(n, s + kBlock);
+    if (e < n) prefetch_block(x + e, std::min(kBlock, n - e));
+    for (i = s; i + 4 * V <= e; i += 4 * V) {
+      for (int v = 0; v < V; ++v) {
+        v4d xv = _mm256_loadu_pd(x + i + 4 * v);
+        v4d ax = _mm256_and_pd(xv, abs_mask);
+        // fpe_accepts lane by lane: 0 < |x| < 2^970 (NaN fails).
+        v4d ok = _mm256_and_pd(_mm256_cmp_pd(ax, max_in, _CMP_LT_OQ), _mm256_cmp_pd(ax, zero, _CMP_GT_OQ));
+        int okm = _mm256_movemask_pd(ok);
+        if (__builtin_expect(okm != 0xF, 0)) {
+          for (int l = 0; l < 4; ++l)
+            if (!((okm >> l) & 1)) acc.add(x[i + 4 * v + l]);
+          xv = _mm256_and_pd(xv, ok);  // TwoSum with +0 leaves an expansion unchanged
+        }
+        fed |= okm != 0;
+        for (int j = 0; j < N; ++j) {  // TwoSum(a_j, x) -> (a_j, x)
+          v4d sum = _mm256_add_pd(a[v][j], xv);
+          v4d z = _mm256_sub_pd(sum, a[v][j]);
+          xv = _mm256_add_pd(_mm256_sub_pd(a[v][j], _mm256_sub_pd(sum, z)), _mm256_sub_pd(xv, z));
+          a[v][j] = sum;
+          if (kEarlyExit && _mm256_movemask_pd(_mm256_cmp_pd(xv, zero, _CMP_NEQ_UQ)) == 0) break;
+        }
+        if (_mm256_movemask_pd(_mm256_cmp_pd(xv, zero, _CMP_NEQ_UQ))) residue(xv);
+      }
+    }
+    for (; i < e; ++i) acc.add(x[i]);  // the last < 8 terms of the data
+    since_flush += e - s;
+    if (since_flush >= kFpeMaxAccumulations) {  // keeps the expansion far from overflow
+      flush_all();
+      since_flush = 0;
+    }
+  }
+  flush_all();
+  drain(*table, acc);
+  if (fed) acc.add(0.0);  // nonzero terms went through: an exact zero sum is +0
+}
+
+// ---- dot: TwoProductFMA, products and errors into the table (or the expansions) ----
+// A product p = RN(a*b) with 2^-968 <= |p| < 2^970 has an exact error e = fma(a, b, -p): the
+// exact product has at most 106 bits, so its lowest bit is >= 2^-1074. Other products (zeros,
+// specials, extremes) are added exactly as integers by SuperaccDot::add_product.
+template <int N, bool kEarlyExit>
+void dot_vec(const double* x, const double* y, int64_t n, SuperaccDot& acc) {
+  constexpr int V = 2;
+  auto table = std::make_unique<ChunkTable>();
+  table->clear();
+  v4d a[V][N > 0 ? N : 1];
+  for (auto& row : a)
+    for (auto& c : row) c = _mm256_setzero_pd();
+  const v4d abs_mask = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7FFFFFFFFFFFFFFFll));
+  const v4d max_in = _mm256_set1_pd(kFpeMaxInput), low = _mm256_set1_pd(0x1p-968), zero = _mm256_setzero_pd();
+  int64_t fast_terms = 0, since_flush = 0;
+  auto to_table = [&](v4d r) { residue_to_table(*table, r, acc); };
+  auto through_fpe = [&](int v, v4d xv) {
+    for (int j = 0; j < N; ++j) {
+      v4d sum = _mm256_add_pd(a[v][j], xv);
+      v4d z = _mm256_sub_pd(sum, a[v][j]);
+      xv = _mm256_add_pd(_mm256_sub_pd(a[v][j], _mm256_sub_pd(sum, z)), _mm256_sub_pd(xv, z));
+      a[v][j] = sum;
+      if (kEarlyExit && _mm256_movemask_pd(_mm256_cmp_pd(xv, zero, _CMP_NEQ_UQ)) == 0) return;
+    }
+    if (_mm256_movemask_pd(_mm256_cmp_pd(xv, zero, _CMP_NEQ_UQ))) to_table(xv);
+  };
+  auto flush_all = [&] {
+    if (N == 0) return;
+    for (auto& row : a)
+      for (auto& c : row) {
+        alignas(32) double lanes[4];
+        _mm256_store_pd(lanes, c);
+        for (double l : lanes)
+          if (l != 0.0) acc.add(l);
+        c = zero;
+      }
+  };
+  int64_t i = 0;
+  for (int64_t s = 0; s < n; s += kBlock) {
+    int64_t e = std::min(n, s + kBlock);
+    if (e < n) {
+      prefetch_block(x + e, std::min(kBlock, n - e));
+      prefetch_block(y + e, std::min(kBlock, n - e));
+    }
+    for (i = s; i + 4 * V <= e; i += 4 * V) {
+      for (int v = 0; v < V; ++v) {
+        v4d av = _mm256_loadu_pd(x + i + 4 * v), bv = _mm256_loadu_pd(y + i + 4 * v);
+        v4d p = _mm256_mul_pd(av, bv);
+        v4d ap = _mm256_and_pd(p, abs_mask);
+        v4d ok = _mm256_and_pd(_mm256_cmp_pd(ap, max_in, _CMP_LT_OQ), _mm256_cmp_pd(ap, low, _CMP_GE_OQ));
+        int okm = _mm256_movemask_pd(ok);
+        if (__builtin_expect(okm != 0xF, 0)) {
+          for (int l = 0; l < 4; ++l)
+            if (!((okm >> l) & 1)) acc.add_product(x[i + 4 * v + l], y[i + 4 * v + l]);
+          av = _mm256_and_pd(av, ok);  // 0 * 0: the lane adds nothing
+          bv = _mm256_and_pd(bv, ok);
+          p = _mm256_and_pd(p, ok);
+        }
+        fast_terms += __builtin_popcount(okm);
+        v4d err = _mm256_fmadd_pd(av, bv, _mm256_sub_pd(zero, p));  // exact: TwoProductFMA
+        if (N == 0) {
+          to_table(p);
+          to_table(err);
+        } else {
+          through_fpe(v, p);
+          through_fpe(v, err);
+        }
+      }
+    }
+    for (; i < e; ++i) acc.add_product(x[i], y[i]);
+    since_flush += 2 * (e - s);
+    if (since_flush >= kFpeMaxAccumulations) {
+      flush_all();
+      since_flush = 0;
+    }
+  }
+  flush_all();
+  drain(*table, acc);
+  acc.not_neg_zero_count += fast_terms;
+}
+
+template <int N>
+void sum_fpe_dispatch(const double* x, int64_t n, bool early_exit, Superacc& acc) {
+  if (early_exit) sum_fpe<N, true>(x, n, acc);
+  else sum_fpe<N, false>(x, n, acc);
+}
+template <int N>
+void dot_dispatch(const double* x, const double* y, int64_t n, bool early_exit, SuperaccDot& acc) {
+  if (early_exit) dot_vec<N, true>(x, y, n, acc);
+  else dot_vec<N, false>(x, y, n, acc);
+}
+
+}  // namespace
+
+void superacc_sum_accumulate(const double* x, int64_t n, const SuperaccConfig& cfg, Superacc& acc) {
+  if (n < cfg.small_n) {  // the readable definition: every term straight into the accumulator
+    for (int64_t i = 0; i < n; ++i) acc.add(x[i]);
+    return;
+  }
+  switch (cfg.fpe) {
+    case 0: return sum_tables(x, n, acc);
+    case 2: return sum_fpe_dispatch<2>(x, n, cfg.early_exit, acc);
+    case 3: return sum_fpe_dispatch<3>(x, n, cfg.early_exit, acc);
+    case 4: return sum_fpe_dispatch<4>(x, n, cfg.early_exit, acc);
+    case 6: return sum_fpe_dispatch<6>(x, n, cfg.early_exit, acc);
+    case 8: return sum_fpe_dispatch<8>(x, n, cfg.early_exit, acc);
+  }
+  throw UsageError("superacc: fpe=" + std::to_string(cfg.fpe) + " not supported (0, 2, 3, 4, 6, 8)");
+}
+
+void superacc_dot_accumulate(const double* x, const double* y, int64_t n, const SuperaccConfig& cfg,
+                             SuperaccDot& acc) {
+  if (n < cfg.small_n) {
+    for (int64_t i = 0; i < n; ++i) acc.add_product(x[i], y[i]);
+    return;
+  }
+  switch (cfg.fpe) {
+    case 0: return dot_dispatch<0>(x, y, n, cfg.early_exit, acc);
+    case 2: return dot_dispatch<2>(x, y, n, cfg.early_exit, acc);
+    case 3: return dot_dispatch<3>(x, y, n, cfg.early_exit, acc);
+    case 4: return dot_dispatch<4>(x, y, n, cfg.early_exit, acc);
+    case 6: return dot_dispatch<6>(x, y, n, cfg.early_exit, acc);
+    case 8: return dot_dispatch<8>(x, y, n, cfg.early_exit, acc);
+  }
+  throw UsageError("superacc-dot: fpe=" + std::to_string(cfg.fpe) + " not supported (0, 2, 3, 4, 6, 8)");
+}
+
+std::vector<ParamSpec> superacc_params(int default_fpe, int default_early_exit) {
+  return {ParamSpec{"fpe", "floating-point expansion size of level 1 (0 = superaccumulator only)", true, 0, 8,
+                    {"0", "2", "3", "4", "6", "8"}, std::to_string(default_fpe)},
+          ParamSpec{"early_exit", "stop the expansion update once the error is zero (1) or not (0)", true, 0, 1,
+                    {"0", "1"}, std::to_string(default_early_exit)}};
+}
+
+SuperaccConfig superacc_config(const Params& p) {
+  return SuperaccConfig{static_cast<int>(param_int(p, "fpe")), param_int(p, "early_exit") != 0};
+}
+
+namespace {
+
+// The cpu backend's registrations: one accumulator, one slice (the whole input), one rounding.
+class SumKernel : public Kernel {
+ public:
+  SumKernel(const Problem& p, SuperaccConfig c) : p_(p), c_(c) {}
+  double run() override {
+    Superacc acc;
+    acc.clear();
+    superacc_sum_accumulate(p_.x, p_.n, c_, acc);
+    return acc.round();
+  }
+
+ private:
+  Problem p_;
+  SuperaccConfig c_;
+};
+
+class DotKernel : public Kernel {
+ public:
+  DotKernel(const Problem& p, SuperaccConfig c) : p_(p), c_(c) {}
+  double run() override {
+    SuperaccDot acc;
+    acc.clear();
+    superacc_dot_accumulate(p_.x, p_.y, p_.n, c_, acc);
+    return acc.round();
+  }
+
+ private:
+  Problem p_;
+  SuperaccConfig c_;
+};
+
+// The mpi backend's inner "cpu": one core accumulates the rank's slice.
+class CpuPartial : public SuperaccPartial {
+ public:
+  CpuPartial(const Problem& p, SuperaccConfig c) : p_(p), c_(c) {}
+  void accumulate_sum(Superacc& acc) override { superacc_sum_accumulate(p_.x, p_.n, c_, acc); }
+  void accumulate_dot(SuperaccDot& acc) override { superacc_dot_accumulate(p_.x, p_.y, p_.n, c_, acc); }
+
+ private:
+  Problem p_;
+  SuperaccConfig c_;
+};
+SuperaccPartialRegistrar reg_partial("cpu", [](const Problem& p, const Params& q) -> std::unique_ptr<SuperaccPartial> {
+  return std::make_unique<CpuPartial>(p, superacc_config(q));
+});
+
+// Defaults: the fastest configuration measured on one core (n = 2^26, log-uniform, range 1e50).
+Registrar reg_sum(AlgoEntry{
+    "sum", "superacc", "cpu", "correctly rounded sum: FP expansion + exponent-indexed chunks + superaccumulator",
+    Guarantee::correctly_rounded, true, false, superacc_params(0, 0),
+    [](const Problem& p, const Params& q) -> std::unique_ptr<Kernel> {
+      return std::make_unique<SumKernel>(p, superacc_config(q));
+    },
+    nullptr, "Collange, Defour, Graillat, Iakymchuk 2015 (seed 004)", nullptr});
+Registrar reg_dot(AlgoEntry{
+    "dot", "superacc-dot", "cpu", "correctly rounded dot: exact products (TwoProductFMA) into a superaccumulator",
+    Guarantee::correctly_rounded, true, false, superacc_params(0, 0),
+    [](const Problem& p, const Params& q) -> std::unique_ptr<Kernel> {
+      return std::make_unique<DotKernel>(p, superacc_config(q));
+    },
+    nullptr, "Collange, Defour, Graillat, Iakymchuk 2015 (seed 004)", nullptr});
+
+}  // namespace
+}  // namespace accsum::cpu

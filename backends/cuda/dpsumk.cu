@@ -1,0 +1,183 @@
+// dpsumk / dpdotk on CUDA: launch sequences of the kernels in dpsumk_kernels.cuh, timed with
+// CUDA events (device time only), and their registration. Results are bitwise those of the cpu
+// backend (core/dpsum.hpp): deterministic across runs, backends and launch shapes, though not
+// under a permutation of the input (so not "reproducible" in the sense of DESIGN §3).
+//  fused: one pass over the input (fused_lanes(n) lanes, one per thread), then one or two small
+//         launches merging the block states; the root state is flushed on the host.
+//  tree : K-1 DPSum passes (DPDot + K-2 for a dot), then DPRed, each a few launches (one per
+//         kSegment-fold of the tree), over a work copy of the terms.
+#include <algorithm>
+#include <cstdlib>
+#include <memory>
+
+#include "backends/cuda/cuda_common.cuh"
+#include "backends/cuda/dpsumk_kernels.cuh"
+#include "core/dpsum.hpp"
+
+namespace accsum::cuda {
+namespace {
+
+using namespace dp;
+
+constexpr int kDefaultLpt = 2;
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+using FusedFn = void (*)(const double*, const double*, int64_t, int64_t, int, double*);
+using MergeFn = void (*)(const double*, int64_t, int, double*);
+using TreeFn = void (*)(const double*, const double*, double*, int64_t, int64_t, double*);
+
+// K = 2..8 get kernels with the state in registers; larger K one kernel with K at run time.
+template <bool Dot, bool Dekker, int LPT>
+FusedFn fused_fn_lpt(int K) {
+  switch (K) {
+    case 2: return fused_kernel<2, Dot, Dekker, LPT>;
+    case 3: return fused_kernel<3, Dot, Dekker, LPT>;
+    case 4: return fused_kernel<4, Dot, Dekker, LPT>;
+    case 5: return fused_kernel<5, Dot, Dekker, LPT>;
+    case 6: return fused_kernel<6, Dot, Dekker, LPT>;
+    case 7: return fused_kernel<7, Dot, Dekker, LPT>;
+    case 8: return fused_kernel<8, Dot, Dekker, LPT>;
+    default: return fused_kernel<0, Dot, Dekker, LPT>;
+  }
+}
+template <bool Dot, bool Dekker>
+FusedFn fused_fn(int K, int lpt) {
+  if (lpt == 4) return fused_fn_lpt<Dot, Dekker, 4>(K);
+  if (lpt == 2) return fused_fn_lpt<Dot, Dekker, 2>(K);
+  return fused_fn_lpt<Dot, Dekker, 1>(K);
+}
+
+// Lanes per thread (1, 2, 4): a speed knob only, the bits stay. $ACCSUM_DPSUMK_LPT overrides the
+// default for tuning runs.
+int lanes_per_thread() {
+  if (const char* e = std::getenv("ACCSUM_DPSUMK_LPT")) {
+    int v = std::atoi(e);
+    if (v == 1 || v == 2 || v == 4) return v;
+  }
+  return kDefaultLpt;
+}
+MergeFn merge_fn(int K) {
+  switch (K) {
+    case 2: return merge_states_kernel<2>;
+    case 3: return merge_states_kernel<3>;
+    case 4: return merge_states_kernel<4>;
+    case 5: return merge_states_kernel<5>;
+    case 6: return merge_states_kernel<6>;
+    case 7: return merge_states_kernel<7>;
+    case 8: return merge_states_kernel<8>;
+    default: return merge_states_kernel<0>;
+  }
+}
+
+
+class DpFused : public CudaKernel {
+ public:
+  DpFused(const Problem& p, int K, bool dot, bool dekker)
+      : CudaKernel(p), K_(K), G_(fused_lanes(p.n)), lpt_(lanes_per_thread()),
+        blocks_(std::max<int64_t>(1, ceil_div(G_ / lpt_, kThreads))), a_(K * blocks_),
+        b_(K * ceil_div(blocks_, kThreads)), state_(K) {
+    fn_ = !dot ? fused_fn<false, false>(K, lpt_) : dekker ? fused_fn<true, true>(K, lpt_) : fused_fn<true, false>(K, lpt_);
+    merge_ = merge_fn(K);
+  }
+  double run() override {
+    if (in_->n == 0) {
+      last_ = 0;
+      return 0.0;
+    }
+    timer_.start();
+    fn_<<<blocks_, kThreads>>>(in_->x, in_->y, in_->n, G_, K_, a_.get());
+    ACCSUM_CUDA_CHECK(cudaGetLastError());
+    double *src = a_.get(), *dst = b_.get();
+    for (int64_t count = blocks_; count > 1;) {
+      int64_t nb = ceil_div(count, kThreads);
+      merge_<<<nb, kThreads>>>(src, count, K_, dst);
+      ACCSUM_CUDA_CHECK(cudaGetLastError());
+      std::swap(src, dst);
+      count = nb;
+    }
+    last_ = timer_.stop_seconds();
+    ACCSUM_CUDA_CHECK(cudaMemcpy(state_.data(), src, K_ * sizeof(double), cudaMemcpyDeviceToHost));
+    return kf_finalize<0>(state_.data(), K_);
+  }
+
+ private:
+  int K_;
+  int64_t G_;
+  int lpt_;
+  int64_t blocks_;
+  DeviceBuffer<double> a_, b_;
+  std::vector<double> state_;
+  FusedFn fn_;
+  MergeFn merge_;
+  EventTimer timer_;
+};
+
+template <bool Plain>
+TreeFn tree_fn(Source s) {
+  switch (s) {
+    case Source::copy_x: return tree_kernel<Plain, Source::copy_x>;
+    case Source::dot_fma: return tree_kernel<Plain, Source::dot_fma>;
+    case Source::dot_dekker: return tree_kernel<Plain, Source::dot_dekker>;
+    default: return tree_kernel<Plain, Source::in_place>;
+  }
+}
+
+class DpTree : public CudaKernel {
+ public:
+  DpTree(const Problem& p, int K, bool dot, bool dekker)
+      : CudaKernel(p), K_(K), N_(dot ? 2 * p.n : p.n), first_(!dot ? Source::copy_x : dekker ? Source::dot_dekker : Source::dot_fma),
+        p_(N_ ? N_ : 1), out_(2) {}
+  double run() override {
+    if (in_->n == 0) {
+      last_ = 0;
+      return 0.0;
+    }
+    timer_.start();
+    pass(first_, false, out_.get() + 1);  // DPSum (or DPDot); its top is the plain sum
+    for (int k = 2; k < K_; ++k) pass(Source::in_place, false, nullptr);
+    pass(Source::in_place, true, out_.get());  // DPRed
+    last_ = timer_.stop_seconds();
+    double r[2];
+    ACCSUM_CUDA_CHECK(cudaMemcpy(r, out_.get(), sizeof r, cudaMemcpyDeviceToHost));
+    return ieee_result(r[0], r[1]);
+  }
+
+ private:
+  // One pass of the global tree: launches with stride 1, kSegment, kSegment^2, ...
+  void pass(Source src, bool plain, double* top) {
+    for (int64_t stride = 1;; stride *= kSegment) {
+      int64_t terms = ceil_div(N_, stride), blocks = ceil_div(terms, kSegment);
+      TreeFn fn = plain ? tree_fn<true>(src) : tree_fn<false>(src);
+      fn<<<blocks, kThreads>>>(in_->x, in_->y, p_.get(), terms, stride, blocks == 1 ? top : nullptr);
+      ACCSUM_CUDA_CHECK(cudaGetLastError());
+      src = Source::in_place;
+      if (blocks == 1) break;
+    }
+  }
+  int K_;
+  int64_t N_;
+  Source first_;
+  DeviceBuffer<double> p_, out_;
+  EventTimer timer_;
+};
+
+std::unique_ptr<Kernel> make(const Problem& p, const Params& prm, bool dot) {
+  const int K = dp_K(prm);
+  const bool dekker = dot && dp_dekker(prm);
+  if (dp_variant(prm) == DpVariant::tree) return std::make_unique<DpTree>(p, K, dot, dekker);
+  return std::make_unique<DpFused>(p, K, dot, dekker);
+}
+
+Registrar reg_sum(AlgoEntry{"sum", "dpsumk", "cuda",
+                            "DPSumK on the GPU: the paper's DPSum kernel passes (tree) or one fused pass; same bits as cpu",
+                            Guarantee::kfold, false, false, dp_params(false),
+                            [](const Problem& p, const Params& prm) { return make(p, prm, false); },
+                            dp_bound_fn(false), dp_bound_cite(), nullptr});
+Registrar reg_dot(AlgoEntry{"dot", "dpdotk", "cuda",
+                            "DPDotK on the GPU: the paper's DPDot/DPSum passes (tree) or one fused pass; same bits as cpu",
+                            Guarantee::kfold, false, false, dp_params(true),
+                            [](const Problem& p, const Params& prm) { return make(p, prm, true); },
+                            dp_bound_fn(true), dp_bound_cite(), nullptr});
+
+}  // namespace
+}  // namespace accsum::cuda

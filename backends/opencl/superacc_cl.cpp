@@ -1,0 +1,133 @@
+// `superacc` and `superacc-dot` on OpenCL (seed 004): per-work-item expansions, local-memory
+// superaccumulators with 64-bit atomics, a device-level merge and the rounding on the device
+// (kernel source and scheme: superacc_cl.hpp). The host reads back one double.
+#include <algorithm>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "backends/opencl/cl_common.hpp"
+#include "backends/opencl/eft_cl.hpp"
+#include "backends/opencl/superacc_cl.hpp"
+#include "backends/cpu/superacc_host.hpp"
+#include "core/superacc.hpp"
+
+namespace accsum::opencl {
+namespace {
+
+// Whether local 64-bit atomics can be used: the device has cl_khr_int64_base_atomics and
+// $ACCSUM_OPENCL_NO_ATOM64 (a test hook for the fallback) is unset.
+bool use_atom64() {
+  if (const char* e = std::getenv("ACCSUM_OPENCL_NO_ATOM64"))
+    if (*e && std::string(e) != "0") return false;
+  size_t len = 0;
+  clGetDeviceInfo(context().device, CL_DEVICE_EXTENSIONS, 0, nullptr, &len);
+  std::string ext(len, '\0');
+  clGetDeviceInfo(context().device, CL_DEVICE_EXTENSIONS, len, ext.data(), nullptr);
+  return ext.find("cl_khr_int64_base_atomics") != std::string::npos;
+}
+
+constexpr int64_t kMaxSlice = int64_t(1) << 29;  // terms per partial: < 2^31 pieces per digit
+
+class SuperaccCl : public ClKernel {
+ public:
+  SuperaccCl(const Problem& p, const Params& q, bool dot) : ClKernel(p), dot_(dot) {
+    Context& c = context();
+    cpu::SuperaccConfig cfg = cpu::superacc_config(q);
+    long long want_local = param_int(q, "local");
+    local_ = want_local > 0 ? static_cast<size_t>(want_local) : (c.is_gpu ? 256 : 64);
+    local_ = std::min(local_, c.max_work_group);
+    atom64_ = use_atom64();
+    digits_ = dot ? SuperaccDot::kDigits : Superacc::kDigits;
+    int lsb = dot ? SuperaccDot::kLsbExp : Superacc::kLsbExp;
+    // Several superaccumulators per group spread the atomic contention (seed 004 §4.1 uses 16).
+    int copies = c.is_gpu ? 16 : 1;
+    std::string opts = "-DDIGITS=" + std::to_string(digits_) + " -DLSB=" + std::to_string(lsb) +
+                       " -DDOT=" + (dot ? "1" : "0") + " -DFPE_N=" + std::to_string(cfg.fpe) +
+                       " -DEARLY_EXIT=" + (cfg.early_exit ? "1" : "0") + " -DCOPIES=" + std::to_string(copies) +
+                       " -DHAVE_ATOM64=" + (atom64_ ? "1" : "0");
+    cl_program prog = program(std::string(eft_prelude) + superacc_source, opts);
+    partial_k_ = make_kernel(prog, "superacc_partial");
+    final_k_ = make_kernel(prog, "superacc_final");
+    // Enough groups to fill the device, and slices below kMaxSlice terms.
+    int64_t n = in_->n;
+    groups_ = std::max<int64_t>(c.is_gpu ? 4 * int64_t(c.compute_units) : int64_t(c.compute_units), 1);
+    groups_ = std::max<int64_t>(groups_, (n + kMaxSlice - 1) / kMaxSlice);
+    groups_ = std::min<int64_t>(groups_, std::max<int64_t>(1, n / int64_t(local_)));  // tiny n: few groups
+    count_ = atom64_ ? groups_ : groups_ * static_cast<int64_t>(local_);
+    partial_ = Buffer(static_cast<size_t>(count_) * (digits_ + 5) * sizeof(cl_long));
+    result_ = Buffer(sizeof(double));
+  }
+  ~SuperaccCl() override {
+    clReleaseKernel(partial_k_);
+    clReleaseKernel(final_k_);
+  }
+
+  double run() override {
+    cl_mem x = in_->x.get(), y = dot_ ? in_->y.get() : in_->x.get(), part = partial_.get(), res = result_.get();
+    cl_long n = in_->n, count = count_;
+    ACCSUM_CL_CHECK(clSetKernelArg(partial_k_, 0, sizeof x, &x));
+    ACCSUM_CL_CHECK(clSetKernelArg(partial_k_, 1, sizeof y, &y));
+    ACCSUM_CL_CHECK(clSetKernelArg(partial_k_, 2, sizeof n, &n));
+    ACCSUM_CL_CHECK(clSetKernelArg(partial_k_, 3, sizeof part, &part));
+    ACCSUM_CL_CHECK(clSetKernelArg(final_k_, 0, sizeof part, &part));
+    ACCSUM_CL_CHECK(clSetKernelArg(final_k_, 1, sizeof count, &count));
+    ACCSUM_CL_CHECK(clSetKernelArg(final_k_, 2, sizeof res, &res));
+    size_t global = static_cast<size_t>(groups_) * local_;
+    size_t final_local = std::min<size_t>(64, context().max_work_group);
+    cl_event e1, e2;
+    ACCSUM_CL_CHECK(clEnqueueNDRangeKernel(context().queue, partial_k_, 1, nullptr, &global, &local_, 0, nullptr, &e1));
+    ACCSUM_CL_CHECK(
+        clEnqueueNDRangeKernel(context().queue, final_k_, 1, nullptr, &final_local, &final_local, 0, nullptr, &e2));
+    double r = 0;
+    result_.read(&r, sizeof r);
+    last_ = event_span_seconds(e1, e2);
+    clReleaseEvent(e1);
+    clReleaseEvent(e2);
+    return r;
+  }
+
+ private:
+  bool dot_;
+  bool atom64_ = true;
+  int digits_ = 0;
+  size_t local_ = 64;
+  int64_t groups_ = 1, count_ = 1;
+  Buffer partial_, result_;
+  cl_kernel partial_k_{}, final_k_{};
+};
+
+std::vector<ParamSpec> params() {
+  std::vector<ParamSpec> ps = cpu::superacc_params(4, 1);
+  ps.push_back(ParamSpec{"local", "work-group size (0 = 256 on a GPU, 64 on a CPU device)", true, 0, 1024, {}, "0"});
+  return ps;
+}
+
+// Work-group sizes compared for reproducibility (capped by the device).
+std::vector<Params> local_variants(const Params& p) {
+  std::vector<Params> out;
+  for (int l : {32, 64, 256}) {
+    Params q = p;
+    q["local"] = std::to_string(std::min<size_t>(l, context().max_work_group));
+    out.push_back(q);
+  }
+  return out;
+}
+
+Registrar reg_sum(AlgoEntry{
+    "sum", "superacc", "opencl", "correctly rounded sum: work-item expansions + local superaccumulators (atomics)",
+    Guarantee::correctly_rounded, true, false, params(),
+    [](const Problem& p, const Params& q) -> std::unique_ptr<Kernel> {
+      return std::make_unique<SuperaccCl>(p, q, false);
+    },
+    nullptr, "Collange, Defour, Graillat, Iakymchuk 2015 (seed 004)", local_variants});
+Registrar reg_dot(AlgoEntry{
+    "dot", "superacc-dot", "opencl", "correctly rounded dot: exact products into local superaccumulators (atomics)",
+    Guarantee::correctly_rounded, true, false, params(),
+    [](const Problem& p, const Params& q) -> std::unique_ptr<Kernel> {
+      return std::make_unique<SuperaccCl>(p, q, true);
+    },
+    nullptr, "Collange, Defour, Graillat, Iakymchuk 2015 (seed 004)", local_variants});
+
+}  // namespace
+}  // namespace accsum::opencl

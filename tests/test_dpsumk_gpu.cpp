@@ -1,0 +1,206 @@
+// dpsumk / dpdotk on CUDA (DpSumKCuda*, skipped with a notice where there is no CUDA device) and
+// OpenCL (DpSumKOpenCL*, PoCL in CI): bitwise the cpu serial definition on every distribution,
+// odd and multi-launch sizes, every code path (K in registers, K at run time, lanes per thread),
+// and within the proven bound against the exact oracle.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "core/dpsum.hpp"
+#include "core/oracle.hpp"
+#include "core/registry.hpp"
+#include "datasets/dataset.hpp"
+
+namespace accsum {
+namespace {
+
+bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0 || (std::isnan(a) && std::isnan(b)); }
+
+bool backend_present(const std::string& name) {
+  const BackendInfo* b = registry().backend(name);
+  if (!b || (b->available && !b->available())) return false;
+  require_backend(name);  // the EFT self-test must pass where it is present
+  return true;
+}
+
+#define REQUIRE_BACKEND(name)                                                                  \
+  if (!backend_present(name)) GTEST_SKIP() << "no " name " device here: " name " tests skipped"
+
+Dataset make(const std::string& dist, bool dot, int64_t n, double cond = 1e20, uint64_t seed = 1) {
+  GenSpec s;
+  s.dist = dist;
+  s.family = dot ? "dot" : "sum";
+  s.n = n;
+  s.seed = seed;
+  s.cond = cond > 0 ? cond : 1e16;
+  if (dist == "loguniform") s.range = 1e200;
+  return generate(s);
+}
+
+Dataset from(std::vector<double> x, std::vector<double> y = {}) {
+  Dataset d;
+  d.family = y.empty() ? "sum" : "dot";
+  d.n = static_cast<int64_t>(x.size());
+  d.x = std::move(x);
+  d.y = std::move(y);
+  d.id = next_dataset_id();
+  return d;
+}
+
+Params params(bool dot, int K, const std::string& variant, const std::string& twoprod) {
+  Params p{{"K", std::to_string(K)}, {"variant", variant}};
+  if (dot) p["twoprod"] = twoprod;
+  return p;
+}
+
+double run(const std::string& backend, const Dataset& d, const Params& user) {
+  const AlgoEntry* e = registry().find(d.family == "dot" ? "dpdotk" : "dpsumk", backend);
+  if (!e) throw std::runtime_error("dpsumk/dpdotk not registered on " + backend);
+  auto k = e->make(d.problem(), registry().resolve_params(*e, user));
+  double r = k->run();
+  if (backend != "cpu") {
+    EXPECT_GE(k->last_device_seconds(), 0.0) << backend;  // device time is measured
+  }
+  return r;
+}
+
+// Every variant/K/TwoProduct on `d`: the backend's bits are the cpu serial bits.
+int expect_serial_bits(const std::string& backend, const Dataset& d, const std::vector<int>& Ks, const char* what) {
+  const bool dot = d.family == "dot";
+  int compared = 0;
+  for (int K : Ks)
+    for (const char* v : {"tree", "fused"})
+      for (const char* tp : {"fma", "dekker"}) {
+        if (!dot && std::string(tp) == "dekker") continue;
+        Params p = params(dot, K, v, tp);
+        double want = run("cpu", d, p), got = run(backend, d, p);
+        EXPECT_PRED2(same_bits, got, want) << backend << " " << what << " n=" << d.n << " K=" << K << " " << v << " "
+                                           << (dot ? tp : "");
+        ++compared;
+      }
+  return compared;
+}
+
+void same_bits_on_every_distribution(const std::string& backend, const std::vector<int64_t>& sizes) {
+  int compared = 0;
+  for (const std::string& dist : dist_names())
+    for (bool dot : {false, true})
+      for (int64_t n : sizes) {
+        if (dist == "ties" && n < 2) continue;
+        compared += expect_serial_bits(backend, make(dist, dot, n, 1e30, 17 + n), {2, 3}, dist.c_str());
+      }
+  EXPECT_GT(compared, 100);
+}
+
+void hand_cases(const std::string& backend) {
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+  std::vector<std::vector<double>> xs = {{},          {-0.0},        {-0.0, -0.0, -0.0}, {1.5, -1.5},
+                                         {1, nan, 2}, {inf, 1, 2},   {inf, -inf, 1},     {-inf, 1e300, 1e300},
+                                         {0x1p-1074}, {1e308, -1e308, 1}};
+  for (auto& x : xs) {
+    expect_serial_bits(backend, from(x), {2, 3, 9}, "hand");
+    expect_serial_bits(backend, from(x, std::vector<double>(x.size(), -1.0)), {2, 3, 9}, "hand dot");
+  }
+}
+
+void within_bound_illcond(const std::string& backend, int64_t n) {
+  for (bool dot : {false, true})
+    for (double cond : {1e5, 1e20, 1e40, 1e100, 1e300}) {
+      Dataset d = make("illcond", dot, n, cond, 23);
+      ExactValue ex = dot ? exact_dot(d.x.data(), d.y.data(), d.n) : exact_sum(d.x.data(), d.n);
+      const AlgoEntry* e = registry().find(dot ? "dpdotk" : "dpsumk", backend);
+      for (int K : {2, 3, 4})
+        for (const char* v : {"tree", "fused"}) {
+          Params p = registry().resolve_params(*e, params(dot, K, v, "fma"));
+          double bound = e->bound(p, ExactFacts{d.n, ex.abs_sum, ex.sum_abs});
+          Metrics m = measure(run(backend, d, p), ex, bound);
+          EXPECT_TRUE(m.within_bound) << backend << " cond " << cond << " K=" << K << " " << v << " err " << m.abs_err
+                                      << " bound " << bound;
+          if (cond <= 1e20 && K >= 3) {
+            EXPECT_GE(m.digits, 15.0) << backend << " cond " << cond << " K=" << K << " " << v;
+          }
+        }
+    }
+}
+
+// ---- CUDA (the same test binary on the GPU machine) ----
+
+TEST(DpSumKCuda, SameBitsAsSerialOnEveryDistribution) {
+  REQUIRE_BACKEND("cuda");
+  same_bits_on_every_distribution("cuda", {1, 2, 3, 7, 64, 1000, 4097, 100003});
+}
+
+TEST(DpSumKCuda, SpecialValuesZerosAndTinyInputs) {
+  REQUIRE_BACKEND("cuda");
+  hand_cases("cuda");
+}
+
+// Sizes that take several launches per tree pass (kSegment = 1024 terms per block) and every
+// fused code path: K in registers (2..8), K at run time (9, 64), 1, 2 and 4 lanes per thread.
+TEST(DpSumKCuda, MultiLaunchSizesAndEveryCodePath) {
+  REQUIRE_BACKEND("cuda");
+  for (int64_t n : {int64_t(1) << 20, (int64_t(1) << 20) + 7, (int64_t(1) << 22) + 3, int64_t(5000001)})
+    for (bool dot : {false, true}) {
+      Dataset d = make("loguniform", dot, n, 0, 5);
+      for (int K : {2, 3, 5, 8, 9, 64})
+        for (const char* v : {"tree", "fused"})
+          for (const char* tp : {"fma", "dekker"}) {
+            if ((!dot && std::string(tp) == "dekker") || (K > 8 && std::string(v) == "tree")) continue;
+            Params p = params(dot, K, v, tp);
+            const double want = run("cpu", d, p);
+            for (const char* lpt : {"1", "2", "4"}) {
+              setenv("ACCSUM_DPSUMK_LPT", lpt, 1);
+              EXPECT_PRED2(same_bits, run("cuda", d, p), want)
+                  << "n=" << n << " dot=" << dot << " K=" << K << " " << v << " " << tp << " lanes/thread " << lpt;
+              if (std::string(v) == "tree") break;  // lanes per thread is a fused knob
+            }
+            unsetenv("ACCSUM_DPSUMK_LPT");
+          }
+    }
+}
+
+TEST(DpSumKCuda, WithinBoundIllConditioned) {
+  REQUIRE_BACKEND("cuda");
+  within_bound_illcond("cuda", 300001);
+}
+
+TEST(DpSumKCuda, RepeatedRunsAreIdentical) {
+  REQUIRE_BACKEND("cuda");
+  Dataset d = make("illcond", false, 1 << 20, 1e25, 3);
+  for (const char* v : {"tree", "fused"}) {
+    Params p = params(false, 3, v, "");
+    double first = run("cuda", d, p);
+    for (int r = 0; r < 5; ++r) EXPECT_PRED2(same_bits, run("cuda", d, p), first) << v;
+  }
+}
+
+// ---- OpenCL (PoCL on CI) ----
+
+TEST(DpSumKOpenCL, SameBitsAsSerialOnEveryDistribution) {
+  REQUIRE_BACKEND("opencl");
+  same_bits_on_every_distribution("opencl", {1, 2, 3, 7, 1000, 4097});
+}
+
+TEST(DpSumKOpenCL, SpecialValuesZerosAndTinyInputs) {
+  REQUIRE_BACKEND("opencl");
+  hand_cases("opencl");
+}
+
+TEST(DpSumKOpenCL, MultiLaunchSizes) {
+  REQUIRE_BACKEND("opencl");
+  for (int64_t n : {int64_t(1) << 18, (int64_t(1) << 18) + 5})
+    for (bool dot : {false, true}) expect_serial_bits("opencl", make("uniform-sym", dot, n, 0, 9), {2, 4}, "multi");
+}
+
+TEST(DpSumKOpenCL, WithinBoundIllConditioned) {
+  REQUIRE_BACKEND("opencl");
+  within_bound_illcond("opencl", 20001);
+}
+
+}  // namespace
+}  // namespace accsum

@@ -1,0 +1,152 @@
+// superacc / superacc-dot on OpenCL (PoCL in CI) against the exact oracle and the cpu backend.
+#include <gtest/gtest.h>
+
+#include <cfloat>
+#include <cstdlib>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "core/oracle.hpp"
+#include "core/registry.hpp"
+#include "datasets/dataset.hpp"
+#include "tests/superacc_test_util.hpp"
+
+namespace accsum {
+namespace {
+
+using test::same_bits;
+
+bool have_opencl() {
+  const BackendInfo* b = registry().backend("opencl");
+  if (!b || !b->available()) return false;
+  require_backend("opencl");
+  return true;
+}
+#define REQUIRE_OPENCL() \
+  if (!have_opencl()) GTEST_SKIP() << "no OpenCL fp64 device: OpenCL superacc tests not run"
+
+Dataset as_dataset(const std::string& family, std::vector<double> x, std::vector<double> y = {}) {
+  Dataset d;
+  d.family = family;
+  d.n = static_cast<int64_t>(x.size());
+  d.x = std::move(x);
+  d.y = std::move(y);
+  d.id = next_dataset_id();
+  return d;
+}
+
+double run_cl(const Dataset& d, const Params& user) {
+  const AlgoEntry* e = registry().find(d.family == "sum" ? "superacc" : "superacc-dot", "opencl");
+  return e->make(d.problem(), registry().resolve_params(*e, user))->run();
+}
+
+double oracle(const Dataset& d) {
+  return d.family == "sum" ? exact_sum(d.x.data(), d.n).rounded : exact_dot(d.x.data(), d.y.data(), d.n).rounded;
+}
+
+const std::vector<Params> kConfigs = {
+    {{"fpe", "0"}}, {{"fpe", "2"}, {"early_exit", "0"}}, {{"fpe", "3"}, {"early_exit", "1"}},
+    {{"fpe", "4"}, {"early_exit", "1"}}, {{"fpe", "8"}, {"early_exit", "0"}}};
+
+void check_cases(const std::string& family, int count, uint64_t seed, int64_t min_n, int64_t max_n,
+                 const std::vector<Params>& configs) {
+  int64_t compared = 0;
+  for (auto& g : test::generated_cases(family, count, seed, min_n, max_n)) {
+    Dataset d = as_dataset(family, g.x, g.y);
+    double want = oracle(d);
+    for (const auto& p : configs) {
+      double got = run_cl(d, p);
+      ASSERT_PRED2(same_bits, got, want) << g.describe() << " fpe=" << p.at("fpe");
+      ++compared;
+    }
+  }
+  EXPECT_EQ(compared, int64_t(count) * int64_t(configs.size()));
+}
+
+TEST(SuperaccOpenCL, GeneratedSumsMatchOracle) {
+  REQUIRE_OPENCL();
+  check_cases("sum", 1500, 21, 1, 300, kConfigs);
+}
+
+TEST(SuperaccOpenCL, GeneratedDotsMatchOracle) {
+  REQUIRE_OPENCL();
+  check_cases("dot", 1000, 22, 1, 300, kConfigs);
+}
+
+TEST(SuperaccOpenCL, LargerInputsMatchOracleAndCpu) {
+  REQUIRE_OPENCL();
+  for (const std::string family : {"sum", "dot"})
+    for (auto& g : test::generated_cases(family, 16, 23, 20000, 200000)) {
+      Dataset d = as_dataset(family, g.x, g.y);
+      double want = oracle(d);
+      const AlgoEntry* cpu = registry().find(family == "sum" ? "superacc" : "superacc-dot", "cpu");
+      EXPECT_PRED2(same_bits, cpu->make(d.problem(), registry().resolve_params(*cpu, {}))->run(), want);
+      for (const auto& p : kConfigs) EXPECT_PRED2(same_bits, run_cl(d, p), want) << g.describe() << " fpe=" << p.at("fpe");
+    }
+}
+
+TEST(SuperaccOpenCL, EdgeCases) {
+  REQUIRE_OPENCL();
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+  const double ulp_max = 0x1p971, tiny = 0x1p-1074;
+  std::vector<std::vector<double>> sums = {
+      {}, {-0.0}, {0.0}, {1.0}, {-0.0, -0.0}, {-0.0, 1.0, -1.0}, {DBL_MAX, DBL_MAX, -DBL_MAX},
+      {DBL_MAX, ulp_max / 2}, {DBL_MAX, ulp_max / 2, -tiny}, {-DBL_MAX, -ulp_max / 2}, {inf, 1.0}, {inf, -inf},
+      {nan, 1.0}, {1.0, 0x1p-53}, {1.0, 0x1p-53, tiny}, {0x1p1023, tiny, -0x1p1023}};
+  sums.push_back(std::vector<double>(3000, tiny));
+  for (const auto& x : sums)
+    for (const auto& p : kConfigs) {
+      Dataset d = as_dataset("sum", x);
+      EXPECT_PRED2(same_bits, run_cl(d, p), oracle(d)) << test::dump(x) << " fpe=" << p.at("fpe");
+    }
+  std::vector<std::pair<std::vector<double>, std::vector<double>>> dots = {
+      {{}, {}}, {{tiny}, {tiny}}, {{-tiny}, {tiny}}, {{DBL_MAX, -DBL_MAX, 1}, {DBL_MAX, DBL_MAX, 3}},
+      {{DBL_MAX}, {2.0}}, {{0.0, -0.0}, {-1.0, 1.0}}, {{inf, 0.0}, {0.0, 1.0}}, {{inf, 1.0}, {-2.0, 1.0}},
+      {{0x1p-600, 1.0}, {0x1p-475, tiny}}, {{0x1p512}, {0x1p512}},
+      // a*a = (1 + 2^-51 + 2^-104) 2^-1000: its error 2^-1104 underflows in an FMA and is the
+      // sticky bit that breaks the tie 2^-1075 (half the smallest subnormal) upwards.
+      {{0x1.0000000000001p-500, -0x1.0000000000002p-1000, tiny, 0, 0, 0, 0, 0, 0},
+       {0x1.0000000000001p-500, 1.0, 0.5, 0, 0, 0, 0, 0, 0}}};
+  for (const auto& [x, y] : dots)
+    for (const auto& p : kConfigs) {
+      Dataset d = as_dataset("dot", x, y);
+      EXPECT_PRED2(same_bits, run_cl(d, p), oracle(d)) << test::dump(x) << " . " << test::dump(y);
+    }
+}
+
+TEST(SuperaccOpenCL, WorkGroupSizesGiveIdenticalBits) {
+  REQUIRE_OPENCL();
+  for (const std::string family : {"sum", "dot"}) {
+    GenSpec spec;
+    spec.family = family;
+    spec.dist = "loguniform";
+    spec.range = 1e300;
+    spec.n = 100003;
+    Dataset d = generate(spec);
+    double want = oracle(d);
+    const AlgoEntry* e = registry().find(family == "sum" ? "superacc" : "superacc-dot", "opencl");
+    ASSERT_NE(e->shape_variants, nullptr);
+    for (const auto& p : e->shape_variants(registry().resolve_params(*e, {})))
+      EXPECT_PRED2(same_bits, e->make(d.problem(), p)->run(), want) << family << " local=" << p.at("local");
+    for (const char* local : {"1", "7", "128"})
+      EXPECT_PRED2(same_bits, run_cl(d, {{"local", local}}), want) << family << " local=" << local;
+  }
+}
+
+// The fallback for devices without 64-bit local atomics: private accumulators per work-item.
+TEST(SuperaccOpenCL, PrivateAccumulatorFallback) {
+  REQUIRE_OPENCL();
+  setenv("ACCSUM_OPENCL_NO_ATOM64", "1", 1);
+  for (const std::string family : {"sum", "dot"})
+    for (auto& g : test::generated_cases(family, 24, 24, 1, 5000)) {
+      Dataset d = as_dataset(family, g.x, g.y);
+      double want = oracle(d);
+      for (const auto& p : {kConfigs[0], kConfigs[3]})
+        EXPECT_PRED2(same_bits, run_cl(d, p), want) << g.describe() << " (no atom64)";
+    }
+  unsetenv("ACCSUM_OPENCL_NO_ATOM64");
+}
+
+}  // namespace
+}  // namespace accsum
