@@ -81,15 +81,31 @@ namespace accsum {
 // Per-lane pieces of the fused variant (host and device). KC > 0 fixes K at compile time (the
 // state then lives in registers); KC == 0 takes K at run time. Both do the same operations.
 
-// Adds v at level `level` of a[0..K-1], passing each TwoSum error one level down.
-template <int KC>
+// Dekker's FastTwoSum after ordering the operands by magnitude. For finite data it returns the
+// very (s, e) of TwoSum: both are error-free and the error of a rounded sum is unique; only the
+// sign of a zero error may differ (which changes no nonzero result: ieee_result below). It costs
+// 3 additions and a comparison instead of 6 additions, which is what keeps the GPU's fused
+// kernel memory-bound for K = 3, 4 (FP64 throughput is its other limit).
+ACCSUM_HD void two_sum_ordered(double a, double b, double& s, double& e) {
+  const bool a_big = fabs(a) >= fabs(b);
+  const double hi = a_big ? a : b, lo = a_big ? b : a;
+  s = hi + lo;
+  e = lo - (s - hi);
+}
+
+// Adds v at level `level` of a[0..K-1], passing each TwoSum error one level down. Ordered picks
+// two_sum_ordered for the TwoSums (same nonzero bits).
+template <int KC, bool Ordered = false>
 ACCSUM_HD void kf_add(double* a, int K_rt, int level, double v) {
   const int K = KC > 0 ? KC : K_rt;
   ACCSUM_UNROLL
   for (int k = 0; k < K - 1; ++k) {
     if (k >= level) {
       double s, e;
-      two_sum(a[k], v, s, e);
+      if (Ordered)
+        two_sum_ordered(a[k], v, s, e);
+      else
+        two_sum(a[k], v, s, e);
       a[k] = s;
       v = e;
     }
@@ -105,36 +121,38 @@ ACCSUM_HD void kf_clear(double* a, int K_rt) {
 }
 
 // One element of a sum.
-template <int KC>
+template <int KC, bool Ordered = false>
 ACCSUM_HD void kf_sum_elem(double* a, int K, double x) {
-  kf_add<KC>(a, K, 0, x);
+  kf_add<KC, Ordered>(a, K, 0, x);
 }
 
 // One element of a dot: x*y = h + t exactly (no underflow); h joins level 0, t level 1 (DotK).
-template <int KC, bool Dekker>
+template <int KC, bool Dekker, bool Ordered = false>
 ACCSUM_HD void kf_dot_elem(double* a, int K, double x, double y) {
   double h, t;
   if (Dekker)
     two_prod_dekker(x, y, h, t);
   else
     two_prod_fma(x, y, h, t);
-  kf_add<KC>(a, K, 0, h);
-  kf_add<KC>(a, K, 1, t);
+  kf_add<KC, Ordered>(a, K, 0, h);
+  kf_add<KC, Ordered>(a, K, 1, t);
 }
 
 // a <- a merged with b (b's level k joins a's level k). Symmetric: merge(a,b) == merge(b,a).
-template <int KC>
+template <int KC, bool Ordered = false>
 ACCSUM_HD void kf_merge(double* a, const double* b, int K_rt) {
   const int K = KC > 0 ? KC : K_rt;
   ACCSUM_UNROLL
-  for (int k = 0; k < K; ++k) kf_add<KC>(a, K, k, b[k]);
+  for (int k = 0; k < K; ++k) kf_add<KC, Ordered>(a, K, k, b[k]);
 }
 
-// The plain sum `plain` (the level-0 root) decides special values and the sign of a zero.
+// The plain sum `plain` (the level-0 root) decides special values and the sign of a zero: an
+// exact zero is +0 in round-to-nearest unless every term is -0 (the sign of a zero error term
+// is not defined by the transforms, so the zero result is set here).
 ACCSUM_HD double ieee_result(double kfold, double plain) {
   if (!(plain - plain == 0)) return plain;            // NaN or +-inf
   if (plain == 0 && std::signbit(plain)) return plain;  // every term was -0
-  return kfold;
+  return kfold == 0 ? 0.0 : kfold;
 }
 
 // Flushes the root state (destroys it) and returns the K-fold result.
@@ -241,25 +259,28 @@ inline void kf_merge_lanes(double* st, int64_t G, int K, int64_t w_lo = 1, int64
     for (int64_t g = 0; g + w < G; g += 2 * w) kf_merge<0>(st + g * K, st + (g + w) * K, K);
 }
 
-// The fused variant, serially: lanes, then their tree, then the flush.
-inline double dpsumk_fused(const double* x, int64_t n, int K) {
+// The fused variant, serially: lanes, then their tree, then the flush. (Ordered = true gives the
+// same result with two_sum_ordered for the lanes' TwoSums, as the GPU kernel does.)
+template <bool Ordered = false>
+double dpsumk_fused(const double* x, int64_t n, int K) {
   if (n <= 0) return 0.0;
   const int64_t G = fused_lanes(n);
   std::vector<double> st(G * K, -0.0);
-  for (int64_t i = 0; i < n; ++i) kf_sum_elem<0>(&st[((i / kFusedVec) % G) * K], K, x[i]);
+  for (int64_t i = 0; i < n; ++i) kf_sum_elem<0, Ordered>(&st[((i / kFusedVec) % G) * K], K, x[i]);
   kf_merge_lanes(st.data(), G, K);
   return kf_finalize<0>(st.data(), K);
 }
-inline double dpdotk_fused(const double* x, const double* y, int64_t n, int K, bool dekker) {
+template <bool Ordered = false>
+double dpdotk_fused(const double* x, const double* y, int64_t n, int K, bool dekker) {
   if (n <= 0) return 0.0;
   const int64_t G = fused_lanes(n);
   std::vector<double> st(G * K, -0.0);
   for (int64_t i = 0; i < n; ++i) {
     double* a = &st[((i / kFusedVec) % G) * K];
     if (dekker)
-      kf_dot_elem<0, true>(a, K, x[i], y[i]);
+      kf_dot_elem<0, true, Ordered>(a, K, x[i], y[i]);
     else
-      kf_dot_elem<0, false>(a, K, x[i], y[i]);
+      kf_dot_elem<0, false, Ordered>(a, K, x[i], y[i]);
   }
   kf_merge_lanes(st.data(), G, K);
   return kf_finalize<0>(st.data(), K);

@@ -251,6 +251,51 @@ TEST(DpSumKSerial, LargeKFusedIsCorrectlyRoundedTreeWithinLogNUlps) {
   EXPECT_GT(tree_off, 0);  // the tree's first-order term is real, not an artefact of the proof
 }
 
+// two_sum_ordered (FastTwoSum after ordering, used by the CUDA fused kernel) is TwoSum for finite
+// data, up to the sign of a zero error; the fused results are then the same bits everywhere.
+TEST(DpSumKSerial, OrderedTwoSumGivesTheSameBits) {
+  std::mt19937_64 rng(11);
+  auto rnd = [&] {
+    double v = std::ldexp(std::uniform_real_distribution<double>(-1, 1)(rng), int(rng() % 2090) - 1075);
+    return rng() % 8 == 0 ? std::nextafter(v, 0.0) * 0x1p-1000 : v;  // some subnormals
+  };
+  for (int i = 0; i < 200000; ++i) {
+    double a = rnd(), b = i % 3 ? rnd() : std::ldexp(a, int(rng() % 120) - 60);
+    if (i % 7 == 0) b = -a;
+    if (!std::isfinite(a + b)) continue;  // finite data only (no overflow): the transforms' domain
+    double s1, e1, s2, e2;
+    two_sum(a, b, s1, e1);
+    two_sum_ordered(a, b, s2, e2);
+    ASSERT_PRED2(same_bits, s1, s2) << a << " " << b;
+    ASSERT_EQ(e1, e2) << a << " " << b;  // equal values (a zero error may differ in sign)
+  }
+  int compared = 0;
+  for (const std::string& dist : dist_names())
+    for (bool dot : {false, true})
+      for (int64_t n : {2, 3, 17, 1000, 4099}) {
+        Dataset d = make(dist, dot, n, 1e25, 7 + n);
+        for (int K : {2, 3, 4, 9}) {
+          if (dot) {
+            for (bool dk : {false, true})
+              EXPECT_PRED2(same_bits, (dpdotk_fused<true>(d.x.data(), d.y.data(), n, K, dk)),
+                           (dpdotk_fused<false>(d.x.data(), d.y.data(), n, K, dk)))
+                  << dist << " n=" << n << " K=" << K;
+          } else {
+            EXPECT_PRED2(same_bits, dpsumk_fused<true>(d.x.data(), n, K), dpsumk_fused<false>(d.x.data(), n, K))
+                << dist << " n=" << n << " K=" << K;
+          }
+          ++compared;
+        }
+      }
+  for (auto x : std::vector<std::vector<double>>{{-0.0, -0.0}, {0.0, -0.0}, {1.0, -1.0, -0.0}, {-0.0, 2.0, -2.0}})
+    for (int K : {2, 3, 5}) {
+      auto n = static_cast<int64_t>(x.size());
+      EXPECT_PRED2(same_bits, dpsumk_fused<true>(x.data(), n, K), dpsumk_fused<false>(x.data(), n, K));
+      EXPECT_PRED2(same_bits, dpsumk_fused<true>(x.data(), n, K), exact_sum(x.data(), n).rounded) << K;
+    }
+  EXPECT_GT(compared, 300);
+}
+
 TEST(DpSumKSerial, FusedShape) {
   EXPECT_EQ(fused_lanes(1), 1);
   EXPECT_EQ(fused_lanes(int64_t(1) << 28), kFusedMaxLanes);

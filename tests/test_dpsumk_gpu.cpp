@@ -97,9 +97,19 @@ void same_bits_on_every_distribution(const std::string& backend, const std::vect
   EXPECT_GT(compared, 100);
 }
 
+void hand_cases_once(const std::string& backend);
 void hand_cases(const std::string& backend) {
+  for (const char* eft : {"ordered", "twosum"}) {
+    setenv("ACCSUM_DPSUMK_EFT", eft, 1);  // read by the CUDA backend only
+    hand_cases_once(backend);
+  }
+  unsetenv("ACCSUM_DPSUMK_EFT");
+}
+
+void hand_cases_once(const std::string& backend) {
   const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
   std::vector<std::vector<double>> xs = {{},          {-0.0},        {-0.0, -0.0, -0.0}, {1.5, -1.5},
+                                         {0.0, -0.0, 3.0, -3.0, -0.0},
                                          {1, nan, 2}, {inf, 1, 2},   {inf, -inf, 1},     {-inf, 1e300, 1e300},
                                          {0x1p-1074}, {1e308, -1e308, 1}};
   for (auto& x : xs) {
@@ -141,7 +151,8 @@ TEST(DpSumKCuda, SpecialValuesZerosAndTinyInputs) {
 }
 
 // Sizes that take several launches per tree pass (kSegment = 1024 terms per block) and every
-// fused code path: K in registers (2..8), K at run time (9, 64), 1, 2 and 4 lanes per thread.
+// fused code path: K in registers (2..8), K at run time (9, 64), 1 and 2 lanes per thread, and
+// TwoSum or two_sum_ordered in the lanes.
 TEST(DpSumKCuda, MultiLaunchSizesAndEveryCodePath) {
   REQUIRE_BACKEND("cuda");
   for (int64_t n : {int64_t(1) << 20, (int64_t(1) << 20) + 7, (int64_t(1) << 22) + 3, int64_t(5000001)})
@@ -153,13 +164,15 @@ TEST(DpSumKCuda, MultiLaunchSizesAndEveryCodePath) {
             if ((!dot && std::string(tp) == "dekker") || (K > 8 && std::string(v) == "tree")) continue;
             Params p = params(dot, K, v, tp);
             const double want = run("cpu", d, p);
-            for (const char* lpt : {"1", "2", "4"}) {
-              setenv("ACCSUM_DPSUMK_LPT", lpt, 1);
-              EXPECT_PRED2(same_bits, run("cuda", d, p), want)
-                  << "n=" << n << " dot=" << dot << " K=" << K << " " << v << " " << tp << " lanes/thread " << lpt;
-              if (std::string(v) == "tree") break;  // lanes per thread is a fused knob
-            }
+            for (const char* eft : {"ordered", "twosum"})
+              for (const char* lpt : {"1", "2"}) {
+                setenv("ACCSUM_DPSUMK_LPT", lpt, 1);
+                setenv("ACCSUM_DPSUMK_EFT", eft, 1);
+                EXPECT_PRED2(same_bits, run("cuda", d, p), want) << "n=" << n << " dot=" << dot << " K=" << K << " "
+                                                                 << v << " " << tp << " lanes/thread " << lpt << " " << eft;
+              }
             unsetenv("ACCSUM_DPSUMK_LPT");
+            unsetenv("ACCSUM_DPSUMK_EFT");
           }
     }
 }

@@ -355,6 +355,25 @@ TEST(SuperaccCudaModel, DotsAllDistributionsAllExpansionSizes) {
   }
 }
 
+TEST(SuperaccCudaModel, LargerInputsEveryRange) {
+  for (double range : {1.0, 1e10, 1e50, 1e100, 1e300}) {
+    for (const char* family : {"sum", "dot"}) {
+      GenSpec s;
+      s.dist = "loguniform";
+      s.family = family;
+      s.n = 60001;
+      s.range = range;
+      s.seed = 77;
+      Dataset d = generate(s);
+      const double want = exact_of(d.x, d.y).rounded;
+      for (int fpe : {0, 2, 8}) {
+        const double got = d.y.empty() ? model<false>(d.x, d.y, fpe, 2, 4) : model<true>(d.x, d.y, fpe, 2, 4);
+        ASSERT_TRUE(same_bits(got, want)) << family << " range=" << range << " fpe=" << fpe;
+      }
+    }
+  }
+}
+
 TEST(SuperaccCudaModel, RandomTermsAtBothEndsOfTheRange) {
   std::mt19937_64 rng(7);
   for (int round = 0; round < 300; ++round) {

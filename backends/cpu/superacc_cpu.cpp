@@ -87,7 +87,7 @@ inline void prefetch_block(const double* p, int64_t count) {
 
 // ---- sum, fpe = 0: the chunk table only ----
 void sum_tables(const double* x, int64_t n, Superacc& acc) {
-  auto tables = std::make_unique<ChunkTable[]>(kTables);
+  std::unique_ptr<ChunkTable[]> tables(new ChunkTable[kTables]);  // cleared below, once
   for (int k = 0; k < kTables; ++k) tables[k].clear();
   ChunkTable& t0 = tables[0];
   ChunkTable& t1 = tables[1];
@@ -146,7 +146,7 @@ inline void residue_to_table(ChunkTable& t, v4d r, SA& acc) {
 template <int N, bool kEarlyExit>
 void sum_fpe(const double* x, int64_t n, Superacc& acc) {
   constexpr int V = 2;  // vectors of 4 lanes: 8 independent expansions
-  auto table = std::make_unique<ChunkTable>();
+  std::unique_ptr<ChunkTable> table(new ChunkTable);
   table->clear();
   v4d a[V][N];
   for (auto& row : a)
@@ -212,7 +212,7 @@ void sum_fpe(const double* x, int64_t n, Superacc& acc) {
 template <int N, bool kEarlyExit>
 void dot_vec(const double* x, const double* y, int64_t n, SuperaccDot& acc) {
   constexpr int V = 2;
-  auto table = std::make_unique<ChunkTable>();
+  std::unique_ptr<ChunkTable> table(new ChunkTable);
   table->clear();
   v4d a[V][N > 0 ? N : 1];
   for (auto& row : a)

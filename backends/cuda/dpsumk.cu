@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <memory>
+#include <string>
 
 #include "backends/cuda/cuda_common.cuh"
 #include "backends/cuda/dpsumk_kernels.cuh"
@@ -20,6 +21,7 @@ namespace {
 using namespace dp;
 
 constexpr int kDefaultLpt = 2;
+constexpr bool kDefaultOrdered = true;
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 using FusedFn = void (*)(const double*, const double*, int64_t, int64_t, int, double*);
@@ -27,34 +29,38 @@ using MergeFn = void (*)(const double*, int64_t, int, double*);
 using TreeFn = void (*)(const double*, const double*, double*, int64_t, int64_t, double*);
 
 // K = 2..8 get kernels with the state in registers; larger K one kernel with K at run time.
-template <bool Dot, bool Dekker, int LPT>
-FusedFn fused_fn_lpt(int K) {
+template <bool Dot, bool Dekker, int LPT, bool Ordered>
+FusedFn fused_fn_k(int K) {
   switch (K) {
-    case 2: return fused_kernel<2, Dot, Dekker, LPT>;
-    case 3: return fused_kernel<3, Dot, Dekker, LPT>;
-    case 4: return fused_kernel<4, Dot, Dekker, LPT>;
-    case 5: return fused_kernel<5, Dot, Dekker, LPT>;
-    case 6: return fused_kernel<6, Dot, Dekker, LPT>;
-    case 7: return fused_kernel<7, Dot, Dekker, LPT>;
-    case 8: return fused_kernel<8, Dot, Dekker, LPT>;
-    default: return fused_kernel<0, Dot, Dekker, LPT>;
+    case 2: return fused_kernel<2, Dot, Dekker, LPT, Ordered>;
+    case 3: return fused_kernel<3, Dot, Dekker, LPT, Ordered>;
+    case 4: return fused_kernel<4, Dot, Dekker, LPT, Ordered>;
+    case 5: return fused_kernel<5, Dot, Dekker, LPT, Ordered>;
+    case 6: return fused_kernel<6, Dot, Dekker, LPT, Ordered>;
+    case 7: return fused_kernel<7, Dot, Dekker, LPT, Ordered>;
+    case 8: return fused_kernel<8, Dot, Dekker, LPT, Ordered>;
+    default: return fused_kernel<0, Dot, Dekker, LPT, Ordered>;
   }
 }
 template <bool Dot, bool Dekker>
-FusedFn fused_fn(int K, int lpt) {
-  if (lpt == 4) return fused_fn_lpt<Dot, Dekker, 4>(K);
-  if (lpt == 2) return fused_fn_lpt<Dot, Dekker, 2>(K);
-  return fused_fn_lpt<Dot, Dekker, 1>(K);
+FusedFn fused_fn(int K, int lpt, bool ordered) {
+  if (ordered) return lpt == 1 ? fused_fn_k<Dot, Dekker, 1, true>(K) : fused_fn_k<Dot, Dekker, 2, true>(K);
+  return lpt == 1 ? fused_fn_k<Dot, Dekker, 1, false>(K) : fused_fn_k<Dot, Dekker, 2, false>(K);
 }
 
-// Lanes per thread (1, 2, 4): a speed knob only, the bits stay. $ACCSUM_DPSUMK_LPT overrides the
-// default for tuning runs.
+// Speed knobs that keep the bits, with environment overrides for tuning runs and tests:
+// lanes per thread ($ACCSUM_DPSUMK_LPT = 1 | 2) and the TwoSum of the lanes
+// ($ACCSUM_DPSUMK_EFT = twosum | ordered).
 int lanes_per_thread() {
   if (const char* e = std::getenv("ACCSUM_DPSUMK_LPT")) {
     int v = std::atoi(e);
-    if (v == 1 || v == 2 || v == 4) return v;
+    if (v == 1 || v == 2) return v;
   }
   return kDefaultLpt;
+}
+bool ordered_two_sum() {
+  if (const char* e = std::getenv("ACCSUM_DPSUMK_EFT")) return std::string(e) != "twosum";
+  return kDefaultOrdered;
 }
 MergeFn merge_fn(int K) {
   switch (K) {
@@ -76,7 +82,8 @@ class DpFused : public CudaKernel {
       : CudaKernel(p), K_(K), G_(fused_lanes(p.n)), lpt_(lanes_per_thread()),
         blocks_(std::max<int64_t>(1, ceil_div(G_ / lpt_, kThreads))), a_(K * blocks_),
         b_(K * ceil_div(blocks_, kThreads)), state_(K) {
-    fn_ = !dot ? fused_fn<false, false>(K, lpt_) : dekker ? fused_fn<true, true>(K, lpt_) : fused_fn<true, false>(K, lpt_);
+    const bool ord = ordered_two_sum();
+    fn_ = !dot ? fused_fn<false, false>(K, lpt_, ord) : dekker ? fused_fn<true, true>(K, lpt_, ord) : fused_fn<true, false>(K, lpt_, ord);
     merge_ = merge_fn(K);
   }
   double run() override {

@@ -30,7 +30,7 @@ struct LaneArray {
 // The lane tree of a block: lanes t and t + off merge for off = 1, 2, 4, ... < active (the
 // pairwise tree on the lane index, as kf_merge_lanes). Lanes that are not tree nodes at a level
 // compute a throw-away merge. Result in thread 0.
-template <int KC>
+template <int KC, bool Ordered>
 __device__ void block_merge(double* a, int K, int active) {
   constexpr int A = LaneArray<KC>::size;
   const int K_ = KC > 0 ? KC : K;
@@ -39,7 +39,7 @@ __device__ void block_merge(double* a, int K, int active) {
   for (int off = 1; off < 32 && off < active; off <<= 1) {
     ACCSUM_UNROLL
     for (int k = 0; k < K_; ++k) b[k] = __shfl_down_sync(0xffffffffu, a[k], off);
-    kf_merge<KC>(a, b, K);
+    kf_merge<KC, Ordered>(a, b, K);
   }
   if (active <= 32) return;
   __shared__ double sh[A][kWarps];
@@ -55,25 +55,26 @@ __device__ void block_merge(double* a, int K, int active) {
     for (int off = 1; off < nw; off <<= 1) {
       ACCSUM_UNROLL
       for (int k = 0; k < K_; ++k) b[k] = __shfl_down_sync(0xffffffffu, a[k], off);
-      kf_merge<KC>(a, b, K);
+      kf_merge<KC, Ordered>(a, b, K);
     }
   }
 }
 
-template <int KC, bool Dot, bool Dekker>
+template <int KC, bool Dot, bool Dekker, bool Ordered>
 __device__ __forceinline__ void fused_elem(double* a, int K, double x, double y) {
   if (Dot)
-    kf_dot_elem<KC, Dekker>(a, K, x, y);
+    kf_dot_elem<KC, Dekker, Ordered>(a, K, x, y);
   else
-    kf_sum_elem<KC>(a, K, x);
+    kf_sum_elem<KC, Ordered>(a, K, x);
 }
 
 // G lanes in all, LPT adjacent lanes per thread: lane g takes the 16-byte groups j = g, g + G,
 // ... (the elements 2j, 2j+1 in order). A thread's LPT lanes load LPT * 16 contiguous bytes per
 // row, so a warp reads 512 * LPT contiguous bytes. The thread merges its lanes (the first levels
 // of the lane tree), then the block's threads continue the tree; block b's root state goes to
-// out[k * gridDim.x + b]. LPT changes only the speed, never the bits.
-template <int KC, bool Dot, bool Dekker, int LPT>
+// out[k * gridDim.x + b]. LPT and Ordered (two_sum_ordered for TwoSum) change only the speed,
+// never the bits.
+template <int KC, bool Dot, bool Dekker, int LPT, bool Ordered>
 __global__ void __launch_bounds__(kThreads) fused_kernel(const double* __restrict__ x, const double* __restrict__ y,
                                                          int64_t n, int64_t G, int K, double* __restrict__ out) {
   constexpr int A = LaneArray<KC>::size;
@@ -101,8 +102,8 @@ __global__ void __launch_bounds__(kThreads) fused_kernel(const double* __restric
       for (int r = 0; r < U; ++r)
 #pragma unroll
         for (int l = 0; l < LPT; ++l) {
-          fused_elem<KC, Dot, Dekker>(a[l], K, xv[r][l].x, Dot ? yv[r][l].x : 0.0);
-          fused_elem<KC, Dot, Dekker>(a[l], K, xv[r][l].y, Dot ? yv[r][l].y : 0.0);
+          fused_elem<KC, Dot, Dekker, Ordered>(a[l], K, xv[r][l].x, Dot ? yv[r][l].x : 0.0);
+          fused_elem<KC, Dot, Dekker, Ordered>(a[l], K, xv[r][l].y, Dot ? yv[r][l].y : 0.0);
         }
     }
     for (; j < groups; j += G) {
@@ -110,15 +111,15 @@ __global__ void __launch_bounds__(kThreads) fused_kernel(const double* __restric
       for (int l = 0; l < LPT; ++l)
         if (j + l < groups) {
           double2 xv = __ldcs(x2 + j + l), yv = Dot ? __ldcs(y2 + j + l) : double2{0, 0};
-          fused_elem<KC, Dot, Dekker>(a[l], K, xv.x, yv.x);
-          fused_elem<KC, Dot, Dekker>(a[l], K, xv.y, yv.y);
+          fused_elem<KC, Dot, Dekker, Ordered>(a[l], K, xv.x, yv.x);
+          fused_elem<KC, Dot, Dekker, Ordered>(a[l], K, xv.y, yv.y);
         }
     }
     if (n & 1) {  // the odd last element, in the lane that owns its group
       const int64_t owner = groups % G;
 #pragma unroll
       for (int l = 0; l < LPT; ++l)
-        if (owner == g0 + l) fused_elem<KC, Dot, Dekker>(a[l], K, x[n - 1], Dot ? y[n - 1] : 0.0);
+        if (owner == g0 + l) fused_elem<KC, Dot, Dekker, Ordered>(a[l], K, x[n - 1], Dot ? y[n - 1] : 0.0);
     }
   }
   // The thread's lanes: lane tree levels w < LPT (only among lanes < G, as the serial tree).
@@ -126,9 +127,9 @@ __global__ void __launch_bounds__(kThreads) fused_kernel(const double* __restric
   for (int w = 1; w < LPT; w *= 2)
 #pragma unroll
     for (int l = 0; l + w < LPT; l += 2 * w)
-      if (w < G) kf_merge<KC>(a[l], a[l + w], K);
+      if (w < G) kf_merge<KC, Ordered>(a[l], a[l + w], K);
   const int64_t threads_used = G / LPT > 0 ? G / LPT : 1;
-  block_merge<KC>(a[0], K, threads_used < kThreads ? static_cast<int>(threads_used) : kThreads);
+  block_merge<KC, Ordered>(a[0], K, threads_used < kThreads ? static_cast<int>(threads_used) : kThreads);
   if (threadIdx.x == 0) {
     ACCSUM_UNROLL
     for (int k = 0; k < K_; ++k) out[int64_t(k) * gridDim.x + blockIdx.x] = a[0][k];
@@ -145,7 +146,7 @@ __global__ void __launch_bounds__(kThreads) merge_states_kernel(const double* __
   const int64_t i = int64_t(blockIdx.x) * kThreads + threadIdx.x;
   ACCSUM_UNROLL
   for (int k = 0; k < K_; ++k) a[k] = i < count ? in[k * count + i] : -0.0;
-  block_merge<KC>(a, K, count < kThreads ? static_cast<int>(count) : kThreads);
+  block_merge<KC, false>(a, K, count < kThreads ? static_cast<int>(count) : kThreads);
   if (threadIdx.x == 0) {
     ACCSUM_UNROLL
     for (int k = 0; k < K_; ++k) out[int64_t(k) * gridDim.x + blockIdx.x] = a[k];
