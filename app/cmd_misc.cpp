@@ -6,6 +6,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "git_rev.hpp"
 #include "app/commands.hpp"
 #include "app/harness.hpp"
 #include "app/parse.hpp"

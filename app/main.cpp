@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "git_rev.hpp"
 #include "app/commands.hpp"
 #include "core/registry.hpp"
 

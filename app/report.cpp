@@ -1,3 +1,4 @@
+#include "git_rev.hpp"
 #include "app/report.hpp"
 
 #include <fmt/format.h>
@@ -12,6 +13,7 @@
 #include <thread>
 
 #include "app/parse.hpp"
+#include "core/machine.hpp"
 
 namespace accsum::cli {
 
@@ -30,14 +32,6 @@ std::string json_number_or_string(double v) {
 }
 
 namespace {
-
-std::string cpu_model() {
-  std::ifstream f("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(f, line))
-    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
-  return "unknown";
-}
 
 std::string params_str(const Params& p) {
   std::string s;

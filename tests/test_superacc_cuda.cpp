@@ -270,6 +270,10 @@ TEST(SuperaccCudaModel, LaneSplitsReassembleEveryDouble) {
                 "lane digit headroom");
 }
 
+TEST(SuperaccCudaModel, DivisionByFiftyIsExact) {
+  for (uint32_t p = 0; p < (1u << 20); ++p) ASSERT_EQ(div50(p), p / 50u) << p;
+}
+
 TEST(SuperaccCudaModel, Int64PiecesCoverTheWholeRange) {
   std::mt19937_64 rng(5);
   for (int i = 0; i < 20000; ++i) {

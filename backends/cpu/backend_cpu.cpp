@@ -4,10 +4,10 @@
 #include <thread>
 
 #include "core/eft.hpp"
+#include "core/machine.hpp"
 #include "core/registry.hpp"
 
 namespace accsum {
-namespace {
 
 std::string cpu_model() {
   std::ifstream f("/proc/cpuinfo");
@@ -16,6 +16,8 @@ std::string cpu_model() {
     if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
   return "unknown CPU";
 }
+
+namespace {
 
 Registrar reg_cpu(BackendInfo{
     "cpu", "serial reference on one core", [] { return true; }, [] { return eft_self_test(); },

@@ -68,6 +68,7 @@ __device__ __forceinline__ bool nonzero(double r) {
   // Integer test on the bits (keeps the FP64 pipe for the expansion): +-0 -> false.
   return ((static_cast<unsigned>(__double2hiint(r)) & 0x7FFFFFFFu) | static_cast<unsigned>(__double2loint(r))) != 0;
 }
+__device__ __forceinline__ void prefetch_l2(const void* p) { asm volatile("prefetch.global.L2 [%0];" ::"l"(p)); }
 __device__ __forceinline__ unsigned abs_hi(double x) {
   return static_cast<unsigned>(__double2hiint(x)) & 0x7FFFFFFFu;
 }
@@ -270,11 +271,69 @@ struct ThreadState {
   }
 };
 
+// Level 4-5, run by the last block to finish (seed 004 §3.3): the G records summed digit by
+// digit and rounded with core's round(); the host receives one double. Record digits may be
+// anything below 2^63 in magnitude: each is summed as its low 32 bits and its high part
+// (DigitSum), so that G < 2^31 records cannot overflow. Thread t sums digit t % D of every
+// (threads / D)-th record: consecutive threads read consecutive digits, many loads in flight.
+// `scratch` is shared memory the block no longer needs.
+template <bool DOT>
+__device__ void finish_records(const Record<DOT>* records, int blocks, int64_t n, double* out, unsigned char* scratch) {
+  using R = Record<DOT>;
+  constexpr int D = R::kDigits;
+  const int groups = blockDim.x >= D ? static_cast<int>(blockDim.x) / D : 1;
+  R& acc = *reinterpret_cast<R*>(scratch);
+  DigitSum* part = reinterpret_cast<DigitSum*>(scratch + sizeof(R));  // [groups][D]
+  unsigned* flags = reinterpret_cast<unsigned*>(part + groups * D);
+  if (threadIdx.x == 0) *flags = 0;
+  for (int i = threadIdx.x; i < groups * D; i += blockDim.x) {
+    const int g = i / D, j = i % D;
+    DigitSum s{};
+#pragma unroll 8
+    for (int b = g; b < blocks; b += groups) s.add(__ldcg(reinterpret_cast<const long long*>(&records[b].digit[j])));
+    part[i] = s;
+  }
+  unsigned f = 0;
+  for (int b = threadIdx.x; b < blocks; b += blockDim.x) {
+    R r;  // the counters only
+    r.nan_count = __ldcg(reinterpret_cast<const long long*>(&records[b].nan_count));
+    r.pos_inf_count = __ldcg(reinterpret_cast<const long long*>(&records[b].pos_inf_count));
+    r.neg_inf_count = __ldcg(reinterpret_cast<const long long*>(&records[b].neg_inf_count));
+    r.not_neg_zero_count = __ldcg(reinterpret_cast<const long long*>(&records[b].not_neg_zero_count));
+    f |= record_flags(r);
+  }
+  __syncthreads();
+  atomicOr(flags, f);
+  for (int d = threadIdx.x; d < D; d += blockDim.x) {
+    DigitSum here{}, below{};
+    for (int q = 0; q < groups; ++q) {
+      here.low += part[q * D + d].low;
+      here.high += part[q * D + d].high;
+      if (d > 0) below.high += part[q * D + d - 1].high;
+    }
+    acc.digit[d] = merged_digit<D>(d, here, &below);
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    set_flags(acc, *flags, n);
+    *out = acc.round();
+  }
+}
+
+// Bytes of shared memory finish_records needs.
+template <bool DOT>
+constexpr size_t finish_scratch_bytes(int block) {
+  using R = Record<DOT>;
+  const int groups = block >= R::kDigits ? block / R::kDigits : 1;
+  return sizeof(R) + sizeof(DigitSum) * groups * R::kDigits + 16;
+}
+
 // Level 1-3: each block reduces a grid-stride share of the data into one record.
 // x (and y) are 16-byte aligned; nvec = n / 2 pairs, plus the last element when n is odd.
 template <int FPE, bool EE, bool DOT>
 __global__ void __launch_bounds__(512, 1) superacc_blocks(const double* __restrict__ x, const double* __restrict__ y,
-                                                       int64_t n, Record<DOT>* __restrict__ records) {
+                                                       int64_t n, Record<DOT>* __restrict__ records,
+                                                       unsigned* __restrict__ done, double* __restrict__ out) {
   constexpr int U = kVecs<DOT>;
   // Pieces a lane digit may receive per value: one slow-path or direct add and one ring flush.
   // Normalize before the bound of superacc_lanes.cuh can be reached.
@@ -317,9 +376,17 @@ __global__ void __launch_bounds__(512, 1) superacc_blocks(const double* __restri
   };
   if (t < full_tiles) load(t, vx, vy);
   while (t < full_tiles) {
-    const int64_t tn = t + gridDim.x;
+    const int64_t tn = t + gridDim.x, tp = tn + gridDim.x;
     double2 wx[U], wy[U];
     if (tn < full_tiles) load(tn, wx, wy);
+    if (tp < full_tiles) {  // and the tile after that into L2: twice the bytes in flight, no registers
+      const int64_t base = tp * tile + threadIdx.x;
+#pragma unroll
+      for (int j = 0; j < U; ++j) {
+        prefetch_l2(xv + base + j * blockDim.x);
+        if constexpr (DOT) prefetch_l2(yv + base + j * blockDim.x);
+      }
+    }
     if constexpr (DOT) {
       double bx[2 * U], by[2 * U];
 #pragma unroll
@@ -431,58 +498,29 @@ __global__ void __launch_bounds__(512, 1) superacc_blocks(const double* __restri
   Record<DOT>& rec = records[blockIdx.x];
   for (int i = threadIdx.x; i < Record<DOT>::kDigits; i += blockDim.x) rec.digit[i] = block_acc->digit[i];
   if (threadIdx.x == 0) set_flags(rec, *block_flags, 0);
-}
 
-// Level 4-5: one block sums the G records digit by digit and rounds (core's round()).
-// Record digits may be anything below 2^63 in magnitude: each is summed as a low 32-bit part
-// and a high part, so that G < 2^31 records cannot overflow. Thread t sums digit t % D of every
-// (T / D)-th record: consecutive threads read consecutive digits, many loads in flight.
-constexpr int kFinishThreads = 512;
-
-template <bool DOT>
-__global__ void __launch_bounds__(kFinishThreads) superacc_finish(const Record<DOT>* __restrict__ records,
-                                                                  int blocks, int64_t n, double* __restrict__ out) {
-  using R = Record<DOT>;
-  constexpr int D = R::kDigits, kGroups = kFinishThreads / D;
-  __shared__ R acc;
-  __shared__ DigitSum part[kGroups][D];
-  __shared__ unsigned flags;
-  if (threadIdx.x == 0) flags = 0;
-  const int j = threadIdx.x % D, g = threadIdx.x / D;
-  if (g < kGroups) {
-    DigitSum s{};
-#pragma unroll 8
-    for (int b = g; b < blocks; b += kGroups) s.add(records[b].digit[j]);
-    part[g][j] = s;
-  }
-  unsigned f = 0;
-  for (int b = threadIdx.x; b < blocks; b += blockDim.x) f |= record_flags(records[b]);
+  // Level 4-5 in the last block to finish (the usual fence-and-count pattern: each block's
+  // record is visible device-wide before its count is).
+  __shared__ bool last;
+  __threadfence();
   __syncthreads();
-  atomicOr(&flags, f);
-  for (int d = threadIdx.x; d < D; d += blockDim.x) {
-    DigitSum here{}, below{};
-    for (int q = 0; q < kGroups; ++q) {
-      here.low += part[q][d].low;
-      here.high += part[q][d].high;
-      if (d > 0) below.high += part[q][d - 1].high;
-    }
-    acc.digit[d] = merged_digit<D>(d, here, &below);
-  }
+  if (threadIdx.x == 0) last = atomicAdd(done, 1u) == gridDim.x - 1;
   __syncthreads();
-  if (threadIdx.x == 0) {
-    set_flags(acc, flags, n);
-    *out = acc.round();
-  }
+  if (!last) return;
+  __threadfence();
+  finish_records<DOT>(records, gridDim.x, n, out, smem);
+  if (threadIdx.x == 0) *done = 0;  // ready for the next launch
 }
 
 // ---- host side ----
 
 template <int FPE, bool EE, bool DOT>
-void launch_blocks(const double* x, const double* y, int64_t n, void* records, int grid, int block, size_t smem) {
-  superacc_blocks<FPE, EE, DOT><<<grid, block, smem>>>(x, y, n, static_cast<Record<DOT>*>(records));
+void launch_blocks(const double* x, const double* y, int64_t n, void* records, unsigned* done, double* out, int grid,
+                   int block, size_t smem) {
+  superacc_blocks<FPE, EE, DOT><<<grid, block, smem>>>(x, y, n, static_cast<Record<DOT>*>(records), done, out);
 }
 
-using LaunchFn = void (*)(const double*, const double*, int64_t, void*, int, int, size_t);
+using LaunchFn = void (*)(const double*, const double*, int64_t, void*, unsigned*, double*, int, int, size_t);
 
 template <bool DOT>
 std::pair<LaunchFn, const void*> pick(int fpe, bool ee) {
@@ -506,7 +544,7 @@ std::pair<LaunchFn, const void*> pick(int fpe, bool ee) {
 template <bool DOT>
 class SuperaccCuda : public CudaKernel {
  public:
-  SuperaccCuda(const Problem& p, const Params& params) : CudaKernel(p), out_(1) {
+  SuperaccCuda(const Problem& p, const Params& params) : CudaKernel(p), out_(1), done_(1) {
     const int fpe = static_cast<int>(param_int(params, "fpe"));
     const bool ee = param_int(params, "early_exit") != 0;
     block_ = static_cast<int>(param_int(params, "block"));
@@ -514,7 +552,7 @@ class SuperaccCuda : public CudaKernel {
     launch_ = fn;
     if ((reinterpret_cast<uintptr_t>(in_->x) | reinterpret_cast<uintptr_t>(in_->y)) & 15)
       throw std::logic_error("superacc (cuda): device input is not 16-byte aligned");
-    smem_ = sizeof(WarpArea) * (block_ / 32) + sizeof(Record<DOT>) + 16;
+    smem_ = std::max(sizeof(WarpArea) * (block_ / 32) + sizeof(Record<DOT>) + 16, finish_scratch_bytes<DOT>(block_));
     ACCSUM_CUDA_CHECK(cudaFuncSetAttribute(func, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem_)));
     int dev = 0, sms = 0, per_sm = 0;
     ACCSUM_CUDA_CHECK(cudaGetDevice(&dev));
@@ -532,13 +570,12 @@ class SuperaccCuda : public CudaKernel {
     grid = std::max(grid, (in_->n >> 28) + 1);
     grid_ = static_cast<int>(std::min<int64_t>(grid, 1 << 20));
     records_ = DeviceBuffer<Record<DOT>>(grid_);
+    ACCSUM_CUDA_CHECK(cudaMemset(done_.get(), 0, sizeof(unsigned)));
   }
 
   double run() override {
     timer_.start();
-    launch_(in_->x, in_->y, in_->n, records_.get(), grid_, block_, smem_);
-    ACCSUM_CUDA_CHECK(cudaGetLastError());
-    superacc_finish<DOT><<<1, kFinishThreads>>>(records_.get(), grid_, in_->n, out_.get());
+    launch_(in_->x, in_->y, in_->n, records_.get(), done_.get(), out_.get(), grid_, block_, smem_);
     ACCSUM_CUDA_CHECK(cudaGetLastError());
     last_ = timer_.stop_seconds();
     double r = 0;
@@ -552,6 +589,7 @@ class SuperaccCuda : public CudaKernel {
   size_t smem_ = 0;
   DeviceBuffer<Record<DOT>> records_;
   DeviceBuffer<double> out_;
+  DeviceBuffer<unsigned> done_;  // blocks finished; the last one resets it
   EventTimer timer_;
 };
 

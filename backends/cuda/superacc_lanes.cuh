@@ -39,13 +39,23 @@ constexpr int64_t kLaneDigitMask = (int64_t(1) << kLaneDigitBits) - 1;
 constexpr int kLaneMaxPending = 2046;
 constexpr uint32_t kLaneFastMinBiased = 51;  // lane_split_fast needs |x| >= 2^-972 (or x = 0)
 
+// floor(p / 50) for 0 <= p < 2^20 with one multiply-high: 85899346 = ceil(2^32 / 50) errs by
+// less than 2^-27 relative, far below the 1/50 that would move the floor.
+ACCSUM_HD uint32_t div50(uint32_t p) {
+#if defined(__CUDA_ARCH__)
+  return __umulhi(p, 85899346u);
+#else
+  return static_cast<uint32_t>((static_cast<uint64_t>(p) * 85899346u) >> 32);
+#endif
+}
+
 // The FP64 cut above. Requires x finite with biased exponent >= 51, or x = +-0 (which is
 // placed at digits 1, 2 and adds nothing). Both pieces are signed.
 ACCSUM_HD void lane_split_fast(double x, int& k, int64_t& lo, int64_t& hi) {
   const double magic2 = 0x1.8p53, magic1 = 0x1.8p52;  // doubles whose ulp is 2 and 1
   uint32_t biased = static_cast<uint32_t>(double_bits(x) >> 52) & 0x7FFu;
   uint32_t pos = (biased > kLaneFastMinBiased ? biased : kLaneFastMinBiased) - 1;  // lowest bit's position
-  k = static_cast<int>(pos / 50u);                                                // 1 .. 40
+  k = static_cast<int>(div50(pos));                                               // 1 .. 40
   // 1 / W_{k+1} = 2^(1074 - 50 (k+1)): biased exponent 2047 - 50 k, in [47, 1997].
   double scale = bits_double(static_cast<uint64_t>(2047 - 50 * k) << 52);
   double q = x * scale;
@@ -64,7 +74,7 @@ ACCSUM_HD void lane_split_exact(double x, int& k, int64_t& p0, int64_t& p1, int6
   decompose(bits, m, pos);  // |x| = m * 2^(pos - 1074), pos in [0, 2045]
   int64_t neg = -static_cast<int64_t>(bits >> 63);
   int64_t sm = (static_cast<int64_t>(m) ^ neg) - neg;  // signed significand, |sm| < 2^53
-  k = static_cast<int>(static_cast<unsigned>(pos) / 50u);
+  k = static_cast<int>(div50(static_cast<uint32_t>(pos)));
   int s = pos - 50 * k;  // 0..49
   // Two's complement: the low 50 bits of sm * 2^s are those of (sm << s) mod 2^64, and the
   // rest is floor(sm * 2^s / 2^50) = sm >> (50 - s), an arithmetic shift by 1..50.
