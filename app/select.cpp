@@ -77,6 +77,7 @@ std::vector<Selection> select(const std::string& algos, const std::string& backe
       const AlgoEntry* pick = nullptr;
       for (const char* b : {"cuda", "cpu-mt", "cpu", "opencl", "mpi"})
         if (!pick && reg.find(a, b) && backend_usable(b)) pick = reg.find(a, b);
+      if (!pick && algos == "all") continue;  // e.g. cub-sum without a GPU
       if (!pick) throw UsageError("algorithm '" + a + "' has no backend present on this machine");
       if (algos == "all" && pick->backend == "mpi") continue;
       add(pick);
@@ -97,6 +98,7 @@ std::vector<Selection> select(const std::string& algos, const std::string& backe
     }
     (void)any;
   }
+  if (out.empty()) throw UsageError("no selected algorithm runs on the selected backends");
   for (auto& [k, v] : params) {
     bool used = std::any_of(out.begin(), out.end(), [&](const Selection& s) {
       return std::any_of(s.entry->params.begin(), s.entry->params.end(), [&](const ParamSpec& p) { return p.name == k; });
