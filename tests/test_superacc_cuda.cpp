@@ -454,10 +454,13 @@ double run_cuda(const std::string& algo, const Dataset& d, const Params& user) {
 std::vector<Params> all_configs() {
   std::vector<Params> v;
   for (int fpe : kFpes)
-    for (int ee : {0, 1}) {
-      if (fpe == 0 && ee) continue;
-      v.push_back(Params{{"fpe", std::to_string(fpe)}, {"early_exit", std::to_string(ee)}});
-    }
+    for (int ee : {0, 1})
+      for (int adaptive : {0, 1}) {
+        if (fpe == 0 && (ee || adaptive)) continue;
+        v.push_back(Params{{"fpe", std::to_string(fpe)},
+                           {"early_exit", std::to_string(ee)},
+                           {"adaptive", std::to_string(adaptive)}});
+      }
   return v;
 }
 
@@ -613,6 +616,33 @@ TEST(SuperaccCuda, ContentionOnTheSameDigits) {
     for (const Params& p : all_configs())
       ASSERT_TRUE(same_bits(run_cuda("superacc-dot", x, y, p), want)) << "fpe=" << p.at("fpe");
   }
+}
+
+// The adaptive mode switches a warp between the expansion and direct accumulation only after
+// 16 iterations of its main loop: few blocks give each warp many iterations.
+TEST(SuperaccCuda, AdaptiveModeSwitchesAndStaysExact) {
+  REQUIRE_CUDA();
+  GenSpec s;
+  s.dist = "loguniform";
+  s.n = (1 << 22) + 3;
+  s.range = 1e50;
+  s.seed = 41;
+  Dataset d = generate(s);
+  const double want = exact_of(d.x, {}).rounded;
+  // The same terms and their negations: an exact zero (+0) reached through both paths.
+  std::vector<double> zero(d.x);
+  for (double v : d.x) zero.push_back(-v);
+  std::vector<double> y(d.x.size(), 1.0);
+  for (size_t i = 0; i < y.size(); i += 3) y[i] = -0.5;
+  const double want_dot = exact_of(d.x, y).rounded;
+  for (const char* grid : {"1", "3", "0"})
+    for (int fpe : {2, 3, 8})
+      for (int ee : {0, 1}) {
+        const Params p{{"fpe", std::to_string(fpe)}, {"early_exit", std::to_string(ee)}, {"adaptive", "1"}, {"grid", grid}};
+        ASSERT_TRUE(same_bits(run_cuda("superacc", d.x, {}, p), want)) << "grid=" << grid << " fpe=" << fpe;
+        ASSERT_TRUE(same_bits(run_cuda("superacc", zero, {}, p), 0.0)) << "grid=" << grid << " fpe=" << fpe;
+        ASSERT_TRUE(same_bits(run_cuda("superacc-dot", d.x, y, p), want_dot)) << "grid=" << grid << " fpe=" << fpe;
+      }
 }
 
 TEST(SuperaccCuda, LaunchShapesGiveIdenticalBits) {

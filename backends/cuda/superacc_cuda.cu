@@ -2,18 +2,20 @@
 // onto CUB's thread / warp / block / device layering.
 //
 //   level 1 (thread, registers): a floating-point expansion of FPE doubles per thread (seed 004
-//     Alg. 2, core/eft.hpp TwoSum), optionally with early exit. Dot products first split each
-//     product exactly: p = fl(a*b), e = fma(a, b, -p) (TwoProductFMA); p enters the expansion at
-//     term 0, e at term 1 (e is below ulp(p), and any split of the terms among accumulators
-//     keeps the sum exact).
-//   level 2 (thread, shared memory): the expansion's non-zero residues go to a private
-//     superaccumulator per thread (superacc_lanes.cuh: 41 int64 digits of 52 bits). A private
-//     accumulator needs no atomics, so no carry can be lost to contention. Residues are first
-//     compacted per warp (ballot + a 64-entry ring) so that a warp pays for a flush only when 32
-//     residues are waiting, not whenever one lane has one.
+//     Alg. 2, core/eft.hpp TwoSum), optionally with early exit, run level by level over a batch
+//     of 8 terms (8 independent TwoSum chains in flight, one vote per level). Dot products first
+//     split each product exactly: p = fl(a*b), e = fma(a, b, -p) (TwoProductFMA); p enters the
+//     expansion at term 0, e at term 1 (e is below ulp(p); any split of the terms among
+//     accumulators keeps the sum exact). fpe = 0 skips this level.
+//   level 2 (thread, shared memory): what the expansion cannot hold goes to a private
+//     superaccumulator per thread (superacc_lanes.cuh: 43 int64 digits of 50 bits, each double
+//     cut into two digit pieces by five FP64 operations). A private accumulator needs no atomics,
+//     so no carry can be lost to contention. Residues are compacted per warp first (ballot + a
+//     64-entry ring): a warp pays for a flush only when 32 are waiting. With `adaptive`, a warp
+//     whose expansion keeps leaving residues bypasses it for a while (ThreadState::adapt).
 //   level 3 (block): the lanes' digits are summed per warp, then per block, and re-cut into
 //     core/superacc.hpp's 32-bit digits: one record per block in device memory.
-//   level 4-5 (device): a second, one-block kernel sums the records digit by digit and rounds
+//   level 4-5 (device): the last block to finish sums the records digit by digit and rounds
 //     with core's BasicSuperacc::round(); the host receives one double.
 //
 // Inputs that break the expansion's preconditions take a slow path (rare on real data): sum
@@ -26,9 +28,10 @@
 // lowest bit 2^(ea+eb-104) >= 2^-1073; if a is subnormal, |b| > 2^54 and the lowest bit is
 // >= 2^-1074 * 2^2. Then a*b - p is a double and fma returns it exactly.
 //
-// The sign of an exact zero: term 0 of every expansion starts at -0.0, so it stays -0.0 exactly
-// while every term added to it was -0 (IEEE: -0 + -0 = -0, x + -x = +0); the slow paths set a
-// flag for anything else. The result is -0 only if n > 0 and no thread saw a term other than -0.
+// The sign of an exact zero: term 0 of every expansion, and the tracker z of the terms that
+// bypass it, start at -0.0 and stay -0.0 exactly while every term added was -0 (IEEE: -0 + -0 =
+// -0, x + -x = +0); the slow paths set a flag for anything else. The result is -0 only if n > 0
+// and no thread saw a term other than -0.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -68,7 +71,6 @@ __device__ __forceinline__ bool nonzero(double r) {
   // Integer test on the bits (keeps the FP64 pipe for the expansion): +-0 -> false.
   return ((static_cast<unsigned>(__double2hiint(r)) & 0x7FFFFFFFu) | static_cast<unsigned>(__double2loint(r))) != 0;
 }
-__device__ __forceinline__ void prefetch_l2(const void* p) { asm volatile("prefetch.global.L2 [%0];" ::"l"(p)); }
 __device__ __forceinline__ unsigned abs_hi(double x) {
   return static_cast<unsigned>(__double2hiint(x)) & 0x7FFFFFFFu;
 }
@@ -79,6 +81,7 @@ struct Lane {
   double* ring;
   int lane;
   int ring_head = 0, ring_count = 0;  // warp-uniform
+  int busy = 0;                       // batches that left residues (warp-uniform), for the adaptive mode
 
   // x finite with lane_fast_ok(x): the FP64 cut, two pieces.
   __device__ __forceinline__ void add_fast(double x) {
@@ -128,6 +131,7 @@ struct Lane {
 #pragma unroll
     for (int j = 0; j < B; ++j) any |= nonzero(r[j]);
     if (!__any_sync(kFull, any)) return;
+    ++busy;
 #pragma unroll
     for (int j = 0; j < B; ++j) push(r[j]);
   }
@@ -184,42 +188,75 @@ __device__ void dot_slow(double a, double b, SuperaccDot& acc, unsigned& flags) 
 template <int FPE, bool EE, bool DOT>
 struct ThreadState {
   static constexpr int kTerms = FPE > 0 ? FPE : 1;
-  double a[kTerms];  // the expansion; for FPE = 0, a[0] only tracks the sign of zero
+  double a[kTerms];  // the expansion (FPE > 0)
+  double z;          // the sign of an exact zero of the terms that bypass the expansion
   unsigned flags = 0;
   Lane lane;
   Record<DOT>* block_acc;
+  // Adaptive mode (warp-uniform): when the expansion leaves residues for too many terms it
+  // costs more than it saves, and the warp sends terms straight to its lanes' accumulators for
+  // a while, trying the expansion again now and then. Any split of the terms between the two
+  // keeps the sum exact, so results do not depend on it.
+  bool adaptive = false, direct = false;
+  int window = 0, busy_at_start = 0;
 
-  __device__ void init() {
+  __device__ void init(bool adapt) {
     a[0] = -0.0;
 #pragma unroll
     for (int i = 1; i < kTerms; ++i) a[i] = 0.0;
+    z = -0.0;
+    adaptive = adapt && FPE > 0;
+  }
+  __device__ bool bypass() const { return FPE == 0 || direct; }
+
+  // Called once per main-loop iteration. The expansion is judged over 16 iterations: if more
+  // than 4 of them left a residue anywhere in the warp (each costs a round of pushes), the warp
+  // goes direct for 240 iterations, then tries the expansion again.
+  __device__ __forceinline__ void adapt() {
+    if (!adaptive) return;
+    ++window;
+    if (!direct && window == 16) {
+      direct = lane.busy - busy_at_start > 4;
+      window = 0;
+    } else if (direct && window == 240) {
+      direct = false;
+      window = 0;
+    }
+    if (!direct && window == 0) busy_at_start = lane.busy;
+  }
+
+  // Terms straight to the lane accumulator: cut by the FP64 unit (lane_split_fast) unless tiny,
+  // zero or not finite (biased exponent outside [51, 2046]: one unsigned compare).
+  template <int B>
+  __device__ __forceinline__ void sum_direct(double (&v)[B]) {
+    constexpr unsigned lo = kLaneFastMinBiased << 20, span = 0x7FF00000u - lo;
+    unsigned worst = 0;
+#pragma unroll
+    for (int j = 0; j < B; ++j) {
+      z = __dadd_rn(z, v[j]);  // sign of an exact zero (NaN/inf make it "not -0")
+      worst = max(worst, abs_hi(v[j]) - lo);
+    }
+    if (__any_sync(kFull, worst >= span)) {
+#pragma unroll
+      for (int j = 0; j < B; ++j)
+        if (abs_hi(v[j]) - lo >= span) {
+          if (abs_hi(v[j]) >= 0x7FF00000u) flags |= sum_special_flags(v[j]);
+          else lane.add(v[j]);
+          v[j] = 0.0;
+        }
+    }
+#pragma unroll
+    for (int j = 0; j < B; ++j) lane.add_fast(v[j]);
   }
 
   // B sum terms per lane (a converged warp). Lanes without data pass -0.0, which changes nothing.
   template <int B>
   __device__ __forceinline__ void sum_batch(double (&v)[B]) {
-    if constexpr (FPE == 0) {
-      // Pure superaccumulator: every term is cut by the FP64 unit (lane_split_fast) unless it is
-      // tiny, zero or not finite (biased exponent outside [51, 2046]: one unsigned compare).
-      constexpr unsigned lo = kLaneFastMinBiased << 20, span = 0x7FF00000u - lo;
-      unsigned worst = 0;
-#pragma unroll
-      for (int j = 0; j < B; ++j) {
-        a[0] = __dadd_rn(a[0], v[j]);  // sign of an exact zero (NaN/inf make it "not -0")
-        worst = max(worst, abs_hi(v[j]) - lo);
-      }
-      if (__any_sync(kFull, worst >= span)) {
-#pragma unroll
-        for (int j = 0; j < B; ++j)
-          if (abs_hi(v[j]) - lo >= span) {
-            if (abs_hi(v[j]) >= 0x7FF00000u) flags |= sum_special_flags(v[j]);
-            else lane.add(v[j]);
-            v[j] = 0.0;
-          }
-      }
-#pragma unroll
-      for (int j = 0; j < B; ++j) lane.add_fast(v[j]);
-    } else {
+    if (bypass()) {
+      sum_direct(v);
+      return;
+    }
+    if constexpr (FPE > 0) {
       unsigned worst = 0;
 #pragma unroll
       for (int j = 0; j < B; ++j) worst = max(worst, abs_hi(v[j]));
@@ -256,15 +293,15 @@ struct ThreadState {
 #pragma unroll
     for (int j = 0; j < B; ++j)
       if (slow[j] || !((valid >> j) & 1)) v[j] = v[B + j] = -0.0;
-    if constexpr (FPE == 0) {
+    if (bypass()) {
 #pragma unroll
       for (int j = 0; j < B; ++j) {
-        a[0] = __dadd_rn(a[0], v[j]);
+        z = __dadd_rn(z, v[j]);
         lane.add_fast(v[j]);  // |p| >= 2^-968, or -0
       }
 #pragma unroll
       for (int j = 0; j < B; ++j) lane.add(v[B + j]);  // an error may be tiny
-    } else {
+    } else if constexpr (FPE > 0) {
       fpe_batch<kTerms, EE, 2 * B, B>(a, v);
       lane.push_batch(v);
     }
@@ -278,7 +315,7 @@ struct ThreadState {
 // (threads / D)-th record: consecutive threads read consecutive digits, many loads in flight.
 // `scratch` is shared memory the block no longer needs.
 template <bool DOT>
-__device__ void finish_records(const Record<DOT>* records, int blocks, int64_t n, double* out, unsigned char* scratch) {
+__device__ __noinline__ void finish_records(const Record<DOT>* records, int blocks, int64_t n, double* out, unsigned char* scratch) {
   using R = Record<DOT>;
   constexpr int D = R::kDigits;
   const int groups = blockDim.x >= D ? static_cast<int>(blockDim.x) / D : 1;
@@ -333,7 +370,8 @@ constexpr size_t finish_scratch_bytes(int block) {
 template <int FPE, bool EE, bool DOT>
 __global__ void __launch_bounds__(512, 1) superacc_blocks(const double* __restrict__ x, const double* __restrict__ y,
                                                        int64_t n, Record<DOT>* __restrict__ records,
-                                                       unsigned* __restrict__ done, double* __restrict__ out) {
+                                                       unsigned* __restrict__ done, double* __restrict__ out,
+                                                       int adapt) {
   constexpr int U = kVecs<DOT>;
   // Pieces a lane digit may receive per value: one slow-path or direct add and one ring flush.
   // Normalize before the bound of superacc_lanes.cuh can be reached.
@@ -345,7 +383,7 @@ __global__ void __launch_bounds__(512, 1) superacc_blocks(const double* __restri
   auto* block_flags = reinterpret_cast<unsigned*>(block_acc + 1);
 
   ThreadState<FPE, EE, DOT> st;
-  st.init();
+  st.init(adapt != 0);
   st.lane.digit = &areas[warp].digit[0][lane_id];
   st.lane.ring = areas[warp].ring;
   st.lane.lane = lane_id;
@@ -376,17 +414,11 @@ __global__ void __launch_bounds__(512, 1) superacc_blocks(const double* __restri
   };
   if (t < full_tiles) load(t, vx, vy);
   while (t < full_tiles) {
-    const int64_t tn = t + gridDim.x, tp = tn + gridDim.x;
+    // (Prefetching the tile after next into L2 as well was measured slower: it capped the H200
+    // at about 3.95 TB/s for every configuration, against 4.25 TB/s without.)
+    const int64_t tn = t + gridDim.x;
     double2 wx[U], wy[U];
     if (tn < full_tiles) load(tn, wx, wy);
-    if (tp < full_tiles) {  // and the tile after that into L2: twice the bytes in flight, no registers
-      const int64_t base = tp * tile + threadIdx.x;
-#pragma unroll
-      for (int j = 0; j < U; ++j) {
-        prefetch_l2(xv + base + j * blockDim.x);
-        if constexpr (DOT) prefetch_l2(yv + base + j * blockDim.x);
-      }
-    }
     if constexpr (DOT) {
       double bx[2 * U], by[2 * U];
 #pragma unroll
@@ -406,6 +438,7 @@ __global__ void __launch_bounds__(512, 1) superacc_blocks(const double* __restri
       }
       st.sum_batch(b);
     }
+    st.adapt();
     pending += kPerIter;
     if (pending > kLaneMaxPending - kPerIter) {
       st.lane.normalize();
@@ -462,14 +495,15 @@ __global__ void __launch_bounds__(512, 1) superacc_blocks(const double* __restri
 #pragma unroll
     for (int i = 0; i < FPE; ++i) st.lane.add(st.a[i]);
   }
-  if (double_bits(st.a[0]) != (uint64_t(1) << 63)) st.flags |= kFlagNotNegZero;
+  if (double_bits(st.a[0]) != (uint64_t(1) << 63) || double_bits(st.z) != (uint64_t(1) << 63))
+    st.flags |= kFlagNotNegZero;
   st.lane.normalize();
   unsigned wflags = __reduce_or_sync(kFull, st.flags);
   if (lane_id == 0) atomicOr(block_flags, wflags);
 
   // Level 3: the warp's 32 private accumulators, digit by digit (lane l sums digits l and l+32;
-  // the rotation (j + l) & 31 keeps the lanes on distinct banks). Digits are < 2^52 after the
-  // normalization, so sums of 32 lanes and of 16 warps stay below 2^61.
+  // the rotation (j + l) & 31 keeps the lanes on distinct banks). Digits are < 2^50 after the
+  // normalization, so sums of 32 lanes and of 16 warps stay below 2^59.
   __syncwarp();
   int64_t(*dig)[32] = areas[warp].digit;
   int64_t s0 = 0, s1 = 0;
@@ -515,12 +549,12 @@ __global__ void __launch_bounds__(512, 1) superacc_blocks(const double* __restri
 // ---- host side ----
 
 template <int FPE, bool EE, bool DOT>
-void launch_blocks(const double* x, const double* y, int64_t n, void* records, unsigned* done, double* out, int grid,
-                   int block, size_t smem) {
-  superacc_blocks<FPE, EE, DOT><<<grid, block, smem>>>(x, y, n, static_cast<Record<DOT>*>(records), done, out);
+void launch_blocks(const double* x, const double* y, int64_t n, void* records, unsigned* done, double* out, int adapt,
+                   int grid, int block, size_t smem) {
+  superacc_blocks<FPE, EE, DOT><<<grid, block, smem>>>(x, y, n, static_cast<Record<DOT>*>(records), done, out, adapt);
 }
 
-using LaunchFn = void (*)(const double*, const double*, int64_t, void*, unsigned*, double*, int, int, size_t);
+using LaunchFn = void (*)(const double*, const double*, int64_t, void*, unsigned*, double*, int, int, int, size_t);
 
 template <bool DOT>
 std::pair<LaunchFn, const void*> pick(int fpe, bool ee) {
@@ -548,6 +582,7 @@ class SuperaccCuda : public CudaKernel {
     const int fpe = static_cast<int>(param_int(params, "fpe"));
     const bool ee = param_int(params, "early_exit") != 0;
     block_ = static_cast<int>(param_int(params, "block"));
+    adaptive_ = static_cast<int>(param_int(params, "adaptive"));
     auto [fn, func] = pick<DOT>(fpe, ee);
     launch_ = fn;
     if ((reinterpret_cast<uintptr_t>(in_->x) | reinterpret_cast<uintptr_t>(in_->y)) & 15)
@@ -575,7 +610,7 @@ class SuperaccCuda : public CudaKernel {
 
   double run() override {
     timer_.start();
-    launch_(in_->x, in_->y, in_->n, records_.get(), done_.get(), out_.get(), grid_, block_, smem_);
+    launch_(in_->x, in_->y, in_->n, records_.get(), done_.get(), out_.get(), adaptive_, grid_, block_, smem_);
     ACCSUM_CUDA_CHECK(cudaGetLastError());
     last_ = timer_.stop_seconds();
     double r = 0;
@@ -585,7 +620,7 @@ class SuperaccCuda : public CudaKernel {
 
  private:
   LaunchFn launch_ = nullptr;
-  int block_ = 256, grid_ = 1;
+  int block_ = 256, grid_ = 1, adaptive_ = 1;
   size_t smem_ = 0;
   DeviceBuffer<Record<DOT>> records_;
   DeviceBuffer<double> out_;
@@ -593,12 +628,16 @@ class SuperaccCuda : public CudaKernel {
   EventTimer timer_;
 };
 
-std::vector<ParamSpec> superacc_params() {
+// Defaults: the configuration measured fastest on the H200 (results/superacc_cuda_*.json).
+std::vector<ParamSpec> superacc_params(const char* fpe, const char* early_exit, const char* adaptive,
+                                       const char* block) {
   return {
       ParamSpec{"fpe", "level-1 expansion size n (0 = pure superaccumulator)", true, 0, 8,
-                {"0", "2", "3", "4", "6", "8"}, "3"},
-      ParamSpec{"early_exit", "stop the expansion when the residue is zero (warp-wide vote)", true, 0, 1, {}, "0"},
-      ParamSpec{"block", "threads per block", true, 128, 512, {"128", "256", "512"}, "256"},
+                {"0", "2", "3", "4", "6", "8"}, fpe},
+      ParamSpec{"early_exit", "stop the expansion when the residue is zero (warp-wide vote)", true, 0, 1, {}, early_exit},
+      ParamSpec{"adaptive", "bypass the expansion while it leaves residues in more than 4 of 16 batches", true, 0, 1,
+                {}, adaptive},
+      ParamSpec{"block", "threads per block", true, 128, 512, {"128", "256", "512"}, block},
       ParamSpec{"grid", "blocks (0 = as many as fit on the GPU at once)", true, 0, 1 << 20, {}, "0"},
   };
 }
@@ -606,7 +645,7 @@ std::vector<ParamSpec> superacc_params() {
 // Launch shapes that must give the same bits (correct rounding makes any shape agree).
 std::vector<Params> superacc_shapes(const Params& p) {
   std::vector<Params> v;
-  for (const char* b : {"128", "512"}) {
+  for (const char* b : {"128", "256", "512"}) {
     Params q = p;
     q["block"] = b;
     if (q != p) v.push_back(q);
@@ -624,7 +663,7 @@ const char* kCite =
 Registrar reg_superacc(AlgoEntry{
     "sum", "superacc", "cuda",
     "correctly rounded sum: per-thread FP expansion + private shared-memory superaccumulators (seed 004)",
-    Guarantee::correctly_rounded, true, false, superacc_params(),
+    Guarantee::correctly_rounded, true, false, superacc_params("0", "0", "1", "512"),
     [](const Problem& p, const Params& params) -> std::unique_ptr<Kernel> {
       return std::make_unique<SuperaccCuda<false>>(p, params);
     },
@@ -633,7 +672,7 @@ Registrar reg_superacc(AlgoEntry{
 Registrar reg_superacc_dot(AlgoEntry{
     "dot", "superacc-dot", "cuda",
     "correctly rounded dot: TwoProductFMA + per-thread FP expansion + superaccumulators (seed 004)",
-    Guarantee::correctly_rounded, true, false, superacc_params(),
+    Guarantee::correctly_rounded, true, false, superacc_params("0", "0", "1", "512"),
     [](const Problem& p, const Params& params) -> std::unique_ptr<Kernel> {
       return std::make_unique<SuperaccCuda<true>>(p, params);
     },
