@@ -123,7 +123,7 @@ __kernel void superacc_partial(__global const double* x, __global const double* 
   __local long digits[COPIES * DIGITS];
   __local int group_flags[5];
   for (int i = lid; i < COPIES * DIGITS; i += ls) digits[i] = 0;
-  if (lid < 5) group_flags[lid] = 0;
+  for (int f = lid; f < 5; f += ls) group_flags[f] = 0;  // local sizes below 5 too
   barrier(CLK_LOCAL_MEM_FENCE);
   acc_t* dig = digits + (lid % COPIES) * DIGITS;
 #else
