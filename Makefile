@@ -30,8 +30,12 @@ bench: build
 verify: build
 	$(ACCSUM) verify
 
-plots:
-	python3 scripts/plot_superacc.py results/ && python3 scripts/plot_dpsumk.py results/
+# Figures from the committed GPU JSON (results/README.md says where each came from).
+plots: deps
+	python3 scripts/plot_superacc.py results/superacc_cuda_sum_n.json --range 1 --out results/superacc_cuda_sum
+	python3 scripts/plot_superacc.py results/superacc_cuda_sum_ranges.json --params adaptive=0 --out results/superacc_cuda_sum
+	python3 scripts/plot_superacc.py results/superacc_cuda_dot_ranges.json --params adaptive=0 --out results/superacc_cuda_dot
+	python3 scripts/plot_dpsumk.py results/dpsumk_sum_sweep.json results/dpsumk_dot_sweep.json -o results/dpsumk_throughput.png
 
 clean:
 	rm -rf $(BUILD)
