@@ -74,12 +74,7 @@ class PlainReduce : public ClKernel {
     launch(in_->x.get(), in_->y.bytes() ? in_->y.get() : in_->x.get(), in_->n, in_->y.bytes() != 0, partial_.get(),
            groups_, &e1);
     launch(partial_.get(), partial_.get(), static_cast<long>(groups_), 0, result_.get(), 1, &e2);
-    double r = 0;
-    result_.read(&r, sizeof r);
-    last_ = event_span_seconds(e1, e2);
-    clReleaseEvent(e1);
-    clReleaseEvent(e2);
-    return r;
+    return finish(result_, e1, e2);
   }
 
  private:

@@ -197,4 +197,13 @@ double event_span_seconds(cl_event first, cl_event last) {
   return (b - a) * 1e-9;
 }
 
+double ClKernel::finish(const Buffer& result, cl_event first, cl_event last) {
+  double r = 0;
+  result.read(&r, sizeof r);
+  last_ = event_span_seconds(first, last);
+  clReleaseEvent(first);
+  clReleaseEvent(last);
+  return r;
+}
+
 }  // namespace accsum::opencl

@@ -80,6 +80,9 @@ class ClKernel : public Kernel {
   double transfer_seconds() const override { return in_->upload_seconds; }
 
  protected:
+  // Reads the one-double result, records the device time from `first` to `last` and releases
+  // both events: the common end of every OpenCL run().
+  double finish(const Buffer& result, cl_event first, cl_event last);
   std::shared_ptr<const DeviceInput> in_;
   double last_ = -1.0;
 };

@@ -79,12 +79,7 @@ class SuperaccCl : public ClKernel {
     ACCSUM_CL_CHECK(clEnqueueNDRangeKernel(context().queue, partial_k_, 1, nullptr, &global, &local_, 0, nullptr, &e1));
     ACCSUM_CL_CHECK(
         clEnqueueNDRangeKernel(context().queue, final_k_, 1, nullptr, &final_local, &final_local, 0, nullptr, &e2));
-    double r = 0;
-    result_.read(&r, sizeof r);
-    last_ = event_span_seconds(e1, e2);
-    clReleaseEvent(e1);
-    clReleaseEvent(e2);
-    return r;
+    return finish(result_, e1, e2);
   }
 
  private:
