@@ -30,12 +30,21 @@ namespace accsum::cpu {
 namespace {
 
 constexpr int64_t kBlock = 1024;        // terms per block: a special slot stays below 2^63
-constexpr int kTables = 2;              // interleaved tables: fewer store-to-load chains
+// Interleaved tables: fewer store-to-load chains when many terms share a slot (range 1). 4
+// tables won at range 1 but lost at range 1e300 (the hot slots no longer fit L1); 2 balance.
+constexpr int kTables = 2;
 constexpr uint64_t kImplicit = uint64_t(1) << 52;
+// Software prefetch this many terms (8 KiB) ahead, one cache line per 8 terms, inside the
+// loop: a steady stream of requests keeps enough misses in flight to reach the streaming
+// bandwidth of one core (a burst per block did not; measured on the 2-core VM, issue 4).
+constexpr int64_t kPrefetchAhead = 1024;
 
-// Level 2: one uint64 slot per (sign, biased exponent).
+// Level 2: one uint64 slot per (sign, biased exponent). The padding staggers consecutive
+// tables of an array by one cache line: the same slot of two tables is then not 4 KiB
+// apart, so a load from one table is not falsely held behind a store to another (4K aliasing).
 struct ChunkTable {
   alignas(64) uint64_t slot[4096];
+  uint64_t pad[8];
   void clear() { std::memset(slot, 0, sizeof slot); }
   bool touched_special() const { return slot[0] | slot[0x800] | slot[0x7FF] | slot[0xFFF]; }
   void clear_special() { slot[0] = slot[0x800] = slot[0x7FF] = slot[0xFFF] = 0; }
@@ -85,27 +94,35 @@ inline void prefetch_block(const double* p, int64_t count) {
   for (int64_t i = 0; i < count; i += 8) _mm_prefetch(reinterpret_cast<const char*>(p + i), _MM_HINT_T0);
 }
 
-// ---- sum, fpe = 0: the chunk table only ----
+// ---- sum, fpe = 0: the chunk tables only ----
+
+// Adds x[s..e) to the tables, term i to table i % kTables (kTables divides 8), 8 terms per
+// step: one prefetch per cache line of x.
+template <bool kPrefetch, class SA>
+inline void tables_add_range(ChunkTable* t, const double* x, int64_t s, int64_t e, SA& acc) {
+  int64_t i = s;
+  for (; i + 8 <= e; i += 8) {
+    if (kPrefetch) _mm_prefetch(reinterpret_cast<const char*>(x + i + kPrefetchAhead), _MM_HINT_T0);
+    for (int k = 0; k < 8; ++k) table_add(t[k % kTables], double_bits(x[i + k]), acc);
+  }
+  for (; i < e; ++i) table_add(t[0], double_bits(x[i]), acc);
+}
+
 void sum_tables(const double* x, int64_t n, Superacc& acc) {
   std::unique_ptr<ChunkTable[]> tables(new ChunkTable[kTables]);  // cleared below, once
   for (int k = 0; k < kTables; ++k) tables[k].clear();
-  ChunkTable& t0 = tables[0];
-  ChunkTable& t1 = tables[1];
+  ChunkTable* t = tables.get();
   int64_t fast_terms = 0;
   for (int64_t s = 0; s < n; s += kBlock) {
     int64_t e = std::min(n, s + kBlock);
-    if (e < n) prefetch_block(x + e, std::min(kBlock, n - e));
-    int64_t i = s;
-    for (; i + 2 <= e; i += 2) {
-      table_add(t0, double_bits(x[i]), acc);
-      table_add(t1, double_bits(x[i + 1]), acc);
-    }
-    if (i < e) table_add(t0, double_bits(x[i]), acc);
+    if (e + kPrefetchAhead <= n) tables_add_range<true>(t, x, s, e, acc);  // prefetches stay inside x
+    else tables_add_range<false>(t, x, s, e, acc);
     fast_terms += e - s;
-    if (t0.touched_special() || t1.touched_special()) {
+    bool special = false;
+    for (int k = 0; k < kTables; ++k) special |= t[k].touched_special();
+    if (special) {
       // Redo the block's special terms exactly; their slot contents were placeholders.
-      t0.clear_special();
-      t1.clear_special();
+      for (int k = 0; k < kTables; ++k) t[k].clear_special();
       for (int64_t j = s; j < e; ++j)
         if (special_bits(double_bits(x[j]))) {
           acc.add(x[j]);
