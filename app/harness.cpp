@@ -204,15 +204,26 @@ void judge(ResultRow& row, const Dataset& d, const ExactValue& ref) {
 }
 
 void attach_baselines(std::vector<ResultRow>& rows) {
+  // The baseline of the same backend and family; among several (e.g. --threads=1,2), the one
+  // whose shared parameters (threads, local, ...) agree with the row's.
+  auto agreement = [](const Params& a, const Params& b) {
+    int n = 0;
+    for (auto& [k, v] : a) {
+      auto it = b.find(k);
+      if (it != b.end()) n += it->second == v ? 1 : -1;
+    }
+    return n;
+  };
   for (auto& r : rows) {
     if (!r.error.empty()) continue;
+    const ResultRow* best = nullptr;
     for (auto& b : rows)
       if (b.entry->baseline && b.error.empty() && b.entry->backend == r.entry->backend &&
-          b.entry->family == r.entry->family) {
-        r.baseline = b.entry->algo;
-        r.ratio_to_baseline = r.time.median > 0 ? b.time.median / r.time.median : 0;
-        break;
-      }
+          b.entry->family == r.entry->family && (!best || agreement(b.params, r.params) > agreement(best->params, r.params)))
+        best = &b;
+    if (!best) continue;
+    r.baseline = best->entry->algo;
+    r.ratio_to_baseline = r.time.median > 0 ? best->time.median / r.time.median : 0;
   }
 }
 
