@@ -133,3 +133,21 @@ TEST(Cli, VerifyPassesOnTheSerialBackend) {
   EXPECT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("0 result(s) broke"), std::string::npos) << r.out;
 }
+
+// DESIGN §2: the committed accuracy tables are regenerated and compared, so an accuracy
+// regression of any cpu algorithm (or of the generators or the oracle) fails CI.
+TEST(Cli, CommittedAccuracyTablesAreReproduced) {
+  struct Table {
+    const char* args;
+    const char* file;
+  };
+  for (auto t : {Table{"table --suite=accuracy --n=2^16", "results/accuracy_cpu_illcond.md"},
+                 Table{"table --suite=kfold --n=1e5", "results/kfold_table_cpu.md"}}) {
+    CliRun r = accsum(t.args);
+    ASSERT_EQ(r.code, 0) << t.args << "\n" << r.err;
+    std::string committed = slurp(std::string(ACCSUM_SOURCE_DIR) + "/" + t.file);
+    ASSERT_FALSE(committed.empty()) << t.file;
+    EXPECT_EQ(r.out, committed) << "accsum " << t.args << " no longer reproduces " << t.file
+                                << " (regenerate it only if the change in accuracy is intended)";
+  }
+}
