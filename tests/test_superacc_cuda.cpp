@@ -693,6 +693,38 @@ TEST(SuperaccCuda, SameBitsAsTheCpuBackend) {
   }
 }
 
+// The mpi backend with inner=cuda (one rank here; CTest's mpi_np2/np4 and the GPU run use more):
+// the GPU's unrounded superaccumulator merged and rounded once gives the oracle's bits.
+TEST(SuperaccCuda, MpiInnerCudaMatchesTheOracle) {
+  REQUIRE_CUDA();
+  for (const char* algo : {"superacc", "superacc-dot"}) {
+    const AlgoEntry* mpi = registry().find(algo, "mpi");
+    if (!mpi) GTEST_SKIP() << "built without the MPI backend";
+    for (const char* dist : {"loguniform", "illcond", "specials", "ties", "subnormal"})
+      for (int64_t n : {int64_t(1), int64_t(1000), int64_t(1 << 20) + 7}) {
+        GenSpec s;
+        s.dist = dist;
+        s.family = std::string(algo) == "superacc" ? "sum" : "dot";
+        s.n = n;
+        s.range = 1e300;
+        s.cond = 1e100;
+        s.seed = 3;
+        Dataset d;
+        try {
+          d = generate(s);
+        } catch (const UsageError&) {
+          continue;  // too few terms for this generator
+        }
+        const double want = d.y.empty() ? exact_sum(d.x.data(), d.n).rounded
+                                        : exact_dot(d.x.data(), d.y.data(), d.n).rounded;
+        for (const char* fpe : {"0", "4"}) {
+          Params p = registry().resolve_params(*mpi, {{"inner", "cuda"}, {"fpe", fpe}});
+          EXPECT_TRUE(same_bits(mpi->make(d.problem(), p)->run(), want)) << algo << " " << dist << " n=" << n;
+        }
+      }
+  }
+}
+
 // 64-bit sizes: more than 2^31 terms on the GPU (about 17 GB per array; GPU machine only).
 TEST(SuperaccCuda, MoreThanTwoToThe31Terms) {
   REQUIRE_CUDA();

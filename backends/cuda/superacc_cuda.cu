@@ -45,6 +45,7 @@
 #include "backends/cuda/superacc_lanes.cuh"
 #include "core/eft.hpp"
 #include "core/superacc.hpp"
+#include "core/superacc_partial.hpp"
 
 namespace accsum::cuda {
 namespace {
@@ -618,6 +619,27 @@ class SuperaccCuda : public CudaKernel {
     return r;
   }
 
+  // The exact, unrounded result of the last run(): the block records summed on the host the way
+  // finish_records sums them on the device (levels 4 without 5), for the mpi backend's inner=cuda.
+  Record<DOT> merged_records() const {
+    using R = Record<DOT>;
+    constexpr int D = R::kDigits;
+    std::vector<R> recs(grid_);
+    ACCSUM_CUDA_CHECK(cudaMemcpy(recs.data(), records_.get(), sizeof(R) * grid_, cudaMemcpyDeviceToHost));
+    std::vector<DigitSum> sums(D, DigitSum{});
+    unsigned flags = 0;
+    for (const R& r : recs) {
+      for (int d = 0; d < D; ++d) sums[d].add(r.digit[d]);
+      flags |= record_flags(r);
+    }
+    R acc;
+    acc.clear();
+    for (int d = 0; d < D; ++d) acc.digit[d] = merged_digit<D>(d, sums[d], d > 0 ? &sums[d - 1] : nullptr);
+    set_flags(acc, flags, in_->n);
+    acc.normalize();
+    return acc;
+  }
+
  private:
   LaunchFn launch_ = nullptr;
   int block_ = 256, grid_ = 1, adaptive_ = 1;
@@ -677,6 +699,42 @@ Registrar reg_superacc_dot(AlgoEntry{
       return std::make_unique<SuperaccCuda<true>>(p, params);
     },
     nullptr, kCite, superacc_shapes});
+
+// The mpi backend's inner=cuda: each rank sums its slice on the GPU and hands back the exact,
+// unrounded superaccumulator; MPI merges them and rounds once (seed 004 level 4).
+template <bool DOT>
+class SuperaccCudaPartial : public SuperaccPartial {
+ public:
+  SuperaccCudaPartial(const Problem& slice, const Params& mpi_params) : kernel_(slice, cuda_params(mpi_params)) {}
+  void accumulate_sum(Superacc& acc) override {
+    if constexpr (DOT) throw std::logic_error("superacc partial: a dot slice asked for a sum");
+    else accumulate(acc);
+  }
+  void accumulate_dot(SuperaccDot& acc) override {
+    if constexpr (!DOT) throw std::logic_error("superacc partial: a sum slice asked for a dot");
+    else accumulate(acc);
+  }
+
+ private:
+  // The cuda entry's parameters with the mpi entry's fpe / early_exit, defaults for the rest.
+  static Params cuda_params(const Params& q) {
+    const AlgoEntry* e = registry().find(DOT ? "superacc-dot" : "superacc", "cuda");
+    Params user;
+    for (const char* k : {"fpe", "early_exit"})
+      if (q.count(k)) user[k] = q.at(k);
+    return registry().resolve_params(*e, user);
+  }
+  void accumulate(Record<DOT>& acc) {
+    kernel_.run();
+    acc.merge(kernel_.merged_records());
+  }
+  SuperaccCuda<DOT> kernel_;
+};
+
+SuperaccPartialRegistrar reg_partial("cuda", [](const Problem& slice, const Params& q) -> std::unique_ptr<SuperaccPartial> {
+  if (slice.y) return std::make_unique<SuperaccCudaPartial<true>>(slice, q);
+  return std::make_unique<SuperaccCudaPartial<false>>(slice, q);
+});
 
 }  // namespace
 }  // namespace accsum::cuda

@@ -88,7 +88,7 @@ class SuperaccMpi : public Kernel {
 std::vector<ParamSpec> params() {
   std::vector<std::string> inners = {"cpu", "cpu-mt"};
 #if ACCSUM_HAVE_CUDA
-  inners.push_back("cuda");  // usable once the CUDA backend registers a SuperaccPartial
+  inners.push_back("cuda");  // backends/cuda/superacc_cuda.cu registers its SuperaccPartial
 #endif
   std::vector<ParamSpec> ps = {
       ParamSpec{"inner", "backend each rank sums its slice with", false, 0, 0, inners, "cpu"},
