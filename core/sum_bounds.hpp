@@ -7,6 +7,10 @@
 // sum could overflow (outside the domain: DESIGN §3, core/sum_serial.hpp).
 //
 // u = 2^-53, gamma_k = k u / (1 - k u) for k u < 1 (Higham 2002, Lemma 3.1).
+//
+// Provenance: the statements of ORO 2005 Prop. 4.10 and 5.11 below were written from our
+// recollection of the paper (it is not among shared/seeds); their constants should be checked
+// against the published text. The underflow terms of the dot bounds are our own extension.
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
