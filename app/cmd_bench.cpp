@@ -72,18 +72,18 @@ int run_bench(const BenchArgs& a, const std::vector<std::string>& argv) {
   MeasureOptions opt{a.reps, a.warmup, !a.no_repro_check};
   bool any_error = false;
   for (auto& fam : families) {
-    std::vector<std::unique_ptr<Dataset>> todo;
+    std::vector<std::unique_ptr<Dataset>> batch;
     if (!a.data.input.empty()) {
       if (!a.data.dist.empty() || !a.data.range.empty() || !a.data.cond.empty())
         throw UsageError("--input cannot be combined with --dist, --range or --cond");
-      todo.push_back(std::make_unique<Dataset>(read_dataset(a.data.input, fam)));
+      batch.push_back(std::make_unique<Dataset>(read_dataset(a.data.input, fam)));
     } else {
       for (auto& spec : specs_of(a.data, fam)) {
         if (progress_enabled()) fmt::print(stderr, "generating {} n={} {}...\n", fam, format_size(spec.n), spec.dist);
-        todo.push_back(std::make_unique<Dataset>(generate(spec)));
+        batch.push_back(std::make_unique<Dataset>(generate(spec)));
       }
     }
-    for (auto& d : todo) {
+    for (auto& d : batch) {
       RunRecord run;
       run.dataset = d.get();
       if (progress_enabled()) fmt::print(stderr, "exact reference (MPFR) of n={}...\n", format_size(d->n));
@@ -107,14 +107,15 @@ int run_bench(const BenchArgs& a, const std::vector<std::string>& argv) {
     }
   }
 
-  auto backends = backends_of(sel);
-  std::string text;
-  if (a.out.format == "json") text = report_json(runs, argv, backends).dump(2) + "\n";
-  else if (a.out.format == "csv") text = report_csv(runs);
-  else if (a.out.format == "md") text = report_markdown(runs);
-  else text = report_table(runs);
+  // The JSON document is built once, for stdout and/or --json.
+  std::string json;
+  if (a.out.format == "json" || !a.out.json.empty()) json = report_json(runs, argv, backends_of(sel)).dump(2) + "\n";
+  std::string text = a.out.format == "json" ? json
+                     : a.out.format == "csv" ? report_csv(runs)
+                     : a.out.format == "md"  ? report_markdown(runs)
+                                             : report_table(runs);
   emit(a.out, text);
-  if (!a.out.json.empty() && process_rank() == 0) write_atomic(a.out.json, report_json(runs, argv, backends).dump(2) + "\n");
+  if (!a.out.json.empty() && process_rank() == 0) write_atomic(a.out.json, json);
   return any_error ? 1 : 0;
 }
 

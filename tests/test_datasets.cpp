@@ -3,6 +3,8 @@
 // the exact oracle, and the validation of a GenSpec.
 #include <gtest/gtest.h>
 
+#include "tests/expect_usage_error.hpp"
+
 #include <cfloat>
 #include <cmath>
 #include <cstdlib>
@@ -37,16 +39,7 @@ accsum::ExactValue exact_of(const Dataset& d) {
   return d.family == "dot" ? accsum::exact_dot(d.x.data(), d.y.data(), d.n) : accsum::exact_sum(d.x.data(), d.n);
 }
 
-// Expects `f` to throw UsageError whose message contains `needle`.
-template <class F>
-void expect_usage_error(F f, const std::string& needle) {
-  try {
-    f();
-    ADD_FAILURE() << "no UsageError (expected one mentioning '" << needle << "')";
-  } catch (const UsageError& e) {
-    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-  }
-}
+using accsum::test::expect_usage_error;
 
 const std::vector<std::string> kElementwise = {"uniform", "uniform-sym", "loguniform", "subnormal", "specials"};
 const std::vector<std::string> kFamilies = {"sum", "dot"};

@@ -2,6 +2,8 @@
 // trips, every malformed-file case as a UsageError, and atomic writes.
 #include <dirent.h>
 #include <gtest/gtest.h>
+
+#include "tests/expect_usage_error.hpp"
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -82,15 +84,7 @@ std::string payload_of(const std::vector<T>& v) {
   return std::string(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
 }
 
-template <class F>
-void expect_usage_error(F f, const std::string& needle) {
-  try {
-    f();
-    ADD_FAILURE() << "no UsageError (expected one mentioning '" << needle << "')";
-  } catch (const UsageError& e) {
-    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-  }
-}
+using accsum::test::expect_usage_error;
 
 }  // namespace
 

@@ -121,7 +121,7 @@ void sum_tables(const double* x, int64_t n, Superacc& acc) {
     bool special = false;
     for (int k = 0; k < kTables; ++k) special |= t[k].touched_special();
     if (special) {
-      // Redo the block's special terms exactly; their slot contents were placeholders.
+      // Redo the block's special terms exactly: the fast loop only marked their slots.
       for (int k = 0; k < kTables; ++k) t[k].clear_special();
       for (int64_t j = s; j < e; ++j)
         if (special_bits(double_bits(x[j]))) {
@@ -160,6 +160,20 @@ inline void residue_to_table(ChunkTable& t, v4d r, SA& acc) {
 
 // ---- sum, fpe = N: AVX2 expansions (Alg. 2), residues into the chunk table ----
 
+// Level 1 -> 2: adds every nonzero term of the expansions to acc exactly and zeroes them
+// (the end of the data, and before the expansions' inputs could exceed their precondition).
+template <class SA, int V, int M>
+void flush_expansions(v4d (&a)[V][M], SA& acc) {
+  for (auto& row : a)
+    for (auto& c : row) {
+      alignas(32) double lanes[4];
+      _mm256_store_pd(lanes, c);
+      for (double l : lanes)
+        if (l != 0.0) acc.add(l);
+      c = _mm256_setzero_pd();
+    }
+}
+
 template <int N, bool kEarlyExit>
 void sum_fpe(const double* x, int64_t n, Superacc& acc) {
   constexpr int V = 2;  // vectors of 4 lanes: 8 independent expansions
@@ -172,16 +186,6 @@ void sum_fpe(const double* x, int64_t n, Superacc& acc) {
   const v4d max_in = _mm256_set1_pd(kFpeMaxInput), zero = _mm256_setzero_pd();
   bool fed = false;
   int64_t since_flush = 0;
-  auto flush_all = [&] {
-    for (auto& row : a)
-      for (auto& c : row) {
-        alignas(32) double lanes[4];
-        _mm256_store_pd(lanes, c);
-        for (double l : lanes)
-          if (l != 0.0) acc.add(l);
-        c = zero;
-      }
-  };
   auto residue = [&](v4d r) { residue_to_table(*table, r, acc); };
   int64_t i = 0;
   for (int64_t s = 0; s < n; s += kBlock) {
@@ -213,11 +217,11 @@ void sum_fpe(const double* x, int64_t n, Superacc& acc) {
     for (; i < e; ++i) acc.add(x[i]);  // the last < 8 terms of the data
     since_flush += e - s;
     if (since_flush >= kFpeMaxAccumulations) {  // keeps the expansion far from overflow
-      flush_all();
+      flush_expansions(a, acc);
       since_flush = 0;
     }
   }
-  flush_all();
+  flush_expansions(a, acc);
   drain(*table, acc);
   if (fed) acc.add(0.0);  // nonzero terms went through: an exact zero sum is +0
 }
@@ -247,17 +251,6 @@ void dot_vec(const double* x, const double* y, int64_t n, SuperaccDot& acc) {
       if (kEarlyExit && _mm256_movemask_pd(_mm256_cmp_pd(xv, zero, _CMP_NEQ_UQ)) == 0) return;
     }
     if (_mm256_movemask_pd(_mm256_cmp_pd(xv, zero, _CMP_NEQ_UQ))) to_table(xv);
-  };
-  auto flush_all = [&] {
-    if (N == 0) return;
-    for (auto& row : a)
-      for (auto& c : row) {
-        alignas(32) double lanes[4];
-        _mm256_store_pd(lanes, c);
-        for (double l : lanes)
-          if (l != 0.0) acc.add(l);
-        c = zero;
-      }
   };
   int64_t i = 0;
   for (int64_t s = 0; s < n; s += kBlock) {
@@ -294,11 +287,11 @@ void dot_vec(const double* x, const double* y, int64_t n, SuperaccDot& acc) {
     for (; i < e; ++i) acc.add_product(x[i], y[i]);
     since_flush += 2 * (e - s);
     if (since_flush >= kFpeMaxAccumulations) {
-      flush_all();
+      flush_expansions(a, acc);
       since_flush = 0;
     }
   }
-  flush_all();
+  flush_expansions(a, acc);
   drain(*table, acc);
   acc.not_neg_zero_count += fast_terms;
 }
