@@ -25,31 +25,90 @@ void emit(const OutArgs& o, const std::string& text) {
 
 namespace {
 
-// The dataset specs a DataArgs asks for, for one family.
-std::vector<GenSpec> specs_of(const DataArgs& d, const std::string& family) {
-  std::string dist = d.dist;
-  if (dist.empty()) dist = !d.range.empty() ? "loguniform" : !d.cond.empty() ? "illcond" : "uniform";
-  std::vector<double> ranges{1e16}, conds{1e16};
-  if (!d.range.empty()) {
-    ranges.clear();
-    for (auto& r : split_list(d.range)) ranges.push_back(parse_positive(r, "--range"));
+const DataOption* option_of(const FamilyDescriptor& f, const std::string& name) {
+  for (auto& o : f.options)
+    if (o.name == name) return &o;
+  return nullptr;
+}
+
+std::string pick_dist(const DataArgs& d, const FamilyDescriptor& f) {
+  if (!d.dist.empty()) return d.dist;
+  for (auto& [name, value] : d.options)
+    if (auto* o = option_of(f, name); o && !o->implies_dist.empty()) return o->implies_dist;
+  return f.dists.front();
+}
+
+}  // namespace
+
+std::vector<GenSpec> specs_of(const DataArgs& d, const FamilyDescriptor& f) {
+  const std::string dist = pick_dist(d, f);
+  // Every data option this family has, as a list; the sweep is their product.
+  std::vector<Params> combos{Params{}};
+  for (auto& [name, list] : d.options) {
+    const DataOption* o = option_of(f, name);
+    if (!o) continue;  // another family's option
+    if (!o->dists.empty() && std::find(o->dists.begin(), o->dists.end(), dist) == o->dists.end())
+      throw UsageError("--" + name + " applies to --dist=" + fmt::format("{}", fmt::join(o->dists, "|")) + " only");
+    std::vector<Params> next;
+    for (auto& base : combos)
+      for (auto& v : split_list(list)) {
+        Params p = base;
+        p[name] = v;
+        next.push_back(p);
+      }
+    combos = next;
   }
-  if (!d.cond.empty()) {
-    conds.clear();
-    for (auto& c : split_list(d.cond)) conds.push_back(parse_positive(c, "--cond"));
-  }
-  if (!d.range.empty() && dist != "loguniform") throw UsageError("--range applies to --dist=loguniform only");
-  if (!d.cond.empty() && dist != "illcond") throw UsageError("--cond applies to --dist=illcond only");
   std::vector<GenSpec> out;
-  for (int64_t n : parse_sizes(d.n)) {
-    if (dist == "loguniform")
-      for (double r : ranges) out.push_back(GenSpec{dist, family, n, d.seed, r, 1e16});
-    else if (dist == "illcond")
-      for (double c : conds) out.push_back(GenSpec{dist, family, n, d.seed, 1e16, c});
-    else
-      out.push_back(GenSpec{dist, family, n, d.seed, 1e16, 1e16});
-  }
+  for (int64_t n : parse_sizes(d.n))
+    for (auto& opts : combos) {
+      GenSpec s;
+      s.dist = dist;
+      s.family = f.name;
+      s.n = n;
+      s.seed = d.seed;
+      s.options = opts;
+      out.push_back(s);
+    }
   return out;
+}
+
+namespace {
+
+// Every family the selection touches, in registration order.
+std::vector<const FamilyDescriptor*> families_of(const std::vector<Selection>& sel) {
+  std::vector<const FamilyDescriptor*> out;
+  for (auto& f : families())
+    if (std::any_of(sel.begin(), sel.end(), [&](const Selection& s) { return s.entry->family == f.name; }))
+      out.push_back(&f);
+  return out;
+}
+
+void check_options_known(const DataArgs& d, const std::vector<const FamilyDescriptor*>& fams) {
+  for (auto& [name, list] : d.options) {
+    bool known = std::any_of(fams.begin(), fams.end(), [&](auto* f) { return option_of(*f, name) != nullptr; });
+    if (!known) throw UsageError("no selected algorithm's family takes --" + name);
+  }
+}
+
+// Measures every selected entry of family f on one dataset and reports it.
+bool bench_dataset(const Dataset& d, const std::vector<Selection>& sel, const MeasureOptions& opt, Reporters& out) {
+  if (progress_enabled()) fmt::print(stderr, "exact reference of {} n={}...\n", d.family, format_size(d.n));
+  RunRecord run = begin_run(d);
+  size_t total = 0, done = 0;
+  for (auto& s : sel)
+    if (s.entry->family == d.family) total += s.param_sets.size();
+  bool any_error = false;
+  for (auto& s : sel) {
+    if (s.entry->family != d.family) continue;
+    for (auto& p : s.param_sets) {
+      if (progress_enabled()) fmt::print(stderr, "[{}/{}] {} on {}\n", ++done, total, s.entry->algo, s.entry->backend);
+      run.rows.push_back(measure_entry(*s.entry, p, run, opt));
+      any_error |= !run.rows.back().error.empty();
+    }
+  }
+  attach_baselines(run.rows);
+  out.dataset_done(run);
+  return any_error;
 }
 
 }  // namespace
@@ -60,62 +119,27 @@ int run_bench(const BenchArgs& a, const std::vector<std::string>& argv) {
   if (a.warmup < 0 || a.warmup > 1000) throw UsageError("--warmup must be in [0, 1000]");
   if (!a.out.json.empty()) check_writable(a.out.json);
   if (!a.out.out.empty()) check_writable(a.out.out);
+  auto fams = families_of(sel);
+  check_options_known(a.data, fams);
+  if (!a.data.input.empty() && (!a.data.dist.empty() || !a.data.options.empty()))
+    throw UsageError("--input cannot be combined with --dist or data options");
 
-  std::vector<std::string> families;
-  for (auto& s : sel)
-    if (std::find(families.begin(), families.end(), s.entry->family) == families.end())
-      families.push_back(s.entry->family);
-
-  // Datasets live as long as the report (rows point at them).
-  std::vector<std::unique_ptr<Dataset>> datasets;
-  std::vector<RunRecord> runs;
+  Reporters out(a.out, argv, backends_of(sel));
   MeasureOptions opt{a.reps, a.warmup, !a.no_repro_check};
   bool any_error = false;
-  for (auto& fam : families) {
-    std::vector<std::unique_ptr<Dataset>> batch;
+  for (auto* f : fams) {
     if (!a.data.input.empty()) {
-      if (!a.data.dist.empty() || !a.data.range.empty() || !a.data.cond.empty())
-        throw UsageError("--input cannot be combined with --dist, --range or --cond");
-      batch.push_back(std::make_unique<Dataset>(read_dataset(a.data.input, fam)));
-    } else {
-      for (auto& spec : specs_of(a.data, fam)) {
-        if (progress_enabled()) fmt::print(stderr, "generating {} n={} {}...\n", fam, format_size(spec.n), spec.dist);
-        batch.push_back(std::make_unique<Dataset>(generate(spec)));
-      }
+      Dataset d = f->read(a.data.input);
+      any_error |= bench_dataset(d, sel, opt, out);
+      continue;
     }
-    for (auto& d : batch) {
-      RunRecord run;
-      run.dataset = d.get();
-      if (progress_enabled()) fmt::print(stderr, "exact reference (MPFR) of n={}...\n", format_size(d->n));
-      run.reference = reference_of(*d);
-      run.dynamic_range_log10 = dynamic_range_log10_of(*d);
-      size_t total = 0, done = 0;
-      for (auto& s : sel)
-        if (s.entry->family == fam) total += s.param_sets.size();
-      for (auto& s : sel) {
-        if (s.entry->family != fam) continue;
-        for (auto& p : s.param_sets) {
-          if (progress_enabled())
-            fmt::print(stderr, "[{}/{}] {} on {}\n", ++done, total, s.entry->algo, s.entry->backend);
-          run.rows.push_back(measure_entry(*s.entry, p, *d, run.reference, opt));
-          any_error |= !run.rows.back().error.empty();
-        }
-      }
-      attach_baselines(run.rows);
-      runs.push_back(std::move(run));
-      datasets.push_back(std::move(d));
+    for (auto& spec : specs_of(a.data, *f)) {
+      if (progress_enabled()) fmt::print(stderr, "generating {} n={} {}...\n", f->name, format_size(spec.n), spec.dist);
+      Dataset d = f->generate(spec);  // one dataset alive at a time
+      any_error |= bench_dataset(d, sel, opt, out);
     }
   }
-
-  // The JSON document is built once, for stdout and/or --json.
-  std::string json;
-  if (a.out.format == "json" || !a.out.json.empty()) json = report_json(runs, argv, backends_of(sel)).dump(2) + "\n";
-  std::string text = a.out.format == "json" ? json
-                     : a.out.format == "csv" ? report_csv(runs)
-                     : a.out.format == "md"  ? report_markdown(runs)
-                                             : report_table(runs);
-  emit(a.out, text);
-  if (!a.out.json.empty() && process_rank() == 0) write_atomic(a.out.json, json);
+  out.finish();
   return any_error ? 1 : 0;
 }
 

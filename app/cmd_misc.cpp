@@ -15,25 +15,29 @@
 namespace accsum::cli {
 
 int run_gen(const GenArgs& a) {
-  if (a.family != "sum" && a.family != "dot") throw UsageError("--family must be sum or dot");
-  if (a.dtype != "f8" && a.dtype != "f4") throw UsageError("--dtype must be f8 or f4");
+  const FamilyDescriptor& fam = family(a.family);
   if (a.output.empty()) throw UsageError("gen needs an output file (-o PATH)");
   format_from_path(a.output);  // rejects unknown extensions before generating
   check_writable(a.output);
-  std::string dist = a.data.dist;
-  if (dist.empty()) dist = !a.data.range.empty() ? "loguniform" : !a.data.cond.empty() ? "illcond" : "uniform";
-  GenSpec spec{dist, a.family, parse_size(a.data.n), a.data.seed, 1e16, 1e16};
-  if (!a.data.range.empty()) spec.range = parse_positive(a.data.range, "--range");
-  if (!a.data.cond.empty()) spec.cond = parse_positive(a.data.cond, "--cond");
-  Dataset d = generate(spec);
-  write_dataset(a.output, d, a.dtype);
-  if (a.dtype == "f4") d = read_dataset(a.output, a.family);  // describe what was written
-  ExactValue ref = reference_of(d);
+  auto specs = specs_of(a.data, fam);
+  if (specs.size() != 1) throw UsageError("gen writes one dataset: give one value for --n and each data option");
+  Dataset d = fam.generate(specs.front());
+  fam.write(a.output, d, a.dtype);
+  d = fam.read(a.output);  // describe what was written (f4 rounds to float)
+  ExactValue ref = fam.oracle(d);
   fmt::print("wrote {} ({} n={} dist={} seed={}): exact cond {}, dynamic range {}, exact result {}\n", a.output,
-             a.family, d.n, d.generator, d.seed, json_number_or_string(ref.cond),
+             a.family, d.n, specs.front().dist, specs.front().seed, json_number_or_string(ref.cond),
              fmt::format("1e{:.1f}", dynamic_range_log10_of(d)), ref.hex);
   return 0;
 }
+
+namespace {
+std::string table_names(const FamilyDescriptor& f) {
+  std::string s;
+  for (auto& t : f.tables) s += (s.empty() ? "" : ",") + t.name;
+  return s.empty() ? "-" : s;
+}
+}  // namespace
 
 int run_list(const std::string& format) {
   using nlohmann::json;
@@ -51,7 +55,7 @@ int run_list(const std::string& format) {
     for (auto* e : es) {
       bool here = !reg.backend(e->backend)->available || reg.backend(e->backend)->available();
       backends += (backends.empty() ? "" : ",") + e->backend + (here ? "" : "(absent)");
-      json entry{{"backend", e->backend}, {"present", here}, {"summary", e->summary}, {"baseline", e->baseline}};
+      json entry{{"backend", e->backend}, {"present", here}, {"summary", e->summary}, {"baseline", e->is_baseline}};
       json jp = json::array();
       for (auto& p : e->params) {
         std::string allowed = !p.choices.empty() ? fmt::format("{}", fmt::join(p.choices, "|"))
@@ -69,7 +73,15 @@ int run_list(const std::string& format) {
     j.push_back({{"algo", name}, {"family", first.family}, {"guarantee", to_string(first.guarantee)},
                  {"reproducible", first.reproducible}, {"summary", first.summary}, {"backends", jb}});
   }
-  if (format == "json") std::cout << j.dump(2) << "\n";
+  text += "\nfamilies:\n";
+  json jf = json::array();
+  for (auto& f : families()) {
+    text += fmt::format("  {:<6} {} | inputs {} | result {} | unit {} | tables {}\n", f.name, f.summary, f.inputs,
+                        f.result, f.unit, table_names(f));
+    jf.push_back({{"name", f.name}, {"summary", f.summary}, {"inputs", f.inputs}, {"result", f.result},
+                  {"unit", f.unit}, {"dists", f.dists}, {"file_formats", f.file_formats}});
+  }
+  if (format == "json") std::cout << json{{"algorithms", j}, {"families", jf}}.dump(2) << "\n";
   else if (format == "table") std::cout << text;
   else throw UsageError("list --format must be table or json");
   return 0;
@@ -82,8 +94,14 @@ int run_info(const std::string& n_str, int reps) {
   auto m = machine_json(registry().backend_names());
   fmt::print("host {}: {}, {} hardware threads\n", m["hostname"].get<std::string>(), m["cpu"].get<std::string>(),
              m["hardware_threads"].get<unsigned>());
-  Dataset d = generate(GenSpec{"uniform-sym", "sum", n, 1, 1e16, 1e16});
-  ExactValue ref = reference_of(d);
+  // The yardstick: the baselines of the families flagged for it, on uniform [-1, 1) data.
+  std::vector<std::unique_ptr<Dataset>> data;
+  std::vector<RunRecord> runs;
+  for (auto& f : families())
+    if (f.info_probe) {
+      data.push_back(std::make_unique<Dataset>(f.generate(GenSpec{"uniform-sym", f.name, n, 1, 1e16, 1e16, {}})));
+      runs.push_back(begin_run(*data.back()));
+    }
   for (auto& b : registry().backend_names()) {
     const BackendInfo* info = registry().backend(b);
     bool here = !info->available || info->available();
@@ -91,15 +109,19 @@ int run_info(const std::string& n_str, int reps) {
     if (!here) continue;
     bool ok = !info->self_test || info->self_test();
     fmt::print("  EFT self-test: {}\n", ok ? "passed" : "FAILED (this backend refuses to run)");
-    const AlgoEntry* base = registry().baseline("sum", b);
-    if (!ok || !base) continue;
-    ResultRow r = measure_entry(*base, registry().resolve_params(*base, {}), d, ref, MeasureOptions{reps, 2, false});
-    if (!r.error.empty()) {
-      fmt::print("  {} failed: {}\n", base->algo, r.error);
-      continue;
+    if (!ok) continue;
+    for (auto& run : runs) {
+      const AlgoEntry* base = registry().baseline(run.family->name, b);
+      if (!base) continue;
+      ResultRow r = measure_entry(*base, registry().resolve_params(*base, {}), run, MeasureOptions{reps, 2, false});
+      if (!r.error.empty()) {
+        fmt::print("  {} failed: {}\n", base->algo, r.error);
+        continue;
+      }
+      fmt::print("  measured: {} ({}) on n={}: median {:.4g} s = {:.3g} G {}/s = {:.3g} GB/s\n", base->algo,
+                 run.family->name, format_size(n), r.time.median, r.units_per_s * 1e-9, run.family->unit,
+                 r.bytes_per_s * 1e-9);
     }
-    fmt::print("  measured: {} on n={} doubles: median {:.4g} s = {:.3g} G additions/s = {:.3g} GB/s read\n",
-               base->algo, format_size(n), r.time.median, r.elements_per_s * 1e-9, r.bytes_per_s * 1e-9);
   }
   return 0;
 }

@@ -16,21 +16,6 @@ namespace accsum::cli {
 
 namespace {
 
-struct Case {
-  std::string dist;
-  double range = 0, cond = 0;
-};
-
-std::vector<Case> sweep_cases(bool full) {
-  std::vector<Case> c{{"uniform"}, {"uniform-sym"}, {"subnormal"}, {"ties"}, {"overflow-cancel"}, {"specials"}};
-  for (double r : full ? std::vector<double>{1, 1e10, 1e50, 1e100, 1e200, 1e300} : std::vector<double>{1, 1e50, 1e300})
-    c.push_back({"loguniform", r, 0});
-  for (double k : full ? std::vector<double>{1e5, 1e10, 1e20, 1e30, 1e50, 1e100, 1e200, 1e300}
-                       : std::vector<double>{1e10, 1e30, 1e100, 1e300})
-    c.push_back({"illcond", 0, k});
-  return c;
-}
-
 struct Tally {
   const AlgoEntry* entry = nullptr;
   int cases = 0, violations = 0, errors = 0;
@@ -38,63 +23,78 @@ struct Tally {
   std::string first_violation;
 };
 
+std::string case_label(const VerifyCase& c, int64_t n, int seed) {
+  std::string s = fmt::format("{} n={} seed={}", c.dist, n, seed);
+  for (auto& [k, v] : c.options) s += " " + k + "=" + v;
+  return s;
+}
+
+// Every choice of each string parameter the user left open (twoprod fma|dekker, variant
+// tree|fused, ...): a guarantee must hold for each of them.
+void expand_choices(Selection& s, const ParamLists& given) {
+  for (auto& spec : s.entry->params) {
+    if (!spec.verify_every_choice || given.count(spec.name)) continue;
+    std::vector<Params> next;
+    for (auto& base : s.param_sets)
+      for (auto& c : spec.choices) {
+        Params p = base;
+        p[spec.name] = c;
+        next.push_back(p);
+      }
+    s.param_sets = next;
+  }
+}
+
 }  // namespace
 
 int run_verify(const VerifyArgs& a, const std::vector<std::string>& argv) {
   auto sel = select(a.algo, a.backend, a.params, /*add_baselines=*/false);
+  for (auto& s : sel) expand_choices(s, a.params);
   if (!a.out.json.empty()) check_writable(a.out.json);
   if (!a.out.out.empty()) check_writable(a.out.out);
-  std::vector<int64_t> sizes = a.full ? std::vector<int64_t>{0, 1, 2, 3, 7, 100, 1000, 4097, 100003, 1 << 20}
-                                      : std::vector<int64_t>{0, 1, 2, 3, 7, 100, 1000, 4097};
-  int seeds = a.seeds > 0 ? a.seeds : (a.full ? 5 : 2);
-  if (seeds > 1000) throw UsageError("--seeds must be at most 1000");
+  if (a.seeds > 1000) throw UsageError("--seeds must be at most 1000");
+  const int seeds = a.seeds > 0 ? a.seeds : (a.full ? 5 : 2);
   MeasureOptions opt{1, 0, true};
+  OutArgs json_only;
+  json_only.json = a.out.json;
+  Reporters reporters(json_only, argv, backends_of(sel), /*text_to_stdout=*/false);
 
   std::map<const AlgoEntry*, Tally> tally;
   for (auto& s : sel) tally[s.entry].entry = s.entry;
-  std::vector<std::unique_ptr<Dataset>> keep;
-  std::vector<RunRecord> runs;
   int skipped = 0;
-  for (const std::string fam : {"sum", "dot"}) {
-    bool wanted = std::any_of(sel.begin(), sel.end(), [&](const Selection& s) { return s.entry->family == fam; });
+  for (auto& fam : families()) {
+    bool wanted = std::any_of(sel.begin(), sel.end(), [&](const Selection& s) { return s.entry->family == fam.name; });
     if (!wanted) continue;
-    for (auto& c : sweep_cases(a.full))
-      for (int64_t n : sizes)
-        // specials picks its special values by seed % 6: six seeds see every IEEE case.
-        for (int seed = 1; seed <= (c.dist == "specials" ? std::max(seeds, 6) : seeds); ++seed) {
-          auto d = std::make_unique<Dataset>();
+    bool empty_done = false;
+    for (auto& c : fam.verify_cases(a.full))
+      for (int64_t n : fam.verify_sizes(a.full))
+        for (int seed = 1; seed <= std::max(seeds, c.min_seeds); ++seed) {
+          Dataset d;
           if (n == 0) {
-            if (c.dist != "uniform" || seed > 1) continue;  // one empty case per family
-            d->family = fam;
-            d->generator = "empty";
-            d->id = next_dataset_id();
+            if (empty_done) continue;  // one empty case per family
+            empty_done = true;
+            d.family = fam.name;
+            d.generator = "empty";
+            d.id = next_dataset_id();
           } else {
             try {
-              *d = generate(GenSpec{c.dist, fam, n, static_cast<uint64_t>(seed), c.range ? c.range : 1e16,
-                                    c.cond ? c.cond : 1e16});
+              d = fam.generate(GenSpec{c.dist, fam.name, n, static_cast<uint64_t>(seed), 1e16, 1e16, c.options});
             } catch (const UsageError&) {
               ++skipped;  // e.g. an ill-conditioned set needs more elements than n
               continue;
             }
           }
-          RunRecord run;
-          run.dataset = d.get();
-          run.reference = reference_of(*d);
-          run.dynamic_range_log10 = dynamic_range_log10_of(*d);
+          RunRecord run = begin_run(d);
           for (auto& s : sel) {
-            if (s.entry->family != fam) continue;
+            if (s.entry->family != fam.name) continue;
             for (auto& p : s.param_sets) {
-              ResultRow row = measure_entry(*s.entry, p, *d, run.reference, opt);
+              ResultRow row = measure_entry(*s.entry, p, run, opt);
               Tally& t = tally[s.entry];
               ++t.cases;
               if (!row.error.empty()) ++t.errors;
               if (!row.guarantee_met) {
                 ++t.violations;
-                if (t.first_violation.empty())
-                  t.first_violation = fmt::format("{} n={} seed={}{}: {}", c.dist, n, seed,
-                                                  c.range ? fmt::format(" range={:g}", c.range)
-                                                          : c.cond ? fmt::format(" cond={:g}", c.cond) : "",
-                                                  row.violation);
+                if (t.first_violation.empty()) t.first_violation = case_label(c, n, seed) + ": " + row.violation;
               }
               if (row.error.empty() && !run.reference.special && std::isfinite(row.metrics.ulps))
                 t.worst_ulps = std::max(t.worst_ulps, row.metrics.ulps);
@@ -102,10 +102,7 @@ int run_verify(const VerifyArgs& a, const std::vector<std::string>& argv) {
               run.rows.push_back(std::move(row));
             }
           }
-          if (!a.out.json.empty()) {
-            runs.push_back(std::move(run));
-            keep.push_back(std::move(d));
-          }
+          reporters.dataset_done(run);
         }
   }
 
@@ -122,8 +119,7 @@ int run_verify(const VerifyArgs& a, const std::vector<std::string>& argv) {
   text += fmt::format("{} result(s) broke their guarantee; {} generator case(s) skipped (n too small for them)\n",
                       violations, skipped);
   emit(a.out, text);
-  if (!a.out.json.empty() && process_rank() == 0)
-    write_atomic(a.out.json, report_json(runs, argv, backends_of(sel)).dump(1) + "\n");
+  reporters.finish();
   return violations ? 1 : 0;
 }
 

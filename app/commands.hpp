@@ -2,21 +2,26 @@
 // The subcommands. main.cpp parses with CLI11 into these structs; each run_* returns the exit
 // code (0 ok, 1 a guarantee broken / a run failed, 2 bad input via UsageError).
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "app/select.hpp"
+#include "core/family.hpp"
 
 namespace accsum::cli {
 
 struct DataArgs {
   std::string n = "2^24";
-  std::string dist;   // "" = uniform, or loguniform when --range is given, illcond when --cond is
-  std::string range;  // list of dynamic ranges
-  std::string cond;   // list of condition numbers
+  std::string dist;   // "" = the family's first generator, or the one a data option implies
+  std::map<std::string, std::string> options;  // family data options (--range, --cond, ...): lists
   std::string input;  // a file instead of a generator
   uint64_t seed = 1;
 };
+
+// The datasets DataArgs asks for, for one family (generated or read): a sweep over sizes and
+// every data option's list. Throws UsageError for options that do not apply.
+std::vector<GenSpec> specs_of(const DataArgs& d, const FamilyDescriptor& f);
 
 struct OutArgs {
   std::string format = "table";  // table, json, csv, md (stdout)
@@ -47,7 +52,7 @@ int run_verify(const VerifyArgs& a, const std::vector<std::string>& argv);
 
 struct GenArgs {
   DataArgs data;
-  std::string family = "sum";
+  std::string family = "sum";  // a family descriptor's name
   std::string output;
   std::string dtype = "f8";
 };

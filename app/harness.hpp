@@ -1,9 +1,11 @@
 #pragma once
 // Measuring, separated from reporting (as google/benchmark does): runs one registry entry on a
-// dataset, times it, checks it against the exact reference and checks reproducibility.
+// dataset, times it, checks it against the family's exact reference and checks reproducibility.
+// Nothing here depends on which family it is: the family descriptor (core/family.hpp) says.
 #include <string>
 #include <vector>
 
+#include "core/family.hpp"
 #include "core/oracle.hpp"
 #include "core/registry.hpp"
 #include "datasets/dataset.hpp"
@@ -30,7 +32,7 @@ struct ResultRow {
   bool device_timed = false;
   bool reproducible = false;                // all checked variants gave identical bits
   std::vector<std::string> repro_checks;    // what was compared: "runs", "threads=3", "permutation", ...
-  double elements_per_s = 0, bytes_per_s = 0;
+  double units_per_s = 0, bytes_per_s = 0;  // in the family's unit (additions, elements, FLOP, ...)
   std::string baseline;                     // algo name of the baseline on this backend
   double ratio_to_baseline = 0;             // baseline time / this time (1 = as fast)
   bool guarantee_met = true;
@@ -41,23 +43,24 @@ struct ResultRow {
 // Everything about one dataset's run: what it is, its exact reference, the rows.
 struct RunRecord {
   const Dataset* dataset = nullptr;
+  const FamilyDescriptor* family = nullptr;
   ExactValue reference;
-  double dynamic_range_log10 = 0;  // log10(max|x| / min nonzero |x|) over x
+  double dynamic_range_log10 = 0;  // log10(max|v| / min nonzero |v|) over the first input
   std::vector<ResultRow> rows;
 };
 
-ExactValue reference_of(const Dataset& d);
-double dynamic_range_log10_of(const Dataset& d);  // log10(max|x| / min nonzero |x|)
+// The dataset's family, exact reference and dynamic range; rows empty.
+RunRecord begin_run(const Dataset& d);
+double dynamic_range_log10_of(const Dataset& d);
 
-// Runs entry with resolved params on d; never throws for failures of the run itself (they land
-// in ResultRow::error), only for usage errors.
-ResultRow measure_entry(const AlgoEntry& e, const Params& params, const Dataset& d, const ExactValue& ref,
-                        const MeasureOptions& opt);
+// Runs entry with resolved params on run's dataset; never throws for failures of the run
+// itself (they land in ResultRow::error), only for usage errors.
+ResultRow measure_entry(const AlgoEntry& e, const Params& params, const RunRecord& run, const MeasureOptions& opt);
 
-// Decides whether the row keeps the entry's promise (DESIGN §3) on this dataset; `domain_ok`
-// is false for data outside the algorithm's proven domain (e.g. intermediate overflow for
-// k-fold algorithms), where only IEEE special-value behaviour is required.
-void judge(ResultRow& row, const Dataset& d, const ExactValue& ref);
+// Decides whether the row keeps the entry's promise on this dataset. Outside the bound's
+// domain (stated by the algorithm from the exact facts) only the IEEE special-value rules and
+// the guarantee's own promise are required.
+void judge(ResultRow& row, const ExactValue& ref);
 
 // Fills ratio_to_baseline of every row from the baseline rows of the same backend and family.
 void attach_baselines(std::vector<ResultRow>& rows);

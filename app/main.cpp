@@ -3,12 +3,15 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "git_rev.hpp"
 #include "app/commands.hpp"
+#include "core/family.hpp"
 #include "core/registry.hpp"
 
 using namespace accsum::cli;
@@ -18,11 +21,18 @@ namespace {
 void add_data_options(CLI::App* cmd, DataArgs& d) {
   cmd->add_option("--n", d.n, "elements: 1e6, 2^24, a list 2^10,2^20 or a doubling range 2^10:2^28")
       ->capture_default_str();
-  cmd->add_option("--dist", d.dist,
-                  "uniform | uniform-sym | loguniform | illcond | subnormal | overflow-cancel | ties | specials");
-  cmd->add_option("--range", d.range, "dynamic range of loguniform data (>= 1; a list sweeps)");
-  cmd->add_option("--cond", d.cond, "target condition number of illcond data (>= 1, up to 1e300; a list sweeps)");
-  cmd->add_option("--input", d.input, "read the data from a .npy, raw (.bin/.raw) or text (.txt/.csv) file");
+  std::string dists, formats;
+  std::map<std::string, std::string> option_help;  // every family's data options, once each
+  for (auto& f : accsum::families()) {
+    dists += fmt::format("{}: {}; ", f.name, fmt::join(f.dists, " | "));
+    formats += fmt::format("{}: {}; ", f.name, f.file_formats);
+    for (auto& o : f.options) option_help.emplace(o.name, o.help);
+  }
+  cmd->add_option("--dist", d.dist, "generator (" + dists + "default: the family's first)");
+  for (auto& [name, help] : option_help)
+    cmd->add_option_function<std::string>(
+        "--" + name, [&d, name](const std::string& v) { d.options[name] = v; }, help);
+  cmd->add_option("--input", d.input, "read the data from a file (" + formats + ")");
   cmd->add_option("--seed", d.seed, "generator seed")->capture_default_str();
 }
 
@@ -35,26 +45,22 @@ void add_out_options(CLI::App* cmd, OutArgs& o) {
 }
 
 void add_param_options(CLI::App* cmd, ParamLists& p, std::vector<std::string>& generic) {
-  struct Opt {
-    const char* flag;
-    const char* name;
-    const char* help;
-  };
-  static const Opt opts[] = {
-      {"--K", "K", "K-fold precision of sumk/dotk/dpsumk/dpdotk (>= 2; a list sweeps)"},
-      {"--twoprod", "twoprod", "TwoProduct of dotk/dpdotk: fma | dekker"},
-      {"--variant", "variant", "dpsumk/dpdotk variant: tree | fused"},
-      {"--fpe", "fpe", "superacc expansion size: 0 (pure superaccumulator), 2, 3, 4, 6, 8"},
-      {"--early-exit", "early_exit", "superacc expansion early exit: 0 | 1"},
-      {"--threads", "threads", "cpu-mt threads (0 = all)"},
-      {"--block", "block", "CUDA threads per block"},
-      {"--local", "local", "OpenCL work-group size"},
-      {"--inner", "inner", "inner backend of mpi: cpu | cpu-mt | cuda"},
-  };
-  for (auto& o : opts) {
-    std::string name = o.name;
+  // Every algorithm parameter of the registry as --<name> (underscores as dashes), with the
+  // algorithms that take it; a comma list sweeps.
+  std::map<std::string, std::pair<std::string, std::vector<std::string>>> seen;  // name -> help, algos
+  for (auto& e : accsum::registry().entries())
+    for (auto& ps : e.params) {
+      auto& [help, algos] = seen[ps.name];
+      if (help.empty()) help = ps.help;
+      if (std::find(algos.begin(), algos.end(), e.algo) == algos.end()) algos.push_back(e.algo);
+    }
+  for (auto& [name, info] : seen) {
+    std::string flag = "--" + name;
+    std::replace(flag.begin(), flag.end(), '_', '-');
+    std::string key = name;
     cmd->add_option_function<std::string>(
-        o.flag, [&p, name](const std::string& v) { p[name] = v; }, o.help);
+        flag, [&p, key](const std::string& v) { p[key] = v; },
+        fmt::format("{} ({}; a list sweeps)", info.first, fmt::join(info.second, ", ")));
   }
   cmd->add_option("--param", generic, "any algorithm parameter as name=value[,value...] (repeatable)");
 }
@@ -71,7 +77,7 @@ void merge_generic(ParamLists& p, const std::vector<std::string>& generic) {
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv, argv + argc);
-  CLI::App app{"accsum: benchmark and verify accurate floating-point sums and dot products against an exact oracle"};
+  CLI::App app{"accsum: benchmark and verify accurate floating-point algorithms against an exact oracle"};
   app.set_version_flag("--version", std::string("accsum ") + ACCSUM_VERSION + " (git " + ACCSUM_GIT_REV + ")");
   app.require_subcommand(1);
 
@@ -100,7 +106,7 @@ int main(int argc, char** argv) {
   GenArgs gen;
   auto* g = app.add_subcommand("gen", "generate a dataset and write it (.npy, .bin/.raw, .txt/.csv)");
   add_data_options(g, gen.data);
-  g->add_option("--family", gen.family, "sum (x) or dot (x and y, written as a (2, n) array)")->capture_default_str();
+  g->add_option("--family", gen.family, "the family whose data to generate (see `accsum list`)")->capture_default_str();
   g->add_option("--dtype", gen.dtype, "npy element type: f8 or f4")->capture_default_str();
   g->add_option("-o,--output", gen.output, "output file")->required();
 
@@ -115,8 +121,12 @@ int main(int argc, char** argv) {
   i->add_option("--reps", info_reps, "repetitions")->capture_default_str();
 
   TableArgs table;
-  auto* t = app.add_subcommand("table", "paper-style accuracy tables (suites: kfold, accuracy)");
-  t->add_option("--suite", table.suite, "kfold | accuracy")->capture_default_str();
+  std::string suites;
+  for (auto& f : accsum::families())
+    for (auto& s : f.tables)
+      if (suites.find(s.name) == std::string::npos) suites += (suites.empty() ? "" : " | ") + s.name;
+  auto* t = app.add_subcommand("table", "paper-style accuracy tables (suites: " + suites + ")");
+  t->add_option("--suite", table.suite, suites)->capture_default_str();
   t->add_option("--backend", table.backend, "backend whose algorithms fill the table")->capture_default_str();
   t->add_option("--n", table.n, "elements per dataset")->capture_default_str();
   t->add_option("--seed", table.seed, "generator seed")->capture_default_str();

@@ -50,7 +50,7 @@ json params_json(const Params& p) {
   return j;
 }
 
-json row_json(const ResultRow& r) {
+json row_json(const RunRecord& run, const ResultRow& r) {
   const AlgoEntry& e = *r.entry;
   json j;
   j["algo"] = e.algo;
@@ -59,13 +59,14 @@ json row_json(const ResultRow& r) {
   j["params"] = params_json(r.params);
   j["guarantee"] = to_string(e.guarantee);
   j["promises_reproducible"] = e.reproducible;
-  j["is_baseline"] = e.baseline;
+  j["is_baseline"] = e.is_baseline;
   if (!r.error.empty()) {
     j["error"] = r.error;
     j["guarantee_met"] = false;
     return j;
   }
   const Metrics& m = r.metrics;
+  const bool claim = m.has_bound && m.outside_domain.empty();
   j["value"] = jnum(m.value);
   j["value_hex"] = m.hex;
   j["abs_err"] = jnum(m.abs_err);
@@ -76,7 +77,9 @@ json row_json(const ResultRow& r) {
   j["faithful"] = m.faithful;
   j["bound"] = m.has_bound ? jnum(m.bound) : json(nullptr);
   j["bound_cite"] = m.has_bound ? json(e.bound_cite) : json(nullptr);
-  j["within_bound"] = m.has_bound ? json(m.within_bound) : json(nullptr);
+  j["within_bound"] = claim ? json(m.within_bound) : json(nullptr);
+  if (!m.outside_domain.empty()) j["bound_outside_domain"] = m.outside_domain;
+  for (auto& [k, v] : m.extra) j[k] = jnum(v);
   j["reproducible"] = r.reproducible;
   j["reproducible_checks"] = r.repro_checks;
   j["guarantee_met"] = r.guarantee_met;
@@ -84,9 +87,9 @@ json row_json(const ResultRow& r) {
   j["time_s"] = {{"median", r.time.median}, {"min", r.time.min}, {"max", r.time.max}, {"reps", r.time.reps}};
   j["timer"] = r.device_timed ? "device-events" : "steady-clock";
   j["transfer_s"] = r.transfer_s;
-  std::string unit = e.family == "sum" ? "additions_per_s" : "elements_per_s";
-  j["throughput"] = {{unit, r.elements_per_s}, {"bytes_per_s", r.bytes_per_s},
-                     {"ns_per_element", r.elements_per_s > 0 ? 1e9 / r.elements_per_s : 0.0}};
+  const std::string& unit = run.family->unit;
+  j["throughput"] = {{unit + "_per_s", r.units_per_s}, {"bytes_per_s", r.bytes_per_s},
+                     {"ns_per_" + unit, r.units_per_s > 0 ? 1e9 / r.units_per_s : 0.0}};
   if (!r.baseline.empty()) {
     j["baseline"] = r.baseline;
     j["ratio_to_baseline"] = r.ratio_to_baseline;
@@ -102,19 +105,20 @@ json dataset_json(const RunRecord& run) {
   if (!d.source.empty()) j["source"] = d.source;
   j["seed"] = d.seed;
   j["n"] = d.n;
+  if (d.rows > 0) j["shape"] = {{"rows", d.rows}, {"cols", d.cols}, {"inner", d.inner}};
+  if (!d.data.empty()) j["data_params"] = params_json(d.data);
   j["range_requested"] = d.range > 0 ? json(d.range) : json(nullptr);
   j["cond_requested"] = d.target_cond > 0 ? json(d.target_cond) : json(nullptr);
   j["dynamic_range"] = jnum(std::pow(10.0, run.dynamic_range_log10));  // "inf" beyond DBL_MAX
   j["dynamic_range_log10"] = run.dynamic_range_log10;
   j["cond"] = jnum(run.reference.cond);
-  j["cond_method"] = "sum|x_i| / |sum x_i| from exact MPFR sums";
+  j["cond_method"] = run.reference.cond_definition + ", from exact sums";
   return j;
 }
 
 json reference_json(const RunRecord& run) {
   json j;
-  j["method"] = run.dataset->family == "sum" ? "MPFR mpfr_sum, exact (2240-bit accumulator), rounded to nearest-even"
-                                             : "exact 106-bit products summed by MPFR mpfr_sum (4352 bits), rounded";
+  j["method"] = run.reference.method;
   j["rounded_hex"] = run.reference.hex;
   j["rounded"] = jnum(run.reference.rounded);
   j["exact_decimal"] = run.reference.decimal;
@@ -123,6 +127,16 @@ json reference_json(const RunRecord& run) {
 }
 
 }  // namespace
+
+json run_json(const RunRecord& run) {
+  json r;
+  r["dataset"] = dataset_json(run);
+  r["reference"] = reference_json(run);
+  json rows = json::array();
+  for (auto& row : run.rows) rows.push_back(row_json(run, row));
+  r["results"] = rows;
+  return r;
+}
 
 json machine_json(const std::vector<std::string>& backends) {
   json j;
@@ -145,49 +159,21 @@ json machine_json(const std::vector<std::string>& backends) {
   return j;
 }
 
-json report_json(const std::vector<RunRecord>& runs, const std::vector<std::string>& argv,
-                 const std::vector<std::string>& backends) {
-  json doc;
-  doc["schema"] = "accsum-report/1";
-  doc["tool"] = {{"name", "accsum"}, {"version", ACCSUM_VERSION}, {"git", ACCSUM_GIT_REV}};
-  doc["machine"] = machine_json(backends);
-  doc["command"] = argv;
-  json jruns = json::array();
-  bool all_met = true;
-  for (auto& run : runs) {
-    json r;
-    r["dataset"] = dataset_json(run);
-    r["reference"] = reference_json(run);
-    json rows = json::array();
-    for (auto& row : run.rows) {
-      rows.push_back(row_json(row));
-      all_met &= row.guarantee_met;
-    }
-    r["results"] = rows;
-    jruns.push_back(r);
-  }
-  // One dataset: its keys at the top level too, so simple scripts read doc["results"].
-  if (runs.size() == 1) {
-    doc["dataset"] = jruns[0]["dataset"];
-    doc["reference"] = jruns[0]["reference"];
-    doc["results"] = jruns[0]["results"];
-  }
-  doc["runs"] = jruns;
-  doc["all_guarantees_met"] = all_met;
-  return doc;
-}
-
 namespace {
 struct Cols {
   std::vector<std::string> head{"algo",   "backend", "params", "guarantee", "digits", "ulps",
-                                "CR",     "bound",   "repro",  "median",    "ns/elem", "vs base"};
+                                "CR",     "bound",   "repro",  "median",    "ns/unit", "vs base"};
 };
+std::string bound_cell(const Metrics& m) {
+  if (!m.has_bound) return "-";
+  if (!m.outside_domain.empty()) return "no claim";
+  return m.within_bound ? "within" : "EXCEEDED";
+}
 std::vector<std::string> row_cells(const ResultRow& r) {
   const AlgoEntry& e = *r.entry;
   if (!r.error.empty()) return {e.algo, e.backend, params_str(r.params), std::string(to_string(e.guarantee)), "ERROR: " + r.error};
   const Metrics& m = r.metrics;
-  std::string bound = !m.has_bound ? "-" : m.within_bound ? "within" : "EXCEEDED";
-  std::string ratio = r.baseline.empty() ? "-" : r.entry->baseline ? "baseline" : fmt::format("{:.3f}x", r.ratio_to_baseline);
+  std::string ratio = r.baseline.empty() ? "-" : r.entry->is_baseline ? "baseline" : fmt::format("{:.3f}x", r.ratio_to_baseline);
   return {e.algo,
           e.backend,
           params_str(r.params),
@@ -195,80 +181,85 @@ std::vector<std::string> row_cells(const ResultRow& r) {
           fmt::format("{:.1f}", m.digits),
           json_number_or_string(m.ulps),
           m.correctly_rounded ? "yes" : "no",
-          bound,
+          bound_cell(m),
           r.reproducible ? "yes" : "no",
           fmt::format("{:.4g} s", r.time.median),
-          fmt::format("{:.3f}", r.elements_per_s > 0 ? 1e9 / r.elements_per_s : 0.0),
+          fmt::format("{:.4g}", r.units_per_s > 0 ? 1e9 / r.units_per_s : 0.0),
           ratio};
 }
 std::string dataset_line(const RunRecord& run) {
   const Dataset& d = *run.dataset;
   std::string s = fmt::format("{} n={} dist={}", d.family, format_size(d.n), d.generator);
+  if (d.rows > 0) s += fmt::format(" shape={}x{}x{}", d.rows, d.cols, d.inner);
+  for (auto& [k, v] : d.data) s += fmt::format(" {}={}", k, v);
   if (d.range > 0) s += fmt::format(" range={:g}", d.range);
   if (d.target_cond > 0) s += fmt::format(" cond_target={:g}", d.target_cond);
-  s += fmt::format(" seed={} | exact cond={} dynamic range={} | exact result (RN) {}", d.seed,
-                   json_number_or_string(run.reference.cond), fmt::format("1e{:.1f}", run.dynamic_range_log10), run.reference.hex);
-  return s;
+  s += fmt::format(" seed={} | exact cond={} dynamic range={} | exact result (RN) {} | throughput unit: {}", d.seed,
+                   json_number_or_string(run.reference.cond), fmt::format("1e{:.1f}", run.dynamic_range_log10),
+                   run.reference.hex, run.family->unit);
+  std::string outside;
+  for (auto& r : run.rows)
+    if (r.error.empty() && !r.metrics.outside_domain.empty() && outside.find(r.metrics.outside_domain) == std::string::npos)
+      outside += "\n  no bound claimed (" + r.entry->algo + " ...): " + r.metrics.outside_domain;
+  return s + outside;
 }
 }  // namespace
 
-std::string report_table(const std::vector<RunRecord>& runs) {
+std::string report_table(const RunRecord& run) {
   std::ostringstream out;
-  for (auto& run : runs) {
-    out << dataset_line(run) << "\n";
-    std::vector<std::vector<std::string>> rows{Cols{}.head};
-    for (auto& r : run.rows) rows.push_back(row_cells(r));
-    std::vector<size_t> w(rows[0].size(), 0);
-    for (auto& r : rows)
-      for (size_t i = 0; i < r.size() && i < w.size(); ++i) w[i] = std::max(w[i], r[i].size());
-    for (auto& r : rows) {
-      for (size_t i = 0; i < r.size(); ++i) out << fmt::format("{:<{}}  ", r[i], i < w.size() ? w[i] : 0);
-      out << "\n";
-    }
+  out << dataset_line(run) << "\n";
+  std::vector<std::vector<std::string>> rows{Cols{}.head};
+  for (auto& r : run.rows) rows.push_back(row_cells(r));
+  std::vector<size_t> w(rows[0].size(), 0);
+  for (auto& r : rows)
+    for (size_t i = 0; i < r.size() && i < w.size(); ++i) w[i] = std::max(w[i], r[i].size());
+  for (auto& r : rows) {
+    for (size_t i = 0; i < r.size(); ++i) out << fmt::format("{:<{}}  ", r[i], i < w.size() ? w[i] : 0);
     out << "\n";
   }
+  out << "\n";
   return out.str();
 }
 
-std::string report_markdown(const std::vector<RunRecord>& runs) {
+std::string report_markdown(const RunRecord& run) {
   std::ostringstream out;
-  for (auto& run : runs) {
-    out << "**" << dataset_line(run) << "**\n\n";
-    auto head = Cols{}.head;
+  out << "**" << dataset_line(run) << "**\n\n";
+  auto head = Cols{}.head;
+  out << "|";
+  for (auto& h : head) out << " " << h << " |";
+  out << "\n|";
+  for (size_t i = 0; i < head.size(); ++i) out << " --- |";
+  out << "\n";
+  for (auto& r : run.rows) {
     out << "|";
-    for (auto& h : head) out << " " << h << " |";
-    out << "\n|";
-    for (size_t i = 0; i < head.size(); ++i) out << " --- |";
-    out << "\n";
-    for (auto& r : run.rows) {
-      out << "|";
-      auto cells = row_cells(r);
-      for (size_t i = 0; i < head.size(); ++i) out << " " << (i < cells.size() ? cells[i] : "") << " |";
-      out << "\n";
-    }
+    auto cells = row_cells(r);
+    for (size_t i = 0; i < head.size(); ++i) out << " " << (i < cells.size() ? cells[i] : "") << " |";
     out << "\n";
   }
+  out << "\n";
   return out.str();
 }
 
-std::string report_csv(const std::vector<RunRecord>& runs) {
-  std::ostringstream out;
-  out << "family,n,dist,range,cond,seed,algo,backend,params,guarantee,value_hex,exact_hex,abs_err,rel_err,ulps,digits,"
-         "correctly_rounded,within_bound,reproducible,guarantee_met,median_s,min_s,max_s,reps,ns_per_element,"
+std::string csv_header() {
+  return "family,n,dist,range,cond,seed,algo,backend,params,guarantee,value_hex,exact_hex,abs_err,rel_err,ulps,digits,"
+         "correctly_rounded,within_bound,reproducible,guarantee_met,median_s,min_s,max_s,reps,ns_per_unit,"
          "ratio_to_baseline,error\n";
-  for (auto& run : runs) {
-    const Dataset& d = *run.dataset;
-    for (auto& r : run.rows) {
-      const Metrics& m = r.metrics;
-      out << fmt::format("{},{},{},{},{},{},{},{},\"{}\",{},{},{},{},{},{},{:.2f},{},{},{},{},{:.6g},{:.6g},{:.6g},{},{:.4f},{:.4f},\"{}\"\n",
-                         d.family, d.n, d.generator, d.range, json_number_or_string(run.reference.cond), d.seed,
-                         r.entry->algo, r.entry->backend, params_str(r.params), to_string(r.entry->guarantee), m.hex,
-                         run.reference.hex, json_number_or_string(m.abs_err), json_number_or_string(m.rel_err),
-                         json_number_or_string(m.ulps), m.digits, m.correctly_rounded,
-                         m.has_bound ? (m.within_bound ? "true" : "false") : "", r.reproducible, r.guarantee_met,
-                         r.time.median, r.time.min, r.time.max, r.time.reps,
-                         r.elements_per_s > 0 ? 1e9 / r.elements_per_s : 0.0, r.ratio_to_baseline, r.error);
-    }
+}
+
+std::string report_csv(const RunRecord& run) {
+  std::ostringstream out;
+  const Dataset& d = *run.dataset;
+  for (auto& r : run.rows) {
+    const Metrics& m = r.metrics;
+    const bool claim = m.has_bound && m.outside_domain.empty();
+    out << fmt::format("{},{},{},{},{},{},{},{},\"{}\",{},{},{},{},{},{},{:.2f},{},{},{},{},{:.6g},{:.6g},{:.6g},{},{:.6g},{:.4f},\"{}\"\n",
+                       d.family, d.n, d.generator, d.range, json_number_or_string(run.reference.cond), d.seed,
+                       r.entry->algo, r.entry->backend, params_str(r.params), to_string(r.entry->guarantee), m.hex,
+                       run.reference.hex, json_number_or_string(m.abs_err), json_number_or_string(m.rel_err),
+                       json_number_or_string(m.ulps), m.digits, m.correctly_rounded,
+                       claim ? (m.within_bound ? "true" : "false") : "", r.reproducible, r.guarantee_met,
+                       r.time.median, r.time.min, r.time.max, r.time.reps,
+                       r.units_per_s > 0 ? 1e9 / r.units_per_s : 0.0, r.ratio_to_baseline, r.error);
   }
   return out.str();
 }

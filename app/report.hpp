@@ -1,6 +1,8 @@
 #pragma once
-// Reporting: the accsum-report/1 JSON document, console table, CSV and Markdown. Reports know
-// nothing of kernels: they read ResultRow / RunRecord only.
+// Reporting, separated from measuring as google/benchmark separates them: reporters receive
+// each dataset's results as they are produced and know nothing of kernels. Console table, CSV,
+// Markdown and the accsum-report/1 JSON document; on MPI ranks other than 0 there are none.
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -9,12 +11,37 @@
 
 namespace accsum::cli {
 
+struct OutArgs;
+
+class Reporter {
+ public:
+  virtual ~Reporter() = default;
+  // Every row of one dataset, baselines attached: the dataset is reported now, then may go.
+  virtual void dataset_done(const RunRecord& run) = 0;
+  // The run is over: files are written now (atomically), never half-written.
+  virtual void finish() {}
+};
+
+// Everything the commands print and write, in one place: the stdout format (or -o), and the
+// JSON document for --json. Rank gating lives here: other ranks get no reporter at all.
+class Reporters {
+ public:
+  Reporters(const OutArgs& out, std::vector<std::string> argv, std::vector<std::string> backends,
+            bool text_to_stdout = true);
+  void dataset_done(const RunRecord& run);
+  void finish();
+
+ private:
+  std::vector<std::unique_ptr<Reporter>> list_;
+};
+
+// The parts of a report, for the reporters and for commands with their own summary text.
 nlohmann::json machine_json(const std::vector<std::string>& backends);
-nlohmann::json report_json(const std::vector<RunRecord>& runs, const std::vector<std::string>& argv,
-                           const std::vector<std::string>& backends);
-std::string report_table(const std::vector<RunRecord>& runs);  // console
-std::string report_csv(const std::vector<RunRecord>& runs);
-std::string report_markdown(const std::vector<RunRecord>& runs);
+nlohmann::json run_json(const RunRecord& run);
+std::string report_table(const RunRecord& run);     // console
+std::string report_markdown(const RunRecord& run);
+std::string csv_header();
+std::string report_csv(const RunRecord& run);
 
 // Fails early (UsageError) when path cannot be written, before any long run.
 void check_writable(const std::string& path);

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "app/parse.hpp"
+#include "core/family.hpp"
 
 namespace accsum::cli {
 
@@ -111,11 +112,18 @@ std::vector<Selection> select(const std::string& algos, const std::string& backe
     for (auto& [fam, b] : fams)
       if (const AlgoEntry* base = reg.baseline(fam, b)) add(base);
   }
-  // Baselines first within each (family, backend), then registration order.
-  std::stable_sort(out.begin(), out.end(), [](const Selection& a, const Selection& b) {
-    if (a.entry->family != b.entry->family) return a.entry->family > b.entry->family;  // sum before dot
+  // Families in registration order, baselines first within each (family, backend), then
+  // registration order.
+  auto family_rank = [](const std::string& name) {
+    auto& fs = families();
+    for (size_t i = 0; i < fs.size(); ++i)
+      if (fs[i].name == name) return i;
+    return fs.size();
+  };
+  std::stable_sort(out.begin(), out.end(), [&](const Selection& a, const Selection& b) {
+    if (a.entry->family != b.entry->family) return family_rank(a.entry->family) < family_rank(b.entry->family);
     if (a.entry->backend != b.entry->backend) return a.entry->backend < b.entry->backend;
-    return a.entry->baseline > b.entry->baseline;
+    return a.entry->is_baseline > b.entry->is_baseline;
   });
   return out;
 }

@@ -350,10 +350,10 @@ inline std::vector<ParamSpec> dp_params(bool dot) {
   std::vector<ParamSpec> ps = {
       ParamSpec{"K", "fold of working precision (K-1 error-free levels)", true, 2, 64, {}, "2"},
       ParamSpec{"variant", "tree: the paper's DPSum passes (K-1 of them, then DPRed); fused: one pass with cascaded "
-                "per-lane accumulators", false, 0, 0, {"tree", "fused"}, "fused"}};
+                "per-lane accumulators", false, 0, 0, {"tree", "fused"}, "fused", true}};
   if (dot)
     ps.push_back(ParamSpec{"twoprod", "how TwoProduct is formed: fma (one FMA) or dekker (Veltkamp/Dekker Split)",
-                           false, 0, 0, {"fma", "dekker"}, "fma"});
+                           false, 0, 0, {"fma", "dekker"}, "fma", true});
   return ps;
 }
 inline int dp_K(const Params& p) { return static_cast<int>(param_int(p, "K")); }

@@ -40,6 +40,8 @@ struct Partial {
   bool nan = false, pinf = false, ninf = false;
   bool all_neg_zero = true;  // every term seen is -0 (decides the sign of an exact zero)
   int64_t count = 0;
+  double max_x = 0, max_y = 0;   // over finite elements
+  bool products_underflow = false;
 };
 
 void accumulate(Partial& acc, const double* x, const double* y, int64_t n, mpfr_prec_t prec) {
@@ -58,8 +60,10 @@ void accumulate(Partial& acc, const double* x, const double* y, int64_t n, mpfr_
     for (int64_t i = 0; i < len; ++i) {
       double a = x[base + i];
       double t = a;
+      if (std::isfinite(a)) acc.max_x = std::max(acc.max_x, std::fabs(a));
       if (dot) {
         double b = y[base + i];
+        if (std::isfinite(b)) acc.max_y = std::max(acc.max_y, std::fabs(b));
         if (std::isnan(a) || std::isnan(b) || (std::isinf(a) && b == 0) || (std::isinf(b) && a == 0)) {
           acc.nan = true;
           continue;
@@ -75,6 +79,7 @@ void accumulate(Partial& acc, const double* x, const double* y, int64_t n, mpfr_
         acc.all_neg_zero = false;
         mpfr_set_d(terms[i]->v, a, MPFR_RNDN);
         mpfr_mul_d(terms[i]->v, terms[i]->v, b, MPFR_RNDN);  // exact at 106 bits
+        if (mpfr_get_exp(terms[i]->v) <= std::ilogb(kExactProductMin)) acc.products_underflow = true;  // below 2^-969
       } else {
         if (std::isnan(t)) {
           acc.nan = true;
@@ -111,6 +116,9 @@ void merge(Partial& a, const Partial& b) {
   a.ninf |= b.ninf;
   a.all_neg_zero &= b.all_neg_zero;
   a.count += b.count;
+  a.max_x = std::max(a.max_x, b.max_x);
+  a.max_y = std::max(a.max_y, b.max_y);
+  a.products_underflow |= b.products_underflow;
 }
 
 // RN to binary64 with gradual underflow and overflow, as IEEE 754 rounds an exact value.
@@ -206,12 +214,23 @@ ExactValue exact_reduce(const double* x, const double* y, int64_t n) {
     } else if (mpfr_zero_p(acc.sum.v)) {
       r.cond = INFINITY;
     } else {
-      Mpfr q(64);
+      Mpfr q(53);  // one rounding: the quotient is rounded to 53 bits directly
       mpfr_div(q.v, acc.abs.v, acc.sum.v, MPFR_RNDN);
       mpfr_abs(q.v, q.v, MPFR_RNDN);
-      r.cond = mpfr_get_d(q.v, MPFR_RNDN);
+      r.cond = mpfr_get_d(q.v, MPFR_RNDN);  // exact (or +inf beyond the double range)
     }
   }
+  r.cond_definition = y ? "sum|x_i y_i| / |sum x_i y_i| (Ogita-Rump-Oishi's cond(x'y) is twice this)"
+                        : "sum|x_i| / |sum x_i|";
+  r.method = y ? "exact 106-bit products summed by MPFR mpfr_sum (4352 bits), rounded to nearest-even"
+               : "MPFR mpfr_sum, exact (2240-bit accumulator), rounded to nearest-even";
+  r.facts.n = n;
+  r.facts.abs_sum = r.abs_sum;
+  r.facts.sum_abs = r.sum_abs;
+  r.facts.max_abs_x = acc.max_x;
+  r.facts.max_abs_y = acc.max_y;
+  r.facts.products_underflow = acc.products_underflow;
+  r.facts.partial_sums_may_overflow = !(r.sum_abs <= kOverflowSafeMass);
   r.exact = holder;
   return r;
 }

@@ -4,8 +4,20 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
+
+#include "core/registry.hpp"
 
 namespace accsum {
+
+// Above this S = sum|x_i| a partial sum, or a TwoSum intermediate (at most about 2 S), can
+// reach the overflow threshold 2^1024: ExactFacts::partial_sums_may_overflow.
+constexpr double kOverflowSafeMass = 0x1p1021;
+// Below this a nonzero product x*y has an error term x*y - fl(x*y) that need not be a double
+// (TwoProduct is exact when e_x + e_y >= e_min + p - 1, Boldo, "Pitfalls of a full
+// floating-point proof", 2006): ExactFacts::products_underflow.
+constexpr double kExactProductMin = 0x1p-969;
 
 // The exact value of a reduction, kept exactly (opaque MPFR number) plus rounded facts.
 struct ExactValue {
@@ -14,8 +26,11 @@ struct ExactValue {
   std::string decimal;    // exact value in decimal, 40 significant digits
   double abs_sum = 0;     // |s| rounded to nearest
   double sum_abs = 0;     // S = sum|x_i| (or sum|x_i*y_i|), rounded up
-  double cond = 0;        // S / |s| exactly rounded; +inf when s == 0 < S; 1 when S == 0
+  double cond = 0;        // S / |s| rounded once; +inf when s == 0 < S; 1 when S == 0
+  std::string cond_definition;  // what `cond` is, in words, for the report
+  std::string method;     // how the exact value was computed, for the report
   bool special = false;   // the input holds NaN or an infinity
+  ExactFacts facts;       // what bounds and their domains are stated in
   std::shared_ptr<const void> exact;  // the exact value (mpfr_t inside)
 };
 
@@ -34,6 +49,9 @@ struct Metrics {
   bool has_bound = false;
   double bound = 0;                // the algorithm's proven absolute bound
   bool within_bound = false;       // abs_err <= bound (exactly compared)
+  std::string outside_domain;      // why the bound claims nothing on these data ("" inside)
+  // Family-specific metrics for the report, e.g. the share of entries correctly rounded.
+  std::vector<std::pair<std::string, double>> extra;
 };
 
 // bound < 0 means "no proven bound".

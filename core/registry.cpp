@@ -12,6 +12,7 @@ const char* to_string(Guarantee g) {
     case Guarantee::kfold: return "k-fold";
     case Guarantee::faithful: return "faithful";
     case Guarantee::correctly_rounded: return "correctly-rounded";
+    case Guarantee::exact: return "exact";
   }
   return "?";
 }
@@ -26,6 +27,18 @@ const std::string& param_str(const Params& p, const std::string& name) {
   auto it = p.find(name);
   if (it == p.end()) throw std::logic_error("parameter not resolved: " + name);
   return it->second;
+}
+
+double Result::scalar() const {
+  if (values.size() != 1) throw std::logic_error("result has " + std::to_string(values.size()) + " values, not one");
+  return values[0];
+}
+
+double proven_bound(const AlgoEntry& e, const Params& p, const ExactFacts& f, std::string* outside) {
+  if (!e.bound) return -1;
+  std::string why = e.domain ? e.domain(p, f) : "";
+  if (outside) *outside = why;
+  return why.empty() ? e.bound(p, f) : -1;
 }
 
 Registry& registry() {
@@ -54,7 +67,7 @@ const BackendInfo* Registry::backend(const std::string& name) const {
 
 const AlgoEntry* Registry::baseline(const std::string& family, const std::string& backend) const {
   for (auto& e : entries_)
-    if (e.baseline && e.family == family && e.backend == backend) return &e;
+    if (e.is_baseline && e.family == family && e.backend == backend) return &e;
   return nullptr;
 }
 

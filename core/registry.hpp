@@ -1,7 +1,12 @@
 #pragma once
 // The one registry of algorithms: (family, algo, backend) -> implementation, parameters,
-// guarantee and proven bound. The CLI, `list`, `bench`, `verify`, `table` and the tests read it.
-// Implementations register themselves with a file-scope `static accsum::Registrar`.
+// guarantee, proven bound and its domain. The CLI, `list`, `bench`, `verify`, `table` and the
+// tests read it. Implementations register themselves with a file-scope `static Registrar`:
+//
+//   Registrar reg(AlgoEntry("sum", "naive", "cpu", "recursive summation")
+//                     .baseline()
+//                     .maker(make_naive)
+//                     .bounded_by(naive_bound, "gamma_{n-1} S: Higham 2002, eq. (4.4)"));
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -18,16 +23,56 @@ struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// The data an algorithm reduces. For family "sum" y is null; for "dot" the result is x.y.
+using Params = std::map<std::string, std::string>;
+long long param_int(const Params& p, const std::string& name);
+const std::string& param_str(const Params& p, const std::string& name);
+
+// The data an algorithm works on, as host pointers into a Dataset. Which members a family uses
+// is stated by its descriptor (core/family.hpp): vectors of doubles x (and y), and/or
+// column-major float matrices a (rows x inner), b (inner x cols), c (rows x cols); `data`
+// holds the dataset's own parameters (a modulus, an expansion length, alpha, beta, ...).
 struct Problem {
   const double* x = nullptr;
   const double* y = nullptr;
   int64_t n = 0;
+  const float* a = nullptr;
+  const float* b = nullptr;
+  const float* c = nullptr;
+  int64_t rows = 0, cols = 0, inner = 0;
+  Params data;
   uint64_t id = 0;  // changes whenever the data change: keys device-side caches
+
+  // A vector problem: x (and y) of n doubles.
+  static Problem vectors(const double* x, const double* y, int64_t n, uint64_t id) {
+    Problem p;
+    p.x = x;
+    p.y = y;
+    p.n = n;
+    p.id = id;
+    return p;
+  }
+  // Elements [begin, end) of the vectors x (and y), under a new cache id.
+  Problem vector_slice(int64_t begin, int64_t end, uint64_t slice_id) const {
+    Problem s = *this;
+    s.x = x ? x + begin : nullptr;
+    s.y = y ? y + begin : nullptr;
+    s.n = end - begin;
+    s.id = slice_id;
+    return s;
+  }
+};
+
+// What a run computed, on the host. The layout is the family's (one value for a sum, a
+// column-major matrix, R terms per expansion, a residue); every element is held exactly in
+// binary64 (floats widen exactly, residues are below 2^52).
+struct Result {
+  std::vector<double> values;
+  static Result scalar(double v) { return Result{{v}}; }
+  double scalar() const;  // the one value; throws std::logic_error when there are several
 };
 
 // What an algorithm promises, checked by `verify`.
-enum class Guarantee { none, kfold, faithful, correctly_rounded };
+enum class Guarantee { none, kfold, faithful, correctly_rounded, exact };
 const char* to_string(Guarantee g);
 
 // One parameter of an algorithm. Integer parameters use [min, max] and, when `choices` is
@@ -39,55 +84,100 @@ struct ParamSpec {
   long long min = 0, max = 0;
   std::vector<std::string> choices;
   std::string def;
+  bool verify_every_choice = false;  // `verify` sweeps every choice (it changes the numerics)
 };
-
-using Params = std::map<std::string, std::string>;
-long long param_int(const Params& p, const std::string& name);
-const std::string& param_str(const Params& p, const std::string& name);
 
 // A prepared computation: data already on the backend (upload time reported separately).
 class Kernel {
  public:
   virtual ~Kernel() = default;
-  // Computes the whole reduction once and returns the result on the host.
-  virtual double run() = 0;
-  // Seconds of the last run() measured on the device (CUDA/OpenCL events), or < 0 when the
-  // host's steady clock around run() is the right measure.
+  // Computes the whole problem once (this is what is timed).
+  virtual void execute() = 0;
+  // The last execute()'s result, fetched to the host (not timed).
+  virtual Result result() = 0;
+  // Seconds of the last execute() measured on the device (CUDA/OpenCL events), or < 0 when the
+  // host's steady clock around execute() is the right measure.
   virtual double last_device_seconds() const { return -1.0; }
   // Seconds spent moving the input to the backend when the kernel was made (0 on the host).
   virtual double transfer_seconds() const { return 0.0; }
+  // execute() then the one-value result: for families whose result is a scalar.
+  double run_scalar() {
+    execute();
+    return result().scalar();
+  }
 };
 
-// Exact facts about the data that bounds are expressed in.
+// A kernel whose result is one double, returned by run() on the host.
+class ScalarKernel : public Kernel {
+ public:
+  virtual double run() = 0;
+  void execute() final { value_ = run(); }
+  Result result() final { return Result::scalar(value_); }
+
+ private:
+  double value_ = 0;
+};
+
+// Exact facts about the data that bounds and their domains are expressed in, computed by the
+// family's oracle from the data alone (never from the name of a generator).
 struct ExactFacts {
   int64_t n = 0;
-  double abs_sum = 0;   // |s| (s = exact sum or dot), rounded to nearest
-  double sum_abs = 0;   // S = sum |x_i| (sum) or sum |x_i*y_i| (dot), rounded up
+  double abs_sum = 0;      // |s| (s = exact sum or dot), rounded to nearest
+  double sum_abs = 0;      // S = sum |x_i| (sum) or sum |x_i*y_i| (dot), rounded up
+  double max_abs_x = 0;    // max |x_i| over finite x_i
+  double max_abs_y = 0;    // max |y_i| over finite y_i (0 without y)
+  bool products_underflow = false;      // some nonzero exact product x_i*y_i is below 2^-1022
+  bool partial_sums_may_overflow = false;  // S exceeds what any partial sum or EFT can hold
 };
 
+// The domain of a proven bound: "" inside, else why the bound claims nothing on these data.
+using DomainFn = std::function<std::string(const Params&, const ExactFacts&)>;
+// An absolute error bound proven for these parameters and data (+inf: none at this n).
+using BoundFn = std::function<double(const Params&, const ExactFacts&)>;
+using MakeFn = std::function<std::unique_ptr<Kernel>(const Problem&, const Params&)>;
+using ShapesFn = std::function<std::vector<Params>(const Params&)>;
+
 struct AlgoEntry {
-  std::string family;   // "sum", "dot"
+  AlgoEntry() = default;
+  AlgoEntry(std::string family, std::string algo, std::string backend, std::string summary)
+      : family(std::move(family)), algo(std::move(algo)), backend(std::move(backend)), summary(std::move(summary)) {}
+
+  std::string family;   // a registered family descriptor's name
   std::string algo;     // canonical --algo name
   std::string backend;  // "cpu", "cpu-mt", "cuda", "opencl", "mpi"
   std::string summary;  // one line for `list`
   Guarantee guarantee = Guarantee::none;
   bool reproducible = false;  // promises bitwise identical results across runs/shapes/backends
-  bool baseline = false;      // the vendor/plain baseline of this family on this backend
+  bool is_baseline = false;   // the vendor/plain baseline of this family on this backend
   std::vector<ParamSpec> params;
-  std::function<std::unique_ptr<Kernel>(const Problem&, const Params&)> make;
-  // Absolute error bound proven for these parameters and data, or null when none is proven.
-  std::function<double(const Params&, const ExactFacts&)> bound;
+  MakeFn make;
+  BoundFn bound;        // null when no bound is proven
+  DomainFn domain;      // null: the bound holds wherever it is finite
   std::string bound_cite;
   // Launch shapes / thread counts to try when checking reproducibility (parameter sets that
-  // must give bitwise identical results); empty when the algorithm has no shape parameter.
-  std::function<std::vector<Params>(const Params&)> shape_variants;
+  // must give bitwise identical results); null when the algorithm has no shape parameter.
+  ShapesFn shape_variants;
+
+  // Builders, so registrations read as named fields.
+  AlgoEntry& promises(Guarantee g) { guarantee = g; return *this; }
+  AlgoEntry& promises_reproducible() { reproducible = true; return *this; }
+  AlgoEntry& baseline() { is_baseline = true; return *this; }
+  AlgoEntry& with_params(std::vector<ParamSpec> p) { params = std::move(p); return *this; }
+  AlgoEntry& maker(MakeFn f) { make = std::move(f); return *this; }
+  AlgoEntry& bounded_by(BoundFn f, std::string cite) { bound = std::move(f); bound_cite = std::move(cite); return *this; }
+  AlgoEntry& within_domain(DomainFn f) { domain = std::move(f); return *this; }
+  AlgoEntry& shapes(ShapesFn f) { shape_variants = std::move(f); return *this; }
 };
+
+// The entry's proven absolute bound on data with these facts, or -1 when it proves none: no
+// bound at all, or the data lie outside its domain (then *outside, when given, says why).
+double proven_bound(const AlgoEntry& e, const Params& p, const ExactFacts& f, std::string* outside = nullptr);
 
 struct BackendInfo {
   std::string name;
   std::string summary;
   std::function<bool()> available;         // present on this machine (a device, a platform)
-  std::function<bool()> self_test;         // EFTs exact on this backend (DESIGN §3)
+  std::function<bool()> self_test;         // EFTs exact on this backend
   std::function<std::string()> describe;   // devices, for `info` and the report's machine
 };
 

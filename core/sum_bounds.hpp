@@ -4,7 +4,8 @@
 // evaluated with upward-safe arithmetic: each operation's round-to-nearest result is pushed one
 // ulp up (a lower bound one ulp down), so the double returned is >= the real-number bound.
 // +inf means "no bound": the theorem's precondition on n fails, or S is so large that a partial
-// sum could overflow (outside the domain: DESIGN §3, core/sum_serial.hpp).
+// sum could overflow. Each algorithm also states its domain (sum_domain, dot_domain below) from
+// the exact facts of the data, so a report says why no bound is claimed.
 //
 // u = 2^-53, gamma_k = k u / (1 - k u) for k u < 1 (Higham 2002, Lemma 3.1).
 //
@@ -15,6 +16,10 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <string>
+
+#include "core/oracle.hpp"
+#include "core/registry.hpp"
 
 namespace accsum::bounds {
 
@@ -44,7 +49,25 @@ inline double pow_up(double g, int k) {
 
 // S beyond 2^1021 lets a partial sum (or a TwoSum intermediate, at most about 2 S) come near
 // the overflow threshold: no bound is claimed there.
-inline bool in_domain(double S) { return S <= 0x1p1021; }
+inline bool in_domain(double S) { return S <= kOverflowSafeMass; }
+
+// Dekker's Split multiplies by 2^27 + 1: it stays finite for |a| <= 2^996, since
+// 2^996 (2^27 + 1) < 2^1024 (Dekker 1971; Boldo 2006 on the Veltkamp/Dekker algorithms).
+constexpr double kSplitSafeMax = 0x1p996;
+
+// Domains, stated from the data's exact facts: "" where the bounds below hold, else the reason.
+inline std::string sum_domain(const Params&, const ExactFacts& f) {
+  return f.partial_sums_may_overflow ? "S > 2^1021: a partial sum or an error-free transform can overflow" : "";
+}
+// A dot product: as for sums, and, when TwoProduct is Dekker's (parameter twoprod=dekker),
+// every |x_i| and |y_i| within Split's range.
+inline std::string dot_domain(const Params& p, const ExactFacts& f) {
+  if (f.partial_sums_may_overflow) return "S = sum|x_i y_i| > 2^1021: a partial sum or a TwoProduct can overflow";
+  auto it = p.find("twoprod");
+  if (it != p.end() && it->second == "dekker" && (f.max_abs_x > kSplitSafeMax || f.max_abs_y > kSplitSafeMax))
+    return "max |x_i|, |y_i| > 2^996: Dekker's Split overflows (it multiplies by 2^27 + 1)";
+  return "";
+}
 
 // |s| is given rounded to nearest; one ulp up makes it an upper bound.
 inline double abs_up(double abs_s) { return up(abs_s); }

@@ -16,6 +16,7 @@ struct GenSpec {
   uint64_t seed = 1;
   double range = 1e16;  // loguniform: max|x| / min|x| (>= 1)
   double cond = 1e16;   // illcond: target condition number (>= 1)
+  Params options;       // a family's other data options (--p, --shape, ...), as given
 };
 
 struct Dataset {
@@ -26,16 +27,36 @@ struct Dataset {
   int64_t n = 0;
   double range = 0;        // requested dynamic range (0 when not applicable)
   double target_cond = 0;  // requested condition number (0 when not applicable)
-  std::vector<double> x, y;  // y empty for sums
+  std::vector<double> x, y;  // vectors of doubles (y empty for sums)
+  // Column-major float matrices a (rows x inner), b (inner x cols), c (rows x cols), for
+  // families whose inputs are matrices; empty otherwise.
+  std::vector<float> a, b, c;
+  int64_t rows = 0, cols = 0, inner = 0;
+  Params data;               // the dataset's own parameters (a modulus, alpha, ...), reported
   uint64_t id = 0;           // unique per dataset object in this process (device caches key on it)
-  Problem problem() const { return Problem{x.data(), y.empty() ? nullptr : y.data(), n, id}; }
+  Problem problem() const {
+    Problem p;
+    p.x = x.empty() ? nullptr : x.data();
+    p.y = y.empty() ? nullptr : y.data();
+    p.n = n;
+    p.a = a.empty() ? nullptr : a.data();
+    p.b = b.empty() ? nullptr : b.data();
+    p.c = c.empty() ? nullptr : c.data();
+    p.rows = rows;
+    p.cols = cols;
+    p.inner = inner;
+    p.data = data;
+    p.id = id;
+    return p;
+  }
 };
 
 // Names accepted by --dist: uniform [0,1), uniform-sym [-1,1), loguniform (|x| log-uniform over
 // `range`, random signs), illcond (GenSum / GenDot of Ogita-Rump-Oishi with target `cond`),
 // and the edge-case sets used by verify and the tests: subnormal (subnormal-heavy),
 // overflow-cancel (terms near DBL_MAX that cancel), ties (exact sums halfway between doubles),
-// specials (NaN / +-inf / +-0 mixed in).
+// specials (NaN / +-inf / +-0 mixed in), huge (|x| in [2^990, 2^1001), beyond the range where
+// Dekker's Split works, with finite sums for n < 2^20).
 // Details (datasets/elements.hpp, datasets/illcond.hpp): element i of uniform, uniform-sym,
 // loguniform, subnormal and specials depends on (seed, i) only (a shorter dataset is a prefix
 // of a longer one); overflow-cancel and ties shuffle a structured array, element i depends on
@@ -62,6 +83,9 @@ void validate(const GenSpec& spec);
 
 // A fresh id for a dataset whose data were built or changed by hand.
 uint64_t next_dataset_id();
+
+// x (and y) in a pseudo-random order, the same for the same n: block-shuffled, threaded.
+Dataset permuted_copy(const Dataset& d);
 
 // ---- files: .npy (float64/float32, little-endian, C order), raw little-endian float64 (.bin,
 // .raw), text (.txt, .csv: one number per line or comma/space separated; hex floats accepted).

@@ -57,7 +57,8 @@ std::string fmt_double(double v) {
 
 const std::vector<std::string>& dist_names() {
   static const std::vector<std::string> names = {"uniform",  "uniform-sym",     "loguniform", "illcond",
-                                                 "subnormal", "overflow-cancel", "ties",       "specials"};
+                                                 "subnormal", "overflow-cancel", "ties",       "specials",
+                                                 "huge"};
   return names;
 }
 
@@ -122,6 +123,15 @@ void generate_range(const GenSpec& spec, int64_t begin, int64_t end, double* x, 
     for (int64_t i = begin; i < end; ++i) {
       x[i - begin] = gen::subnormal(rx, i);
       if (dot) y[i - begin] = gen::loguniform(ry, i, near_one);
+    }
+  } else if (d == "huge") {
+    // |x| in [2^990, 2^1001): beyond what Dekker's Split can scale (it multiplies by 2^27 + 1),
+    // yet every partial sum stays finite for n < 2^20. Dot: y = +-(1 + w) 2^[-40, -20], so the
+    // products lie near 2^960 and the dot is finite too.
+    const gen::LogWindow top{990, 10}, small{-40, 20};
+    for (int64_t i = begin; i < end; ++i) {
+      x[i - begin] = gen::loguniform(rx, i, top);
+      if (dot) y[i - begin] = gen::loguniform(ry, i, small);
     }
   } else if (d == "specials") {
     for (int64_t i = begin; i < end; ++i) {

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <set>
 #include <string>
 
 namespace {
@@ -63,8 +64,12 @@ TEST(Cli, HelpVersionAndList) {
   ASSERT_EQ(l.code, 0) << l.err;
   auto j = nlohmann::json::parse(l.out);
   bool has_sumk = false;
-  for (auto& a : j) has_sumk |= a["algo"] == "sumk";
+  for (auto& a : j["algorithms"]) has_sumk |= a["algo"] == "sumk";
   EXPECT_TRUE(has_sumk);
+  // Every algorithm's family is a registered family descriptor.
+  std::set<std::string> fams;
+  for (auto& f : j["families"]) fams.insert(f["name"].get<std::string>());
+  for (auto& a : j["algorithms"]) EXPECT_TRUE(fams.count(a["family"].get<std::string>())) << a["algo"];
 }
 
 TEST(Cli, BadInputIsOneLineAndExitTwo) {

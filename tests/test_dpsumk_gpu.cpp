@@ -62,7 +62,7 @@ double run(const std::string& backend, const Dataset& d, const Params& user) {
   const AlgoEntry* e = registry().find(d.family == "dot" ? "dpdotk" : "dpsumk", backend);
   if (!e) throw std::runtime_error("dpsumk/dpdotk not registered on " + backend);
   auto k = e->make(d.problem(), registry().resolve_params(*e, user));
-  double r = k->run();
+  double r = k->run_scalar();
   if (backend != "cpu") {
     EXPECT_GE(k->last_device_seconds(), 0.0) << backend;  // device time is measured
   }

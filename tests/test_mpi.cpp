@@ -31,7 +31,7 @@ using test::same_bits;
 
 double run_on(const std::string& backend, const Dataset& d, const Params& user) {
   const AlgoEntry* e = registry().find(d.family == "sum" ? "superacc" : "superacc-dot", backend);
-  return e->make(d.problem(), registry().resolve_params(*e, user))->run();
+  return e->make(d.problem(), registry().resolve_params(*e, user))->run_scalar();
 }
 
 double oracle(const Dataset& d) {
@@ -133,7 +133,7 @@ TEST(MpiSuperacc, LargerInputsAndShapeVariants) {
     double want = oracle(d);
     const AlgoEntry* e = registry().find(family == "sum" ? "superacc" : "superacc-dot", "mpi");
     for (const auto& p : e->shape_variants(registry().resolve_params(*e, {}))) {
-      double got = e->make(d.problem(), p)->run();
+      double got = e->make(d.problem(), p)->run_scalar();
       EXPECT_PRED2(same_bits, got, want) << family << " inner=" << p.at("inner") << " threads=" << p.at("threads");
       EXPECT_TRUE(all_ranks_agree(got));
     }

@@ -70,13 +70,9 @@ Outcome run(const Variant& v, const Problem& p, const ExactValue& ref) {
   if (!e) throw std::runtime_error("not registered: " + v.name());
   Params prm = registry().resolve_params(*e, v.params);
   Outcome o;
-  o.value = e->make(p, prm)->run();
-  double bound = -1;
-  if (e->bound) {
-    ExactFacts f{p.n, ref.abs_sum, ref.sum_abs};
-    bound = e->bound(prm, f);
-    o.has_bound = true;
-  }
+  o.value = e->make(p, prm)->run_scalar();
+  double bound = proven_bound(*e, prm, ref.facts);  // -1 outside the bound's domain
+  o.has_bound = bound >= 0;
   o.m = measure(o.value, ref, bound);
   return o;
 }
@@ -172,9 +168,9 @@ TEST(CpuSumDot, KFoldShape) {
 }
 
 TEST(CpuSumDot, EmptyInputIsPositiveZero) {
-  const Problem empty{nullptr, nullptr, 0, next_dataset_id()};
+  const Problem empty = Problem::vectors(nullptr, nullptr, 0, next_dataset_id());
   const double none = 0;
-  const Problem empty_dot{&none, &none, 0, next_dataset_id()};
+  const Problem empty_dot = Problem::vectors(&none, &none, 0, next_dataset_id());
   for (const Variant& v : sum_variants()) {
     Outcome o = run(v, empty, exact_sum(nullptr, 0));
     EXPECT_TRUE(same_bits(o.value, 0.0)) << v.name();
@@ -214,7 +210,7 @@ TEST(CpuSumDot, SpecialValuesFollowIeee) {
     cases.push_back({q, nan});
   }
   for (const Case& c : cases) {
-    const Problem p{c.x.data(), nullptr, static_cast<int64_t>(c.x.size()), next_dataset_id()};
+    const Problem p = Problem::vectors(c.x.data(), nullptr, static_cast<int64_t>(c.x.size()), next_dataset_id());
     ExactValue ref = exact_sum(c.x.data(), p.n);
     ASSERT_TRUE(same_bits(ref.rounded, c.expect)) << "oracle disagrees with the test's expectation";
     for (const Variant& v : sum_variants()) {
@@ -224,7 +220,7 @@ TEST(CpuSumDot, SpecialValuesFollowIeee) {
     }
     // The same as a dot with y = 1 (x_i * 1 = x_i exactly, specials included).
     std::vector<double> ones(c.x.size(), 1.0);
-    const Problem pd{c.x.data(), ones.data(), p.n, next_dataset_id()};
+    const Problem pd = Problem::vectors(c.x.data(), ones.data(), p.n, next_dataset_id());
     ExactValue refd = exact_dot(c.x.data(), ones.data(), p.n);
     for (const Variant& v : dot_variants()) {
       Outcome o = run(v, pd, refd);
@@ -243,7 +239,7 @@ TEST(CpuSumDot, SpecialValuesFollowIeee) {
                                        {{-1.0, 2.0}, {0.0, 0.0}, 0.0},
                                        {{0x1p600, -0x1p600}, {0x1p600, 0x1p600}, nan}};  // inf + -inf
   for (const DotCase& c : dcases) {
-    const Problem p{c.x.data(), c.y.data(), static_cast<int64_t>(c.x.size()), next_dataset_id()};
+    const Problem p = Problem::vectors(c.x.data(), c.y.data(), static_cast<int64_t>(c.x.size()), next_dataset_id());
     ExactValue ref = exact_dot(c.x.data(), c.y.data(), p.n);
     for (const Variant& v : dot_variants()) {
       Outcome o = run(v, p, ref);
@@ -304,13 +300,13 @@ TEST(CpuSumDot, CpuMtBaselinesAreBitwiseRepeatable) {
     Dataset d = make("loguniform", family, 300001, 8, 1e30);
     const AlgoEntry* e = registry().find(family == "sum" ? "naive" : "dot", "cpu-mt");
     ASSERT_NE(e, nullptr);
-    ASSERT_TRUE(e->baseline);
+    ASSERT_TRUE(e->is_baseline);
     ASSERT_TRUE(e->shape_variants);
     for (const Params& prm : e->shape_variants(registry().resolve_params(*e, {}))) {
       auto k = e->make(d.problem(), prm);
-      const double first = k->run();
-      for (int rep = 0; rep < 3; ++rep) ASSERT_TRUE(same_bits(k->run(), first)) << family << " threads " << prm.at("threads");
-      ASSERT_TRUE(same_bits(e->make(d.problem(), prm)->run(), first));  // a fresh kernel too
+      const double first = k->run_scalar();
+      for (int rep = 0; rep < 3; ++rep) ASSERT_TRUE(same_bits(k->run_scalar(), first)) << family << " threads " << prm.at("threads");
+      ASSERT_TRUE(same_bits(e->make(d.problem(), prm)->run_scalar(), first));  // a fresh kernel too
     }
     // One thread: 16 lanes in a fixed tree, the same as summing the lanes by hand.
     auto one = e->make(d.problem(), registry().resolve_params(*e, {{"threads", "1"}}));
@@ -322,7 +318,7 @@ TEST(CpuSumDot, CpuMtBaselinesAreBitwiseRepeatable) {
     for (int j = 0; i < d.n; ++i, ++j) lane[j] += family == "sum" ? d.x[i] : d.x[i] * d.y[i];
     for (int w = 8; w >= 1; w /= 2)
       for (int j = 0; j < w; ++j) lane[j] = lane[2 * j] + lane[2 * j + 1];
-    EXPECT_TRUE(same_bits(one->run(), lane[0]));
+    EXPECT_TRUE(same_bits(one->run_scalar(), lane[0]));
   }
 }
 
@@ -332,8 +328,8 @@ TEST(CpuSumDot, RegistryEntriesAndParameters) {
     ASSERT_NE(e, nullptr) << a;
     EXPECT_EQ(e->family, "sum");
   }
-  EXPECT_TRUE(registry().find("naive", "cpu")->baseline);
-  EXPECT_TRUE(registry().find("dot", "cpu")->baseline);
+  EXPECT_TRUE(registry().find("naive", "cpu")->is_baseline);
+  EXPECT_TRUE(registry().find("dot", "cpu")->is_baseline);
   EXPECT_EQ(registry().baseline("sum", "cpu")->algo, "naive");
   EXPECT_EQ(registry().baseline("dot", "cpu")->algo, "dot");
   EXPECT_EQ(registry().baseline("sum", "cpu-mt")->algo, "naive");

@@ -440,15 +440,15 @@ double run_cuda(const std::string& algo, const std::vector<double>& x, const std
                 const Params& user) {
   const AlgoEntry* e = registry().find(algo, "cuda");
   if (!e) throw std::runtime_error(algo + " is not registered on cuda");
-  Problem p{x.data(), y.empty() ? nullptr : y.data(), static_cast<int64_t>(x.size()), next_dataset_id()};
+  Problem p = Problem::vectors(x.data(), y.empty() ? nullptr : y.data(), static_cast<int64_t>(x.size()), next_dataset_id());
   auto k = e->make(p, registry().resolve_params(*e, user));
-  return k->run();
+  return k->run_scalar();
 }
 double run_cuda(const std::string& algo, const Dataset& d, const Params& user) {
   const AlgoEntry* e = registry().find(algo, "cuda");
   if (!e) throw std::runtime_error(algo + " is not registered on cuda");
   auto k = e->make(d.problem(), registry().resolve_params(*e, user));
-  return k->run();
+  return k->run_scalar();
 }
 
 std::vector<Params> all_configs() {
@@ -669,7 +669,7 @@ TEST(SuperaccCuda, LaunchShapesGiveIdenticalBits) {
     }
     // Repeated runs of one kernel object.
     auto k = e->make(d.problem(), registry().resolve_params(*e, {}));
-    for (int r = 0; r < 5; ++r) ASSERT_TRUE(same_bits(k->run(), want));
+    for (int r = 0; r < 5; ++r) ASSERT_TRUE(same_bits(k->run_scalar(), want));
   }
 }
 
@@ -687,7 +687,7 @@ TEST(SuperaccCuda, SameBitsAsTheCpuBackend) {
       s.cond = 1e40;
       s.seed = 21;
       Dataset d = generate(s);
-      const double host = cpu->make(d.problem(), registry().resolve_params(*cpu, {}))->run();
+      const double host = cpu->make(d.problem(), registry().resolve_params(*cpu, {}))->run_scalar();
       EXPECT_TRUE(same_bits(run_cuda(algo, d, {}), host)) << algo << " " << dist;
     }
   }
@@ -719,7 +719,7 @@ TEST(SuperaccCuda, MpiInnerCudaMatchesTheOracle) {
                                         : exact_dot(d.x.data(), d.y.data(), d.n).rounded;
         for (const char* fpe : {"0", "4"}) {
           Params p = registry().resolve_params(*mpi, {{"inner", "cuda"}, {"fpe", fpe}});
-          EXPECT_TRUE(same_bits(mpi->make(d.problem(), p)->run(), want)) << algo << " " << dist << " n=" << n;
+          EXPECT_TRUE(same_bits(mpi->make(d.problem(), p)->run_scalar(), want)) << algo << " " << dist << " n=" << n;
         }
       }
   }

@@ -38,7 +38,7 @@ Dataset as_dataset(const std::string& family, std::vector<double> x, std::vector
 
 double run_cl(const Dataset& d, const Params& user) {
   const AlgoEntry* e = registry().find(d.family == "sum" ? "superacc" : "superacc-dot", "opencl");
-  return e->make(d.problem(), registry().resolve_params(*e, user))->run();
+  return e->make(d.problem(), registry().resolve_params(*e, user))->run_scalar();
 }
 
 double oracle(const Dataset& d) {
@@ -81,7 +81,7 @@ TEST(SuperaccOpenCL, LargerInputsMatchOracleAndCpu) {
       Dataset d = as_dataset(family, g.x, g.y);
       double want = oracle(d);
       const AlgoEntry* cpu = registry().find(family == "sum" ? "superacc" : "superacc-dot", "cpu");
-      EXPECT_PRED2(same_bits, cpu->make(d.problem(), registry().resolve_params(*cpu, {}))->run(), want);
+      EXPECT_PRED2(same_bits, cpu->make(d.problem(), registry().resolve_params(*cpu, {}))->run_scalar(), want);
       for (const auto& p : kConfigs) EXPECT_PRED2(same_bits, run_cl(d, p), want) << g.describe() << " fpe=" << p.at("fpe");
     }
 }
@@ -128,7 +128,7 @@ TEST(SuperaccOpenCL, WorkGroupSizesGiveIdenticalBits) {
     const AlgoEntry* e = registry().find(family == "sum" ? "superacc" : "superacc-dot", "opencl");
     ASSERT_NE(e->shape_variants, nullptr);
     for (const auto& p : e->shape_variants(registry().resolve_params(*e, {})))
-      EXPECT_PRED2(same_bits, e->make(d.problem(), p)->run(), want) << family << " local=" << p.at("local");
+      EXPECT_PRED2(same_bits, e->make(d.problem(), p)->run_scalar(), want) << family << " local=" << p.at("local");
     for (const char* local : {"1", "7", "128"})
       EXPECT_PRED2(same_bits, run_cl(d, {{"local", local}}), want) << family << " local=" << local;
   }

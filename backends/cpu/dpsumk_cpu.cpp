@@ -9,7 +9,7 @@
 namespace accsum {
 namespace {
 
-class DpSerialKernel : public Kernel {
+class DpSerialKernel : public ScalarKernel {
  public:
   explicit DpSerialKernel(std::function<double()> f) : f_(std::move(f)) {}
   double run() override { return f_(); }
@@ -37,14 +37,22 @@ std::unique_ptr<Kernel> make_dot(const Problem& pb, const Params& p) {
   return std::make_unique<DpSerialKernel>([=] { return dpdotk_fused(x, y, n, K, dekker); });
 }
 
-Registrar reg_sum(AlgoEntry{"sum", "dpsumk", "cpu",
-                            "DPSumK (Suzuki; Ogita-Rump-Oishi): K-fold sum by a TwoSum tree (tree) or one fused pass",
-                            Guarantee::kfold, false, false, dp_params(false), make_sum, dp_bound_fn(false),
-                            dp_bound_cite(), nullptr});
-Registrar reg_dot(AlgoEntry{"dot", "dpdotk", "cpu",
-                            "DPDotK (Suzuki; Ogita-Rump-Oishi): K-fold dot by a TwoSum tree (tree) or one fused pass",
-                            Guarantee::kfold, false, false, dp_params(true), make_dot, dp_bound_fn(true),
-                            dp_bound_cite(), nullptr});
+Registrar reg_sum(AlgoEntry("sum", "dpsumk", "cpu",
+    "DPSumK (Suzuki; Ogita-Rump-Oishi): K-fold sum by a TwoSum tree (tree) or one fused pass")
+    .promises(Guarantee::kfold)
+    .with_params(dp_params(false))
+    .maker(make_sum)
+    .within_domain(bounds::sum_domain)
+    .bounded_by(dp_bound_fn(false),
+                dp_bound_cite()));
+Registrar reg_dot(AlgoEntry("dot", "dpdotk", "cpu",
+    "DPDotK (Suzuki; Ogita-Rump-Oishi): K-fold dot by a TwoSum tree (tree) or one fused pass")
+    .promises(Guarantee::kfold)
+    .with_params(dp_params(true))
+    .maker(make_dot)
+    .within_domain(bounds::dot_domain)
+    .bounded_by(dp_bound_fn(true),
+                dp_bound_cite()));
 
 }  // namespace
 }  // namespace accsum

@@ -356,7 +356,7 @@ SuperaccConfig superacc_config(const Params& p) {
 namespace {
 
 // The cpu backend's registrations: one accumulator, one slice (the whole input), one rounding.
-class SumKernel : public Kernel {
+class SumKernel : public ScalarKernel {
  public:
   SumKernel(const Problem& p, SuperaccConfig c) : p_(p), c_(c) {}
   double run() override {
@@ -371,7 +371,7 @@ class SumKernel : public Kernel {
   SuperaccConfig c_;
 };
 
-class DotKernel : public Kernel {
+class DotKernel : public ScalarKernel {
  public:
   DotKernel(const Problem& p, SuperaccConfig c) : p_(p), c_(c) {}
   double run() override {
@@ -402,20 +402,22 @@ SuperaccPartialRegistrar reg_partial("cpu", [](const Problem& p, const Params& q
 });
 
 // Defaults: the fastest configuration measured on one core (n = 2^26, log-uniform, range 1e50).
-Registrar reg_sum(AlgoEntry{
-    "sum", "superacc", "cpu", "correctly rounded sum: FP expansion + exponent-indexed chunks + superaccumulator",
-    Guarantee::correctly_rounded, true, false, superacc_params(0, 0),
-    [](const Problem& p, const Params& q) -> std::unique_ptr<Kernel> {
+Registrar reg_sum(AlgoEntry("sum", "superacc", "cpu",
+    "correctly rounded sum: FP expansion + exponent-indexed chunks + superaccumulator")
+    .promises(Guarantee::correctly_rounded)
+    .promises_reproducible()
+    .with_params(superacc_params(0, 0))
+    .maker([](const Problem& p, const Params& q) -> std::unique_ptr<Kernel> {
       return std::make_unique<SumKernel>(p, superacc_config(q));
-    },
-    nullptr, "Collange, Defour, Graillat, Iakymchuk 2015 (seed 004)", nullptr});
-Registrar reg_dot(AlgoEntry{
-    "dot", "superacc-dot", "cpu", "correctly rounded dot: exact products (TwoProductFMA) into a superaccumulator",
-    Guarantee::correctly_rounded, true, false, superacc_params(0, 0),
-    [](const Problem& p, const Params& q) -> std::unique_ptr<Kernel> {
+    }));
+Registrar reg_dot(AlgoEntry("dot", "superacc-dot", "cpu",
+    "correctly rounded dot: exact products (TwoProductFMA) into a superaccumulator")
+    .promises(Guarantee::correctly_rounded)
+    .promises_reproducible()
+    .with_params(superacc_params(0, 0))
+    .maker([](const Problem& p, const Params& q) -> std::unique_ptr<Kernel> {
       return std::make_unique<DotKernel>(p, superacc_config(q));
-    },
-    nullptr, "Collange, Defour, Graillat, Iakymchuk 2015 (seed 004)", nullptr});
+    }));
 
 }  // namespace
 }  // namespace accsum::cpu

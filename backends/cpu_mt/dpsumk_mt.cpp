@@ -134,7 +134,7 @@ double fused(const double* x, const double* y, int64_t n, int K, bool dekker, in
   return kf_finalize<0>(st.data(), K);
 }
 
-class MtKernel : public Kernel {
+class MtKernel : public ScalarKernel {
  public:
   MtKernel(const Problem& pb, const Params& p, bool dot)
       : pb_(pb), K_(dp_K(p)), tree_(dp_variant(p) == DpVariant::tree), dot_(dot),
@@ -159,18 +159,28 @@ std::vector<ParamSpec> params(bool dot) {
   return ps;
 }
 
-Registrar reg_sum(AlgoEntry{"sum", "dpsumk", "cpu-mt", "DPSumK on all cores (tree or fused; same bits as cpu)",
-                            Guarantee::kfold, false, false, params(false),
-                            [](const Problem& pb, const Params& p) -> std::unique_ptr<Kernel> {
+Registrar reg_sum(AlgoEntry("sum", "dpsumk", "cpu-mt",
+    "DPSumK on all cores (tree or fused; same bits as cpu)")
+    .promises(Guarantee::kfold)
+    .with_params(params(false))
+    .maker([](const Problem& pb, const Params& p) -> std::unique_ptr<Kernel> {
                               return std::make_unique<MtKernel>(pb, p, false);
-                            },
-                            dp_bound_fn(false), dp_bound_cite(), thread_variants});
-Registrar reg_dot(AlgoEntry{"dot", "dpdotk", "cpu-mt", "DPDotK on all cores (tree or fused; same bits as cpu)",
-                            Guarantee::kfold, false, false, params(true),
-                            [](const Problem& pb, const Params& p) -> std::unique_ptr<Kernel> {
+                            })
+    .within_domain(bounds::sum_domain)
+    .bounded_by(dp_bound_fn(false),
+                dp_bound_cite())
+    .shapes(thread_variants));
+Registrar reg_dot(AlgoEntry("dot", "dpdotk", "cpu-mt",
+    "DPDotK on all cores (tree or fused; same bits as cpu)")
+    .promises(Guarantee::kfold)
+    .with_params(params(true))
+    .maker([](const Problem& pb, const Params& p) -> std::unique_ptr<Kernel> {
                               return std::make_unique<MtKernel>(pb, p, true);
-                            },
-                            dp_bound_fn(true), dp_bound_cite(), thread_variants});
+                            })
+    .within_domain(bounds::dot_domain)
+    .bounded_by(dp_bound_fn(true),
+                dp_bound_cite())
+    .shapes(thread_variants));
 
 }  // namespace
 }  // namespace accsum::cpu_mt

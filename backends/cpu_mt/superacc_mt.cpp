@@ -30,7 +30,7 @@ void accumulate_threads(const Problem& p, const cpu::SuperaccConfig& cfg, int th
 }
 
 template <class SA>
-class SuperaccMt : public Kernel {
+class SuperaccMt : public ScalarKernel {
  public:
   SuperaccMt(const Problem& p, const Params& q) : p_(p), cfg_(cpu::superacc_config(q)), threads_(threads_of(q)) {}
   double run() override {
@@ -69,20 +69,24 @@ std::vector<ParamSpec> params() {
   return ps;
 }
 
-Registrar reg_sum(AlgoEntry{
-    "sum", "superacc", "cpu-mt", "correctly rounded sum on all cores (per-thread superaccumulators, merged exactly)",
-    Guarantee::correctly_rounded, true, false, params(),
-    [](const Problem& p, const Params& q) -> std::unique_ptr<Kernel> {
+Registrar reg_sum(AlgoEntry("sum", "superacc", "cpu-mt",
+    "correctly rounded sum on all cores (per-thread superaccumulators, merged exactly)")
+    .promises(Guarantee::correctly_rounded)
+    .promises_reproducible()
+    .with_params(params())
+    .maker([](const Problem& p, const Params& q) -> std::unique_ptr<Kernel> {
       return std::make_unique<SuperaccMt<Superacc>>(p, q);
-    },
-    nullptr, "Collange, Defour, Graillat, Iakymchuk 2015 (seed 004)", thread_variants});
-Registrar reg_dot(AlgoEntry{
-    "dot", "superacc-dot", "cpu-mt", "correctly rounded dot on all cores (exact products, per-thread superaccumulators)",
-    Guarantee::correctly_rounded, true, false, params(),
-    [](const Problem& p, const Params& q) -> std::unique_ptr<Kernel> {
+    })
+    .shapes(thread_variants));
+Registrar reg_dot(AlgoEntry("dot", "superacc-dot", "cpu-mt",
+    "correctly rounded dot on all cores (exact products, per-thread superaccumulators)")
+    .promises(Guarantee::correctly_rounded)
+    .promises_reproducible()
+    .with_params(params())
+    .maker([](const Problem& p, const Params& q) -> std::unique_ptr<Kernel> {
       return std::make_unique<SuperaccMt<SuperaccDot>>(p, q);
-    },
-    nullptr, "Collange, Defour, Graillat, Iakymchuk 2015 (seed 004)", thread_variants});
+    })
+    .shapes(thread_variants));
 
 }  // namespace
 }  // namespace accsum::cpu_mt

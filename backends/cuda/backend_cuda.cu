@@ -114,18 +114,18 @@ class CublasDot : public CudaKernel {
   EventTimer timer_;
 };
 
-Registrar reg_cub(AlgoEntry{"sum", "cub-sum", "cuda", "CUB DeviceReduce::Sum (vendor baseline, not reproducible)",
-                            Guarantee::none, false, true, {},
-                            [](const Problem& p, const Params&) -> std::unique_ptr<Kernel> {
+Registrar reg_cub(AlgoEntry("sum", "cub-sum", "cuda",
+    "CUB DeviceReduce::Sum (vendor baseline, not reproducible)")
+    .baseline()
+    .maker([](const Problem& p, const Params&) -> std::unique_ptr<Kernel> {
                               return std::make_unique<CubSum>(p);
-                            },
-                            nullptr, "", nullptr});
-Registrar reg_cublas(AlgoEntry{"dot", "cublas-dot", "cuda", "cuBLAS ddot (vendor baseline)", Guarantee::none, false,
-                               true, {},
-                               [](const Problem& p, const Params&) -> std::unique_ptr<Kernel> {
+                            }));
+Registrar reg_cublas(AlgoEntry("dot", "cublas-dot", "cuda",
+    "cuBLAS ddot (vendor baseline)")
+    .baseline()
+    .maker([](const Problem& p, const Params&) -> std::unique_ptr<Kernel> {
                                  return std::make_unique<CublasDot>(p);
-                               },
-                               nullptr, "", nullptr});
+                               }));
 
 }  // namespace
 }  // namespace accsum::cuda

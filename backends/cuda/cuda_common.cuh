@@ -72,7 +72,7 @@ class EventTimer {
 };
 
 // Base for CUDA kernels: keeps the device input alive and records the last device time.
-class CudaKernel : public Kernel {
+class CudaKernel : public ScalarKernel {
  public:
   explicit CudaKernel(const Problem& p) : in_(device_input(p)) {}
   double last_device_seconds() const override { return last_; }

@@ -682,23 +682,25 @@ const char* kCite =
     "Collange, Defour, Graillat, Iakymchuk, Numerical Reproducibility for the Parallel Reduction on Multi- and "
     "Many-Core Architectures (ExBLAS), 2015 (seed 004)";
 
-Registrar reg_superacc(AlgoEntry{
-    "sum", "superacc", "cuda",
-    "correctly rounded sum: per-thread FP expansion + private shared-memory superaccumulators (seed 004)",
-    Guarantee::correctly_rounded, true, false, superacc_params("0", "0", "1", "512"),
-    [](const Problem& p, const Params& params) -> std::unique_ptr<Kernel> {
+Registrar reg_superacc(AlgoEntry("sum", "superacc", "cuda",
+    "correctly rounded sum: per-thread FP expansion + private shared-memory superaccumulators (seed 004)")
+    .promises(Guarantee::correctly_rounded)
+    .promises_reproducible()
+    .with_params(superacc_params("0", "0", "1", "512"))
+    .maker([](const Problem& p, const Params& params) -> std::unique_ptr<Kernel> {
       return std::make_unique<SuperaccCuda<false>>(p, params);
-    },
-    nullptr, kCite, superacc_shapes});
+    })
+    .shapes(superacc_shapes));
 
-Registrar reg_superacc_dot(AlgoEntry{
-    "dot", "superacc-dot", "cuda",
-    "correctly rounded dot: TwoProductFMA + per-thread FP expansion + superaccumulators (seed 004)",
-    Guarantee::correctly_rounded, true, false, superacc_params("0", "0", "1", "512"),
-    [](const Problem& p, const Params& params) -> std::unique_ptr<Kernel> {
+Registrar reg_superacc_dot(AlgoEntry("dot", "superacc-dot", "cuda",
+    "correctly rounded dot: TwoProductFMA + per-thread FP expansion + superaccumulators (seed 004)")
+    .promises(Guarantee::correctly_rounded)
+    .promises_reproducible()
+    .with_params(superacc_params("0", "0", "1", "512"))
+    .maker([](const Problem& p, const Params& params) -> std::unique_ptr<Kernel> {
       return std::make_unique<SuperaccCuda<true>>(p, params);
-    },
-    nullptr, kCite, superacc_shapes});
+    })
+    .shapes(superacc_shapes));
 
 // The mpi backend's inner=cuda: each rank sums its slice on the GPU and hands back the exact,
 // unrounded superaccumulator; MPI merges them and rounds once (seed 004 level 4).

@@ -55,7 +55,7 @@ struct MpiSuperacc {
 };
 
 template <class SA>
-class SuperaccMpi : public Kernel {
+class SuperaccMpi : public ScalarKernel {
  public:
   SuperaccMpi(const Problem& p, const Params& q) {
     const std::string& inner = param_str(q, "inner");
@@ -68,7 +68,7 @@ class SuperaccMpi : public Kernel {
     // 128-bit products: n * r must not overflow for any 64-bit n.
     int64_t b = static_cast<int64_t>(static_cast<__int128>(p.n) * r / ranks);
     int64_t e = static_cast<int64_t>(static_cast<__int128>(p.n) * (r + 1) / ranks);
-    Problem slice{p.x + b, p.y ? p.y + b : nullptr, e - b, p.id ^ (0x9E3779B97F4A7C15ull * uint64_t(r + 1))};
+    Problem slice = p.vector_slice(b, e, p.id ^ (0x9E3779B97F4A7C15ull * uint64_t(r + 1)));
     partial_ = make(slice, q);
   }
   double run() override {
@@ -120,20 +120,24 @@ Registrar reg_backend(BackendInfo{
       return library_version() + (started() ? ", " + std::to_string(size()) + " ranks" : ", not started yet");
     }});
 
-Registrar reg_sum(AlgoEntry{
-    "sum", "superacc", "mpi", "correctly rounded sum over MPI ranks (slices merged exactly by MPI_Allreduce)",
-    Guarantee::correctly_rounded, true, false, params(),
-    [](const Problem& p, const Params& q) -> std::unique_ptr<Kernel> {
+Registrar reg_sum(AlgoEntry("sum", "superacc", "mpi",
+    "correctly rounded sum over MPI ranks (slices merged exactly by MPI_Allreduce)")
+    .promises(Guarantee::correctly_rounded)
+    .promises_reproducible()
+    .with_params(params())
+    .maker([](const Problem& p, const Params& q) -> std::unique_ptr<Kernel> {
       return std::make_unique<SuperaccMpi<Superacc>>(p, q);
-    },
-    nullptr, "Collange, Defour, Graillat, Iakymchuk 2015 (seed 004)", inner_variants});
-Registrar reg_dot(AlgoEntry{
-    "dot", "superacc-dot", "mpi", "correctly rounded dot over MPI ranks (slices merged exactly by MPI_Allreduce)",
-    Guarantee::correctly_rounded, true, false, params(),
-    [](const Problem& p, const Params& q) -> std::unique_ptr<Kernel> {
+    })
+    .shapes(inner_variants));
+Registrar reg_dot(AlgoEntry("dot", "superacc-dot", "mpi",
+    "correctly rounded dot over MPI ranks (slices merged exactly by MPI_Allreduce)")
+    .promises(Guarantee::correctly_rounded)
+    .promises_reproducible()
+    .with_params(params())
+    .maker([](const Problem& p, const Params& q) -> std::unique_ptr<Kernel> {
       return std::make_unique<SuperaccMpi<SuperaccDot>>(p, q);
-    },
-    nullptr, "Collange, Defour, Graillat, Iakymchuk 2015 (seed 004)", inner_variants});
+    })
+    .shapes(inner_variants));
 
 }  // namespace
 }  // namespace accsum::mpi

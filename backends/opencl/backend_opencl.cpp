@@ -99,10 +99,14 @@ Registrar reg_backend(BackendInfo{"opencl", "an fp64 OpenCL device (GPU first; $
                                            describe_devices() + "]";
                                   }});
 std::unique_ptr<Kernel> make_plain(const Problem& p, const Params&) { return std::make_unique<PlainReduce>(p); }
-Registrar reg_sum(AlgoEntry{"sum", "naive", "opencl", "plain parallel sum (OpenCL baseline, not reproducible)",
-                            Guarantee::none, false, true, {}, make_plain, nullptr, "", nullptr});
-Registrar reg_dot(AlgoEntry{"dot", "dot", "opencl", "plain parallel dot (OpenCL baseline, not reproducible)",
-                            Guarantee::none, false, true, {}, make_plain, nullptr, "", nullptr});
+Registrar reg_sum(AlgoEntry("sum", "naive", "opencl",
+    "plain parallel sum (OpenCL baseline, not reproducible)")
+    .baseline()
+    .maker(make_plain));
+Registrar reg_dot(AlgoEntry("dot", "dot", "opencl",
+    "plain parallel dot (OpenCL baseline, not reproducible)")
+    .baseline()
+    .maker(make_plain));
 
 }  // namespace
 }  // namespace accsum::opencl

@@ -73,7 +73,7 @@ std::shared_ptr<const DeviceInput> device_input(const Problem& p);
 double event_span_seconds(cl_event first, cl_event last);
 
 // Base for OpenCL kernels: keeps the input alive, records device time.
-class ClKernel : public Kernel {
+class ClKernel : public ScalarKernel {
  public:
   explicit ClKernel(const Problem& p) : in_(device_input(p)) {}
   double last_device_seconds() const override { return last_; }

@@ -111,20 +111,24 @@ std::vector<Params> local_variants(const Params& p) {
   return out;
 }
 
-Registrar reg_sum(AlgoEntry{
-    "sum", "superacc", "opencl", "correctly rounded sum: work-item expansions + local superaccumulators (atomics)",
-    Guarantee::correctly_rounded, true, false, params(),
-    [](const Problem& p, const Params& q) -> std::unique_ptr<Kernel> {
+Registrar reg_sum(AlgoEntry("sum", "superacc", "opencl",
+    "correctly rounded sum: work-item expansions + local superaccumulators (atomics)")
+    .promises(Guarantee::correctly_rounded)
+    .promises_reproducible()
+    .with_params(params())
+    .maker([](const Problem& p, const Params& q) -> std::unique_ptr<Kernel> {
       return std::make_unique<SuperaccCl>(p, q, false);
-    },
-    nullptr, "Collange, Defour, Graillat, Iakymchuk 2015 (seed 004)", local_variants});
-Registrar reg_dot(AlgoEntry{
-    "dot", "superacc-dot", "opencl", "correctly rounded dot: exact products into local superaccumulators (atomics)",
-    Guarantee::correctly_rounded, true, false, params(),
-    [](const Problem& p, const Params& q) -> std::unique_ptr<Kernel> {
+    })
+    .shapes(local_variants));
+Registrar reg_dot(AlgoEntry("dot", "superacc-dot", "opencl",
+    "correctly rounded dot: exact products into local superaccumulators (atomics)")
+    .promises(Guarantee::correctly_rounded)
+    .promises_reproducible()
+    .with_params(params())
+    .maker([](const Problem& p, const Params& q) -> std::unique_ptr<Kernel> {
       return std::make_unique<SuperaccCl>(p, q, true);
-    },
-    nullptr, "Collange, Defour, Graillat, Iakymchuk 2015 (seed 004)", local_variants});
+    })
+    .shapes(local_variants));
 
 }  // namespace
 }  // namespace accsum::opencl

@@ -1,0 +1,101 @@
+// The reporters: each receives a dataset's rows when they are complete and writes its format.
+#include <iostream>
+
+#include "app/commands.hpp"
+#include "app/report.hpp"
+#include "git_rev.hpp"
+
+namespace accsum::cli {
+
+namespace {
+
+using nlohmann::json;
+
+// Text to stdout as each dataset completes, or to a file (-o) written once at the end.
+class TextSink {
+ public:
+  explicit TextSink(std::string path) : path_(std::move(path)) {}
+  void put(const std::string& text) {
+    if (path_.empty()) std::cout << text << std::flush;
+    else buffer_ += text;
+  }
+  void close() {
+    if (!path_.empty()) write_atomic(path_, buffer_);
+  }
+
+ private:
+  std::string path_, buffer_;
+};
+
+class TextReporter : public Reporter {
+ public:
+  TextReporter(std::string format, std::string path) : format_(std::move(format)), sink_(std::move(path)) {}
+  void dataset_done(const RunRecord& run) override {
+    if (format_ == "csv" && first_) sink_.put(csv_header());
+    first_ = false;
+    sink_.put(format_ == "csv" ? report_csv(run) : format_ == "md" ? report_markdown(run) : report_table(run));
+  }
+  void finish() override {
+    if (format_ == "csv" && first_) sink_.put(csv_header());
+    sink_.close();
+  }
+
+ private:
+  std::string format_;
+  TextSink sink_;
+  bool first_ = true;
+};
+
+// The accsum-report/1 document. Each dataset is serialised when it completes, so datasets need
+// not outlive their run.
+class JsonReporter : public Reporter {
+ public:
+  JsonReporter(std::string path, const std::vector<std::string>& argv, const std::vector<std::string>& backends)
+      : sink_(std::move(path)) {
+    doc_["schema"] = "accsum-report/1";
+    doc_["tool"] = {{"name", "accsum"}, {"version", ACCSUM_VERSION}, {"git", ACCSUM_GIT_REV}};
+    doc_["machine"] = machine_json(backends);
+    doc_["command"] = argv;
+    runs_ = json::array();
+  }
+  void dataset_done(const RunRecord& run) override {
+    runs_.push_back(run_json(run));
+    for (auto& r : run.rows) all_met_ &= r.guarantee_met;
+  }
+  void finish() override {
+    // One dataset: its keys at the top level too, so simple scripts read doc["results"].
+    if (runs_.size() == 1)
+      for (const char* k : {"dataset", "reference", "results"}) doc_[k] = runs_[0][k];
+    doc_["runs"] = runs_;
+    doc_["all_guarantees_met"] = all_met_;
+    sink_.put(doc_.dump(runs_.size() > 1 ? 1 : 2) + "\n");
+    sink_.close();
+  }
+
+ private:
+  TextSink sink_;
+  json doc_, runs_;
+  bool all_met_ = true;
+};
+
+}  // namespace
+
+Reporters::Reporters(const OutArgs& out, std::vector<std::string> argv, std::vector<std::string> backends,
+                     bool text_to_stdout) {
+  if (process_rank() != 0) return;  // other MPI ranks report nothing
+  if (text_to_stdout) {
+    if (out.format == "json") list_.push_back(std::make_unique<JsonReporter>(out.out, argv, backends));
+    else list_.push_back(std::make_unique<TextReporter>(out.format, out.out));
+  }
+  if (!out.json.empty()) list_.push_back(std::make_unique<JsonReporter>(out.json, argv, backends));
+}
+
+void Reporters::dataset_done(const RunRecord& run) {
+  for (auto& r : list_) r->dataset_done(run);
+}
+
+void Reporters::finish() {
+  for (auto& r : list_) r->finish();
+}
+
+}  // namespace accsum::cli

@@ -1,0 +1,93 @@
+#pragma once
+// Family descriptors: what a family of algorithms computes and how it is judged. A family is
+// one descriptor plus its algorithms (core/registry.hpp); the CLI, `list`, `verify`, `table` and
+// the reports read everything family-specific from here and never test a family's name.
+//
+//   registry: (family, algo, backend) -> kernel, parameters, guarantee, bound, bound's domain
+//   family:   inputs (generators, data options, files) -> oracle -> metrics -> verify / tables
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/oracle.hpp"
+#include "core/registry.hpp"
+#include "datasets/dataset.hpp"
+
+namespace accsum {
+
+// A dataset parameter the CLI offers as --<name> (a comma list sweeps it), e.g. --range, --cond,
+// --p, --shape. The value reaches the generator in GenSpec::options.
+struct DataOption {
+  std::string name;
+  std::string help;
+  std::vector<std::string> dists;  // the generators it applies to (empty: all)
+  std::string implies_dist;        // generator chosen when this option is given without --dist
+};
+
+// One column of a paper-style table: an algorithm with parameters, found on the table's backend.
+struct TableColumn {
+  std::string algo;
+  Params params;
+  std::string label;
+};
+
+// A paper-style table: one row per generated dataset, one column per algorithm; each cell is
+// the family's `cell` of the result (e.g. correct digits).
+struct TableSuite {
+  std::string name;
+  std::string summary;
+  std::string intro;                                           // Markdown paragraph under the title
+  std::vector<std::string> row_head;                           // headers of the row-describing cells
+  std::function<std::vector<TableColumn>(const std::string& backend)> columns;
+  std::function<std::vector<GenSpec>(int64_t n, uint64_t seed)> rows;
+  std::function<std::vector<std::string>(const GenSpec&, const ExactValue&)> row_cells;
+  std::function<std::string(const Metrics&)> cell;
+};
+
+// One verify case: a generator with options; every size and seed of the sweep runs it.
+struct VerifyCase {
+  std::string dist;
+  Params options;
+  int min_seeds = 1;  // e.g. a generator that picks its special values by seed % 6 needs 6
+};
+
+struct FamilyDescriptor {
+  std::string name;
+  std::string summary;
+  std::string inputs;        // e.g. "x: f64[n]", "A: f32[m,k], B: f32[k,n]"
+  std::string result;        // e.g. "one binary64 value, correctly rounded reference"
+  std::string unit;          // throughput unit: "additions", "elements", "FLOP", "operations"
+  std::function<double(const Dataset&)> units;  // units of work in one run
+  std::function<double(const Dataset&)> bytes;  // bytes one run must at least move
+  std::vector<std::string> dists;               // generators (--dist), the default first
+  std::vector<DataOption> options;
+  std::string file_formats;                     // what --input accepts, for help and errors
+  std::function<Dataset(const GenSpec&)> generate;
+  std::function<Dataset(const std::string& path)> read;
+  std::function<void(const std::string& path, const Dataset&, const std::string& dtype)> write;
+  // The exact oracle: exact result, rounded facts, the facts bounds need (ExactValue::facts).
+  std::function<ExactValue(const Dataset&)> oracle;
+  // Metrics of a result against the exact reference; bound < 0 means none proven.
+  std::function<Metrics(const Result&, const ExactValue&, double bound)> measure;
+  // The same data in another order (a fresh id), for the reproducibility check of algorithms
+  // that promise order independence; null when the family has no such reordering.
+  std::function<Dataset(const Dataset&)> permute;
+  std::function<std::vector<VerifyCase>(bool full)> verify_cases;
+  std::function<std::vector<int64_t>(bool full)> verify_sizes;
+  std::vector<TableSuite> tables;
+  bool info_probe = false;  // `accsum info` times this family's baselines as the machine's yardstick
+};
+
+void register_family(FamilyDescriptor f);
+// Registration order; the CLI lists and sweeps families in this order.
+const std::vector<FamilyDescriptor>& families();
+// Throws UsageError naming the known families.
+const FamilyDescriptor& family(const std::string& name);
+const FamilyDescriptor* find_family(const std::string& name);
+
+struct FamilyRegistrar {
+  explicit FamilyRegistrar(FamilyDescriptor f) { register_family(std::move(f)); }
+};
+
+}  // namespace accsum
