@@ -10,6 +10,8 @@
 
 #include "app/commands.hpp"
 #include "app/harness.hpp"
+#include "app/inputs.hpp"
+#include "app/output.hpp"
 #include "app/parse.hpp"
 #include "app/report.hpp"
 
@@ -17,10 +19,10 @@ namespace accsum::cli {
 
 bool progress_enabled() { return isatty(2) && process_rank() == 0; }
 
-void emit(const OutArgs& o, const std::string& text) {
+void emit(const OutArgs& o, const std::string& text, const std::string& json) {
   if (process_rank() != 0) return;
-  if (!o.out.empty()) write_atomic(o.out, text);
-  else std::cout << text << std::flush;
+  write_outputs({{o.out, text}, {o.json, json}});
+  if (o.out.empty()) write_stdout(text);
 }
 
 namespace {
@@ -58,8 +60,7 @@ int run_bench(const BenchArgs& a, const std::vector<std::string>& argv) {
   auto sel = select(a.algo, a.backend, a.params, /*add_baselines=*/true);
   if (a.reps < 1 || a.reps > 100000) throw UsageError("--reps must be in [1, 100000]");
   if (a.warmup < 0 || a.warmup > 1000) throw UsageError("--warmup must be in [0, 1000]");
-  if (!a.out.json.empty()) check_writable(a.out.json);
-  if (!a.out.out.empty()) check_writable(a.out.out);
+  check_outputs(a.out, a.data.input);
 
   std::vector<std::string> families;
   for (auto& s : sel)
@@ -71,12 +72,19 @@ int run_bench(const BenchArgs& a, const std::vector<std::string>& argv) {
   std::vector<RunRecord> runs;
   MeasureOptions opt{a.reps, a.warmup, !a.no_repro_check};
   bool any_error = false;
+  std::vector<std::pair<std::string, std::unique_ptr<Dataset>>> inputs;  // app/inputs.hpp
+  if (!a.data.input.empty()) {
+    if (!a.data.dist.empty() || !a.data.range.empty() || !a.data.cond.empty())
+      throw UsageError("--input cannot be combined with --dist, --range or --cond");
+    inputs = read_input_families(a.data.input, families, a.algo == "all");
+    families.clear();
+    for (auto& [fam, d] : inputs) families.push_back(fam);
+  }
   for (auto& fam : families) {
     std::vector<std::unique_ptr<Dataset>> batch;
     if (!a.data.input.empty()) {
-      if (!a.data.dist.empty() || !a.data.range.empty() || !a.data.cond.empty())
-        throw UsageError("--input cannot be combined with --dist, --range or --cond");
-      batch.push_back(std::make_unique<Dataset>(read_dataset(a.data.input, fam)));
+      for (auto& [f, d] : inputs)
+        if (f == fam) batch.push_back(std::move(d));
     } else {
       for (auto& spec : specs_of(a.data, fam)) {
         if (progress_enabled()) fmt::print(stderr, "generating {} n={} {}...\n", fam, format_size(spec.n), spec.dist);
@@ -109,13 +117,13 @@ int run_bench(const BenchArgs& a, const std::vector<std::string>& argv) {
 
   // The JSON document is built once, for stdout and/or --json.
   std::string json;
-  if (a.out.format == "json" || !a.out.json.empty()) json = report_json(runs, argv, backends_of(sel)).dump(2) + "\n";
+  if (a.out.format == "json" || !a.out.json.empty())
+    json = report_json(runs, argv, backends_of(sel)).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   std::string text = a.out.format == "json" ? json
                      : a.out.format == "csv" ? report_csv(runs)
                      : a.out.format == "md"  ? report_markdown(runs)
                                              : report_table(runs);
-  emit(a.out, text);
-  if (!a.out.json.empty() && process_rank() == 0) write_atomic(a.out.json, json);
+  emit(a.out, text, a.out.json.empty() ? "" : json);
   return any_error ? 1 : 0;
 }
 

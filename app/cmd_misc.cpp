@@ -9,6 +9,7 @@
 #include "git_rev.hpp"
 #include "app/commands.hpp"
 #include "app/harness.hpp"
+#include "app/output.hpp"
 #include "app/parse.hpp"
 #include "app/report.hpp"
 
@@ -26,10 +27,14 @@ int run_gen(const GenArgs& a) {
   if (!a.data.range.empty()) spec.range = parse_positive(a.data.range, "--range");
   if (!a.data.cond.empty()) spec.cond = parse_positive(a.data.cond, "--cond");
   Dataset d = generate(spec);
-  write_dataset(a.output, d, a.dtype);
-  if (a.dtype == "f4") d = read_dataset(a.output, a.family);  // describe what was written
+  write_output(a.output, [&](const Sink& sink) { encode_dataset(a.output, d, a.dtype, sink); });
+  if (a.dtype == "f4") {  // describe what was written (the output may be a FIFO: not read back)
+    for (double& v : d.x) v = static_cast<float>(v);
+    for (double& v : d.y) v = static_cast<float>(v);
+    d.id = next_dataset_id();
+  }
   ExactValue ref = reference_of(d);
-  fmt::print("wrote {} ({} n={} dist={} seed={}): exact cond {}, dynamic range {}, exact result {}\n", a.output,
+  fmt::print("wrote {} ({} n={} dist={} seed={}): exact cond {}, dynamic range {}, exact result {}\n", printable(a.output),
              a.family, d.n, d.generator, d.seed, json_number_or_string(ref.cond),
              fmt::format("1e{:.1f}", dynamic_range_log10_of(d)), ref.hex);
   return 0;
@@ -57,8 +62,17 @@ int run_list(const std::string& format) {
         std::string allowed = !p.choices.empty() ? fmt::format("{}", fmt::join(p.choices, "|"))
                                                  : fmt::format("{}..{}", p.min, p.max);
         jp.push_back({{"name", p.name}, {"allowed", allowed}, {"default", p.def}, {"help", p.help}});
+        // One item per parameter; a backend whose default differs says so: "(0; opencl: 8)".
         std::string item = p.name + "=" + allowed + " (" + p.def + ")";
-        if (params.find(p.name + "=") == std::string::npos) params += (params.empty() ? "" : " ") + item;
+        size_t at = params.find(p.name + "=");
+        if (at == std::string::npos) {
+          params += (params.empty() ? "" : " ") + item;
+        } else {
+          size_t close = params.find(')', at);
+          size_t open = params.find('(', at);
+          std::string first_def = params.substr(open + 1, params.find_first_of(";)", open) - open - 1);
+          if (first_def != p.def) params.insert(close, "; " + e->backend + ": " + p.def);
+        }
       }
       entry["params"] = jp;
       if (e->bound) entry["bound_cite"] = e->bound_cite;
@@ -69,7 +83,7 @@ int run_list(const std::string& format) {
     j.push_back({{"algo", name}, {"family", first.family}, {"guarantee", to_string(first.guarantee)},
                  {"reproducible", first.reproducible}, {"summary", first.summary}, {"backends", jb}});
   }
-  if (format == "json") std::cout << j.dump(2) << "\n";
+  if (format == "json") std::cout << j.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
   else if (format == "table") std::cout << text;
   else throw UsageError("list --format must be table or json");
   return 0;

@@ -58,8 +58,7 @@ int run_table(const TableArgs& a, const std::vector<std::string>& argv) {
   if (a.suite != "kfold" && a.suite != "accuracy")
     throw UsageError("unknown table suite '" + a.suite + "' (known: kfold, accuracy)");
   require_backend(a.backend);
-  if (!a.out.json.empty()) check_writable(a.out.json);
-  if (!a.out.out.empty()) check_writable(a.out.out);
+  check_outputs(a.out);
   int64_t n = parse_size(a.n);
   std::vector<double> conds;
   if (a.suite == "kfold")
@@ -104,9 +103,10 @@ int run_table(const TableArgs& a, const std::vector<std::string>& argv) {
   }
   md += all_met ? "Every result is within its algorithm's proven bound.\n"
                 : "Cells marked ! broke their algorithm's guarantee.\n";
-  emit(a.out, md);
+  std::string json;  // invalid UTF-8 (in a file name) replaced, not fatal
   if (!a.out.json.empty() && process_rank() == 0)
-    write_atomic(a.out.json, report_json(runs, argv, {a.backend}).dump(1) + "\n");
+    json = report_json(runs, argv, {a.backend}).dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  emit(a.out, md, json);
   return all_met ? 0 : 1;
 }
 

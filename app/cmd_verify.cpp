@@ -42,8 +42,7 @@ struct Tally {
 
 int run_verify(const VerifyArgs& a, const std::vector<std::string>& argv) {
   auto sel = select(a.algo, a.backend, a.params, /*add_baselines=*/false);
-  if (!a.out.json.empty()) check_writable(a.out.json);
-  if (!a.out.out.empty()) check_writable(a.out.out);
+  check_outputs(a.out);
   std::vector<int64_t> sizes = a.full ? std::vector<int64_t>{0, 1, 2, 3, 7, 100, 1000, 4097, 100003, 1 << 20}
                                       : std::vector<int64_t>{0, 1, 2, 3, 7, 100, 1000, 4097};
   int seeds = a.seeds > 0 ? a.seeds : (a.full ? 5 : 2);
@@ -121,9 +120,10 @@ int run_verify(const VerifyArgs& a, const std::vector<std::string>& argv) {
   }
   text += fmt::format("{} result(s) broke their guarantee; {} generator case(s) skipped (n too small for them)\n",
                       violations, skipped);
-  emit(a.out, text);
+  std::string json;  // invalid UTF-8 (in a file name) replaced, not fatal
   if (!a.out.json.empty() && process_rank() == 0)
-    write_atomic(a.out.json, report_json(runs, argv, backends_of(sel)).dump(1) + "\n");
+    json = report_json(runs, argv, backends_of(sel)).dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  emit(a.out, text, json);
   return violations ? 1 : 0;
 }
 

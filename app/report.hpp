@@ -18,7 +18,7 @@ std::string report_markdown(const std::vector<RunRecord>& runs);
 
 // Fails early (UsageError) when path cannot be written, before any long run.
 void check_writable(const std::string& path);
-// Writes to a temporary file beside path, then renames: never half-written.
+// Writes path as app/output.hpp says (regular files: a temporary file renamed; never half-written).
 void write_atomic(const std::string& path, const std::string& content);
 
 std::string json_number_or_string(double v);  // for tables: "nan", "inf" or %.3g
