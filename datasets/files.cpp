@@ -43,6 +43,25 @@ std::string extension_of(const std::string& path) {
   return ext;
 }
 
+// Opens path for reading if it is a regular file. O_NONBLOCK: a FIFO without a writer is
+// refused at once instead of blocking the open (it is cleared again for the reads).
+FILE* open_regular(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) fail(path, std::string("cannot open: ") + std::strerror(errno));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    fail(path, S_ISDIR(st.st_mode) ? "is a directory, not a regular file" : "not a regular file");
+  }
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  FILE* f = ::fdopen(fd, "rb");
+  if (!f) {
+    ::close(fd);
+    fail(path, std::string("cannot open: ") + std::strerror(errno));
+  }
+  return f;
+}
+
 // MemAvailable from /proc/meminfo in bytes, or -1 when it cannot be read (not Linux).
 double text_mem_available_bytes() {
   FILE* f = std::fopen("/proc/meminfo", "r");
@@ -63,13 +82,9 @@ double text_mem_available_bytes() {
 // /dev/zero), and at most what memory holds: the text, plus up to 8 bytes of double per 2
 // bytes of text ("1\n"), plus the vectors' growth, is about 13 bytes per byte of file.
 std::string read_all(const std::string& path) {
-  FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) fail(path, std::string("cannot open: ") + std::strerror(errno));
+  FILE* f = open_regular(path);
   struct stat st;
-  if (::fstat(::fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-    std::fclose(f);
-    fail(path, "not a regular file");
-  }
+  ::fstat(::fileno(f), &st);
   const double avail = text_mem_available_bytes();
   const uint64_t limit = avail > 0 ? static_cast<uint64_t>(0.9 * avail / 13) : uint64_t(1) << 34;
   auto too_big = [&] {
@@ -163,13 +178,9 @@ struct InFile {
   FILE* f = nullptr;
   uint64_t size = 0;
   explicit InFile(const std::string& p) : path(p) {
-    f = std::fopen(p.c_str(), "rb");
-    if (!f) fail(p, std::string("cannot open: ") + std::strerror(errno));
+    f = open_regular(p);
     struct stat st;
-    if (::fstat(::fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-      std::fclose(f);
-      fail(p, "not a regular file");
-    }
+    ::fstat(::fileno(f), &st);
     size = static_cast<uint64_t>(st.st_size);
   }
   ~InFile() { std::fclose(f); }
