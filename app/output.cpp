@@ -3,6 +3,7 @@
 #include "app/output.hpp"
 
 #include <fcntl.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -65,8 +66,10 @@ std::string base_of(const std::string& p) {
   return slash == std::string::npos ? p : p.substr(slash + 1);
 }
 
-// A temporary file beside `target`, created exclusively (mkstemp never follows a link: O_EXCL)
-// and recorded for the signal handler. Its slot is released by release().
+// A temporary file beside `target`: a random name, created with O_CREAT|O_EXCL|O_NOFOLLOW
+// (never a followed link, never an existing file), recorded for the signal handler *before* it
+// is created and forgotten only after it is renamed or removed, so that a signal delivered to
+// any thread at any moment finds every temporary file that exists. Released by discard/commit.
 struct Temp {
   std::string path;
   int fd = -1;
@@ -75,23 +78,32 @@ struct Temp {
   void create(const std::string& target) {
     std::string base = base_of(target);
     if (base.size() > 200) base = "out";
-    std::string tmpl = dir_of(target) + "/." + base + ".accsum-XXXXXX";
-    if (tmpl.size() >= PATH_MAX) refuse(target, "path too long");
+    const std::string prefix = dir_of(target) + "/." + base + ".accsum-";
+    if (prefix.size() + 16 >= PATH_MAX) refuse(target, "path too long");
     SignalsBlocked guard;
     for (int i = 0; i < kSlots && slot < 0; ++i)
       if (!g_used[i]) slot = i;
     if (slot < 0) refuse(target, "too many open outputs");
-    std::vector<char> buf(tmpl.begin(), tmpl.end());
-    buf.push_back('\0');
-    fd = ::mkostemp(buf.data(), O_CLOEXEC);
-    if (fd < 0) {
+    static const char chars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    for (int attempt = 0; attempt < 100; ++attempt) {
+      unsigned char rnd[10];
+      if (::getrandom(rnd, sizeof rnd, 0) != static_cast<ssize_t>(sizeof rnd))
+        for (auto& r : rnd) r = static_cast<unsigned char>(std::rand());
+      path = prefix;
+      for (unsigned char r : rnd) path += chars[r % 62];
+      std::memcpy(g_temp[slot], path.c_str(), path.size() + 1);
+      g_used[slot] = 1;
+      fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0600);
+      if (fd >= 0) return;
       int err = errno;
-      slot = -1;
-      refuse(target, errtext(err));
+      g_used[slot] = 0;
+      if (err != EEXIST) {
+        slot = -1;
+        refuse(target, errtext(err));
+      }
     }
-    path = buf.data();
-    std::memcpy(g_temp[slot], path.c_str(), path.size() + 1);
-    g_used[slot] = 1;
+    slot = -1;
+    refuse(target, "no free temporary name");
   }
   // Closes (if open) and removes the temporary file.
   void discard() {
@@ -108,7 +120,7 @@ struct Temp {
     SignalsBlocked guard;
     int err = ::rename(path.c_str(), target.c_str()) == 0 ? 0 : errno;
     if (err) ::unlink(path.c_str());
-    g_used[slot] = 0;
+    g_used[slot] = 0;  // after the rename: a signal in between unlinks a name that is gone
     slot = -1;
     return err;
   }

@@ -2,7 +2,7 @@
 // Output files (--json, -o/--out of bench, verify and table, gen -o): what is written how.
 //
 //   missing name in an existing directory, or a regular file:
-//       written to a fresh temporary file in the same directory (mkstemp: O_CREAT|O_EXCL, a
+//       written to a fresh temporary file in the same directory (O_CREAT|O_EXCL|O_NOFOLLOW, a
 //       random name, never a followed link), given the replaced file's mode (and owner, where
 //       allowed), fsync'ed and renamed over the target: never half-written.
 //   symbolic link: resolved; its final target is handled as above (the link stays a link);

@@ -295,6 +295,18 @@ TEST(CliSafety, ClosedStdoutPipeStillWritesTheJsonReport) {
   EXPECT_EQ(json::parse(slurp(d + "/r.json"))["schema"], "accsum-report/1");
 }
 
+TEST(CliSafety, StdoutWriteErrorIsOneLineAndExitTwo) {
+  // stdout on /dev/full (opened as a redirection: the device itself cannot be replaced).
+  int full = open("/dev/full", O_WRONLY);
+  if (full < 0) GTEST_SKIP() << "no /dev/full";
+  pid_t pid = spawn_accsum({"bench", "--algo=naive", "--backend=cpu", "--n=100", "--reps=1"}, full);
+  close(full);
+  CliRun r = wait_accsum(pid);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("standard output"), std::string::npos) << r.err;
+}
+
 // ---- inputs ----
 
 TEST(CliSafety, TextInputMustBeARegularFile) {
