@@ -324,6 +324,20 @@ TEST(CliSafety, TextInputMustBeARegularFile) {
   expect_usage_error("bench --algo=naive --backend=cpu --input=" + d + "/dir.txt", "directory");
 }
 
+TEST(CliSafety, TextInputLargerThanMemoryIsRefusedBeforeReading) {
+  // A sparse 4 TiB text file: no disk used, and it must be refused before a byte is read.
+  std::string d = fresh_dir("huge");
+  int fd = open((d + "/huge.txt").c_str(), O_WRONLY | O_CREAT, 0644);
+  ASSERT_GE(fd, 0);
+  bool sparse = ftruncate(fd, off_t(1) << 42) == 0;
+  close(fd);
+  if (!sparse) GTEST_SKIP() << "no sparse files here";
+  auto t0 = std::chrono::steady_clock::now();
+  expect_usage_error("bench --algo=naive --backend=cpu --input=" + d + "/huge.txt", "larger than");
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(20));
+  unlink((d + "/huge.txt").c_str());
+}
+
 TEST(CliSafety, TextNumbersBeyondTheDoubleRangeAreErrors) {
   std::string d = fresh_dir("range");
   write_file(d + "/big.txt", "1\n2\n1e400\n");
