@@ -464,6 +464,7 @@ TEST(CliSafety, NonUtf8NamesAreWrittenAndReported) {
   auto doc = json::parse(slurp(report));
   std::string cmd = doc["command"].dump();
   EXPECT_NE(cmd.find("bad\\\\xff\\\\xfe-"), std::string::npos) << cmd;
+  EXPECT_NE(doc["dataset"]["source"].get<std::string>().find("bad\\xff\\xfe-"), std::string::npos);
   EXPECT_EQ(doc["dataset"]["n"], 100);
   CliRun missing = accsum_argv({"bench", "--algo=naive", "--input=" + d + "/no\xff.npy"});
   EXPECT_EQ(missing.code, 2);
@@ -499,7 +500,8 @@ TEST(CliSafety, ListShowsTheDefaultsEachBackendUses) {
 TEST(CliSafety, MpiRanksGivenDifferentArgumentsAreRefusedByRankZeroOnly) {
   if (std::system("command -v mpirun >/dev/null 2>&1") != 0) GTEST_SKIP() << "no mpirun";
   std::string bin = ACCSUM_BIN, base = " bench --algo=superacc --backend=mpi --n=1000 --warmup=0 --no-repro-check";
-  std::string cmd = "mpirun --allow-run-as-root --oversubscribe -np 1 " + bin + base + " --reps=1 : -np 1 " + bin + base +
+  // Without the check the ranks would run different numbers of reductions and hang: time out.
+  std::string cmd = "timeout 120 mpirun --allow-run-as-root --oversubscribe -np 1 " + bin + base + " --reps=1 : -np 1 " + bin + base +
                     " --reps=2 >" + tmpdir() + "/mpi.out 2>" + tmpdir() + "/mpi.err";
   int status = std::system(cmd.c_str());
   std::string err = slurp(tmpdir() + "/mpi.err");
