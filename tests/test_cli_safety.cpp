@@ -182,6 +182,36 @@ TEST(CliSafety, TerminalOutputIsWrittenThrough) {
   EXPECT_NE(got.find("naive"), std::string::npos);
 }
 
+TEST(CliSafety, VerifyTableAndGenFollowTheSamePolicy) {
+  std::string d = fresh_dir("commands");
+  write_file(d + "/v.json", "old");
+  ASSERT_EQ(symlink("v.json", (d + "/vlink.json").c_str()), 0);
+  CliRun v = accsum("verify --algo=naive --backend=cpu --seeds=1 --json=" + d + "/vlink.json");
+  ASSERT_EQ(v.code, 0) << v.err;
+  EXPECT_TRUE(S_ISLNK(mode_of(d + "/vlink.json")));
+  EXPECT_EQ(json::parse(slurp(d + "/v.json"))["schema"], "accsum-report/1");
+
+  ASSERT_EQ(mkfifo((d + "/t.md").c_str(), 0600), 0);
+  std::string got;
+  std::thread reader([&] { drain(open((d + "/t.md").c_str(), O_RDONLY), got).join(); });
+  CliRun t = accsum("table --suite=accuracy --n=1000 -o " + d + "/t.md");
+  reader.join();
+  ASSERT_EQ(t.code, 0) << t.err;
+  EXPECT_TRUE(S_ISFIFO(mode_of(d + "/t.md")));
+  EXPECT_NE(got.find("# accsum table --suite=accuracy"), std::string::npos);
+  expect_usage_error("table --n=100 --json=" + d, "directory");
+
+  write_file(d + "/g.npy", "old");
+  chmod((d + "/g.npy").c_str(), 0611);
+  ASSERT_EQ(symlink("g.npy", (d + "/glink.npy").c_str()), 0);
+  CliRun g = accsum("gen --n=10 -o " + d + "/glink.npy");
+  ASSERT_EQ(g.code, 0) << g.err;
+  EXPECT_TRUE(S_ISLNK(mode_of(d + "/glink.npy")));
+  EXPECT_EQ(slurp(d + "/g.npy").size(), 128u + 80u);  // npy header (128 bytes) + 10 doubles
+  EXPECT_EQ(mode_of(d + "/g.npy") & 07777, 0611u);
+  EXPECT_FALSE(any_temp_left(d));
+}
+
 TEST(CliSafety, WriteErrorOnAWrittenThroughOutputIsOneLineAndExitTwo) {
   // The reader takes a few bytes and leaves: every later write is EPIPE (as ENOSPC on /dev/full).
   std::string d = fresh_dir("epipe");
