@@ -173,12 +173,29 @@ void prepare_temp(Temp& t, const OutputTarget& target, const std::function<void(
 }
 
 void write_through(const OutputTarget& target, const std::function<void(const Sink&)>& produce) {
+  if (target.fd >= 0) {  // the descriptor the process already has
+    if (int err = produce_into(target.fd, produce)) refuse(target.path, errtext(err));
+    return;
+  }
   // No O_CREAT, no O_TRUNC: the device or FIFO exists and is written as it is.
   int fd = ::open(target.resolved.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
   if (fd < 0) refuse(target.path, errtext(errno));
   int err = produce_into(fd, produce);
   if (::close(fd) != 0 && !err && errno != EINVAL) err = errno;
   if (err) refuse(target.path, errtext(err));
+}
+
+// The descriptor a /dev/stdout, /dev/stderr, /dev/fd/N or /proc/self/fd/N path names, or -1.
+int fd_of_path(const std::string& p) {
+  if (p == "/dev/stdout") return 1;
+  if (p == "/dev/stderr") return 2;
+  for (const char* prefix : {"/dev/fd/", "/proc/self/fd/"}) {
+    std::string pre = prefix;
+    if (p.compare(0, pre.size(), pre) != 0 || p.size() == pre.size() || p.size() > pre.size() + 6) continue;
+    if (p.find_first_not_of("0123456789", pre.size()) != std::string::npos) continue;
+    return std::stoi(p.substr(pre.size()));
+  }
+  return -1;
 }
 
 // Identity of a path for check_distinct: "i:dev:ino" when it exists, else "p:" + an absolute
@@ -251,6 +268,15 @@ OutputTarget check_output(const std::string& path) {
   t.path = path;
   t.resolved = path;
   struct stat st;
+  if (int fd = fd_of_path(path); fd >= 0) {
+    int fl = ::fcntl(fd, F_GETFL);
+    if (fl < 0) refuse(path, "descriptor " + std::to_string(fd) + " is not open");
+    if ((fl & O_ACCMODE) == O_RDONLY) refuse(path, "descriptor " + std::to_string(fd) + " is not open for writing");
+    if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) refuse(path, "it is a directory");
+    t.kind = OutputKind::through;
+    t.fd = fd;
+    return t;
+  }
   if (::lstat(path.c_str(), &st) != 0) {
     if (errno != ENOENT) refuse(path, errtext(errno));
     t.kind = OutputKind::create;

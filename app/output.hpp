@@ -9,6 +9,8 @@
 //       a dangling link or a loop is refused.
 //   character device (/dev/null, a terminal) or FIFO: written through (no temporary file, no
 //       truncation); a write error (ENOSPC on /dev/full, EPIPE) is one line and exit 2.
+//   /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N: written to the process's open
+//       descriptor itself (its offset shared with the shell's redirection), never reopened.
 //   directory, socket, block device: refused.
 // Two outputs naming one file, or an output naming an input file, are refused (same device and
 // inode, or the same absolute path for files that do not exist yet). Temporary files are
@@ -29,6 +31,7 @@ struct OutputTarget {
   std::string path;      // as given
   std::string resolved;  // the file written or replaced (symbolic links resolved)
   OutputKind kind = OutputKind::create;
+  int fd = -1;  // /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N: written to the open descriptor
 };
 
 // Classifies path and checks that it can be written (a temporary file is created in the

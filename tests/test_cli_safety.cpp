@@ -212,6 +212,31 @@ TEST(CliSafety, VerifyTableAndGenFollowTheSamePolicy) {
   EXPECT_FALSE(any_temp_left(d));
 }
 
+TEST(CliSafety, OpenDescriptorPathsAreWrittenToTheDescriptor) {
+  // --json=/proc/self/fd/1 (as /dev/stdout): the report follows the table on the same stdout,
+  // whatever stdout is (here a regular file), nothing renamed or reopened at offset 0.
+  std::string d = fresh_dir("fd");
+  int out = open((d + "/stdout.txt").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  struct stat before {};
+  fstat(out, &before);
+  pid_t pid = spawn_accsum({"bench", "--algo=naive", "--backend=cpu", "--n=100", "--reps=1", "--format=csv",
+                            "--json=/proc/self/fd/1"},
+                           out);
+  close(out);
+  CliRun r = wait_accsum(pid);
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::string all = slurp(d + "/stdout.txt");
+  size_t brace = all.find('{');
+  ASSERT_NE(brace, std::string::npos) << all;
+  EXPECT_EQ(json::parse(all.substr(0, all.rfind('}') + 1).substr(brace))["schema"], "accsum-report/1");
+  EXPECT_NE(all.find("family,n,dist"), std::string::npos) << "the CSV table was lost: " << all;
+  struct stat after {};
+  stat((d + "/stdout.txt").c_str(), &after);
+  EXPECT_EQ(before.st_ino, after.st_ino) << "stdout's file was replaced";
+  EXPECT_EQ(list_dir(d).size(), 1u);
+  expect_usage_error(kQuick + "--json=/dev/fd/97", "not open");
+}
+
 TEST(CliSafety, WriteErrorOnAWrittenThroughOutputIsOneLineAndExitTwo) {
   // The reader takes a few bytes and leaves: every later write is EPIPE (as ENOSPC on /dev/full).
   std::string d = fresh_dir("epipe");
