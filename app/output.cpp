@@ -158,7 +158,7 @@ void prepare_temp(Temp& t, const OutputTarget& target, const std::function<void(
   struct stat st;
   if (target.kind == OutputKind::replace && ::stat(target.resolved.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
     if (::geteuid() == 0) (void)!::fchown(t.fd, st.st_uid, st.st_gid);  // keep the owner where allowed
-    ::fchmod(t.fd, st.st_mode & 07777);
+    ::fchmod(t.fd, st.st_mode & 0777);  // the permissions; never set-id bits on a report
   } else {
     ::fchmod(t.fd, 0666 & ~g_umask);  // what creating the file directly would have given
   }
