@@ -10,6 +10,8 @@
 
 #include "app/commands.hpp"
 #include "app/harness.hpp"
+#include "app/inputs.hpp"
+#include "app/output.hpp"
 #include "app/parse.hpp"
 #include "app/report.hpp"
 
@@ -17,10 +19,10 @@ namespace accsum::cli {
 
 bool progress_enabled() { return isatty(2) && process_rank() == 0; }
 
-void emit(const OutArgs& o, const std::string& text) {
+void emit(const OutArgs& o, const std::string& text, const std::string& json) {
   if (process_rank() != 0) return;
-  if (!o.out.empty()) write_atomic(o.out, text);
-  else std::cout << text << std::flush;
+  write_outputs({{o.out, text}, {o.json, json}});
+  if (o.out.empty()) write_stdout(text);
 }
 
 namespace {
@@ -117,8 +119,7 @@ int run_bench(const BenchArgs& a, const std::vector<std::string>& argv) {
   auto sel = select(a.algo, a.backend, a.params, /*add_baselines=*/true);
   if (a.reps < 1 || a.reps > 100000) throw UsageError("--reps must be in [1, 100000]");
   if (a.warmup < 0 || a.warmup > 1000) throw UsageError("--warmup must be in [0, 1000]");
-  if (!a.out.json.empty()) check_writable(a.out.json);
-  if (!a.out.out.empty()) check_writable(a.out.out);
+  check_outputs(a.out, a.data.input);
   auto fams = families_of(sel);
   check_options_known(a.data, fams);
   if (!a.data.input.empty() && (!a.data.dist.empty() || !a.data.options.empty()))
@@ -127,12 +128,12 @@ int run_bench(const BenchArgs& a, const std::vector<std::string>& argv) {
   Reporters out(a.out, argv, backends_of(sel));
   MeasureOptions opt{a.reps, a.warmup, !a.no_repro_check};
   bool any_error = false;
+  if (!a.data.input.empty()) {
+    for (auto& d : read_input_families(a.data.input, fams, a.algo == "all")) any_error |= bench_dataset(*d, sel, opt, out);
+    out.finish();
+    return any_error ? 1 : 0;
+  }
   for (auto* f : fams) {
-    if (!a.data.input.empty()) {
-      Dataset d = f->read(a.data.input);
-      any_error |= bench_dataset(d, sel, opt, out);
-      continue;
-    }
     for (auto& spec : specs_of(a.data, *f)) {
       if (progress_enabled()) fmt::print(stderr, "generating {} n={} {}...\n", f->name, format_size(spec.n), spec.dist);
       Dataset d = f->generate(spec);  // one dataset alive at a time

@@ -9,6 +9,7 @@
 #include "git_rev.hpp"
 #include "app/commands.hpp"
 #include "app/harness.hpp"
+#include "app/output.hpp"
 #include "app/parse.hpp"
 #include "app/report.hpp"
 
@@ -18,14 +19,13 @@ int run_gen(const GenArgs& a) {
   const FamilyDescriptor& fam = family(a.family);
   if (a.output.empty()) throw UsageError("gen needs an output file (-o PATH)");
   format_from_path(a.output);  // rejects unknown extensions before generating
-  check_writable(a.output);
+  check_output(a.output);
   auto specs = specs_of(a.data, fam);
   if (specs.size() != 1) throw UsageError("gen writes one dataset: give one value for --n and each data option");
   Dataset d = fam.generate(specs.front());
-  fam.write(a.output, d, a.dtype);
-  d = fam.read(a.output);  // describe what was written (f4 rounds to float)
-  ExactValue ref = fam.oracle(d);
-  fmt::print("wrote {} ({} n={} dist={} seed={}): exact cond {}, dynamic range {}, exact result {}\n", a.output,
+  write_output(a.output, [&](const Sink& sink) { fam.encode(a.output, d, a.dtype, sink); });
+  ExactValue ref = fam.oracle(d);  // of what was written (the output may be a FIFO: not read back)
+  fmt::print("wrote {} ({} n={} dist={} seed={}): exact cond {}, dynamic range {}, exact result {}\n", printable(a.output),
              a.family, d.n, specs.front().dist, specs.front().seed, json_number_or_string(ref.cond),
              fmt::format("1e{:.1f}", dynamic_range_log10_of(d)), ref.hex);
   return 0;
@@ -61,8 +61,17 @@ int run_list(const std::string& format) {
         std::string allowed = !p.choices.empty() ? fmt::format("{}", fmt::join(p.choices, "|"))
                                                  : fmt::format("{}..{}", p.min, p.max);
         jp.push_back({{"name", p.name}, {"allowed", allowed}, {"default", p.def}, {"help", p.help}});
+        // One item per parameter; a backend whose default differs says so: "(0; opencl: 8)".
         std::string item = p.name + "=" + allowed + " (" + p.def + ")";
-        if (params.find(p.name + "=") == std::string::npos) params += (params.empty() ? "" : " ") + item;
+        size_t at = params.find(p.name + "=");
+        if (at == std::string::npos) {
+          params += (params.empty() ? "" : " ") + item;
+        } else {
+          size_t close = params.find(')', at);
+          size_t open = params.find('(', at);
+          std::string first_def = params.substr(open + 1, params.find_first_of(";)", open) - open - 1);
+          if (first_def != p.def) params.insert(close, "; " + e->backend + ": " + p.def);
+        }
       }
       entry["params"] = jp;
       if (e->bound) entry["bound_cite"] = e->bound_cite;
@@ -81,7 +90,7 @@ int run_list(const std::string& format) {
     jf.push_back({{"name", f.name}, {"summary", f.summary}, {"inputs", f.inputs}, {"result", f.result},
                   {"unit", f.unit}, {"dists", f.dists}, {"file_formats", f.file_formats}});
   }
-  if (format == "json") std::cout << json{{"algorithms", j}, {"families", jf}}.dump(2) << "\n";
+  if (format == "json") std::cout << json{{"algorithms", j}, {"families", jf}}.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
   else if (format == "table") std::cout << text;
   else throw UsageError("list --format must be table or json");
   return 0;

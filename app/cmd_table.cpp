@@ -49,8 +49,7 @@ int run_table(const TableArgs& a, const std::vector<std::string>& argv) {
       if (t.name == a.suite) suites.push_back({&f, &t});
   if (suites.empty()) throw UsageError("unknown table suite '" + a.suite + "' (known: " + known_suites() + ")");
   require_backend(a.backend);
-  if (!a.out.json.empty()) check_writable(a.out.json);
-  if (!a.out.out.empty()) check_writable(a.out.out);
+  check_outputs(a.out);
   int64_t n = parse_size(a.n);
 
   std::string md = fmt::format("# accsum table --suite={} (backend {}, n = {}, seed {})\n\n{}\n\n", a.suite, a.backend,
@@ -86,8 +85,7 @@ int run_table(const TableArgs& a, const std::vector<std::string>& argv) {
   }
   md += all_met ? "Every result is within its algorithm's proven bound.\n"
                 : "Cells marked ! broke their algorithm's guarantee.\n";
-  emit(a.out, md);
-  reporters.finish();
+  reporters.finish({{a.out.out, md}}, a.out.out.empty() ? md : "");
   return all_met ? 0 : 1;
 }
 

@@ -50,8 +50,7 @@ void expand_choices(Selection& s, const ParamLists& given) {
 int run_verify(const VerifyArgs& a, const std::vector<std::string>& argv) {
   auto sel = select(a.algo, a.backend, a.params, /*add_baselines=*/false);
   for (auto& s : sel) expand_choices(s, a.params);
-  if (!a.out.json.empty()) check_writable(a.out.json);
-  if (!a.out.out.empty()) check_writable(a.out.out);
+  check_outputs(a.out);
   if (a.seeds > 1000) throw UsageError("--seeds must be at most 1000");
   const int seeds = a.seeds > 0 ? a.seeds : (a.full ? 5 : 2);
   MeasureOptions opt{1, 0, true};
@@ -118,8 +117,7 @@ int run_verify(const VerifyArgs& a, const std::vector<std::string>& argv) {
   }
   text += fmt::format("{} result(s) broke their guarantee; {} generator case(s) skipped (n too small for them)\n",
                       violations, skipped);
-  emit(a.out, text);
-  reporters.finish();
+  reporters.finish({{a.out.out, text}}, a.out.out.empty() ? text : "");
   return violations ? 1 : 0;
 }
 

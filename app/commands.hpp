@@ -70,8 +70,11 @@ struct TableArgs {
 };
 int run_table(const TableArgs& a, const std::vector<std::string>& argv);
 
-// Shared by the commands: emit `text` to --out or stdout (rank 0 only), JSON to --json.
-void emit(const OutArgs& o, const std::string& text);
+// Shared by the commands: emit `text` to --out or stdout (rank 0 only), `json` to --json
+// (app/output.hpp: files first, together, then stdout; a closed stdout pipe is not an error).
+void emit(const OutArgs& o, const std::string& text, const std::string& json = "");
+// Checks --json and --out before any long run: writable, distinct, not the input file.
+void check_outputs(const OutArgs& o, const std::string& input = "");
 bool progress_enabled();  // stderr is a terminal and this is rank 0
 
 }  // namespace accsum::cli

@@ -3,20 +3,64 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <cerrno>
+#include <charconv>
 #include <algorithm>
 #include <cstdio>
 #include <map>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "git_rev.hpp"
 #include "app/commands.hpp"
+#include "app/harness.hpp"
+#include "app/output.hpp"
 #include "core/family.hpp"
 #include "core/registry.hpp"
 
 using namespace accsum::cli;
 
 namespace {
+
+// --seed: a decimal integer in [0, 2^64 - 1]; anything else (-1, 2^64, 1e3) is refused rather
+// than wrapped (CLI11 would convert -1 to 2^64 - 1).
+void add_seed_option(CLI::App* cmd, uint64_t& seed) {
+  cmd->add_option_function<std::string>(
+         "--seed",
+         [&seed](const std::string& v) {
+           uint64_t x = 0;
+           auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
+           if (v.empty() || ec != std::errc() || end != v.data() + v.size())
+             throw CLI::ValidationError("--seed", "'" + v + "' is not an integer in [0, 18446744073709551615]");
+           seed = x;
+         },
+         "generator seed (0 .. 2^64-1)")
+      ->default_str(std::to_string(seed));
+}
+
+// Options that must not be given empty (--json= would silently write nothing).
+void reject_empty(CLI::App* cmd, std::initializer_list<std::pair<const char*, const std::string*>> opts) {
+  for (auto& [name, value] : opts)
+    if (cmd->count(name) && value->empty()) throw accsum::UsageError(std::string(name) + " needs a non-empty value");
+}
+
+// Options a mode ignores are errors, not silently dropped.
+void reject_ignored_data_options(CLI::App* cmd, const DataArgs& d, bool is_gen) {
+  reject_empty(cmd, {{"--input", &d.input}, {"--n", &d.n}, {"--dist", &d.dist}});
+  for (auto& [name, value] : d.options)
+    if (value.empty()) throw accsum::UsageError("--" + name + " needs a non-empty value");
+  if (is_gen) {
+    if (cmd->count("--input")) throw accsum::UsageError("gen generates data: --input is not an option of gen");
+    return;
+  }
+  if (d.input.empty()) return;
+  for (const char* o : {"--n", "--seed", "--dist"})
+    if (cmd->count(o))
+      throw accsum::UsageError(std::string(o) + " cannot be combined with --input (the file is the data)");
+  if (!d.options.empty())
+    throw accsum::UsageError("--" + d.options.begin()->first + " cannot be combined with --input (the file is the data)");
+}
 
 void add_data_options(CLI::App* cmd, DataArgs& d) {
   cmd->add_option("--n", d.n, "elements: 1e6, 2^24, a list 2^10,2^20 or a doubling range 2^10:2^28")
@@ -33,7 +77,7 @@ void add_data_options(CLI::App* cmd, DataArgs& d) {
     cmd->add_option_function<std::string>(
         "--" + name, [&d, name](const std::string& v) { d.options[name] = v; }, help);
   cmd->add_option("--input", d.input, "read the data from a file (" + formats + ")");
-  cmd->add_option("--seed", d.seed, "generator seed")->capture_default_str();
+  add_seed_option(cmd, d.seed);
 }
 
 void add_out_options(CLI::App* cmd, OutArgs& o) {
@@ -59,7 +103,11 @@ void add_param_options(CLI::App* cmd, ParamLists& p, std::vector<std::string>& g
     std::replace(flag.begin(), flag.end(), '_', '-');
     std::string key = name;
     cmd->add_option_function<std::string>(
-        flag, [&p, key](const std::string& v) { p[key] = v; },
+        flag,
+        [&p, key, flag](const std::string& v) {
+          if (p.count(key)) throw CLI::ValidationError(flag, "given twice (give one list: " + flag + "=a,b)");
+          p[key] = v;
+        },
         fmt::format("{} ({}; a list sweeps)", info.first, fmt::join(info.second, ", ")));
   }
   cmd->add_option("--param", generic, "any algorithm parameter as name=value[,value...] (repeatable)");
@@ -69,14 +117,20 @@ void merge_generic(ParamLists& p, const std::vector<std::string>& generic) {
   for (auto& g : generic) {
     auto eq = g.find('=');
     if (eq == std::string::npos || eq == 0) throw accsum::UsageError("--param expects name=value, got '" + g + "'");
-    p[g.substr(0, eq)] = g.substr(eq + 1);
+    const std::string name = g.substr(0, eq);
+    if (p.count(name))
+      throw accsum::UsageError("parameter '" + name + "' is given twice (--" + name + " and --param, or --param twice)");
+    p[name] = g.substr(eq + 1);
   }
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  install_signal_handlers();
   std::vector<std::string> args(argv, argv + argc);
+  for (auto& s : args) s = utf8_safe(s);  // the report's `command`: JSON text must be UTF-8
+  const bool rank0 = process_rank() == 0;  // under mpirun only rank 0 prints errors
   CLI::App app{"accsum: benchmark and verify accurate floating-point algorithms against an exact oracle"};
   app.set_version_flag("--version", std::string("accsum ") + ACCSUM_VERSION + " (git " + ACCSUM_GIT_REV + ")");
   app.require_subcommand(1);
@@ -129,7 +183,7 @@ int main(int argc, char** argv) {
   t->add_option("--suite", table.suite, suites)->capture_default_str();
   t->add_option("--backend", table.backend, "backend whose algorithms fill the table")->capture_default_str();
   t->add_option("--n", table.n, "elements per dataset")->capture_default_str();
-  t->add_option("--seed", table.seed, "generator seed")->capture_default_str();
+  add_seed_option(t, table.seed);
   t->add_option("--json", table.out.json, "also write the JSON report here");
   t->add_option("--out,-o", table.out.out, "write the Markdown table here instead of stdout");
 
@@ -144,31 +198,44 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     std::string msg = e.what();
     if (msg.empty()) msg = e.get_name();
-    std::fprintf(stderr, "accsum: error: %s (see accsum --help)\n", msg.c_str());
+    if (rank0) std::fprintf(stderr, "accsum: error: %s (see accsum --help)\n", printable(msg).c_str());
     return 2;
   }
 
   try {
     if (*b) {
+      reject_ignored_data_options(b, bench.data, false);
+      reject_empty(b, {{"--json", &bench.out.json}, {"--out", &bench.out.out}, {"--backend", &bench.backend}});
       merge_generic(bench.params, bench_generic);
       return run_bench(bench, args);
     }
     if (*v) {
+      reject_empty(v, {{"--json", &verify.out.json}, {"--out", &verify.out.out}});
       merge_generic(verify.params, verify_generic);
       return run_verify(verify, args);
     }
-    if (*g) return run_gen(gen);
+    if (*g) {
+      reject_ignored_data_options(g, gen.data, true);
+      return run_gen(gen);
+    }
     if (*l) return run_list(list_format);
     if (*i) return run_info(info_n, info_reps);
-    if (*t) return run_table(table, args);
+    if (*t) {
+      reject_empty(t, {{"--json", &table.out.json}, {"--out", &table.out.out}});
+      return run_table(table, args);
+    }
   } catch (const accsum::UsageError& e) {
-    std::fprintf(stderr, "accsum: error: %s\n", e.what());
+    if (rank0) std::fprintf(stderr, "accsum: error: %s\n", printable(e.what()).c_str());
     return 2;
   } catch (const std::bad_alloc&) {
-    std::fprintf(stderr, "accsum: error: out of memory (try a smaller --n)\n");
+    if (rank0) std::fprintf(stderr, "accsum: error: out of memory (try a smaller --n)\n");
     return 2;
+  } catch (const std::system_error& e) {
+    if (e.code().value() == EPIPE) return 0;  // stdout's reader went away (`| head`): not an error of the run
+    if (rank0) std::fprintf(stderr, "accsum: internal error: %s\n", printable(e.what()).c_str());
+    return 3;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "accsum: internal error: %s\n", e.what());
+    if (rank0) std::fprintf(stderr, "accsum: internal error: %s\n", printable(e.what()).c_str());
     return 3;
   }
   return 0;

@@ -9,10 +9,13 @@ namespace accsum::cli {
 
 std::vector<std::string> split_list(const std::string& s) {
   std::vector<std::string> out;
+  if (s.find_first_not_of(" \t") == std::string::npos) return out;  // nothing given: the caller says what is missing
   std::string cur;
   auto flush = [&] {
     size_t b = cur.find_first_not_of(" \t"), e = cur.find_last_not_of(" \t");
-    if (b != std::string::npos) out.push_back(cur.substr(b, e - b + 1));
+    // "2,,3", "sumk,", ",": an empty element is a typo, not something to drop silently.
+    if (b == std::string::npos) throw UsageError("empty element in the list '" + s + "'");
+    out.push_back(cur.substr(b, e - b + 1));
     cur.clear();
   };
   for (char c : s) {

@@ -12,6 +12,7 @@
 #include <sstream>
 #include <thread>
 
+#include "app/output.hpp"
 #include "app/parse.hpp"
 #include "core/machine.hpp"
 
@@ -264,26 +265,9 @@ std::string report_csv(const RunRecord& run) {
   return out.str();
 }
 
-void check_writable(const std::string& path) {
-  std::string probe = path + ".accsum-probe";
-  std::FILE* f = std::fopen(probe.c_str(), "w");
-  if (!f) throw UsageError("cannot write '" + path + "': " + std::strerror(errno));
-  std::fclose(f);
-  std::remove(probe.c_str());
-}
+// Both kept for callers; the policy (symlinks, devices, FIFOs, temporary files) is app/output.hpp.
+void check_writable(const std::string& path) { check_output(path); }
 
-void write_atomic(const std::string& path, const std::string& content) {
-  std::string tmp = path + ".tmp." + std::to_string(getpid());
-  std::FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (!f) throw UsageError("cannot write '" + path + "': " + std::strerror(errno));
-  bool ok = std::fwrite(content.data(), 1, content.size(), f) == content.size();
-  ok &= std::fflush(f) == 0;
-  ok &= fsync(fileno(f)) == 0;
-  ok &= std::fclose(f) == 0;
-  if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw UsageError("cannot write '" + path + "': " + std::strerror(errno));
-  }
-}
+void write_atomic(const std::string& path, const std::string& content) { write_outputs({{path, content}}); }
 
 }  // namespace accsum::cli

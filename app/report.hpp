@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "app/harness.hpp"
+#include "app/output.hpp"
 
 namespace accsum::cli {
 
@@ -18,8 +19,9 @@ class Reporter {
   virtual ~Reporter() = default;
   // Every row of one dataset, baselines attached: the dataset is reported now, then may go.
   virtual void dataset_done(const RunRecord& run) = 0;
-  // The run is over: files are written now (atomically), never half-written.
-  virtual void finish() {}
+  // The run is over: the reporter adds its file (path, content), if it writes one; the
+  // Reporters write every file of the run together (app/output.hpp).
+  virtual void finish(std::vector<OutputItem>& files) = 0;
 };
 
 // Everything the commands print and write, in one place: the stdout format (or -o), and the
@@ -29,7 +31,9 @@ class Reporters {
   Reporters(const OutArgs& out, std::vector<std::string> argv, std::vector<std::string> backends,
             bool text_to_stdout = true);
   void dataset_done(const RunRecord& run);
-  void finish();
+  // Writes every file together: the reporters' and `files` (a command's own, e.g. -o), then
+  // prints `summary` on stdout.
+  void finish(std::vector<OutputItem> files = {}, const std::string& summary = "");
 
  private:
   std::vector<std::unique_ptr<Reporter>> list_;
@@ -45,7 +49,7 @@ std::string report_csv(const RunRecord& run);
 
 // Fails early (UsageError) when path cannot be written, before any long run.
 void check_writable(const std::string& path);
-// Writes to a temporary file beside path, then renames: never half-written.
+// Writes path as app/output.hpp says (regular files: a temporary file renamed; never half-written).
 void write_atomic(const std::string& path, const std::string& content);
 
 std::string json_number_or_string(double v);  // for tables: "nan", "inf" or %.3g

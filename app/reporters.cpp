@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "app/commands.hpp"
+#include "app/output.hpp"
 #include "app/report.hpp"
 #include "git_rev.hpp"
 
@@ -11,16 +12,17 @@ namespace {
 
 using nlohmann::json;
 
-// Text to stdout as each dataset completes, or to a file (-o) written once at the end.
+// Text to stdout as each dataset completes, or to a file (-o) handed over at the end, when
+// every file of the run is written together (app/output.hpp).
 class TextSink {
  public:
   explicit TextSink(std::string path) : path_(std::move(path)) {}
   void put(const std::string& text) {
-    if (path_.empty()) std::cout << text << std::flush;
+    if (path_.empty()) write_stdout(text);
     else buffer_ += text;
   }
-  void close() {
-    if (!path_.empty()) write_atomic(path_, buffer_);
+  void close(std::vector<OutputItem>& files) {
+    if (!path_.empty()) files.push_back({path_, std::move(buffer_)});
   }
 
  private:
@@ -35,9 +37,9 @@ class TextReporter : public Reporter {
     first_ = false;
     sink_.put(format_ == "csv" ? report_csv(run) : format_ == "md" ? report_markdown(run) : report_table(run));
   }
-  void finish() override {
+  void finish(std::vector<OutputItem>& files) override {
     if (format_ == "csv" && first_) sink_.put(csv_header());
-    sink_.close();
+    sink_.close(files);
   }
 
  private:
@@ -62,14 +64,15 @@ class JsonReporter : public Reporter {
     runs_.push_back(run_json(run));
     for (auto& r : run.rows) all_met_ &= r.guarantee_met;
   }
-  void finish() override {
+  void finish(std::vector<OutputItem>& files) override {
     // One dataset: its keys at the top level too, so simple scripts read doc["results"].
     if (runs_.size() == 1)
       for (const char* k : {"dataset", "reference", "results"}) doc_[k] = runs_[0][k];
     doc_["runs"] = runs_;
     doc_["all_guarantees_met"] = all_met_;
-    sink_.put(doc_.dump(runs_.size() > 1 ? 1 : 2) + "\n");
-    sink_.close();
+    // Invalid UTF-8 (a file name in the command) is replaced, not fatal.
+    sink_.put(doc_.dump(runs_.size() > 1 ? 1 : 2, ' ', false, json::error_handler_t::replace) + "\n");
+    sink_.close(files);
   }
 
  private:
@@ -94,8 +97,11 @@ void Reporters::dataset_done(const RunRecord& run) {
   for (auto& r : list_) r->dataset_done(run);
 }
 
-void Reporters::finish() {
-  for (auto& r : list_) r->finish();
+void Reporters::finish(std::vector<OutputItem> files, const std::string& summary) {
+  if (process_rank() != 0) return;
+  for (auto& r : list_) r->finish(files);
+  write_outputs(files);
+  if (!summary.empty()) write_stdout(summary);
 }
 
 }  // namespace accsum::cli

@@ -26,6 +26,7 @@ std::vector<Params> param_product(const AlgoEntry& e, const ParamLists& lists) {
   for (auto& spec : e.params) {
     auto it = lists.find(spec.name);
     if (it == lists.end()) continue;
+    if (split_list(it->second).empty()) throw UsageError("parameter '" + spec.name + "' is given no value");
     std::vector<Params> next;
     for (auto& base : sets)
       for (auto& v : split_list(it->second)) {
@@ -90,14 +91,16 @@ std::vector<Selection> select(const std::string& algos, const std::string& backe
       if (e) {
         add(e);
         any = true;
-      } else if (algos != "all") {
+      } else if (algos != "all" && backends != "all") {  // an explicit pair that does not exist
         std::vector<std::string> has;
         for (auto& x : reg.entries())
           if (x.algo == a) has.push_back(x.backend);
         throw UsageError("algorithm '" + a + "' is not available on backend '" + b + "' (it runs on: " + join(has) + ")");
       }
     }
-    (void)any;
+    // --backend=all skips the pairs that do not exist, but an algorithm asked for by name must run somewhere.
+    if (!any && algos != "all" && backends == "all")
+      throw UsageError("algorithm '" + a + "' runs on none of the backends present here");
   }
   if (out.empty()) throw UsageError("no selected algorithm runs on the selected backends");
   for (auto& [k, v] : params) {

@@ -65,7 +65,11 @@ struct FamilyDescriptor {
   std::string file_formats;                     // what --input accepts, for help and errors
   std::function<Dataset(const GenSpec&)> generate;
   std::function<Dataset(const std::string& path)> read;
-  std::function<void(const std::string& path, const Dataset&, const std::string& dtype)> write;
+  // Writes d in the format of path's extension through `sink`; d becomes what was written
+  // (e.g. rounded to float for dtype f4), so its report describes the file.
+  std::function<void(const std::string& path, Dataset& d, const std::string& dtype,
+                     const std::function<void(const void*, size_t)>& sink)>
+      encode;
   // The exact oracle: exact result, rounded facts, the facts bounds need (ExactValue::facts).
   std::function<ExactValue(const Dataset&)> oracle;
   // Metrics of a result against the exact reference; bound < 0 means none proven.

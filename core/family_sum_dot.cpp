@@ -140,9 +140,15 @@ FamilyDescriptor vector_family(const std::string& name) {
                        : ".npy (n,) float64/float32, raw little-endian float64, text (one number per line)";
   f.generate = [name](const GenSpec& s) { return generate_vectors(s, name); };
   f.read = [name](const std::string& path) { return read_dataset(path, name); };
-  f.write = [](const std::string& path, const Dataset& d, const std::string& dtype) {
+  f.encode = [](const std::string& path, Dataset& d, const std::string& dtype,
+                const std::function<void(const void*, size_t)>& sink) {
     if (dtype != "f8" && dtype != "f4") throw UsageError("--dtype must be f8 or f4");
-    write_dataset(path, d, dtype);
+    encode_dataset(path, d, dtype, sink);
+    if (dtype == "f4") {
+      for (double& v : d.x) v = static_cast<float>(v);
+      for (double& v : d.y) v = static_cast<float>(v);
+      d.id = next_dataset_id();
+    }
   };
   f.oracle = [dot](const Dataset& d) { return dot ? exact_dot(d.x.data(), d.y.data(), d.n) : exact_sum(d.x.data(), d.n); };
   f.measure = [](const Result& r, const ExactValue& ref, double bound) { return measure(r.scalar(), ref, bound); };

@@ -2,6 +2,7 @@
 // Datasets: generated (counter-based, element i depends only on (seed, i) where the
 // distribution allows it) or read from a file. Every dataset says what it is.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -94,6 +95,10 @@ enum class FileFormat { npy, raw, text };
 FileFormat format_from_path(const std::string& path);  // by extension; throws UsageError
 // Writes atomically (temporary file + rename); dtype "f8" or "f4" for npy (f4 rounds to float).
 void write_dataset(const std::string& path, const Dataset& d, const std::string& dtype = "f8");
+// The bytes write_dataset writes (format from path's extension), handed to `emit` in pieces;
+// for writers that own the file (the CLI's output policy, app/output.hpp).
+void encode_dataset(const std::string& path, const Dataset& d, const std::string& dtype,
+                    const std::function<void(const void*, size_t)>& emit);
 // Throws UsageError for a missing, truncated, malformed or wrong-dtype file.
 Dataset read_dataset(const std::string& path, const std::string& family);
 

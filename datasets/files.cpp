@@ -1,6 +1,7 @@
 // Dataset files: .npy (NumPy format 1.0/2.0; '<f8' or '<f4', C order), raw little-endian
 // float64 (.bin, .raw) and text (.txt, .csv). Every malformed input is a UsageError naming the
 // file and what is wrong; writes go to a temporary file in the same directory, then rename.
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -42,13 +43,64 @@ std::string extension_of(const std::string& path) {
   return ext;
 }
 
+// Opens path for reading if it is a regular file. O_NONBLOCK: a FIFO without a writer is
+// refused at once instead of blocking the open (it is cleared again for the reads).
+FILE* open_regular(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) fail(path, std::string("cannot open: ") + std::strerror(errno));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    fail(path, S_ISDIR(st.st_mode) ? "is a directory, not a regular file" : "not a regular file");
+  }
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  FILE* f = ::fdopen(fd, "rb");
+  if (!f) {
+    ::close(fd);
+    fail(path, std::string("cannot open: ") + std::strerror(errno));
+  }
+  return f;
+}
+
+// MemAvailable from /proc/meminfo in bytes, or -1 when it cannot be read (not Linux).
+double text_mem_available_bytes() {
+  FILE* f = std::fopen("/proc/meminfo", "r");
+  if (!f) return -1;
+  char key[64];
+  double kib;
+  double out = -1;
+  while (std::fscanf(f, "%63s %lf kB\n", key, &kib) == 2)
+    if (std::strcmp(key, "MemAvailable:") == 0) {
+      out = kib * 1024.0;
+      break;
+    }
+  std::fclose(f);
+  return out;
+}
+
+// The whole of a text input. Only regular files (a device or a FIFO could be endless, like
+// /dev/zero), and at most what memory holds: the text, plus up to 8 bytes of double per 2
+// bytes of text ("1\n"), plus the vectors' growth, is about 13 bytes per byte of file.
 std::string read_all(const std::string& path) {
-  FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) fail(path, std::string("cannot open: ") + std::strerror(errno));
+  FILE* f = open_regular(path);
+  struct stat st;
+  ::fstat(::fileno(f), &st);
+  const double avail = text_mem_available_bytes();
+  const uint64_t limit = avail > 0 ? static_cast<uint64_t>(0.9 * avail / 13) : uint64_t(1) << 34;
+  auto too_big = [&] {
+    std::fclose(f);
+    fail(path, "text file larger than " + std::to_string(limit >> 20) +
+                   " MiB cannot be read with the memory available (use .npy or raw float64)");
+  };
+  if (static_cast<uint64_t>(st.st_size) > limit) too_big();
   std::string data;
+  data.reserve(static_cast<size_t>(st.st_size));
   char buf[1 << 16];
   size_t got;
-  while ((got = std::fread(buf, 1, sizeof buf, f)) > 0) data.append(buf, got);
+  while ((got = std::fread(buf, 1, sizeof buf, f)) > 0) {
+    data.append(buf, got);
+    if (data.size() > limit) too_big();  // the file grew while being read
+  }
   bool bad = std::ferror(f);
   std::fclose(f);
   if (bad) fail(path, "read error");
@@ -126,13 +178,9 @@ struct InFile {
   FILE* f = nullptr;
   uint64_t size = 0;
   explicit InFile(const std::string& p) : path(p) {
-    f = std::fopen(p.c_str(), "rb");
-    if (!f) fail(p, std::string("cannot open: ") + std::strerror(errno));
+    f = open_regular(p);
     struct stat st;
-    if (::fstat(::fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-      std::fclose(f);
-      fail(p, "not a regular file");
-    }
+    ::fstat(::fileno(f), &st);
     size = static_cast<uint64_t>(st.st_size);
   }
   ~InFile() { std::fclose(f); }
@@ -249,6 +297,7 @@ Dataset read_raw(const std::string& path, const std::string& family) {
 
 // Text: numbers (decimal, hex floats, nan, inf) separated by whitespace, commas or newlines;
 // lines starting with '#' are comments. A dot dataset needs exactly two numbers per line.
+// Numbers beyond the double range (1e400) are errors; underflow rounds as strtod does.
 Dataset read_text(const std::string& path, const std::string& family) {
   const std::string data = read_all(path);
   Dataset d;
@@ -283,6 +332,11 @@ Dataset read_text(const std::string& path, const std::string& family) {
       }
       if (q < end && *q != ' ' && *q != '\t' && *q != ',')
         fail(path, "line " + std::to_string(line_no) + ": trailing garbage '" + std::string(static_cast<const char*>(q), end) + "'");
+      // A decimal (or hex) number beyond the double range is an error, not a silent +-inf; the
+      // tokens inf and nan stay accepted, and underflow rounds (to a subnormal or zero) as strtod does.
+      if (errno == ERANGE && std::isinf(v))
+        fail(path, "line " + std::to_string(line_no) + ": '" + std::string(p, static_cast<const char*>(q)) +
+                       "' is outside the double range (|x| > 1.8e308; write inf for an infinity)");
       if (dot) {
         if (numbers < 2) row[numbers] = v;
       } else {
@@ -369,7 +423,8 @@ Dataset read_dataset(const std::string& path, const std::string& family) {
   return d;
 }
 
-void write_dataset(const std::string& path, const Dataset& d, const std::string& dtype) {
+void encode_dataset(const std::string& path, const Dataset& d, const std::string& dtype,
+                    const std::function<void(const void*, size_t)>& emit) {
   check_family(d.family);
   const FileFormat fmt = format_from_path(path);
   const bool dot = d.family == "dot";
@@ -384,14 +439,6 @@ void write_dataset(const std::string& path, const Dataset& d, const std::string&
     throw UsageError("unknown dtype '" + dtype + "' (valid: f8, f4)");
   if (f4 && fmt != FileFormat::npy) throw UsageError("'" + path + "': dtype f4 is only available for .npy files");
 
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(temp_counter++);
-  FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (!f) throw UsageError("cannot write '" + path + "': " + std::strerror(errno));
-  bool ok = true;
-  int err = 0;
-  auto emit = [&](const void* bytes, size_t size) {
-    if (ok && size > 0 && std::fwrite(bytes, 1, size, f) != size) ok = false, err = errno;
-  };
 
   if (fmt == FileFormat::npy) {
     std::vector<int64_t> shape = dot ? std::vector<int64_t>{2, d.n} : std::vector<int64_t>{d.n};
@@ -431,6 +478,32 @@ void write_dataset(const std::string& path, const Dataset& d, const std::string&
     emit(text.data(), text.size());
   }
 
+}
+
+void write_dataset(const std::string& path, const Dataset& d, const std::string& dtype) {
+  format_from_path(path);
+  // A fresh name, created exclusively: never a followed link, never someone else's file.
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(temp_counter++);
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+  if (fd < 0) throw UsageError("cannot write '" + path + "': " + std::strerror(errno));
+  FILE* f = ::fdopen(fd, "wb");
+  if (!f) {
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    throw UsageError("cannot write '" + path + "': " + std::strerror(errno));
+  }
+  bool ok = true;
+  int err = 0;
+  auto emit = [&](const void* bytes, size_t size) {
+    if (ok && size > 0 && std::fwrite(bytes, 1, size, f) != size) ok = false, err = errno;
+  };
+  try {
+    encode_dataset(path, d, dtype, emit);
+  } catch (...) {
+    std::fclose(f);
+    ::unlink(tmp.c_str());
+    throw;
+  }
   if (std::fflush(f) != 0 && ok) ok = false, err = errno;
   if (std::fclose(f) != 0 && ok) ok = false, err = errno;
   if (ok && std::rename(tmp.c_str(), path.c_str()) != 0) ok = false, err = errno;

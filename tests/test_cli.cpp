@@ -1,59 +1,13 @@
 // The CLI end to end: exit codes, one-line errors, JSON report keys, gen -> bench --input.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <cstdlib>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <set>
 #include <string>
 
-namespace {
+#include "tests/cli_run.hpp"
 
-struct CliRun {
-  int code;
-  std::string out, err;
-};
-
-std::string tmpdir() {
-  static std::string dir = [] {
-    char tmpl[] = "/tmp/accsum-cli-XXXXXX";
-    return std::string(mkdtemp(tmpl));
-  }();
-  return dir;
-}
-
-std::string slurp(const std::string& path) {
-  std::ifstream f(path);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
-
-CliRun accsum(const std::string& args) {
-  std::string out = tmpdir() + "/out.txt", err = tmpdir() + "/err.txt";
-  std::string cmd = std::string(ACCSUM_BIN) + " " + args + " >" + out + " 2>" + err;
-  int status = std::system(cmd.c_str());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
-}
-
-int lines(const std::string& s) {
-  int n = 0;
-  for (char c : s) n += c == '\n';
-  return n;
-}
-
-void expect_usage_error(const std::string& args, const std::string& fragment) {
-  CliRun r = accsum(args);
-  EXPECT_EQ(r.code, 2) << args << "\n" << r.err;
-  EXPECT_EQ(lines(r.err), 1) << args << "\n" << r.err;
-  EXPECT_NE(r.err.find(fragment), std::string::npos) << args << "\n" << r.err;
-  EXPECT_TRUE(r.out.empty()) << args;
-}
-
-}  // namespace
+using namespace cli_test;  // accsum(), slurp(), tmpdir(), expect_usage_error (tests/cli_run.hpp)
 
 TEST(Cli, HelpVersionAndList) {
   EXPECT_EQ(accsum("--help").code, 0);

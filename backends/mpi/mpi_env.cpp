@@ -1,4 +1,5 @@
 #include "backends/mpi/mpi_env.hpp"
+#include "backends/mpi/same_args.hpp"
 
 #include <mpi.h>
 
@@ -27,6 +28,8 @@ void ensure_started() {
     MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
     std::atexit(finalize_at_exit);
   });
+  static std::once_flag args_once;  // outside the first once: its exception must not retry MPI_Init
+  std::call_once(args_once, check_same_arguments);
 }
 
 bool started() {

@@ -1,0 +1,73 @@
+#pragma once
+// Output files (--json, -o/--out of bench, verify and table, gen -o): what is written how.
+//
+//   missing name in an existing directory, or a regular file:
+//       written to a fresh temporary file in the same directory (O_CREAT|O_EXCL|O_NOFOLLOW, a
+//       random name, never a followed link), given the replaced file's mode (and owner, where
+//       allowed), fsync'ed and renamed over the target: never half-written.
+//   symbolic link: resolved; its final target is handled as above (the link stays a link);
+//       a dangling link or a loop is refused.
+//   character device (/dev/null, a terminal) or FIFO: written through (no temporary file, no
+//       truncation); a write error (ENOSPC on /dev/full, EPIPE) is one line and exit 2.
+//   /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N: written to the process's open
+//       descriptor itself (its offset shared with the shell's redirection), never reopened.
+//   directory, socket, block device: refused.
+// Two outputs naming one file, or an output naming an input file, are refused (same device and
+// inode, or the same absolute path for files that do not exist yet). Temporary files are
+// tracked and removed by the SIGINT/SIGTERM/SIGHUP handlers, which then re-raise the signal.
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace accsum::cli {
+
+// Once, first thing in main: the signal handlers above, and SIGPIPE ignored (a closed stdout
+// pipe is EPIPE, handled by write_stdout, and cannot kill the process before --json is written).
+void install_signal_handlers();
+
+enum class OutputKind { create, replace, through };
+
+struct OutputTarget {
+  std::string path;      // as given
+  std::string resolved;  // the file written or replaced (symbolic links resolved)
+  OutputKind kind = OutputKind::create;
+  int fd = -1;  // /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N: written to the open descriptor
+};
+
+// Classifies path and checks that it can be written (a temporary file is created in the
+// directory and removed); throws UsageError when it cannot or must not be written.
+OutputTarget check_output(const std::string& path);
+
+struct NamedPath {
+  std::string option;  // "--json", "-o", "--input", ...
+  std::string path;
+};
+// UsageError when two outputs are one file, or an output is one of the inputs. Empty paths
+// are ignored. Character devices may be named by several outputs (/dev/null twice is harmless).
+void check_distinct(const std::vector<NamedPath>& outputs, const std::vector<NamedPath>& inputs);
+
+using Sink = std::function<void(const void*, size_t)>;
+// Writes one output; `produce` emits the bytes through the sink. UsageError on any error (the
+// temporary file removed, the target untouched when it is a regular file).
+void write_output(const std::string& path, const std::function<void(const Sink&)>& produce);
+
+struct OutputItem {
+  std::string path;  // empty: skipped
+  std::string content;
+};
+// Several outputs together: regular targets are first written as temporaries, then the
+// written-through targets, then every temporary renamed; on any error no regular target is
+// replaced and every temporary is removed.
+void write_outputs(const std::vector<OutputItem>& items);
+
+// Writes to stdout. A reader that went away (EPIPE, e.g. `| head -1`) is not an error: returns
+// false, nothing printed. Any other error is a UsageError.
+bool write_stdout(const std::string& text);
+
+// For messages on a terminal: control characters (C0, DEL, C1) and bytes that are not UTF-8 as
+// \xNN; valid UTF-8 text stays as it is.
+std::string printable(const std::string& s);
+// For JSON: bytes that are not valid UTF-8 as the text \xNN (nlohmann::json refuses them).
+std::string utf8_safe(const std::string& s);
+
+}  // namespace accsum::cli
