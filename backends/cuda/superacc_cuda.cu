@@ -74,8 +74,7 @@ __global__ void __launch_bounds__(Policy::kMaxBlockThreads, Policy::kMinBlocksPe
   using R = typename Policy::Record;
   using Area = WarpArea<Policy::kWarpRing>;
   extern __shared__ __align__(16) unsigned char smem[];
-  const int warps = blockDim.x >> kWarpLog2, warp = threadIdx.x >> kWarpLog2;
-  const int lane = threadIdx.x & (kWarpThreads - 1);
+  const int warps = warp_of(blockDim.x), warp = warp_of(threadIdx.x), lane = lane_of(threadIdx.x);
   Area* areas = reinterpret_cast<Area*>(smem);
   auto* block_acc = reinterpret_cast<R*>(smem + sizeof(Area) * warps);
   auto* block_flags = reinterpret_cast<unsigned*>(block_acc + 1);

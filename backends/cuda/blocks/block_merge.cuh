@@ -33,8 +33,7 @@ __device__ __forceinline__ unsigned block_add_product(double a, double b, Supera
 // (each core digit gets at most 3 pieces per lane digit). Ends with __syncthreads().
 template <class Record, int RING>
 __device__ __forceinline__ void block_merge_lanes(WarpArea<RING>* areas, Record* block_acc) {
-  const int warps = blockDim.x >> kWarpLog2, warp = threadIdx.x >> kWarpLog2;
-  const int lane = threadIdx.x & (kWarpThreads - 1);
+  const int warps = warp_of(blockDim.x), warp = warp_of(threadIdx.x), lane = lane_of(threadIdx.x);
   warp_reduce_lane_digits(areas[warp].digit, lane);
   __syncthreads();
   if (threadIdx.x < kLaneDigits) {

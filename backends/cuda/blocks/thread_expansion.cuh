@@ -7,13 +7,10 @@
 // these; only the early-exit vote needs a converged warp.
 #include <cuda_runtime.h>
 
+#include "backends/cuda/blocks/warp.cuh"
 #include "core/eft.hpp"
 
 namespace accsum::cuda {
-
-constexpr unsigned kFullMask = 0xFFFFFFFFu;  // every lane of a warp
-constexpr int kWarpThreads = 32;
-constexpr int kWarpLog2 = 5;
 
 // Integer test on the bits (keeps the FP64 pipe for the expansion): +-0 -> false.
 __device__ __forceinline__ bool nonzero(double r) {
