@@ -85,7 +85,9 @@ __global__ void __launch_bounds__(Policy::kMaxBlockThreads, Policy::kMinBlocksPe
   __syncthreads();
 
   // Levels 1-2.
-  const int64_t tail = agent.consume_tiles(reinterpret_cast<const double2*>(x), reinterpret_cast<const double2*>(y), n / 2);
+  const auto* xv = reinterpret_cast<const double2*>(x);
+  const auto* yv = reinterpret_cast<const double2*>(y);
+  const int64_t tail = agent.consume_tiles(xv, yv, n / 2);
   agent.consume_tail(x, y, n, tail);
   const unsigned wflags = agent.finish_thread();
   if (lane == 0) atomicOr(block_flags, wflags);

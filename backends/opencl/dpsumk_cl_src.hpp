@@ -1,9 +1,9 @@
 #pragma once
-// OpenCL C source of dpsumk / dpdotk, appended to eft_prelude (core/numerics.h: the EFTs). The operations are those of the
-// serial definitions in core/dpsum.hpp (same tree pairs, same lanes, same order), so results
-// are bitwise those of the cpu backend. Compile-time macros: KC (levels), DOT, DEKKER; LS (the
-// work-group size, a power of two); for the tree kernel PLAIN and SRC (0 in place, 1 copy of x,
-// 2 DPDot's TwoProducts).
+// OpenCL C source of dpsumk / dpdotk, appended to eft_prelude (core/numerics.h: the EFTs). The
+// operations are those of the serial definitions in core/dpsum.hpp (same tree pairs, same lanes,
+// same order), so results are bitwise those of the cpu backend. Compile-time macros: KC (levels),
+// DOT, DEKKER; LS (the work-group size, a power of two); for the tree kernel PLAIN and SRC (0 in
+// place, 1 copy of x, 2 DPDot's TwoProducts).
 namespace accsum::opencl {
 inline const char* dpsumk_cl_source = R"CLC(
 // ---- fused: one lane per work-item, K levels (kf_add, kf_merge of core/dpsum.hpp) ----
