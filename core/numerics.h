@@ -162,7 +162,9 @@ ACCSUM_FN void accsum_two_prod_fma(double a, double b, double* p, double* e) {
  * bit counted from 2^-1074 (0 for subnormals, biased exponent - 1 for normals). */
 ACCSUM_FN void accsum_decompose(accsum_u64 bits, accsum_u64* m, int* pos0) {
   int biased = (int)((bits >> ACCSUM_MANT_BITS) & ACCSUM_EXP_MASK);
-  *m = (bits & ACCSUM_MANT_MASK) | (biased != 0 ? (ACCSUM_U64(1) << ACCSUM_MANT_BITS) : ACCSUM_U64(0));
+  accsum_u64 mant = bits & ACCSUM_MANT_MASK;
+  if (biased != 0) mant |= ACCSUM_U64(1) << ACCSUM_MANT_BITS; /* the implicit bit */
+  *m = mant;
   *pos0 = biased != 0 ? biased - 1 : 0;
 }
 
