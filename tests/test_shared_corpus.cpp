@@ -15,8 +15,10 @@
 
 #include <cfloat>
 #include <cmath>
+#include <fstream>
 #include <limits>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -188,6 +190,15 @@ __kernel void eft_probe(__global const double* a, __global const double* b, __gl
   for (int k = 0; k < 10; ++k) out[10 * i + k] = o[k];
 }
 )CLC";
+
+// The OpenCL prelude is core/numerics.h itself (embedded by CMake), not a stale copy.
+TEST(SharedCorpus, OpenCLPreludeIsTheSharedHeader) {
+  std::ifstream in(std::string(ACCSUM_SOURCE_DIR) + "/core/numerics.h", std::ios::binary);
+  ASSERT_TRUE(in.good());
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_EQ(std::string(opencl::eft_prelude), text.str());
+}
 
 TEST(SharedCorpus, EftsInOpenCLMatchTheOracleAndTheHost) {
   if (!opencl::available()) GTEST_SKIP() << "no OpenCL fp64 device";
