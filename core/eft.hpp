@@ -1,49 +1,31 @@
 #pragma once
-// Error-free transformations (seed 000 §2; Ogita, Rump, Oishi 2005). Each returns a result s
-// and an error e with s + e equal to the exact value. They are only exact if the compiler
-// neither contracts a*b+c into an FMA nor reassociates: host code is built with
-// -ffp-contract=off and no fast-math, CUDA code with --fmad=false (see CMakeLists.txt), and
-// every backend runs eft_self_test() before it computes anything.
+// Error-free transformations (Ogita, Rump, Oishi, "Accurate sum and dot product", SIAM J. Sci.
+// Comput. 26(6), 2005, Sec. 3). Each returns a result s and an error e with s + e equal to the
+// exact value. The formulas are defined once, in core/numerics.h (shared with CUDA device code and
+// OpenCL C); these are their reference-style C++ names. They are only exact if nothing contracts
+// a*b+c into an FMA nor reassociates: host code is built with -ffp-contract=off and no fast-math,
+// CUDA device code uses __dadd_rn & co. (core/numerics.h), and every backend runs eft_self_test()
+// before it computes anything.
 #include <cmath>
 #include "core/hd.hpp"
+#include "core/numerics.h"
 
 namespace accsum {
 
-// Knuth's TwoSum: 6 flops, no branch, no precondition.
-ACCSUM_HD void two_sum(double a, double b, double& s, double& e) {
-  s = a + b;
-  double v = s - a;
-  e = (a - (s - v)) + (b - v);
-}
+// Knuth's TwoSum (ORO Alg. 3.1): 6 flops, no branch, no precondition.
+ACCSUM_HD void two_sum(double a, double b, double& s, double& e) { accsum_two_sum(a, b, &s, &e); }
 
-// Dekker's FastTwoSum: needs |a| >= |b| (or a == 0).
-ACCSUM_HD void fast_two_sum(double a, double b, double& s, double& e) {
-  s = a + b;
-  e = b - (s - a);
-}
+// Dekker's FastTwoSum (ORO Alg. 1.1): needs |a| >= |b| (or a == 0).
+ACCSUM_HD void fast_two_sum(double a, double b, double& s, double& e) { accsum_fast_two_sum(a, b, &s, &e); }
 
-// Veltkamp/Dekker Split with factor 2^27 + 1: a = hi + lo, each with at most 26 bits.
-ACCSUM_HD void split(double a, double& hi, double& lo) {
-  const double factor = 134217729.0;  // 2^27 + 1
-  double c = factor * a;
-  hi = c - (c - a);
-  lo = a - hi;
-}
+// Veltkamp/Dekker Split (ORO Alg. 3.2) with factor 2^27 + 1: a = hi + lo, each with at most 26 bits.
+ACCSUM_HD void split(double a, double& hi, double& lo) { accsum_split(a, &hi, &lo); }
 
-// Dekker's TwoProduct (17 flops, no FMA needed); exact unless a*b underflows.
-ACCSUM_HD void two_prod_dekker(double a, double b, double& p, double& e) {
-  p = a * b;
-  double a1, a2, b1, b2;
-  split(a, a1, a2);
-  split(b, b1, b2);
-  e = a2 * b2 - (((p - a1 * b1) - a2 * b1) - a1 * b2);
-}
+// Dekker's TwoProduct (ORO Alg. 3.3; 17 flops, no FMA needed); exact unless a*b underflows.
+ACCSUM_HD void two_prod_dekker(double a, double b, double& p, double& e) { accsum_two_prod_dekker(a, b, &p, &e); }
 
-// TwoProductFMA: one FMA recovers the rounding error of a*b exactly.
-ACCSUM_HD void two_prod_fma(double a, double b, double& p, double& e) {
-  p = a * b;
-  e = fma(a, b, -p);
-}
+// TwoProductFMA (ORO Alg. 3.5): one FMA recovers the rounding error of a*b exactly.
+ACCSUM_HD void two_prod_fma(double a, double b, double& p, double& e) { accsum_two_prod_fma(a, b, &p, &e); }
 
 // Self-test of the transforms on cases where contraction or reassociation would change the
 // error term; returns true when all are exact. `volatile` keeps constants from folding.

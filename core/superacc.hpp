@@ -1,7 +1,11 @@
 #pragma once
 // Superaccumulator: an exact fixed-point accumulator for binary64 sums and dot products
-// (seed 004 §3.2-3.3, levels 2-5; after Kulisch's long accumulator, with a high-radix
-// carry-save digit layout in the spirit of Neal's xsum "small superaccumulator").
+// (Collange, Defour, Graillat, Iakymchuk, "Numerical reproducibility for the parallel reduction
+// on multi- and many-core architectures", Parallel Computing 49, 2015, Sec. 3.2-3.3, levels 2-5;
+// after Kulisch's long accumulator, with a high-radix carry-save digit layout in the spirit of
+// Neal's xsum "small superaccumulator", arXiv:1505.05571). The named constants and the integer
+// numerics (cut, carry propagation, rounding) are defined once in core/numerics.h, shared with
+// CUDA device code and the OpenCL C programs.
 //
 // Representation (read this before writing device code on top of it)
 // -------------------------------------------------------------------
@@ -40,39 +44,26 @@
 #include <cstdint>
 
 #include "core/hd.hpp"
+#include "core/numerics.h"
 
 namespace accsum {
 
-constexpr int kSuperaccDigitBits = 32;  // w: value bits per digit
+// The digit layout, named once (core/numerics.h derives each from a few named ones).
+constexpr int kSuperaccDigitLog2 = ACCSUM_DIGIT_LOG2;
+constexpr int kSuperaccDigitBits = ACCSUM_DIGIT_BITS;  // w: value bits per digit
+constexpr uint64_t kDigitMask = ACCSUM_DIGIT_MASK;     // the low w bits
+constexpr int kSuperaccHeadroomBits = ACCSUM_HEADROOM_BITS;
 // Pieces a digit may absorb after a normalize() (or from zero) before it needs another one.
-constexpr int64_t kSuperaccMaxPending = (int64_t(1) << 31) - 1;
+constexpr int64_t kSuperaccMaxPending = (int64_t(1) << kSuperaccHeadroomBits) - 1;
+constexpr int kSumDigits = ACCSUM_SUM_DIGITS, kSumLsb = ACCSUM_SUM_LSB;
+constexpr int kDotDigits = ACCSUM_DOT_DIGITS, kDotLsb = ACCSUM_DOT_LSB;
+static_assert(kSuperaccDigitBits == 32 && kSumDigits == 68 && kDotDigits == 134,
+              "the record layout is shared with MPI and the GPU backends");
 
 // ---- bit access usable in host and device code ----
-ACCSUM_HD uint64_t double_bits(double x) {
-#if defined(__CUDA_ARCH__)
-  return static_cast<uint64_t>(__double_as_longlong(x));
-#else
-  uint64_t u;
-  __builtin_memcpy(&u, &x, sizeof u);
-  return u;
-#endif
-}
-ACCSUM_HD double bits_double(uint64_t u) {
-#if defined(__CUDA_ARCH__)
-  return __longlong_as_double(static_cast<long long>(u));
-#else
-  double x;
-  __builtin_memcpy(&x, &u, sizeof x);
-  return x;
-#endif
-}
-ACCSUM_HD int count_leading_zeros64(uint64_t u) {  // u != 0
-#if defined(__CUDA_ARCH__)
-  return __clzll(static_cast<long long>(u));
-#else
-  return __builtin_clzll(u);
-#endif
-}
+ACCSUM_HD uint64_t double_bits(double x) { return accsum_bits(x); }
+ACCSUM_HD double bits_double(uint64_t u) { return accsum_double(u); }
+ACCSUM_HD int count_leading_zeros64(uint64_t u) { return accsum_clz64(u); }  // u != 0
 // a * b = hi * 2^64 + lo, exactly.
 ACCSUM_HD void mul_64x64(uint64_t a, uint64_t b, uint64_t& hi, uint64_t& lo) {
 #if defined(__CUDA_ARCH__)
@@ -85,37 +76,27 @@ ACCSUM_HD void mul_64x64(uint64_t a, uint64_t b, uint64_t& hi, uint64_t& lo) {
 #endif
 }
 
-constexpr uint64_t kMantissaMask = (uint64_t(1) << 52) - 1;
-constexpr uint64_t kDigitMask = 0xFFFFFFFFull;
+constexpr uint64_t kMantissaMask = ACCSUM_MANT_MASK;
 
 // A finite double as |x| = m * 2^(pos0 - 1074) with m < 2^53: pos0 is the bit position of m's
 // lowest bit counted from 2^-1074 (0 for subnormals, biased exponent - 1 for normals).
-ACCSUM_HD void decompose(uint64_t bits, uint64_t& m, int& pos0) {
-  int biased = static_cast<int>((bits >> 52) & 0x7FF);
-  m = bits & kMantissaMask;
-  if (biased != 0) m |= uint64_t(1) << 52;
-  pos0 = biased != 0 ? biased - 1 : 0;
-}
+ACCSUM_HD void decompose(uint64_t bits, uint64_t& m, int& pos0) { accsum_decompose(bits, &m, &pos0); }
 
 // Cuts m * 2^pos (m < 2^53, pos >= 0 in units of the digit-0 weight) into three digit pieces
 // for digits idx, idx+1, idx+2 (unsigned here; the caller applies the sign).
 ACCSUM_HD void split_mantissa(uint64_t m, int pos, int& idx, uint64_t& d0, uint64_t& d1, uint64_t& d2) {
-  idx = pos >> 5;
-  int s = pos & 31;
-  d0 = (m << s) & kDigitMask;
-  d1 = (m >> (32 - s)) & kDigitMask;
-  d2 = (m >> 32) >> (32 - s);  // m >> (64 - s) without a shift by 64 when s == 0
+  accsum_split_mantissa(m, pos, &idx, &d0, &d1, &d2);
 }
 
 // The three signed pieces of a finite x for a superaccumulator whose digit 0 has weight 2^L
 // (L <= -1074): add d0, d1, d2 to digits idx, idx+1, idx+2. x == 0 gives three zeros. This is
 // what device code atomically adds into shared-memory digits.
-template <int L = -1074>
+template <int L = kSumLsb>
 ACCSUM_HD void superacc_split(double x, int& idx, int64_t& d0, int64_t& d1, int64_t& d2) {
   uint64_t bits = double_bits(x), m, u0, u1, u2;
   int pos0;
   decompose(bits, m, pos0);
-  split_mantissa(m, pos0 + (-1074 - L), idx, u0, u1, u2);
+  split_mantissa(m, pos0 + (kSumLsb - L), idx, u0, u1, u2);
   // Branch-free sign: (u ^ neg) - neg negates when neg is all ones.
   int64_t neg = -static_cast<int64_t>(bits >> 63);
   d0 = (static_cast<int64_t>(u0) ^ neg) - neg;
@@ -153,7 +134,7 @@ struct BasicSuperacc {
     uint64_t m, u0, u1, u2;
     int pos0, idx;
     decompose(bits, m, pos0);
-    split_mantissa(m, pos0 + scale + (-1074 - L), idx, u0, u1, u2);
+    split_mantissa(m, pos0 + scale + (kSumLsb - L), idx, u0, u1, u2);
     int64_t neg = -static_cast<int64_t>(bits >> 63);
     add_pieces(idx, (static_cast<int64_t>(u0) ^ neg) - neg, (static_cast<int64_t>(u1) ^ neg) - neg,
                (static_cast<int64_t>(u2) ^ neg) - neg);
@@ -210,11 +191,10 @@ struct BasicSuperacc {
     ++not_neg_zero_count;
     // |a*b| = ma*mb * 2^(pa + pb - 2148): a product of at most 106 bits, cut into two
     // 53-bit halves that are placed like two doubles' mantissas.
-    uint64_t hi, lo;
+    uint64_t hi, lo, p_lo, p_hi;
     mul_64x64(ma, mb, hi, lo);
-    uint64_t p_lo = lo & ((uint64_t(1) << 53) - 1);
-    uint64_t p_hi = (lo >> 53) | (hi << 11);
-    int pos = pa + pb + (-2148 - L);
+    accsum_product_halves(hi, lo, &p_lo, &p_hi);
+    int pos = pa + pb + (kDotLsb - L);
     int64_t neg = sign ? -1 : 0;
     int idx;
     uint64_t u0, u1, u2;
@@ -228,15 +208,11 @@ struct BasicSuperacc {
 
   // Carry propagation: digit[i] in [0, 2^32) for i < D-1; the top digit keeps the sign.
   ACCSUM_HD void normalize() {
-    for (int i = 0; i < D - 1; ++i) {
-      int64_t carry = digit[i] >> 32;  // arithmetic shift: floor(digit / 2^32)
-      digit[i] -= carry * (int64_t(1) << 32);
-      digit[i + 1] += carry;
-    }
+    accsum_normalize(digit, D);
     pending = 1;
   }
 
-  // Adds another accumulator (levels 3-5 of seed 004: the reduction of superaccumulators).
+  // Adds another accumulator (levels 3-5 of Collange et al. 2015: the reduction of superaccumulators).
   ACCSUM_HD void merge(const BasicSuperacc& o) {
     if (pending + o.pending > kSuperaccMaxPending) {
       normalize();
@@ -256,8 +232,8 @@ struct BasicSuperacc {
     not_neg_zero_count += o.not_neg_zero_count;
   }
 
-  // The exact value rounded to nearest, ties to even (seed 004 §3.3, done on integers: the
-  // leading 64 bits, a round bit and a sticky bit decide). Does not change *this.
+  // The exact value rounded to nearest, ties to even (Collange et al. 2015, Sec. 3.3; the integer
+  // rounding is accsum_round_magnitude in core/numerics.h). Does not change *this.
   ACCSUM_HD double round() const {
     const double inf = bits_double(uint64_t(0x7FF) << 52);
     if (nan_count || (pos_inf_count && neg_inf_count)) return bits_double(uint64_t(0x7FF8) << 48);
@@ -273,49 +249,12 @@ struct BasicSuperacc {
     int k = D - 1;
     while (k >= 0 && a.digit[k] == 0) --k;
     if (k < 0) return (neg_zero_count && !not_neg_zero_count) ? -0.0 : 0.0;
-    uint64_t top = static_cast<uint64_t>(a.digit[k]);
-    if (top >> 32) return negative ? -inf : inf;  // beyond 2^(32*D + L): far past DBL_MAX
-    // Leading 64 bits of the magnitude, from digits k, k-1, k-2; the rest is sticky.
-    int b = 64 - count_leading_zeros64(top);  // 1..32 bits in the top digit
-    uint64_t d1 = k >= 1 ? static_cast<uint64_t>(a.digit[k - 1]) : 0;
-    uint64_t d2 = k >= 2 ? static_cast<uint64_t>(a.digit[k - 2]) : 0;
-    uint64_t lead = (top << (64 - b)) | (d1 << (32 - b)) | (d2 >> b);
-    bool sticky = (d2 & ((uint64_t(1) << b) - 1)) != 0;
-    for (int i = k - 3; i >= 0 && !sticky; --i) sticky = a.digit[i] != 0;
-    // The magnitude has bit length len (in units of 2^L); the result keeps bits from q up,
-    // q = len - 53 unless that is below the subnormal quantum 2^-1074 (q_min).
-    int len = 32 * k + b;
-    const int q_min = -1074 - L;
-    int q = len - 53 > q_min ? len - 53 : q_min;
-    int shift = q - (len - 64);  // >= 11
-    uint64_t mant, round_bit;
-    if (shift < 64) {
-      mant = lead >> shift;
-      round_bit = (lead >> (shift - 1)) & 1;
-      sticky = sticky || (lead & ((uint64_t(1) << (shift - 1)) - 1)) != 0;
-    } else {
-      mant = 0;
-      round_bit = shift == 64 ? lead >> 63 : 0;
-      sticky = sticky || (shift == 64 ? (lead << 1) != 0 : lead != 0);
-    }
-    if (round_bit && (sticky || (mant & 1))) ++mant;
-    if (mant == (uint64_t(1) << 53)) {
-      mant >>= 1;
-      ++q;
-    }
-    uint64_t bits;
-    if (mant >= (uint64_t(1) << 52)) {
-      int biased = q + L + 1075;
-      if (biased >= 0x7FF) return negative ? -inf : inf;
-      bits = (static_cast<uint64_t>(biased) << 52) | (mant & kMantissaMask);
-    } else {
-      bits = mant;  // subnormal: q == q_min, the quantum is 2^-1074
-    }
+    const uint64_t bits = accsum_round_magnitude(a.digit, k, L);
     return bits_double(bits | (negative ? uint64_t(1) << 63 : 0));
   }
 };
 
-using Superacc = BasicSuperacc<68, -1074>;
-using SuperaccDot = BasicSuperacc<134, -2148>;
+using Superacc = BasicSuperacc<kSumDigits, kSumLsb>;
+using SuperaccDot = BasicSuperacc<kDotDigits, kDotLsb>;
 
 }  // namespace accsum

@@ -8,12 +8,13 @@
 
 #include <cstdint>
 
+#include "backends/cuda/blocks/warp.cuh"
 #include "core/dpsum.hpp"
 
 namespace accsum::cuda::dp {
 
 constexpr int kThreads = 256;          // threads per block, every kernel here
-constexpr int kWarps = kThreads / 32;
+constexpr int kWarps = kThreads / kWarpThreads;
 constexpr int kTermsPerThread = 4;     // tree kernels: levels w = 1, 2 in registers
 constexpr int64_t kSegment = int64_t(kThreads) * kTermsPerThread;  // terms one tree block handles
 constexpr int kFusedUnroll = 4;        // 16-byte loads in flight per lane and per input vector
@@ -34,14 +35,14 @@ template <int KC, bool Ordered>
 __device__ void block_merge(double* a, int K, int active) {
   constexpr int A = LaneArray<KC>::size;
   const int K_ = KC > 0 ? KC : K;
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int lane = lane_of(threadIdx.x), warp = warp_of(threadIdx.x);
   double b[A];
-  for (int off = 1; off < 32 && off < active; off <<= 1) {
+  for (int off = 1; off < kWarpThreads && off < active; off <<= 1) {
     ACCSUM_UNROLL
-    for (int k = 0; k < K_; ++k) b[k] = __shfl_down_sync(0xffffffffu, a[k], off);
+    for (int k = 0; k < K_; ++k) b[k] = __shfl_down_sync(kFullMask, a[k], off);
     kf_merge<KC, Ordered>(a, b, K);
   }
-  if (active <= 32) return;
+  if (active <= kWarpThreads) return;
   __shared__ double sh[A][kWarps];
   if (lane == 0) {
     ACCSUM_UNROLL
@@ -49,12 +50,12 @@ __device__ void block_merge(double* a, int K, int active) {
   }
   __syncthreads();
   if (warp == 0) {
-    const int nw = active / 32;
+    const int nw = active / kWarpThreads;
     ACCSUM_UNROLL
     for (int k = 0; k < K_; ++k) a[k] = lane < nw ? sh[k][lane] : -0.0;
     for (int off = 1; off < nw; off <<= 1) {
       ACCSUM_UNROLL
-      for (int k = 0; k < K_; ++k) b[k] = __shfl_down_sync(0xffffffffu, a[k], off);
+      for (int k = 0; k < K_; ++k) b[k] = __shfl_down_sync(kFullMask, a[k], off);
       kf_merge<KC, Ordered>(a, b, K);
     }
   }
@@ -178,8 +179,8 @@ __device__ __forceinline__ void node(double& a, double& b) {
 template <bool Plain>
 __device__ __forceinline__ double warp_levels(double v, int t, int width) {
   for (int off = 1; off < width; off <<= 1) {
-    double below = __shfl_down_sync(0xffffffffu, v, off);  // b's value, for a
-    double above = __shfl_up_sync(0xffffffffu, v, off);    // a's value, for b
+    double below = __shfl_down_sync(kFullMask, v, off);  // b's value, for a
+    double above = __shfl_up_sync(kFullMask, v, off);    // a's value, for b
     if ((t & (2 * off - 1)) == 0) {
       node<Plain>(v, below);
     } else if ((t & (2 * off - 1)) == off && !Plain) {
@@ -230,8 +231,8 @@ __global__ void __launch_bounds__(kThreads) tree_kernel(const double* __restrict
   }
   node<Plain>(v[0], v[2]);  // w = 2
   // w = 4 .. 128: thread leaders v[0] within the warp.
-  const int lane = t & 31, warp = t >> 5;
-  v[0] = warp_levels<Plain>(v[0], lane, 32);
+  const int lane = lane_of(t), warp = warp_of(t);
+  v[0] = warp_levels<Plain>(v[0], lane, kWarpThreads);
   // w = 128 .. 512: warp leaders, in warp 0.
   __shared__ double lead[kWarps];
   if (lane == 0) lead[warp] = v[0];

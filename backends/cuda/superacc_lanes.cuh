@@ -1,5 +1,7 @@
 #pragma once
-// Level 2 of seed 004 (§3.2) as the CUDA kernel keeps it: one private superaccumulator per
+// Level 2 of Collange, Defour, Graillat, Iakymchuk, "Numerical reproducibility for the parallel
+// reduction on multi- and many-core architectures" (Parallel Computing 2015, Sec. 3.2) as the CUDA
+// kernel keeps it: one private superaccumulator per
 // thread ("lane"), in shared memory, in a more compact digit layout than core/superacc.hpp.
 //
 // Why a second layout: core/superacc.hpp has w = 32 value bits per int64 digit (68 digits for
@@ -14,7 +16,7 @@
 //   q = x / W_{k+1}          exact (a power-of-two scaling), |q| < 2^52, lowest bit >= 2^-50
 //   hi = 2 round(q / 2)      read from the bits of t = q + 1.5*2^53 (t's ulp is 2)
 //   lo = (q - hi) * 2^50     exact, |lo| <= 2^50, read from the bits of lo + 1.5*2^52
-// so x = hi * W_{k+1} + lo * W_k (seed 004 Fig. 4 rounds a scaled x the same way). 1/W_{k+1}
+// so x = hi * W_{k+1} + lo * W_k (Collange et al., Fig. 4, round a scaled x the same way). 1/W_{k+1}
 // is a double only when |x| >= 2^-972 (biased exponent >= 51); smaller terms (subnormals and
 // their neighbours, rare) are cut on integers into three pieces (lane_split_exact).
 //
@@ -102,14 +104,15 @@ ACCSUM_HD void lane_normalize(int64_t* digit, int stride) {
   digit[(kLaneDigits - 1) * stride] += carry;
 }
 
-// Splits v * 2^(32 idx + s) (0 <= s < 32, any int64 v) into three pieces of core's 32-bit
-// digits: v = vlo + vhi * 2^32 with vlo in [0, 2^32) and vhi = v >> 32 in [-2^31, 2^31).
+// Splits v * 2^(w idx + s) (0 <= s < w = 32, any int64 v) into three pieces of core's w-bit
+// digits: v = vlo + vhi * 2^w with vlo in [0, 2^w) and vhi = v >> w in [-2^31, 2^31).
 ACCSUM_HD void int64_pieces(int64_t v, int s, int64_t& p0, int64_t& p1, int64_t& p2) {
+  constexpr int w = kSuperaccDigitBits;
   uint64_t a = (static_cast<uint64_t>(v) & kDigitMask) << s;  // < 2^63
-  int64_t b = (v >> 32) * (int64_t(1) << s);                   // |b| <= 2^62
+  int64_t b = (v >> w) * (int64_t(1) << s);                    // |b| <= 2^62
   p0 = static_cast<int64_t>(a & kDigitMask);
-  p1 = static_cast<int64_t>(a >> 32) + (b & static_cast<int64_t>(kDigitMask));
-  p2 = b >> 32;
+  p1 = static_cast<int64_t>(a >> w) + (b & static_cast<int64_t>(kDigitMask));
+  p2 = b >> w;
 }
 
 // Adds v * 2^(pos + L) to a core accumulator (pos in units of its digit-0 weight 2^L).
@@ -117,8 +120,8 @@ ACCSUM_HD void int64_pieces(int64_t v, int s, int64_t& p0, int64_t& p1, int64_t&
 template <int D, int L>
 ACCSUM_HD void add_int64_at(BasicSuperacc<D, L>& acc, int64_t v, int pos) {
   int64_t p0, p1, p2;
-  int64_pieces(v, pos & 31, p0, p1, p2);
-  int idx = pos >> 5;
+  int64_pieces(v, pos & (kSuperaccDigitBits - 1), p0, p1, p2);
+  int idx = pos >> kSuperaccDigitLog2;
   acc.digit[idx] += p0;
   acc.digit[idx + 1] += p1;
   acc.digit[idx + 2] += p2;
@@ -127,7 +130,7 @@ ACCSUM_HD void add_int64_at(BasicSuperacc<D, L>& acc, int64_t v, int pos) {
 // Bit position of lane digit i in a core accumulator whose digit 0 has weight 2^L.
 template <int L>
 ACCSUM_HD int lane_digit_pos(int i) {
-  return kLaneDigitBits * i + (-1074 - L);
+  return kLaneDigitBits * i + (kSumLsb - L);
 }
 
 // Hi word of |x| at or above which a sum term bypasses the expansion: 2^970 (core/fpe.hpp's
@@ -173,14 +176,14 @@ ACCSUM_HD unsigned dot_slow_terms(double a, double b, AddPiece&& add_piece) {
     return kFlagNotNegZero | (nan ? kFlagNan : negative ? kFlagNegInf : kFlagPosInf);
   }
   if (ma == 0 || mb == 0) return negative ? 0u : kFlagNotNegZero;  // -0 only for unlike signs
-  uint64_t hi, lo;
+  uint64_t hi, lo, halves[2];
   mul_64x64(ma, mb, hi, lo);
-  const uint64_t halves[2] = {lo & ((uint64_t(1) << 53) - 1), (lo >> 53) | (hi << 11)};
+  accsum_product_halves(hi, lo, &halves[0], &halves[1]);
   const int64_t neg = negative ? -1 : 0;
   for (int h = 0; h < 2; ++h) {
     int idx;
     uint64_t u0, u1, u2;
-    split_mantissa(halves[h], pa + pb + 53 * h, idx, u0, u1, u2);  // SuperaccDot: L = -2148
+    split_mantissa(halves[h], pa + pb + 53 * h, idx, u0, u1, u2);  // SuperaccDot: L = kDotLsb
     add_piece(idx, (static_cast<int64_t>(u0) ^ neg) - neg);
     add_piece(idx + 1, (static_cast<int64_t>(u1) ^ neg) - neg);
     add_piece(idx + 2, (static_cast<int64_t>(u2) ^ neg) - neg);
@@ -189,20 +192,20 @@ ACCSUM_HD unsigned dot_slow_terms(double a, double b, AddPiece&& add_piece) {
 }
 
 // ---- level 4: summing block records digit by digit ----
-// A record digit may be any int64; summed as its low 32 bits and its high part (v >> 32), the
+// A record digit may be any int64; summed as its low w = 32 bits and its high part (v >> w), the
 // partial sums of up to 2^31 records cannot overflow. Digit d of the total is then
-// low[d] + high[d-1] (the top digit, which holds the sign, also keeps high[D-1] * 2^32).
+// low[d] + high[d-1] (the top digit, which holds the sign, also keeps high[D-1] * 2^w).
 struct DigitSum {  // aggregate (no initializers) so that it may live in __shared__; use DigitSum{}
   int64_t low, high;
   ACCSUM_HD void add(int64_t v) {
     low += v & static_cast<int64_t>(kDigitMask);
-    high += v >> 32;
+    high += v >> kSuperaccDigitBits;
   }
 };
 template <int D>
 ACCSUM_HD int64_t merged_digit(int d, const DigitSum& here, const DigitSum* below) {
   int64_t v = here.low + (d > 0 ? below->high : 0);
-  if (d == D - 1) v += here.high * (int64_t(1) << 32);
+  if (d == D - 1) v += here.high * (int64_t(1) << kSuperaccDigitBits);
   return v;
 }
 

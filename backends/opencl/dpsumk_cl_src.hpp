@@ -1,14 +1,14 @@
 #pragma once
-// OpenCL C source of dpsumk / dpdotk, appended to eft_prelude. The operations are those of the
-// serial definitions in core/dpsum.hpp (same tree pairs, same lanes, same order), so results
-// are bitwise those of the cpu backend. Compile-time macros: KC (levels), DOT, DEKKER; LS (the
-// work-group size, a power of two); for the tree kernel PLAIN and SRC (0 in place, 1 copy of x,
-// 2 DPDot's TwoProducts).
+// OpenCL C source of dpsumk / dpdotk, appended to eft_prelude (core/numerics.h: the EFTs). The
+// operations are those of the serial definitions in core/dpsum.hpp (same tree pairs, same lanes,
+// same order), so results are bitwise those of the cpu backend. Compile-time macros: KC (levels),
+// DOT, DEKKER; LS (the work-group size, a power of two); for the tree kernel PLAIN and SRC (0 in
+// place, 1 copy of x, 2 DPDot's TwoProducts).
 namespace accsum::opencl {
 inline const char* dpsumk_cl_source = R"CLC(
 // ---- fused: one lane per work-item, K levels (kf_add, kf_merge of core/dpsum.hpp) ----
 inline void kf_add(double* a, int level, double v) {
-  for (int k = level; k < KC - 1; ++k) { double s, e; two_sum(a[k], v, &s, &e); a[k] = s; v = e; }
+  for (int k = level; k < KC - 1; ++k) { double s, e; accsum_two_sum(a[k], v, &s, &e); a[k] = s; v = e; }
   a[KC - 1] += v;
 }
 inline void kf_merge(double* a, const double* b) { for (int k = 0; k < KC; ++k) kf_add(a, k, b[k]); }
@@ -16,9 +16,9 @@ inline void kf_elem(double* a, double x, double y) {
 #if DOT
   double h, t;
 #if DEKKER
-  two_prod_dekker(x, y, &h, &t);
+  accsum_two_prod_dekker(x, y, &h, &t);
 #else
-  two_prod_fma(x, y, &h, &t);
+  accsum_two_prod_fma(x, y, &h, &t);
 #endif
   kf_add(a, 0, h); kf_add(a, 1, t);
 #else
@@ -74,7 +74,7 @@ inline void tree_node(double* a, double* b) {
 #if PLAIN
   *a += *b;
 #else
-  double s, e; two_sum(*a, *b, &s, &e); *a = s; *b = e;
+  double s, e; accsum_two_sum(*a, *b, &s, &e); *a = s; *b = e;
 #endif
 }
 
@@ -88,9 +88,9 @@ __kernel void dp_tree(__global const double* x, __global const double* y, __glob
     const long e = i0 / 2 + q;
     if (e < N / 2) {
 #if DEKKER
-      two_prod_dekker(x[e], y[e], &v[2 * q], &v[2 * q + 1]);
+      accsum_two_prod_dekker(x[e], y[e], &v[2 * q], &v[2 * q + 1]);
 #else
-      two_prod_fma(x[e], y[e], &v[2 * q], &v[2 * q + 1]);
+      accsum_two_prod_fma(x[e], y[e], &v[2 * q], &v[2 * q + 1]);
 #endif
     } else {
       v[2 * q] = v[2 * q + 1] = -0.0;

@@ -1,4 +1,6 @@
-// `superacc` and `superacc-dot` on OpenCL (seed 004): per-work-item expansions, local-memory
+// `superacc` and `superacc-dot` on OpenCL (Collange, Defour, Graillat, Iakymchuk, "Numerical
+// reproducibility for the parallel reduction on multi- and many-core architectures", Parallel
+// Computing 2015): per-work-item expansions, local-memory
 // superaccumulators with 64-bit atomics, a device-level merge and the rounding on the device
 // (kernel source and scheme: superacc_cl.hpp). The host reads back one double.
 #include <algorithm>
@@ -40,7 +42,7 @@ class SuperaccCl : public ClKernel {
     atom64_ = use_atom64();
     digits_ = dot ? SuperaccDot::kDigits : Superacc::kDigits;
     int lsb = dot ? SuperaccDot::kLsbExp : Superacc::kLsbExp;
-    // Several superaccumulators per group spread the atomic contention (seed 004 §4.1 uses 16).
+    // Several superaccumulators per group spread the atomic contention (Collange et al. 2015, Sec. 4.1, use 16).
     int copies = c.is_gpu ? 16 : 1;
     std::string opts = "-DDIGITS=" + std::to_string(digits_) + " -DLSB=" + std::to_string(lsb) +
                        " -DDOT=" + (dot ? "1" : "0") + " -DFPE_N=" + std::to_string(cfg.fpe) +

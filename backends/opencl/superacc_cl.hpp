@@ -1,10 +1,13 @@
 #pragma once
-// OpenCL C source of the correctly rounded sum and dot (seed 004, levels 1-5 on a device).
-// The same representation as core/superacc.hpp (read its comment first): DIGITS signed 64-bit
-// digits, digit i of weight 2^(32 i + LSB), three 32-bit pieces per double; the same rounding.
+// OpenCL C source of the correctly rounded sum and dot (Collange, Defour, Graillat, Iakymchuk,
+// "Numerical reproducibility for the parallel reduction on multi- and many-core architectures",
+// Parallel Computing 2015: levels 1-5 on a device), appended to eft_prelude. The same
+// representation as core/superacc.hpp (read its comment first), from the same code: core/numerics.h
+// (ACCSUM_DIGIT_BITS-bit digits, the cut accsum_split_mantissa, accsum_normalize and the rounding
+// accsum_round_magnitude). DIGITS signed 64-bit digits, digit i of weight 2^(w i + LSB).
 //
 //   superacc_partial: work-group g reduces the contiguous slice [n g / G, n (g+1) / G). Each
-//     work-item keeps a private FP expansion of FPE_N terms (Alg. 2, EARLY_EXIT optional);
+//     work-item keeps a private FP expansion of FPE_N terms (Collange et al. Alg. 2, EARLY_EXIT optional);
 //     residues and terms the expansion must not take go, as three pieces, into one of COPIES
 //     superaccumulators in local memory with 64-bit atom_add (cl_khr_int64_base_atomics).
 //     Without that extension (HAVE_ATOM64 = 0) each work-item keeps a private
@@ -12,7 +15,7 @@
 //     receives < 2^31 pieces in all: no carry handling before the end. One work-item then
 //     sums the copies, propagates carries and writes the partial (digits, then 5 counters).
 //   superacc_final: one work-group adds the partials digit by digit (normalized digits are
-//     < 2^32, so 2^31 partials fit), then one work-item normalizes and rounds to nearest even
+//     < 2^w, so 2^(63-w) partials fit), then one work-item normalizes and rounds to nearest even
 //     on the device; the host reads one double.
 // Build options: -DDIGITS -DLSB -DDOT -DFPE_N -DEARLY_EXIT -DCOPIES -DHAVE_ATOM64.
 namespace accsum::opencl {
@@ -20,14 +23,13 @@ inline const char* superacc_source = R"CLC(
 #if HAVE_ATOM64
 #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
 #endif
-#define POS_BIAS (-1074 - LSB)
+#define POS_BIAS (ACCSUM_EXP_LSB - LSB)
 #define STRIDE (DIGITS + 5)
 #define F_NAN 0
 #define F_PINF 1
 #define F_NINF 2
 #define F_NEGZERO 3
 #define F_OTHER 4
-#define MANT_MASK 0xFFFFFFFFFFFFFUL
 #define FPE_MAX_INPUT 0x1p970
 #define DOT_MIN_PRODUCT 0x1p-968
 
@@ -39,17 +41,11 @@ typedef long acc_t;
 #define ACC_ADD(p, v) (*(p) += (v))
 #endif
 
-// |x| = m 2^(pos0 - 1074), m < 2^53 (core/superacc.hpp: decompose).
-inline void decompose(ulong bits, ulong* m, int* pos0) {
-  int biased = (int)((bits >> 52) & 0x7FF);
-  *m = (bits & MANT_MASK) | (biased != 0 ? (1UL << 52) : 0UL);
-  *pos0 = biased != 0 ? biased - 1 : 0;
-}
-
 // m 2^pos (m < 2^53) as pieces of digits idx, idx+1, idx+2, with sign; zero pieces skipped.
 inline void add_mantissa(acc_t* dig, ulong m, int pos, long neg) {
-  int idx = pos >> 5, s = pos & 31;
-  ulong u0 = (m << s) & 0xFFFFFFFFUL, u1 = (m >> (32 - s)) & 0xFFFFFFFFUL, u2 = (m >> 32) >> (32 - s);
+  int idx;
+  ulong u0, u1, u2;
+  accsum_split_mantissa(m, pos, &idx, &u0, &u1, &u2);
   if (u0) ACC_ADD(dig + idx, ((long)u0 ^ neg) - neg);
   if (u1) ACC_ADD(dig + idx + 1, ((long)u1 ^ neg) - neg);
   if (u2) ACC_ADD(dig + idx + 2, ((long)u2 ^ neg) - neg);
@@ -59,7 +55,7 @@ inline void add_mantissa(acc_t* dig, ulong m, int pos, long neg) {
 inline void add_finite(acc_t* dig, double x) {
   ulong bits = as_ulong(x), m;
   int pos0;
-  decompose(bits, &m, &pos0);
+  accsum_decompose(bits, &m, &pos0);
   add_mantissa(dig, m, pos0 + POS_BIAS, -(long)(bits >> 63));
 }
 
@@ -82,21 +78,22 @@ inline void add_product(acc_t* dig, int* flags, double a, double b) {
   flags[F_OTHER] = 1;
   ulong ma, mb;
   int pa, pb;
-  decompose(as_ulong(a), &ma, &pa);
-  decompose(as_ulong(b), &mb, &pb);
-  ulong lo = ma * mb, hi = mul_hi(ma, mb);
-  int pos = pa + pb + (-2148 - LSB);
+  accsum_decompose(as_ulong(a), &ma, &pa);
+  accsum_decompose(as_ulong(b), &mb, &pb);
+  ulong lo53, hi53;
+  accsum_product_halves(mul_hi(ma, mb), ma * mb, &lo53, &hi53);
+  int pos = pa + pb + (ACCSUM_DOT_LSB - LSB);
   long neg = negative ? -1 : 0;
-  add_mantissa(dig, lo & ((1UL << 53) - 1), pos, neg);
-  add_mantissa(dig, (lo >> 53) | (hi << 11), pos + 53, neg);
+  add_mantissa(dig, lo53, pos, neg);
+  add_mantissa(dig, hi53, pos + 53, neg);
 }
 #endif
 
-// One term through the private expansion (Alg. 2); the residue goes to the accumulator.
+// One term through the private expansion (Collange et al. Alg. 2); the residue goes to the accumulator.
 inline void fpe_accumulate(double* a, acc_t* dig, double x) {
   for (int j = 0; j < FPE_N; ++j) {
     double s, e;
-    two_sum(a[j], x, &s, &e);
+    accsum_two_sum(a[j], x, &s, &e);
     a[j] = s;
     x = e;
 #if EARLY_EXIT
@@ -106,14 +103,8 @@ inline void fpe_accumulate(double* a, acc_t* dig, double x) {
   if (x != 0.0) add_finite(dig, x);
 }
 
-// Carry propagation on a private copy: digits [0, 2^32) below the top, the top signed.
-inline void normalize(long* d) {
-  for (int i = 0; i < DIGITS - 1; ++i) {
-    long carry = d[i] >> 32;
-    d[i] -= carry << 32;
-    d[i + 1] += carry;
-  }
-}
+// Carry propagation on a private copy: digits [0, 2^w) below the top, the top signed.
+inline void normalize(long* d) { accsum_normalize(d, DIGITS); }
 
 __kernel void superacc_partial(__global const double* x, __global const double* y, long n,
                                __global long* partial) {
@@ -185,8 +176,8 @@ __kernel void superacc_partial(__global const double* x, __global const double* 
     __global long* out = partial + g * STRIDE;
     for (int i = 0; i < DIGITS; ++i) {
       long d = digits[i] + carry;
-      carry = i < DIGITS - 1 ? d >> 32 : 0;
-      out[i] = d - (carry << 32);
+      carry = i < DIGITS - 1 ? d >> ACCSUM_DIGIT_BITS : 0;
+      out[i] = d - carry * ((long)1 << ACCSUM_DIGIT_BITS);
     }
     for (int f = 0; f < 5; ++f) out[DIGITS + f] = group_flags[f];
   }
@@ -198,7 +189,7 @@ __kernel void superacc_partial(__global const double* x, __global const double* 
 #endif
 }
 
-// RN-even of the normalized digit vector (core/superacc.hpp: round), on the device.
+// RN-even of the digit vector (core/superacc.hpp: round; accsum_round_magnitude), on the device.
 inline double round_digits(long* d, __local long* flags) {
   if (flags[F_NAN] || (flags[F_PINF] && flags[F_NINF])) return as_double(0x7FF8000000000000UL);
   if (flags[F_PINF]) return as_double(0x7FF0000000000000UL);
@@ -209,42 +200,10 @@ inline double round_digits(long* d, __local long* flags) {
     for (int i = 0; i < DIGITS; ++i) d[i] = -d[i];
     normalize(d);
   }
-  ulong sign = negative ? 0x8000000000000000UL : 0UL;
   int k = DIGITS - 1;
   while (k >= 0 && d[k] == 0) --k;
   if (k < 0) return (flags[F_NEGZERO] && !flags[F_OTHER]) ? -0.0 : 0.0;
-  ulong top = (ulong)d[k];
-  if (top >> 32) return as_double(0x7FF0000000000000UL | sign);
-  int b = 64 - (int)clz(top);
-  ulong d1 = k >= 1 ? (ulong)d[k - 1] : 0UL, d2 = k >= 2 ? (ulong)d[k - 2] : 0UL;
-  ulong lead = (top << (64 - b)) | (d1 << (32 - b)) | (d2 >> b);
-  int sticky = (d2 & ((1UL << b) - 1)) != 0;
-  for (int i = k - 3; i >= 0 && !sticky; --i) sticky = d[i] != 0;
-  int len = 32 * k + b;
-  const int q_min = -1074 - LSB;
-  int q = len - 53 > q_min ? len - 53 : q_min;
-  int shift = q - (len - 64);
-  ulong mant, round_bit;
-  if (shift < 64) {
-    mant = lead >> shift;
-    round_bit = (lead >> (shift - 1)) & 1;
-    sticky = sticky || (lead & ((1UL << (shift - 1)) - 1)) != 0;
-  } else {
-    mant = 0;
-    round_bit = shift == 64 ? lead >> 63 : 0;
-    sticky = sticky || (shift == 64 ? (lead << 1) != 0 : lead != 0);
-  }
-  if (round_bit && (sticky || (mant & 1))) ++mant;
-  if (mant == (1UL << 53)) { mant >>= 1; ++q; }
-  ulong bits;
-  if (mant >= (1UL << 52)) {
-    int biased = q + LSB + 1075;
-    if (biased >= 0x7FF) return as_double(0x7FF0000000000000UL | sign);
-    bits = ((ulong)biased << 52) | (mant & MANT_MASK);
-  } else {
-    bits = mant;
-  }
-  return as_double(bits | sign);
+  return as_double(accsum_round_magnitude(d, k, LSB) | (negative ? ACCSUM_SIGN_BIT : 0UL));
 }
 
 __kernel void superacc_final(__global const long* partial, long count, __global double* result) {

@@ -1,0 +1,60 @@
+#pragma once
+// Block level: the exact accumulator a block shares in shared memory (core's 32-bit-digit
+// layout, whose 31 headroom bits let shared-memory atomics add 2^31 pieces with no carry to
+// propagate and none to lose), the block's merge of its warps' lane digits into it, and the
+// block record written to device memory (Collange, Defour, Graillat, Iakymchuk, Parallel
+// Computing 2015, Sec. 3.2, level 3).
+#include <cuda_runtime.h>
+
+#include "backends/cuda/blocks/warp_ring.cuh"
+#include "core/superacc.hpp"
+
+namespace accsum::cuda {
+
+__device__ __forceinline__ void atomic_add_digit(int64_t* d, int64_t v) {
+  atomicAdd(reinterpret_cast<unsigned long long*>(d), static_cast<unsigned long long>(v));
+}
+
+// Clears a block-shared accumulator's digits and the block's flags (call before __syncthreads).
+template <class Record>
+__device__ __forceinline__ void block_clear(Record* acc, unsigned* flags) {
+  for (int i = threadIdx.x; i < Record::kDigits; i += blockDim.x) acc->digit[i] = 0;
+  if (threadIdx.x == 0) *flags = 0;
+}
+
+// The exact product a*b into the block's SuperaccDot with shared-memory atomics (the dot slow
+// path; superacc_lanes.cuh: dot_slow_terms). Returns the flags of the term.
+__device__ __forceinline__ unsigned block_add_product(double a, double b, SuperaccDot& acc) {
+  return dot_slow_terms(a, b, [&acc](int idx, int64_t v) { atomic_add_digit(&acc.digit[idx], v); });
+}
+
+// Level 3: every warp sums its lanes' digits (warp_reduce_lane_digits), then thread i < 43 sums
+// digit i over the block's warps and re-cuts the sum into core's 32-bit digits of block_acc
+// (each core digit gets at most 3 pieces per lane digit). Ends with __syncthreads().
+template <class Record, int RING>
+__device__ __forceinline__ void block_merge_lanes(WarpArea<RING>* areas, Record* block_acc) {
+  const int warps = warp_of(blockDim.x), warp = warp_of(threadIdx.x), lane = lane_of(threadIdx.x);
+  warp_reduce_lane_digits(areas[warp].digit, lane);
+  __syncthreads();
+  if (threadIdx.x < kLaneDigits) {
+    int64_t s = 0;
+    for (int w = 0; w < warps; ++w) s += areas[w].digit[threadIdx.x][0];
+    int64_t p0, p1, p2;
+    const int pos = lane_digit_pos<Record::kLsbExp>(threadIdx.x);
+    const int idx = pos >> kSuperaccDigitLog2;
+    int64_pieces(s, pos & (kSuperaccDigitBits - 1), p0, p1, p2);
+    atomic_add_digit(&block_acc->digit[idx], p0);
+    atomic_add_digit(&block_acc->digit[idx + 1], p1);
+    atomic_add_digit(&block_acc->digit[idx + 2], p2);
+  }
+  __syncthreads();
+}
+
+// Writes the block's accumulator and flags as its record in device memory.
+template <class Record>
+__device__ __forceinline__ void block_store_record(const Record* block_acc, const unsigned* flags, Record& rec) {
+  for (int i = threadIdx.x; i < Record::kDigits; i += blockDim.x) rec.digit[i] = block_acc->digit[i];
+  if (threadIdx.x == 0) set_flags(rec, *flags, 0);
+}
+
+}  // namespace accsum::cuda
