@@ -321,8 +321,8 @@ TEST(SharedCorpus, EveryBackendsSuperaccRoundsLikeTheOracle) {
     for (const auto& v : corpus_vectors()) {
       const AlgoEntry* e = registry().find(v.y.empty() ? "superacc" : "superacc-dot", be);
       ASSERT_NE(e, nullptr) << be;
-      Problem p{v.x.data(), v.y.empty() ? nullptr : v.y.data(), static_cast<int64_t>(v.x.size()), next_dataset_id()};
-      const double got = e->make(p, registry().resolve_params(*e, {}))->run();
+      Problem p = Problem::vectors(v.x.data(), v.y.empty() ? nullptr : v.y.data(), static_cast<int64_t>(v.x.size()), next_dataset_id());
+      const double got = e->make(p, registry().resolve_params(*e, {}))->run_scalar();
       EXPECT_PRED2(same_bits, got, oracle_of(v)) << be << " " << v.kind << " " << test::dump(v.x);
     }
   }
