@@ -90,7 +90,7 @@ json row_json(const RunRecord& run, const ResultRow& r) {
   j["transfer_s"] = r.transfer_s;
   const std::string& unit = run.family->unit;
   j["throughput"] = {{unit + "_per_s", r.units_per_s}, {"bytes_per_s", r.bytes_per_s},
-                     {"ns_per_" + unit, r.units_per_s > 0 ? 1e9 / r.units_per_s : 0.0}};
+                     {"ns_per_unit", r.units_per_s > 0 ? 1e9 / r.units_per_s : 0.0}};
   if (!r.baseline.empty()) {
     j["baseline"] = r.baseline;
     j["ratio_to_baseline"] = r.ratio_to_baseline;

@@ -43,7 +43,7 @@ inline double dot_naive(const double* x, const double* y, int64_t n) {
   return s;
 }
 
-// ---- DotK (Ogita, Rump, Oishi 2005, Alg. 5.10; seed 000) ----
+// ---- DotK (Ogita, Rump, Oishi 2005, Alg. 5.10; Suzuki, "Parallel algorithms for accurate summation and dot product on the GPU") ----
 // TwoProduct splits each x_i y_i into h + r_i; a TwoSum cascade adds up the h's, leaving its
 // errors in r_{n+1..2n-1} and the plain dot in r_{2n}; then SumK(r, K-1) over the 2n terms, whose
 // exact sum is x.y. The readable definition, on a vector of 2n terms, K >= 2.

@@ -1,5 +1,5 @@
 #pragma once
-// DPSumK and DPDotK: K-fold accurate sum and dot product as data-parallel reductions (seed 000,
+// DPSumK and DPDotK: K-fold accurate sum and dot product as data-parallel reductions (Suzuki, "Parallel algorithms for accurate summation and dot product on the GPU",
 // Suzuki, after Ogita-Rump-Oishi 2005 "ORO"), in two variants with one serial definition each.
 //
 //  tree  - the paper's algorithms. DPSum (Alg. 3.2): the pairwise tree a = k, b = k + 2^d,
@@ -19,7 +19,7 @@
 //          ORO's SumK. A dot adds TwoProduct's h at level 0 and its t at level 1 (as DotK).
 //          G = fused_lanes(n) depends on n only, so every backend computes the same bits.
 //
-// Special values (DESIGN §3): every level-0 accumulator starts at -0 (the identity of
+// Special values (the IEEE 754 rules in the README): every level-0 accumulator starts at -0 (the identity of
 // round-to-nearest addition), so the level-0 root is the plain floating-point sum (or dot) of
 // the data in this order. TwoSum breaks on infinities (inf - inf = NaN errors), so the result
 // defers to that plain sum when it is not finite (NaN in -> NaN, +inf with -inf -> NaN, +inf ->
@@ -338,7 +338,9 @@ inline double dp_bound(bool dot, DpVariant v, int K, int64_t n, double abs_s, do
 }
 
 inline const char* dp_bound_cite() {
-  return "K-fold bound in the form of Ogita-Rump-Oishi 2005 Prop. 4.10/5.11, derived for this summation "
+  return "Guarantee: fused is K-fold with first-order term u|s|; tree's first-order term is "
+         "gamma_{ceil(log2 n)}|s|, not u|s| (its final DPRed pass rounds at every tree level). "
+         "K-fold bound in the form of Ogita-Rump-Oishi 2005 Prop. 4.10/5.11, derived for this summation "
          "order in core/dpsum.hpp: tree |res-s| <= a(|s|+2E), fused <= u|s|+(1+u)aE, E the level-(K-1) error "
          "mass (E_k <= a M_k, M_{k+1} <= |s|+2E_k), a = gamma_D, D = ceil(log2 n) (tree) or lane depth "
          "m+K(log2 G+1) (fused)";

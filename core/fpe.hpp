@@ -1,5 +1,5 @@
 #pragma once
-// Level 1 of seed 004 (§3.1, Alg. 2): a floating-point expansion of N doubles that absorbs
+// Level 1 of Collange, Defour, Graillat, Iakymchuk 2015 (§3.1, Alg. 2): a floating-point expansion of N doubles that absorbs
 // consecutive terms with TwoSum and hands the part it cannot hold (the residue) to a
 // superaccumulator (core/superacc.hpp).
 //

@@ -1,6 +1,6 @@
 #pragma once
 // The exact oracle: MPFR (mpfr_sum is exact and correctly rounded at any size) and the
-// metrics of DESIGN §3. Never a floating-point "reference".
+// metrics of the IEEE 754 rules in the README. Never a floating-point "reference".
 #include <cstdint>
 #include <memory>
 #include <string>

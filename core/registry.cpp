@@ -46,9 +46,39 @@ Registry& registry() {
   return r;
 }
 
-void Registry::add(AlgoEntry e) {
-  if (find(e.algo, e.backend)) throw std::logic_error("registered twice: " + e.algo + "/" + e.backend);
+void Registry::add_one(AlgoEntry e) {
+  for (auto& old : entries_)
+    if (old.algo == e.algo && old.backend == e.backend) {
+      if (e.composed) return;  // an explicit one is already there
+      if (!old.composed) throw std::logic_error("registered twice: " + e.algo + "/" + e.backend);
+      old = std::move(e);
+      return;
+    }
   entries_.push_back(std::move(e));
+}
+
+void Registry::add(AlgoEntry e) {
+  std::vector<AlgoEntry> twins;
+  for (auto& c : composers_) {
+    AlgoEntry t;
+    if (c(e, t)) twins.push_back(std::move(t));
+  }
+  add_one(std::move(e));
+  for (auto& t : twins) {
+    t.composed = true;
+    add_one(std::move(t));
+  }
+}
+
+void Registry::add_composer(Composer c) {
+  composers_.push_back(c);
+  const std::vector<AlgoEntry> existing = entries_;
+  for (auto& e : existing) {
+    AlgoEntry t;
+    if (!c(e, t)) continue;
+    t.composed = true;
+    add_one(std::move(t));
+  }
 }
 
 void Registry::add_backend(BackendInfo b) { backends_.push_back(std::move(b)); }

@@ -136,6 +136,8 @@ using DomainFn = std::function<std::string(const Params&, const ExactFacts&)>;
 using BoundFn = std::function<double(const Params&, const ExactFacts&)>;
 using MakeFn = std::function<std::unique_ptr<Kernel>(const Problem&, const Params&)>;
 using ShapesFn = std::function<std::vector<Params>(const Params&)>;
+class MergeableState;  // core/mergeable.hpp
+using MergeableFactory = std::function<std::unique_ptr<MergeableState>(const Params&)>;
 
 struct AlgoEntry {
   AlgoEntry() = default;
@@ -157,6 +159,10 @@ struct AlgoEntry {
   // Launch shapes / thread counts to try when checking reproducibility (parameter sets that
   // must give bitwise identical results); null when the algorithm has no shape parameter.
   ShapesFn shape_variants;
+  // Init of a mergeable partial state (core/mergeable.hpp), when the work splits into slices:
+  // composers then derive the cpu-mt and mpi versions of the algorithm from it.
+  MergeableFactory state;
+  bool composed = false;  // made by a composer; an explicit registration replaces it
 
   // Builders, so registrations read as named fields.
   AlgoEntry& promises(Guarantee g) { guarantee = g; return *this; }
@@ -167,6 +173,7 @@ struct AlgoEntry {
   AlgoEntry& bounded_by(BoundFn f, std::string cite) { bound = std::move(f); bound_cite = std::move(cite); return *this; }
   AlgoEntry& within_domain(DomainFn f) { domain = std::move(f); return *this; }
   AlgoEntry& shapes(ShapesFn f) { shape_variants = std::move(f); return *this; }
+  AlgoEntry& mergeable(MergeableFactory f) { state = std::move(f); return *this; }
 };
 
 // The entry's proven absolute bound on data with these facts, or -1 when it proves none: no
@@ -181,9 +188,16 @@ struct BackendInfo {
   std::function<std::string()> describe;   // devices, for `info` and the report's machine
 };
 
+// Derives an entry on another backend from an entry (e.g. threads or MPI ranks composing a
+// mergeable state), or returns false.
+using Composer = std::function<bool(const AlgoEntry& from, AlgoEntry& twin)>;
+
 class Registry {
  public:
   void add(AlgoEntry e);
+  // Applied to every entry, registered before or after: static registration order across
+  // translation units does not matter. An explicit registration replaces a composed one.
+  void add_composer(Composer c);
   void add_backend(BackendInfo b);
   const std::vector<AlgoEntry>& entries() const { return entries_; }
   const std::vector<BackendInfo>& backends() const { return backends_; }
@@ -197,8 +211,10 @@ class Registry {
   Params resolve_params(const AlgoEntry& e, const Params& user) const;
 
  private:
+  void add_one(AlgoEntry e);
   std::vector<AlgoEntry> entries_;
   std::vector<BackendInfo> backends_;
+  std::vector<Composer> composers_;
 };
 
 Registry& registry();
@@ -206,6 +222,7 @@ Registry& registry();
 struct Registrar {
   explicit Registrar(AlgoEntry e) { registry().add(std::move(e)); }
   explicit Registrar(BackendInfo b) { registry().add_backend(std::move(b)); }
+  explicit Registrar(Composer c) { registry().add_composer(std::move(c)); }
 };
 
 // Checks (once per process) that `backend` is available and passes its EFT self-test;

@@ -124,10 +124,16 @@ inline double naive_dot(int64_t n, double S) {
   return add_up(mul_up(gamma_up(n), S), underflow_term(n));
 }
 
-// DotK, K >= 2: |res - x.y| <= (u + 2 gamma_{4n-2}^2)|x.y| + gamma_{4n-2}^K S, for 8 n u <= 1
-// and no underflow (Ogita, Rump, Oishi 2005, Prop. 5.11), plus underflow_term(n): with underflow
-// the TwoProducts give terms whose exact sum is off from x.y by at most that, and the rest of
-// DotK (TwoSums and additions) is unaffected by underflow (Prop. 4.10's remark).
+// DotK, K >= 2: |res - x.y| <= (u + 2 gamma_{4n-2}^2)|x.y| + gamma_{4n-2}^K S, for 8 n u <= 1,
+// plus underflow_term(n). For K >= 3 this is Ogita, Rump, Oishi 2005, Prop. 5.11 (no underflow).
+// For K = 2 (Prop. 5.11 does not cover it) our derivation in the same form: the TwoProduct and
+// TwoSum cascade turns x.y exactly into r + sum t_i (2n - 1 terms t_i) with sum|t_i| <= gamma_n S
+// (ORO Lemma 2.3 and Prop. 5.1's argument); SumK with K - 1 = 1 is the recursive sum of the t_i
+// with r added last, so |res - x.y| <= u|x.y| + (1 + u) gamma_{2n-2} sum|t_i| + O(u^2)|x.y|
+// <= (u + 2 gamma_{4n-2}^2)|x.y| + gamma_{4n-2}^2 S, since gamma_{2n-2} gamma_n <= gamma_{4n-2}^2.
+// Underflow: the TwoProducts then give terms whose exact sum is off from x.y by at most
+// underflow_term(n); the rest of DotK (TwoSums and additions) is unaffected by underflow (ORO's
+// remark after Prop. 4.10). The tests check this bound on every generator, underflow included.
 inline double dot_k(int64_t n, int K, double abs_s, double S) {
   if (!in_domain(S) || 8.0 * static_cast<double>(n) * kU > 1.0) return kInf;
   double g = gamma_up(4 * n - 2);

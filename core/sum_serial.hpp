@@ -2,7 +2,7 @@
 // The serial sums: the readable definitions that every faster version (cpu-mt, CUDA, OpenCL) is
 // tested against. One core, one pass in index order, no reordering.
 //
-// Special values (DESIGN §3). Plain recursive summation gets IEEE 754 right by itself: a NaN in
+// Special values (the IEEE 754 rules in the README). Plain recursive summation gets IEEE 754 right by itself: a NaN in
 // gives NaN, +inf with -inf gives NaN, only +inf gives +inf, and the sum is -0 exactly when every
 // term is -0 (x + y is -0 in round-to-nearest only for -0 + -0). The compensated algorithms do
 // not: the error term of TwoSum(inf, x) is inf - inf = NaN, and TwoSum(-0, -0) has error +0, so
@@ -108,7 +108,7 @@ inline double sum_neumaier(const double* x, int64_t n) {
   return ieee_fixup(s + c, s);
 }
 
-// ---- Priest's doubly compensated summation, exactly as seed 001 Fig. 1 ----
+// ---- Priest's doubly compensated summation, exactly as in Badin, Bic, Dillencourt, Nicolau, "Improving accuracy for matrix multiplications on GPUs", Fig. 1 ----
 // Priest proves 2u|s| for terms sorted by decreasing magnitude; like the paper we do not sort,
 // so no bound is claimed.
 inline double sum_dcs(const double* x, int64_t n) {
@@ -126,7 +126,7 @@ inline double sum_dcs(const double* x, int64_t n) {
   return fixup_with_plain_sum(s, x, n);
 }
 
-// ---- SumK (Ogita, Rump, Oishi 2005, Alg. 4.8; seed 000) ----
+// ---- SumK (Ogita, Rump, Oishi 2005, Alg. 4.8; Suzuki, "Parallel algorithms for accurate summation and dot product on the GPU") ----
 // K-1 passes of VecSum (ORO Alg. 4.3) over the vector: for i = 2..n, (p_i, p_{i-1}) =
 // TwoSum(p_i, p_{i-1}); each pass keeps the exact sum and moves it into p_n, leaving the rounding
 // errors behind. Then the plain sum p_1 + ... + p_n. The result is as accurate as if computed in

@@ -78,7 +78,7 @@ ACCSUM_HD double subnormal(const rng::CounterRng& r, uint64_t i) {
 
 // ---- specials: finite uniform-sym data with +-0 and the seed's special values mixed in.
 // Which specials a seed mixes in cycles with seed % 6 so a sweep over seeds 0..5 sees every
-// IEEE 754 case of DESIGN §3 (a NaN, +inf alone, -inf alone, +inf with -inf = NaN):
+// IEEE 754 case of the IEEE 754 rules in the README (a NaN, +inf alone, -inf alone, +inf with -inf = NaN):
 //   seed%6 == 1: NaN, +inf, -inf   2: +inf   3: -inf   4: +inf and -inf   5: NaN   0: none
 // +0 and -0 are in every variant. Each enabled kind occurs at a fixed seed-chosen index below
 // 64 (so n >= 64 contains every one) and then with probability 1/32 per element.

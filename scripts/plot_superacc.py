@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Throughput plots of the correctly rounded sum / dot (seed 004, Figs. 5-6) from accsum JSON.
+"""Throughput plots of the correctly rounded sum / dot (Collange, Defour, Graillat, Iakymchuk 2015, Figs. 5-6) from accsum JSON.
 
 Reads one or more `accsum bench --json` reports (schema accsum-report/1) and draws
   1. throughput against n (log-log), one line per algorithm / backend / parameter set, at one

@@ -93,7 +93,7 @@ TEST(Cli, VerifyPassesOnTheSerialBackend) {
   EXPECT_NE(r.out.find("0 result(s) broke"), std::string::npos) << r.out;
 }
 
-// DESIGN §2: the committed accuracy tables are regenerated and compared, so an accuracy
+// the committed accuracy tables are regenerated and compared, so an accuracy
 // regression of any cpu algorithm (or of the generators or the oracle) fails CI.
 TEST(Cli, CommittedAccuracyTablesAreReproduced) {
   struct Table {

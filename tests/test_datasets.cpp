@@ -445,7 +445,7 @@ TEST(DatasetsSpecials, ContainWhatTheSeedClaimsAndTheOracleAgrees) {
       EXPECT_EQ(has_pinf, bool(mask >> kPosInf & 1)) << family << " seed " << seed;
       EXPECT_EQ(has_ninf, bool(mask >> kNegInf & 1)) << family << " seed " << seed;
       EXPECT_TRUE(has_pzero && has_nzero) << family << " seed " << seed;
-      // IEEE 754 (DESIGN §3): NaN, or +inf with -inf, gives NaN; one infinity wins.
+      // IEEE 754 (the IEEE 754 rules in the README): NaN, or +inf with -inf, gives NaN; one infinity wins.
       double r = exact_of(d).rounded;
       if (has_nan || (has_pinf && has_ninf))
         EXPECT_TRUE(std::isnan(r));

@@ -114,7 +114,7 @@ TEST(DpSumKSerial, DpSumPassKeepsTheExactSum) {
 }
 
 TEST(DpSumKSerial, TreePairsAreThePapers) {
-  // n = 8 by hand (seed 000 Fig. 1): level 0 (0,1)(2,3)(4,5)(6,7), level 1 (0,2)(4,6), level 2 (0,4).
+  // n = 8 by hand (Suzuki, Fig. 1): level 0 (0,1)(2,3)(4,5)(6,7), level 1 (0,2)(4,6), level 2 (0,4).
   std::vector<double> p = {1, 0x1p-60, 1, 0x1p-60, 0x1p60, 1, -0x1p60, 3};
   dp_sum_pass(p.data(), 8);
   std::vector<double> r = {1, 0x1p-60, 1, 0x1p-60, 0x1p60, 1, -0x1p60, 3};

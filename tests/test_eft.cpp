@@ -1,6 +1,6 @@
 // Error-free transforms (core/eft.hpp) checked exactly with MPFR: millions of random pairs over
 // the whole exponent range, an exhaustive sweep over a lattice of structured values, and the
-// edge cases of DESIGN §3. Where an EFT cannot be exact the test states why and checks what
+// edge cases of the IEEE 754 rules in the README. Where an EFT cannot be exact the test states why and checks what
 // does hold instead:
 //  - TwoSum / FastTwoSum: exact whenever s = fl(a + b) is finite. When s overflows the exact sum
 //    is not representable at all (s = +-inf, e = NaN).

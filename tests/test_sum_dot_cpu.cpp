@@ -181,7 +181,7 @@ TEST(CpuSumDot, EmptyInputIsPositiveZero) {
   }
 }
 
-// IEEE 754 rules of DESIGN §3, hand-made, short and long (the long ones cross the cpu-mt lanes
+// IEEE 754 rules of the IEEE 754 rules in the README, hand-made, short and long (the long ones cross the cpu-mt lanes
 // and thread chunks).
 TEST(CpuSumDot, SpecialValuesFollowIeee) {
   const double inf = INFINITY, nan = NAN;

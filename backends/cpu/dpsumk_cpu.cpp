@@ -38,7 +38,7 @@ std::unique_ptr<Kernel> make_dot(const Problem& pb, const Params& p) {
 }
 
 Registrar reg_sum(AlgoEntry("sum", "dpsumk", "cpu",
-    "DPSumK (Suzuki; Ogita-Rump-Oishi): K-fold sum by a TwoSum tree (tree) or one fused pass")
+    "DPSumK (Suzuki; Ogita-Rump-Oishi): fused: K-fold, first-order u|s|; tree: TwoSum tree passes, first-order gamma_{ceil(log2 n)}|s|")
     .promises(Guarantee::kfold)
     .with_params(dp_params(false))
     .maker(make_sum)
@@ -46,7 +46,7 @@ Registrar reg_sum(AlgoEntry("sum", "dpsumk", "cpu",
     .bounded_by(dp_bound_fn(false),
                 dp_bound_cite()));
 Registrar reg_dot(AlgoEntry("dot", "dpdotk", "cpu",
-    "DPDotK (Suzuki; Ogita-Rump-Oishi): K-fold dot by a TwoSum tree (tree) or one fused pass")
+    "DPDotK (Suzuki; Ogita-Rump-Oishi): fused: K-fold, first-order u|s|; tree: TwoSum tree passes, first-order gamma_{ceil(log2 n)}|s|")
     .promises(Guarantee::kfold)
     .with_params(dp_params(true))
     .maker(make_dot)

@@ -67,7 +67,7 @@ Registrar reg_neumaier(AlgoEntry("sum", "neumaier", "cpu",
                 "u|s| + gamma_{n-1}^2 S (Neumaier's algorithm computes ORO's Sum2): " + kOro + ", Prop. 4.5"));
 
 Registrar reg_dcs(AlgoEntry("sum", "dcs", "cpu",
-    "Priest's doubly compensated summation (seed 001 Fig. 1, unsorted)")
+    "Priest's doubly compensated summation (Priest 1991), unsorted, as in Badin et al., Fig. 1")
     .maker(make_sum(sum_dcs)));
 
 Registrar reg_sumk(AlgoEntry("sum", "sumk", "cpu",
@@ -115,7 +115,8 @@ Registrar reg_dotk(AlgoEntry("dot", "dotk", "cpu",
       return bounds::dot_k(f.n, static_cast<int>(param_int(prm, "K")), f.abs_sum, f.sum_abs);
     },
                 "(u + 2 gamma_{4n-2}^2)|s| + gamma_{4n-2}^K S: " + kOro +
-        ", Prop. 5.11 (no underflow); + 8 n eta for products that underflow"));
+        ", Prop. 5.11 for K >= 3 (no underflow); K = 2 derived in its form (core/sum_bounds.hpp); + 8 n eta for "
+        "products that underflow"));
 
 }  // namespace
 }  // namespace accsum

@@ -1,7 +1,7 @@
-// Correctly rounded, reproducible sum and dot on one core (seed 004; registered as `superacc`
+// Correctly rounded, reproducible sum and dot on one core (Collange, Defour, Graillat, Iakymchuk, "Numerical reproducibility for the parallel reduction on multi- and many-core architectures", 2015; registered as `superacc`
 // and `superacc-dot` on the cpu backend). The host kernels here are shared by cpu-mt and mpi.
 //
-// Levels of seed 004 on a CPU core:
+// Levels of Collange et al. 2015 on a CPU core:
 //   level 1 (fpe = 2..8): SIMD floating-point expansions (Alg. 2), 8 interleaved expansions in
 //            two AVX2 vectors to break the TwoSum dependency chain; residues go to level 2.
 //   level 2: an exponent-indexed chunk table (the idea of Neal's xsum "large accumulator"):
@@ -24,6 +24,7 @@
 
 #include "backends/cpu/superacc_host.hpp"
 #include "core/fpe.hpp"
+#include "core/mergeable.hpp"
 #include "core/superacc_partial.hpp"
 
 namespace accsum::cpu {
@@ -401,6 +402,27 @@ SuperaccPartialRegistrar reg_partial("cpu", [](const Problem& p, const Params& q
   return std::make_unique<CpuPartial>(p, superacc_config(q));
 });
 
+// The mergeable state: a superaccumulator (digits merge by integer addition, exactly).
+template <class SA, bool DOT>
+class SuperaccState : public PodState<SuperaccState<SA, DOT>, SA> {
+ public:
+  explicit SuperaccState(SuperaccConfig c) : c_(c) { this->pod_.clear(); }
+  void accumulate(const Problem& s) override {
+    if constexpr (DOT) superacc_dot_accumulate(s.x, s.y, s.n, c_, this->pod_);
+    else superacc_sum_accumulate(s.x, s.n, c_, this->pod_);
+  }
+  Result finalize() const override { return Result::scalar(this->pod_.round()); }
+
+ private:
+  void merge_pod(const SA& o) override { this->pod_.merge(o); }
+  SuperaccConfig c_;
+};
+
+template <class SA, bool DOT>
+std::unique_ptr<MergeableState> superacc_state(const Params& q) {
+  return std::make_unique<SuperaccState<SA, DOT>>(superacc_config(q));
+}
+
 // Defaults: the fastest configuration measured on one core (n = 2^26, log-uniform, range 1e50).
 Registrar reg_sum(AlgoEntry("sum", "superacc", "cpu",
     "correctly rounded sum: FP expansion + exponent-indexed chunks + superaccumulator")
@@ -409,7 +431,8 @@ Registrar reg_sum(AlgoEntry("sum", "superacc", "cpu",
     .with_params(superacc_params(0, 0))
     .maker([](const Problem& p, const Params& q) -> std::unique_ptr<Kernel> {
       return std::make_unique<SumKernel>(p, superacc_config(q));
-    }));
+    })
+    .mergeable(superacc_state<Superacc, false>));
 Registrar reg_dot(AlgoEntry("dot", "superacc-dot", "cpu",
     "correctly rounded dot: exact products (TwoProductFMA) into a superaccumulator")
     .promises(Guarantee::correctly_rounded)
@@ -417,7 +440,8 @@ Registrar reg_dot(AlgoEntry("dot", "superacc-dot", "cpu",
     .with_params(superacc_params(0, 0))
     .maker([](const Problem& p, const Params& q) -> std::unique_ptr<Kernel> {
       return std::make_unique<DotKernel>(p, superacc_config(q));
-    }));
+    })
+    .mergeable(superacc_state<SuperaccDot, true>));
 
 }  // namespace
 }  // namespace accsum::cpu

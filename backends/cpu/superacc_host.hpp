@@ -1,5 +1,5 @@
 #pragma once
-// Host kernels of the correctly rounded sum and dot (seed 004), shared by the cpu, cpu-mt and
+// Host kernels of the correctly rounded sum and dot (Collange, Defour, Graillat, Iakymchuk 2015), shared by the cpu, cpu-mt and
 // mpi backends: each accumulates a slice of the data exactly into a superaccumulator; the
 // callers merge the accumulators (in any order: digits are integers) and round once.
 #include <cstdint>

@@ -1,4 +1,4 @@
-// Correctly rounded, reproducible sum and dot on all cores (seed 004, levels 1-4 on a CPU):
+// Correctly rounded, reproducible sum and dot on all cores (Collange, Defour, Graillat, Iakymchuk 2015, levels 1-4 on a CPU):
 // each thread runs the single-core kernel of backends/cpu/superacc_cpu.cpp (SIMD expansions,
 // chunk table, superaccumulator) on its static slice; the per-thread superaccumulators are
 // merged (integer digit additions: exact, so the result does not depend on the thread count

@@ -242,7 +242,7 @@ const char* kCite =
     "Many-Core Architectures (ExBLAS), Parallel Computing 49, 2015";
 
 Registrar reg_superacc(AlgoEntry("sum", "superacc", "cuda",
-    "correctly rounded sum: per-thread FP expansion + private shared-memory superaccumulators (seed 004)")
+    "correctly rounded sum: per-thread FP expansion + private shared-memory superaccumulators (Collange, Defour, Graillat, Iakymchuk 2015)")
     .promises(Guarantee::correctly_rounded)
     .promises_reproducible()
     .with_params(superacc_params("0", "0", "1", "512"))
@@ -252,7 +252,7 @@ Registrar reg_superacc(AlgoEntry("sum", "superacc", "cuda",
     .shapes(superacc_shapes));
 
 Registrar reg_superacc_dot(AlgoEntry("dot", "superacc-dot", "cuda",
-    "correctly rounded dot: TwoProductFMA + per-thread FP expansion + superaccumulators (seed 004)")
+    "correctly rounded dot: TwoProductFMA + per-thread FP expansion + superaccumulators (Collange, Defour, Graillat, Iakymchuk 2015)")
     .promises(Guarantee::correctly_rounded)
     .promises_reproducible()
     .with_params(superacc_params("0", "0", "1", "512"))

@@ -1,4 +1,4 @@
-// The mpi backend (seed 004, levels 4-5 across processes): every rank holds the whole input
+// The mpi backend (Collange, Defour, Graillat, Iakymchuk 2015, levels 4-5 across processes): every rank holds the whole input
 // and accumulates the slice [n r / P, n (r+1) / P) exactly with an inner backend (`inner`:
 // cpu, cpu-mt, or any backend that registers a SuperaccPartial); the unrounded
 // superaccumulators are combined by MPI_Allreduce with a user-defined, commutative MPI_Op
