@@ -4,7 +4,7 @@ JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 ACCSUM = $(BUILD)/bin/accsum
 
-.PHONY: all deps configure build run test bench verify plots clean
+.PHONY: all deps configure build run test bench verify plots clean asan test-asan fuzz
 
 all: build
 
@@ -23,6 +23,23 @@ run: build
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
+
+# The whole suite under AddressSanitizer + UBSan, and the libFuzzer targets, in a second build
+# directory built with clang (README "Fuzzing and sanitizers"); .ci/run runs both after `test`.
+ASAN_BUILD ?= build-asan
+SAN_ENV = ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=0 \
+  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/sanitizers/lsan.supp:print_suppressions=0 \
+  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+asan: deps
+	CC=clang CXX=clang++ cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS=-gline-tables-only \
+	  -DACCSUM_CUDA=OFF -DACCSUM_SANITIZE=ON -DACCSUM_FUZZ=ON $(CMAKE_FLAGS)
+	cmake --build $(ASAN_BUILD) -j$(JOBS)
+
+test-asan: asan
+	cd $(ASAN_BUILD) && $(SAN_ENV) ctest --output-on-failure -j$(JOBS)
+
+fuzz: asan
+	BUILD=$(ASAN_BUILD) ./scripts/fuzz.sh
 
 bench: build
 	$(ACCSUM) bench --algo=all --backend=all --json=$(BUILD)/bench.json

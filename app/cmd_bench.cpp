@@ -11,6 +11,7 @@
 #include "app/commands.hpp"
 #include "app/harness.hpp"
 #include "app/parse.hpp"
+#include "app/progress.hpp"
 #include "app/report.hpp"
 
 namespace accsum::cli {
@@ -71,6 +72,12 @@ int run_bench(const BenchArgs& a, const std::vector<std::string>& argv) {
   std::vector<RunRecord> runs;
   MeasureOptions opt{a.reps, a.warmup, !a.no_repro_check};
   bool any_error = false;
+  int64_t total_rows = 0;  // for the progress bar: every (dataset, row) of the run
+  for (auto& fam : families)
+    for (auto& s : sel)
+      if (s.entry->family == fam)
+        total_rows += static_cast<int64_t>(s.param_sets.size() * (a.data.input.empty() ? specs_of(a.data, fam).size() : 1));
+  Progress progress("bench", total_rows);
   for (auto& fam : families) {
     std::vector<std::unique_ptr<Dataset>> batch;
     if (!a.data.input.empty()) {
@@ -79,24 +86,20 @@ int run_bench(const BenchArgs& a, const std::vector<std::string>& argv) {
       batch.push_back(std::make_unique<Dataset>(read_dataset(a.data.input, fam)));
     } else {
       for (auto& spec : specs_of(a.data, fam)) {
-        if (progress_enabled()) fmt::print(stderr, "generating {} n={} {}...\n", fam, format_size(spec.n), spec.dist);
+        progress.status(fmt::format("generating {} n={} {}", fam, format_size(spec.n), spec.dist));
         batch.push_back(std::make_unique<Dataset>(generate(spec)));
       }
     }
     for (auto& d : batch) {
       RunRecord run;
       run.dataset = d.get();
-      if (progress_enabled()) fmt::print(stderr, "exact reference (MPFR) of n={}...\n", format_size(d->n));
+      progress.status(fmt::format("exact reference (MPFR) of n={}", format_size(d->n)));
       run.reference = reference_of(*d);
       run.dynamic_range_log10 = dynamic_range_log10_of(*d);
-      size_t total = 0, done = 0;
-      for (auto& s : sel)
-        if (s.entry->family == fam) total += s.param_sets.size();
       for (auto& s : sel) {
         if (s.entry->family != fam) continue;
         for (auto& p : s.param_sets) {
-          if (progress_enabled())
-            fmt::print(stderr, "[{}/{}] {} on {}\n", ++done, total, s.entry->algo, s.entry->backend);
+          progress.tick(s.entry->algo + " on " + s.entry->backend);
           run.rows.push_back(measure_entry(*s.entry, p, *d, run.reference, opt));
           any_error |= !run.rows.back().error.empty();
         }
@@ -107,6 +110,7 @@ int run_bench(const BenchArgs& a, const std::vector<std::string>& argv) {
     }
   }
 
+  progress.finish();
   // The JSON document is built once, for stdout and/or --json.
   std::string json;
   if (a.out.format == "json" || !a.out.json.empty()) json = report_json(runs, argv, backends_of(sel)).dump(2) + "\n";
@@ -116,6 +120,7 @@ int run_bench(const BenchArgs& a, const std::vector<std::string>& argv) {
                                              : report_table(runs);
   emit(a.out, text);
   if (!a.out.json.empty() && process_rank() == 0) write_atomic(a.out.json, json);
+  for (auto& r : runs) for (auto& row : r.rows) any_error |= !row.guarantee_met;  // a VIOLATED row fails the run
   return any_error ? 1 : 0;
 }
 

@@ -10,6 +10,7 @@
 #include "app/commands.hpp"
 #include "app/harness.hpp"
 #include "app/parse.hpp"
+#include "app/progress.hpp"
 #include "app/report.hpp"
 
 namespace accsum::cli {
@@ -75,6 +76,7 @@ int run_table(const TableArgs& a, const std::vector<std::string>& argv) {
   std::vector<std::unique_ptr<Dataset>> keep;
   std::vector<RunRecord> runs;
   bool all_met = true;
+  Progress progress("table", 2 * static_cast<int64_t>(conds.size()));
   for (const std::string fam : {"sum", "dot"}) {
     auto cols = columns_for(a.suite, fam, a.backend);
     if (cols.empty()) continue;
@@ -84,6 +86,7 @@ int run_table(const TableArgs& a, const std::vector<std::string>& argv) {
     for (size_t i = 0; i < cols.size(); ++i) md += " --- |";
     md += "\n";
     for (double cond : conds) {
+      progress.tick(fmt::format("{} cond {:.0e}", fam, cond));
       auto d = std::make_unique<Dataset>(generate(GenSpec{"illcond", fam, n, a.seed, 1e16, cond}));
       RunRecord run;
       run.dataset = d.get();
@@ -102,6 +105,7 @@ int run_table(const TableArgs& a, const std::vector<std::string>& argv) {
     }
     md += "\n";
   }
+  progress.finish();
   md += all_met ? "Every result is within its algorithm's proven bound.\n"
                 : "Cells marked ! broke their algorithm's guarantee.\n";
   emit(a.out, md);

@@ -10,6 +10,7 @@
 #include "app/commands.hpp"
 #include "app/harness.hpp"
 #include "app/parse.hpp"
+#include "app/progress.hpp"
 #include "app/report.hpp"
 
 namespace accsum::cli {
@@ -55,6 +56,12 @@ int run_verify(const VerifyArgs& a, const std::vector<std::string>& argv) {
   std::vector<std::unique_ptr<Dataset>> keep;
   std::vector<RunRecord> runs;
   int skipped = 0;
+  int64_t units = 0;  // for the progress bar: the (family, case, n, seed) loop below
+  for (const std::string fam : {"sum", "dot"})
+    if (std::any_of(sel.begin(), sel.end(), [&](const Selection& s) { return s.entry->family == fam; }))
+      for (auto& c : sweep_cases(a.full))
+        units += static_cast<int64_t>(sizes.size()) * (c.dist == "specials" ? std::max(seeds, 6) : seeds);
+  Progress progress("verify", units);
   for (const std::string fam : {"sum", "dot"}) {
     bool wanted = std::any_of(sel.begin(), sel.end(), [&](const Selection& s) { return s.entry->family == fam; });
     if (!wanted) continue;
@@ -62,6 +69,7 @@ int run_verify(const VerifyArgs& a, const std::vector<std::string>& argv) {
       for (int64_t n : sizes)
         // specials picks its special values by seed % 6: six seeds see every IEEE case.
         for (int seed = 1; seed <= (c.dist == "specials" ? std::max(seeds, 6) : seeds); ++seed) {
+          progress.tick(fmt::format("{} {} n={} seed {}", fam, c.dist, n, seed));
           auto d = std::make_unique<Dataset>();
           if (n == 0) {
             if (c.dist != "uniform" || seed > 1) continue;  // one empty case per family
@@ -109,6 +117,7 @@ int run_verify(const VerifyArgs& a, const std::vector<std::string>& argv) {
         }
   }
 
+  progress.finish();
   int violations = 0;
   std::string text = fmt::format("{:<14} {:<8} {:<26} {:>7} {:>10} {:>11} {:>10}  {}\n", "algo", "backend", "guarantee",
                                  "cases", "violations", "worst ulps", "min digits", "first violation");

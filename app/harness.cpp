@@ -164,6 +164,8 @@ ResultRow measure_entry(const AlgoEntry& e, const Params& params, const Dataset&
     }
   } catch (const UsageError&) {
     throw;
+  } catch (const std::bad_alloc&) {
+    throw;  // out of memory: one line, exit 2 (main), not a failed row
   } catch (const std::exception& ex) {
     row.error = ex.what();
   }

@@ -1,5 +1,7 @@
 #include "core/registry.hpp"
 
+#include "core/ieee_special.hpp"
+
 #include <algorithm>
 #include <mutex>
 #include <set>
@@ -35,6 +37,7 @@ Registry& registry() {
 
 void Registry::add(AlgoEntry e) {
   if (find(e.algo, e.backend)) throw std::logic_error("registered twice: " + e.algo + "/" + e.backend);
+  e.make = with_ieee_rule(std::move(e.make), e.family == "dot");  // core/ieee_special.hpp
   entries_.push_back(std::move(e));
 }
 
