@@ -10,6 +10,7 @@
 
 #include "app/commands.hpp"
 #include "app/harness.hpp"
+#include "app/memcheck.hpp"
 #include "app/parse.hpp"
 #include "app/progress.hpp"
 #include "app/report.hpp"
@@ -53,6 +54,14 @@ std::vector<GenSpec> specs_of(const DataArgs& d, const std::string& family) {
   return out;
 }
 
+// Bytes of the data already in memory (for the memory pre-check).
+double held_bytes(const std::vector<std::unique_ptr<Dataset>>& a, const std::vector<std::unique_ptr<Dataset>>& b) {
+  double sum = 0;
+  for (auto* v : {&a, &b})
+    for (auto& d : *v) sum += 8.0 * static_cast<double>(d->x.size() + d->y.size());
+  return sum;
+}
+
 }  // namespace
 
 int run_bench(const BenchArgs& a, const std::vector<std::string>& argv) {
@@ -84,7 +93,12 @@ int run_bench(const BenchArgs& a, const std::vector<std::string>& argv) {
       if (!a.data.dist.empty() || !a.data.range.empty() || !a.data.cond.empty())
         throw UsageError("--input cannot be combined with --dist, --range or --cond");
       batch.push_back(std::make_unique<Dataset>(read_dataset(a.data.input, fam)));
+      check_run_memory(sel, fam, held_bytes(datasets, batch), 0, batch.back()->n, opt.repro_check);
     } else {
+      double new_n = 0;  // memory pre-check (app/memcheck.hpp) before generating anything
+      int64_t largest = 0;
+      for (auto& spec : specs_of(a.data, fam)) new_n += static_cast<double>(spec.n), largest = std::max(largest, spec.n);
+      check_run_memory(sel, fam, held_bytes(datasets, batch), new_n, largest, opt.repro_check);
       for (auto& spec : specs_of(a.data, fam)) {
         progress.status(fmt::format("generating {} n={} {}", fam, format_size(spec.n), spec.dist));
         batch.push_back(std::make_unique<Dataset>(generate(spec)));

@@ -84,7 +84,8 @@ bool Registry::has_algo(const std::string& algo) const {
 
 Params Registry::resolve_params(const AlgoEntry& e, const Params& user) const {
   Params out;
-  for (auto& [k, v] : user) {
+  for (auto& kv : user) {  // (no structured binding: clang < 16 cannot capture one in the lambda)
+    const std::string& k = kv.first;
     bool known = std::any_of(e.params.begin(), e.params.end(), [&](const ParamSpec& s) { return s.name == k; });
     if (!known) throw UsageError("algorithm '" + e.algo + "' has no parameter '" + k + "'");
   }

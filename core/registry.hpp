@@ -81,6 +81,9 @@ struct AlgoEntry {
   // Launch shapes / thread counts to try when checking reproducibility (parameter sets that
   // must give bitwise identical results); empty when the algorithm has no shape parameter.
   std::function<std::vector<Params>(const Params&)> shape_variants;
+  // Peak host memory of one measured run as a multiple of the dataset's bytes, the harness's
+  // copies included; 0 = derived by the memory pre-check (app/memcheck.hpp).
+  double peak_data_multiple = 0;
 };
 
 struct BackendInfo {
