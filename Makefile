@@ -27,7 +27,7 @@ test: build
 # The whole suite under AddressSanitizer + UBSan, and the libFuzzer targets, in a second build
 # directory built with clang (README "Fuzzing and sanitizers"); .ci/run runs both after `test`.
 ASAN_BUILD ?= build-asan
-SAN_ENV = ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=0 \
+SAN_ENV = ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=0:fast_unwind_on_malloc=0 \
   LSAN_OPTIONS=suppressions=$(CURDIR)/tests/sanitizers/lsan.supp:print_suppressions=0 \
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 asan: deps
