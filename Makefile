@@ -4,7 +4,7 @@ JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 ACCSUM = $(BUILD)/bin/accsum
 
-.PHONY: all deps configure build run test bench verify plots clean
+.PHONY: all deps configure build run test bench verify plots clean asan test-asan fuzz
 
 all: build
 
@@ -23,6 +23,27 @@ run: build
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
+
+# The whole suite under AddressSanitizer + UBSan, and the libFuzzer targets, in a second build
+# directory built with clang (README "Fuzzing and sanitizers"); .ci/run runs both after `test`.
+ASAN_BUILD ?= build-asan
+# Tests that start MPI (or every backend) get full malloc stacks so the OpenMPI suppressions match
+# (tests/sanitizers/lsan.supp); the rest keep ASan's fast unwinder (full stacks make them 4x slower).
+SAN_OPTS = detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=0
+SAN_ENV = LSAN_OPTIONS=suppressions=$(CURDIR)/tests/sanitizers/lsan.supp:print_suppressions=0 \
+  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+SAN_MPI_TESTS = ^(Mpi|mpi_np|IeeeRule)
+asan: deps
+	CC=clang CXX=clang++ cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS=-gline-tables-only \
+	  -DACCSUM_CUDA=OFF -DACCSUM_SANITIZE=ON -DACCSUM_FUZZ=ON $(CMAKE_FLAGS)
+	cmake --build $(ASAN_BUILD) -j$(JOBS)
+
+test-asan: asan
+	cd $(ASAN_BUILD) && $(SAN_ENV) ASAN_OPTIONS=$(SAN_OPTS) ctest --output-on-failure -j$(JOBS) -E '$(SAN_MPI_TESTS)'
+	cd $(ASAN_BUILD) && $(SAN_ENV) ASAN_OPTIONS=$(SAN_OPTS):fast_unwind_on_malloc=0 ctest --output-on-failure -j$(JOBS) -R '$(SAN_MPI_TESTS)'
+
+fuzz: asan
+	BUILD=$(ASAN_BUILD) ./scripts/fuzz.sh
 
 bench: build
 	$(ACCSUM) bench --algo=all --backend=all --json=$(BUILD)/bench.json

@@ -11,8 +11,10 @@
 #include "app/commands.hpp"
 #include "app/harness.hpp"
 #include "app/inputs.hpp"
+#include "app/memcheck.hpp"
 #include "app/output.hpp"
 #include "app/parse.hpp"
+#include "app/progress.hpp"
 #include "app/report.hpp"
 
 namespace accsum::cli {
@@ -92,25 +94,32 @@ void check_options_known(const DataArgs& d, const std::vector<const FamilyDescri
   }
 }
 
-// Measures every selected entry of family f on one dataset and reports it.
-bool bench_dataset(const Dataset& d, const std::vector<Selection>& sel, const MeasureOptions& opt, Reporters& out) {
-  if (progress_enabled()) fmt::print(stderr, "exact reference of {} n={}...\n", d.family, format_size(d.n));
-  RunRecord run = begin_run(d);
-  size_t total = 0, done = 0;
+int64_t rows_of(const std::vector<Selection>& sel, const std::string& family) {
+  int64_t n = 0;
   for (auto& s : sel)
-    if (s.entry->family == d.family) total += s.param_sets.size();
-  bool any_error = false;
+    if (s.entry->family == family) n += static_cast<int64_t>(s.param_sets.size());
+  return n;
+}
+
+// Measures every selected entry of the dataset's family and reports it; false when a run
+// failed or a row broke its guarantee.
+bool bench_dataset(const Dataset& d, const std::vector<Selection>& sel, const MeasureOptions& opt, Reporters& out,
+                   Progress& progress) {
+  progress.status(fmt::format("exact reference of {} n={}", d.family, format_size(d.n)));
+  RunRecord run = begin_run(d);
+  bool ok = true;
   for (auto& s : sel) {
     if (s.entry->family != d.family) continue;
     for (auto& p : s.param_sets) {
-      if (progress_enabled()) fmt::print(stderr, "[{}/{}] {} on {}\n", ++done, total, s.entry->algo, s.entry->backend);
+      progress.tick(s.entry->algo + " on " + s.entry->backend);
       run.rows.push_back(measure_entry(*s.entry, p, run, opt));
-      any_error |= !run.rows.back().error.empty();
+      ok &= run.rows.back().guarantee_met;  // a failed run or a VIOLATED row fails the bench
     }
   }
   attach_baselines(run.rows);
+  progress.finish();
   out.dataset_done(run);
-  return any_error;
+  return ok;
 }
 
 }  // namespace
@@ -127,21 +136,31 @@ int run_bench(const BenchArgs& a, const std::vector<std::string>& argv) {
 
   Reporters out(a.out, argv, backends_of(sel));
   MeasureOptions opt{a.reps, a.warmup, !a.no_repro_check};
-  bool any_error = false;
+  bool ok = true;
   if (!a.data.input.empty()) {
-    for (auto& d : read_input_families(a.data.input, fams, a.algo == "all")) any_error |= bench_dataset(*d, sel, opt, out);
-    out.finish();
-    return any_error ? 1 : 0;
-  }
-  for (auto* f : fams) {
-    for (auto& spec : specs_of(a.data, *f)) {
-      if (progress_enabled()) fmt::print(stderr, "generating {} n={} {}...\n", f->name, format_size(spec.n), spec.dist);
-      Dataset d = f->generate(spec);  // one dataset alive at a time
-      any_error |= bench_dataset(d, sel, opt, out);
+    auto inputs = read_input_families(a.data.input, fams, a.algo == "all");
+    int64_t total = 0;
+    for (auto& d : inputs) total += rows_of(sel, d->family);
+    Progress progress("bench", total);
+    for (auto& d : inputs) {
+      check_run_memory(sel, family(d->family), family(d->family).bytes(*d), 0, opt.repro_check);
+      ok &= bench_dataset(*d, sel, opt, out, progress);
     }
+  } else {
+    int64_t total = 0;
+    for (auto* f : fams) total += rows_of(sel, f->name) * static_cast<int64_t>(specs_of(a.data, *f).size());
+    Progress progress("bench", total);
+    for (auto* f : fams)
+      for (auto& spec : specs_of(a.data, *f)) {
+        // One dataset alive at a time: the pre-check (app/memcheck.hpp) is per dataset.
+        check_run_memory(sel, *f, 0, f->input_bytes ? f->input_bytes(spec) : 0, opt.repro_check);
+        progress.status(fmt::format("generating {} n={} {}", f->name, format_size(spec.n), spec.dist));
+        Dataset d = f->generate(spec);
+        ok &= bench_dataset(d, sel, opt, out, progress);
+      }
   }
   out.finish();
-  return any_error ? 1 : 0;
+  return ok ? 0 : 1;
 }
 
 }  // namespace accsum::cli

@@ -10,6 +10,7 @@
 #include "app/commands.hpp"
 #include "app/harness.hpp"
 #include "app/parse.hpp"
+#include "app/progress.hpp"
 #include "app/report.hpp"
 
 namespace accsum::cli {
@@ -58,6 +59,9 @@ int run_table(const TableArgs& a, const std::vector<std::string>& argv) {
   json_only.json = a.out.json;
   Reporters reporters(json_only, argv, {a.backend}, /*text_to_stdout=*/false);
   bool all_met = true;
+  int64_t rows = 0;
+  for (auto [fam, suite] : suites) rows += static_cast<int64_t>(suite->rows(n, a.seed).size());
+  Progress progress("table", rows);
   for (auto [fam, suite] : suites) {
     auto cols = columns_of(*suite, fam->name, a.backend);
     if (cols.empty()) continue;
@@ -68,6 +72,7 @@ int run_table(const TableArgs& a, const std::vector<std::string>& argv) {
     for (size_t i = 0; i < suite->row_head.size() + cols.size(); ++i) md += " --- |";
     md += "\n";
     for (auto& spec : suite->rows(n, a.seed)) {
+      progress.tick(fam->name + " " + spec.dist);
       Dataset d = fam->generate(spec);
       RunRecord run = begin_run(d);
       md += "|";
@@ -83,6 +88,7 @@ int run_table(const TableArgs& a, const std::vector<std::string>& argv) {
     }
     md += "\n";
   }
+  progress.finish();
   md += all_met ? "Every result is within its algorithm's proven bound.\n"
                 : "Cells marked ! broke their algorithm's guarantee.\n";
   reporters.finish({{a.out.out, md}}, a.out.out.empty() ? md : "");

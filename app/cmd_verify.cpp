@@ -10,6 +10,7 @@
 #include "app/commands.hpp"
 #include "app/harness.hpp"
 #include "app/parse.hpp"
+#include "app/progress.hpp"
 #include "app/report.hpp"
 
 namespace accsum::cli {
@@ -61,13 +62,22 @@ int run_verify(const VerifyArgs& a, const std::vector<std::string>& argv) {
   std::map<const AlgoEntry*, Tally> tally;
   for (auto& s : sel) tally[s.entry].entry = s.entry;
   int skipped = 0;
+  auto wanted = [&](const FamilyDescriptor& f) {
+    return std::any_of(sel.begin(), sel.end(), [&](const Selection& s) { return s.entry->family == f.name; });
+  };
+  int64_t units = 0;  // for the progress bar: the (family, case, n, seed) loop below
+  for (auto& fam : families())
+    if (wanted(fam))
+      for (auto& c : fam.verify_cases(a.full))
+        units += static_cast<int64_t>(fam.verify_sizes(a.full).size()) * std::max(seeds, c.min_seeds);
+  Progress progress("verify", units);
   for (auto& fam : families()) {
-    bool wanted = std::any_of(sel.begin(), sel.end(), [&](const Selection& s) { return s.entry->family == fam.name; });
-    if (!wanted) continue;
+    if (!wanted(fam)) continue;
     bool empty_done = false;
     for (auto& c : fam.verify_cases(a.full))
       for (int64_t n : fam.verify_sizes(a.full))
         for (int seed = 1; seed <= std::max(seeds, c.min_seeds); ++seed) {
+          progress.tick(fmt::format("{} {} n={} seed {}", fam.name, c.dist, n, seed));
           Dataset d;
           if (n == 0) {
             if (empty_done) continue;  // one empty case per family
@@ -105,6 +115,7 @@ int run_verify(const VerifyArgs& a, const std::vector<std::string>& argv) {
         }
   }
 
+  progress.finish();
   int violations = 0;
   std::string text = fmt::format("{:<14} {:<8} {:<26} {:>7} {:>10} {:>11} {:>10}  {}\n", "algo", "backend", "guarantee",
                                  "cases", "violations", "worst ulps", "min digits", "first violation");

@@ -151,6 +151,8 @@ ResultRow measure_entry(const AlgoEntry& e, const Params& params, const RunRecor
     check_reproducible(row, e, run, value, runs_identical, opt);
   } catch (const UsageError&) {
     throw;
+  } catch (const std::bad_alloc&) {
+    throw;  // out of memory: one line, exit 2 (main), not a failed row
   } catch (const std::exception& ex) {
     row.error = ex.what();
   }

@@ -33,9 +33,11 @@ int64_t parse_size(const std::string& s) {
   auto caret = s.find('^');
   char* end = nullptr;
   if (caret != std::string::npos) {
-    long double base = std::strtold(s.substr(0, caret).c_str(), &end);
+    // named: `end` points into them (a temporary's buffer is gone when *end is read; found by fuzz_cli)
+    const std::string base_text = s.substr(0, caret), ex_text = s.substr(caret + 1);
+    long double base = std::strtold(base_text.c_str(), &end);
     if (*end) throw bad();
-    long double ex = std::strtold(s.substr(caret + 1).c_str(), &end);
+    long double ex = std::strtold(ex_text.c_str(), &end);
     if (*end) throw bad();
     v = std::pow(base, ex);
   } else {
@@ -57,7 +59,7 @@ std::vector<int64_t> parse_sizes(const std::string& s) {
     }
     int64_t a = parse_size(item.substr(0, colon)), b = parse_size(item.substr(colon + 1));
     if (a > b) throw UsageError("size range '" + item + "' is empty");
-    for (int64_t v = a; v <= b; v *= 2) out.push_back(v);
+    for (int64_t v = a; v <= b; v = v > b / 2 ? b + 1 : 2 * v) out.push_back(v);  // no signed overflow at 2^62
   }
   if (out.empty()) throw UsageError("no size given");
   return out;

@@ -103,7 +103,8 @@ std::vector<Selection> select(const std::string& algos, const std::string& backe
       throw UsageError("algorithm '" + a + "' runs on none of the backends present here");
   }
   if (out.empty()) throw UsageError("no selected algorithm runs on the selected backends");
-  for (auto& [k, v] : params) {
+  for (auto& kv : params) {  // (no structured binding: clang < 16 cannot capture one in a lambda)
+    const std::string& k = kv.first;
     bool used = std::any_of(out.begin(), out.end(), [&](const Selection& s) {
       return std::any_of(s.entry->params.begin(), s.entry->params.end(), [&](const ParamSpec& p) { return p.name == k; });
     });

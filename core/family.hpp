@@ -60,6 +60,7 @@ struct FamilyDescriptor {
   std::string unit;          // throughput unit: "additions", "elements", "FLOP", "operations"
   std::function<double(const Dataset&)> units;  // units of work in one run
   std::function<double(const Dataset&)> bytes;  // bytes one run must at least move
+  std::function<double(const GenSpec&)> input_bytes;  // bytes a generated dataset holds (memory pre-check)
   std::vector<std::string> dists;               // generators (--dist), the default first
   std::vector<DataOption> options;
   std::string file_formats;                     // what --input accepts, for help and errors
@@ -80,6 +81,9 @@ struct FamilyDescriptor {
   std::function<std::vector<VerifyCase>(bool full)> verify_cases;
   std::function<std::vector<int64_t>(bool full)> verify_sizes;
   std::vector<TableSuite> tables;
+  // The result is the sum of x (with y: the dot product x.y): a non-finite result is decided by
+  // IEEE 754 from the special values of the input (core/ieee_special.hpp), on every backend.
+  bool ieee_reduction = false;
   bool info_probe = false;  // `accsum info` times this family's baselines as the machine's yardstick
 };
 

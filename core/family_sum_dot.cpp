@@ -132,6 +132,7 @@ FamilyDescriptor vector_family(const std::string& name) {
   f.unit = dot ? "elements" : "additions";
   f.units = [](const Dataset& d) { return static_cast<double>(d.n); };
   f.bytes = [dot](const Dataset& d) { return (dot ? 16.0 : 8.0) * static_cast<double>(d.n); };
+  f.input_bytes = [dot](const GenSpec& s) { return (dot ? 16.0 : 8.0) * static_cast<double>(s.n); };
   f.dists = dist_names();
   f.options = {{"range", "dynamic range of loguniform data (>= 1; a list sweeps)", {"loguniform"}, "loguniform"},
                {"cond", "target condition number of illcond data (>= 1, up to 1e300; a list sweeps)", {"illcond"},
@@ -156,6 +157,7 @@ FamilyDescriptor vector_family(const std::string& name) {
   f.verify_cases = verify_cases;
   f.verify_sizes = verify_sizes;
   f.tables = {kfold_suite(name), accuracy_suite(name)};
+  f.ieee_reduction = true;
   f.info_probe = !dot;
   return f;
 }

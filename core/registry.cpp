@@ -1,5 +1,7 @@
 #include "core/registry.hpp"
 
+#include "core/ieee_special.hpp"
+
 #include <algorithm>
 #include <mutex>
 #include <set>
@@ -47,6 +49,7 @@ Registry& registry() {
 }
 
 void Registry::add_one(AlgoEntry e) {
+  e.make = with_ieee_rule(std::move(e.make), e.family);  // core/ieee_special.hpp
   for (auto& old : entries_)
     if (old.algo == e.algo && old.backend == e.backend) {
       if (e.composed) return;  // an explicit one is already there
@@ -124,7 +127,8 @@ bool Registry::has_algo(const std::string& algo) const {
 
 Params Registry::resolve_params(const AlgoEntry& e, const Params& user) const {
   Params out;
-  for (auto& [k, v] : user) {
+  for (auto& kv : user) {  // (no structured binding: clang < 16 cannot capture one in the lambda)
+    const std::string& k = kv.first;
     bool known = std::any_of(e.params.begin(), e.params.end(), [&](const ParamSpec& s) { return s.name == k; });
     if (!known) throw UsageError("algorithm '" + e.algo + "' has no parameter '" + k + "'");
   }

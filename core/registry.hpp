@@ -163,6 +163,9 @@ struct AlgoEntry {
   // composers then derive the cpu-mt and mpi versions of the algorithm from it.
   MergeableFactory state;
   bool composed = false;  // made by a composer; an explicit registration replaces it
+  // Peak host memory of one measured run as a multiple of the dataset's bytes, the harness's
+  // copies included; 0 = derived by the memory pre-check (app/memcheck.hpp).
+  double peak_data_multiple = 0;
 
   // Builders, so registrations read as named fields.
   AlgoEntry& promises(Guarantee g) { guarantee = g; return *this; }

@@ -8,17 +8,13 @@
 #include <thread>
 #include <vector>
 
+#include "core/limits.hpp"
+
 namespace accsum::datasets_detail {
 
-// ACCSUM_THREADS when set (> 0), else the hardware thread count.
-inline int dataset_threads() {
-  if (const char* s = std::getenv("ACCSUM_THREADS")) {
-    int t = std::atoi(s);
-    if (t > 0) return t;
-  }
-  unsigned h = std::thread::hardware_concurrency();
-  return h == 0 ? 1 : static_cast<int>(h);
-}
+// ACCSUM_THREADS when set, else the hardware thread count; a bad ACCSUM_THREADS is a UsageError
+// (core/limits.hpp).
+inline int dataset_threads() { return default_thread_count(); }
 
 // fn(begin, end) over [0, n) on up to dataset_threads() threads, at least 64 Ki elements each
 // (small jobs stay on the caller). fn must not throw.
@@ -26,11 +22,7 @@ template <class Fn>
 void parallel_chunks(int64_t n, Fn fn) {
   const int64_t min_chunk = 1 << 16;
   const int threads = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(dataset_threads(), n / min_chunk)));
-  auto work = [&](int t) { fn(n * t / threads, n * (t + 1) / threads); };
-  std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t) pool.emplace_back(work, t);
-  work(0);
-  for (auto& th : pool) th.join();
+  run_threads(threads, [&](int t) { fn(n * t / threads, n * (t + 1) / threads); });  // core/limits.hpp
 }
 
 }  // namespace accsum::datasets_detail

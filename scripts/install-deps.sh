@@ -11,6 +11,7 @@ PKGS=(
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo  # OpenCL ICD loader + PoCL CPU device
   libopenmpi-dev openmpi-bin  # MPI backend
   python3 python3-pip   # plots
+  clang libclang-rt-dev llvm  # clang + its compiler-rt (libFuzzer, ASan, UBSan) + llvm-symbolizer: fuzzing, sanitizer build
 )
 missing=()
 for p in "${PKGS[@]}"; do

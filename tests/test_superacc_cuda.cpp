@@ -283,7 +283,9 @@ TEST(SuperaccCudaModel, Int64PiecesCoverTheWholeRange) {
     int64_t p0, p1, p2;
     int64_pieces(v, s, p0, p1, p2);
     __int128 want = static_cast<__int128>(v) * (static_cast<__int128>(1) << s);
-    __int128 got = p0 + (static_cast<__int128>(p1) << 32) + (static_cast<__int128>(p2) << 64);
+    // products, not shifts: << of a negative value is undefined before C++20 (UBSan)
+    __int128 got = p0 + static_cast<__int128>(p1) * (static_cast<__int128>(1) << 32) +
+                   static_cast<__int128>(p2) * (static_cast<__int128>(1) << 64);
     ASSERT_TRUE(got == want) << v << " << " << s;
     ASSERT_LT(std::llabs(p1), int64_t(1) << 33);
   }

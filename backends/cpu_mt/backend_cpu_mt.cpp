@@ -9,14 +9,7 @@
 
 namespace accsum::cpu_mt {
 
-int default_threads() {
-  if (const char* env = std::getenv("ACCSUM_THREADS")) {
-    int t = std::atoi(env);
-    if (t > 0) return t;
-  }
-  unsigned h = std::thread::hardware_concurrency();
-  return h ? static_cast<int>(h) : 1;
-}
+int default_threads() { return default_thread_count(); }  // core/limits.hpp
 
 std::vector<Params> thread_variants(const Params& p) {
   std::vector<Params> out;

@@ -6,6 +6,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/limits.hpp"
 #include "core/registry.hpp"
 
 namespace accsum::cpu_mt {
@@ -21,18 +22,11 @@ void parallel_chunks(int64_t n, int threads, Fn fn) {
     b = n * t / threads;
     e = n * (t + 1) / threads;
   };
-  std::vector<std::thread> pool;
-  pool.reserve(threads - 1);
-  for (int t = 1; t < threads; ++t)
-    pool.emplace_back([&, t] {
-      int64_t b, e;
-      range(t, b, e);
-      fn(t, b, e);
-    });
-  int64_t b, e;
-  range(0, b, e);
-  fn(0, b, e);
-  for (auto& th : pool) th.join();
+  run_threads(threads, [&](int t) {  // core/limits.hpp: never std::terminate
+    int64_t b, e;
+    range(t, b, e);
+    fn(t, b, e);
+  });
 }
 
 // The `threads` parameter every cpu-mt algorithm takes (0 = default_threads()).

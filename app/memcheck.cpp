@@ -1,0 +1,63 @@
+#include "app/memcheck.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+
+namespace accsum::cli {
+namespace {
+
+std::string human(double b) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  int u = 0;
+  while (b >= 1024 && u < 6) b /= 1024, ++u;
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.1f %s", b, units[u]);
+  return buf;
+}
+
+}  // namespace
+
+double available_memory_bytes() {
+  std::ifstream in("/proc/meminfo");
+  std::string key, unit;
+  double kib;
+  while (in >> key >> kib >> unit)
+    if (key == "MemAvailable:") return kib * 1024.0;
+  return -1;
+}
+
+double peak_data_multiple(const AlgoEntry& e, const Params& params, bool repro_check) {
+  if (e.peak_data_multiple > 0) return e.peak_data_multiple;
+  double m = 1;
+  if (e.reproducible && repro_check) m += 1;  // app/harness.cpp permuted(): a shuffled copy
+  auto v = params.find("variant");
+  if (v != params.end() && v->second == "tree") m += 1;  // core/dpsum.hpp: the DPSum passes' vector
+  if (e.backend == "opencl") m += 1;                     // PoCL: buffers in host memory
+  return m;
+}
+
+void check_run_memory(const std::vector<Selection>& sel, const FamilyDescriptor& family, double held_bytes,
+                      double new_bytes, bool repro_check) {
+  double worst = 1;
+  std::string who;
+  for (auto& s : sel) {
+    if (s.entry->family != family.name) continue;
+    for (auto& p : s.param_sets) {
+      double m = peak_data_multiple(*s.entry, p, repro_check);
+      if (m > worst) worst = m, who = s.entry->algo + " on " + s.entry->backend;
+    }
+  }
+  const double data = held_bytes + new_bytes;
+  const double need = data * worst;
+  const double avail = available_memory_bytes();
+  if ((avail >= 0 && need > 0.9 * avail) || need > 0x1p62) {
+    char mult[32];
+    std::snprintf(mult, sizeof mult, "%g", worst);
+    throw UsageError("the " + family.name + " data need " + human(need) +
+                     (who.empty() ? std::string() : " (" + who + " peaks at " + mult + "x the data)") + " but only " +
+                     human(std::max(avail, 0.0)) + " of memory is available");
+  }
+}
+
+}  // namespace accsum::cli

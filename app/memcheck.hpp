@@ -1,0 +1,33 @@
+#pragma once
+// The memory pre-check of bench (README "Resource limits"): before a dataset is generated or an
+// algorithm runs, the host memory the run will peak at is compared with MemAvailable, and a run
+// that cannot fit is refused with one line (exit 2) instead of being killed or throwing
+// std::bad_alloc halfway. Peaks measured with /usr/bin/time -v (max RSS) on cpu and cpu-mt,
+// n = 2^24, as multiples of the dataset's bytes (8 n for a sum, 16 n for a dot product):
+//   plain, compensated, k-fold, fused, superacc with --no-repro-check ............ 1
+//   superacc, superacc-dot (the harness's permuted copy for the reproducibility check) 2
+//   dpsumk / dpdotk variant=tree (the working vector of the DPSum passes) ........ 2
+//   opencl (PoCL keeps the device buffers in host memory) ........................ +1
+// tests/test_limits.cpp measures the peaks again and checks these figures hold.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "app/select.hpp"
+#include "core/family.hpp"
+
+namespace accsum::cli {
+
+// Peak host bytes of one measured run of `e` with `params` as a multiple of the data's bytes.
+double peak_data_multiple(const AlgoEntry& e, const Params& params, bool repro_check);
+
+// Throws UsageError when measuring the selected entries of `family` on one dataset needs more
+// than 90% of MemAvailable: `held_bytes` of data already in memory (a file just read) or
+// `new_bytes` still to be generated, plus the extra of the worst entry's peak.
+void check_run_memory(const std::vector<Selection>& sel, const FamilyDescriptor& family, double held_bytes,
+                      double new_bytes, bool repro_check);
+
+// MemAvailable of /proc/meminfo in bytes, or -1 when unknown.
+double available_memory_bytes();
+
+}  // namespace accsum::cli

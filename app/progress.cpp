@@ -1,0 +1,96 @@
+#include "app/progress.hpp"
+
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "app/commands.hpp"
+
+namespace accsum::cli {
+namespace {
+
+bool want_progress() {
+  if (const char* s = std::getenv("ACCSUM_PROGRESS")) {
+    if (std::strcmp(s, "1") == 0) return true;
+    if (std::strcmp(s, "0") == 0) return false;
+  }
+  return progress_enabled();
+}
+
+int terminal_width() {
+  struct winsize w {};
+  if (::ioctl(2, TIOCGWINSZ, &w) == 0 && w.ws_col >= 20) return std::min<int>(w.ws_col - 1, 160);
+  return 79;
+}
+
+std::string duration_text(double s) {
+  if (!std::isfinite(s) || s < 0) return "--";
+  long t = std::lround(s);
+  char buf[32];
+  if (t >= 3600)
+    std::snprintf(buf, sizeof buf, "%ldh%02ldm", t / 3600, t / 60 % 60);
+  else if (t >= 60)
+    std::snprintf(buf, sizeof buf, "%ldm%02lds", t / 60, t % 60);
+  else
+    std::snprintf(buf, sizeof buf, "%lds", t);
+  return buf;
+}
+
+}  // namespace
+
+std::string progress_line(const std::string& title, int64_t done, int64_t total, double elapsed_s,
+                          const std::string& what, int width) {
+  total = std::max<int64_t>(total, 1);
+  done = std::clamp<int64_t>(done, 0, total);
+  const double frac = static_cast<double>(done) / static_cast<double>(total);
+  const int bar = 20, filled = static_cast<int>(frac * bar);
+  std::string line = title + " [" + std::string(filled, '#') + std::string(bar - filled, '.') + "] " +
+                     std::to_string(done) + "/" + std::to_string(total) + " " +
+                     std::to_string(static_cast<int>(frac * 100)) + "% ETA " +
+                     (done > 0 ? duration_text(elapsed_s / done * (total - done)) : std::string("--"));
+  if (!what.empty()) line += "  " + what;
+  if (width > 0 && static_cast<int>(line.size()) > width) line.resize(width);
+  return line;
+}
+
+Progress::Progress(std::string title, int64_t total)
+    : title_(std::move(title)), total_(total), enabled_(want_progress()), start_(std::chrono::steady_clock::now()) {}
+
+Progress::~Progress() { finish(); }
+
+void Progress::finish() {
+  if (enabled_ && drawn_) std::fprintf(stderr, "\r\033[K");
+  drawn_ = false;
+  std::fflush(stderr);
+}
+
+void Progress::status(const std::string& what) {
+  if (!enabled_) return;
+  what_ = what;
+  draw(true);
+}
+
+void Progress::tick(const std::string& what) {
+  if (!enabled_) return;
+  ++done_;
+  what_ = what;
+  draw(done_ == 0);
+}
+
+void Progress::draw(bool force) {
+  auto now = std::chrono::steady_clock::now();
+  if (!force && now - last_draw_ < std::chrono::milliseconds(100)) return;
+  last_draw_ = now;
+  double elapsed = std::chrono::duration<double>(now - start_).count();
+  std::string line = progress_line(title_, done_, total_, elapsed, what_, terminal_width());
+  std::fprintf(stderr, "\r\033[K%s", line.c_str());
+  std::fflush(stderr);
+  drawn_ = true;
+}
+
+}  // namespace accsum::cli

@@ -1,0 +1,6 @@
+// libFuzzer target: the text reader of datasets/files.cpp (see fuzz_file.hpp).
+#include "tests/fuzz/fuzz_file.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  return accsum_fuzz::read_as(data, size, ".txt");
+}
