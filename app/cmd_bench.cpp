@@ -88,7 +88,8 @@ std::vector<const FamilyDescriptor*> families_of(const std::vector<Selection>& s
 }
 
 void check_options_known(const DataArgs& d, const std::vector<const FamilyDescriptor*>& fams) {
-  for (auto& [name, list] : d.options) {
+  for (auto& option : d.options) {
+    const std::string& name = option.first;  // (clang 14 cannot capture a structured binding)
     bool known = std::any_of(fams.begin(), fams.end(), [&](auto* f) { return option_of(*f, name) != nullptr; });
     if (!known) throw UsageError("no selected algorithm's family takes --" + name);
   }
