@@ -1,5 +1,5 @@
 // libFuzzer target: the command line. app/main.cpp is compiled with -Dmain=accsum_cli_main and
-// linked with the stubs below instead of the commands, so fuzzed argv goes through the real
+// linked with the stand-ins below instead of the commands, so fuzzed argv goes through the real
 // CLI11 set-up, main's own checks (--param, exceptions -> exit codes) and the value parsers
 // (sizes, lists, ranges, algorithm/backend/parameter selection on cpu and cpu-mt) without
 // running anything. The input is split on '\n' and '\0' into at most 24 arguments.
