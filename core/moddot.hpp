@@ -1,0 +1,180 @@
+#pragma once
+// Dot products over Z/pZ computed exactly in binary64: the lambda- and (alpha, beta, gamma,
+// delta)-algorithms of
+//   T. Jean, S. Graillat, "A parallel algorithm for dot product over word-size finite field
+//   using floating-point arithmetic", SYNASC 2010 (Theorem 3; Section IV-C; Algorithm 3),
+// and our round-to-nearest variants of both (derivation below).
+//
+// Inputs are residues a_i, b_i in [0, p) stored exactly as doubles, p prime with p - 1 < 2^52
+// (the paper's hypothesis (1) with M = 53). Every function here returns the residue
+// sum a_i b_i mod p as an integer.
+//
+// This header holds the round-to-nearest kernels and mode-independent helpers. Everything is
+// in an anonymous namespace on purpose: the round-toward-zero kernels live in their own
+// translation unit (backends/cpu/moddot_rz.cpp, compiled with -frounding-math) and must never
+// share an out-of-line copy of a function with code compiled for round-to-nearest.
+//
+// ---- Round-to-nearest: the splitting bounds re-derived -------------------------------------
+// Split(sigma, v) = ExtractScalar of Rump, Ogita, Oishi, "Accurate floating-point summation
+// part I", SIAM J. Sci. Comput. 31(1), 2008, Alg. 3.2 / Lemma 3.3: for sigma = 2^k and
+// |v| <= sigma, q = fl(fl(sigma + v) - sigma), e = fl(v - q) satisfy v = q + e exactly,
+// q in 2^(k-53) Z, |e| <= 2^(k-53) (in round-to-nearest; signs may be mixed).
+// TwoProduct by FMA: h = fl(a b), r = fma(a, b, -h) = a b - h exactly, |r| <= ulp(h)/2.
+//
+// (alpha, beta, gamma, delta), round to nearest. a, b in [0, 2^52): h in [0, 2^104],
+// |r| <= 2^51.
+//   [alpha, beta'] = Split(2^131, h):  alpha in 2^78 Z, |beta'| <= 2^78, alpha <= 2^104 + 2^78
+//   [beta, eps]    = Split(2^105, beta'): beta in 2^52 Z, |eps| <= 2^52, |beta| <= 2^78 + 2^52
+//   t = eps + r: an integer with |t| <= 2^52 + 2^51 < 2^53, so fl(eps + r) is exact
+//   [gamma, delta] = Split(2^79, t):   gamma in 2^26 Z, |delta| <= 2^26, |gamma| <= 2^52+2^51+2^26
+// In units of 2^78, 2^52, 2^26, 1 every piece is an integer of magnitude at most
+// 2^26 + 2^25 + 1, so any partial sum of N <= 2^26 pieces is an integer multiple of its unit
+// below 2^53 units: representable, hence every addition is exact (in any order, which is what
+// lets threads and SIMD lanes split the sums). Blocks of at most 2^26 elements; the four sums
+// are reduced mod p by fmod (exact) between blocks. No case analysis: branch-free.
+//
+// lambda, round to nearest. Let 2^l <= p - 1 < 2^(l+1) (l <= 51). h <= 2^(2l+2),
+// |r| <= ulp(h)/2 <= 2^(2l-51) <= 2^l.
+//   [alpha, beta] = Split(2^(l+53), h): h >= 0, so sigma + h lies in [2^(l+53), 2^(l+54)]
+//   whose ulp is 2^(l+1): alpha in 2^(l+1) Z, |beta| <= 2^l (half an ulp); Split needs
+//   h <= sigma, true as h <= 2^(2l+2) <= 2^(l+53) for l <= 51.
+//   alpha' = alpha / 2^(l+1) in [0, 2^(l+1)]; beta, r in [-2^l, 2^l].
+// Each piece v is mapped to a field element by v + p (v < 0) or v - p (v >= p): since
+// 2^l <= p - 1 and 2^(l+1) <= 2p - 2 the result is in [0, p - 1]. Then, as in the paper's
+// Theorem 3, lambda (p - 1) < 2^52 (hypothesis (3) with M = 53) bounds a chunk of lambda
+// field elements below 2^52: summed exactly, then reduced. a.b = 2^(l+1) S_alpha + S_beta + S_r.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+namespace accsum::moddot {
+namespace {
+
+// Blocks of the (alpha, beta, gamma, delta)-algorithm: N <= 2^floor(53/2) (the paper's (4)).
+constexpr int64_t kAbgdBlock = int64_t(1) << 26;
+
+// The largest lambda with lambda (p - 1) < 2^52 (Theorem 3's hypothesis (3)).
+inline int64_t lambda_of(uint64_t p) {
+  return p <= 1 ? 1 : static_cast<int64_t>(((uint64_t(1) << 52) - 1) / (p - 1));
+}
+
+// l with 2^l <= p - 1 < 2^(l+1) (p >= 2).
+inline int split_level(uint64_t p) { return 63 - __builtin_clzll(p - 1); }
+
+// x mod p in [0, p) for any double x holding an integer: fmod is exact.
+inline double mod_p(double x, double p) {
+  double r = std::fmod(x, p);
+  return r < 0 ? r + p : r;
+}
+
+// x mod p for an integer 0 <= x < 2^52 without a division: q = floor(x fl(1/p)) is within one
+// of floor(x / p) (two roundings of relative size <= 2^-52 on x / p < 2^52 / p give an absolute
+// error below 2 / p <= 1, in any rounding mode), x - q p is an integer in [-p, 2p) computed
+// exactly by one FMA, and one correction each way lands in [0, p).
+inline double reduce52(double x, double p, double pinv) {
+  double q = std::floor(x * pinv);
+  double r = std::fma(-q, p, x);
+  r = r < 0 ? r + p : r;
+  return r >= p ? r - p : r;
+}
+
+// Adds two residues in [0, p): the sum is below 2^53, exact.
+inline double add_mod(double a, double b, double p) {
+  double s = a + b;
+  return s >= p ? s - p : s;
+}
+
+// v in [-p, 2p) (an integer) mapped into [0, p).
+inline double to_field(double v, double p) {
+  v = v < 0 ? v + p : v;
+  return v >= p ? v - p : v;
+}
+
+// Split(sigma, v) in round-to-nearest (Rump-Ogita-Oishi 2008, Alg. 3.2).
+inline void split_rn(double sigma, double v, double& hi, double& lo) {
+  double q = sigma + v;
+  hi = q - sigma;
+  lo = v - hi;
+}
+
+// (alpha, beta, gamma, delta), round to nearest, one block of n <= kAbgdBlock elements:
+// returns the residue. Four lanes of accumulators (exact in any order, see above).
+inline double abgd_rn_block(const double* x, const double* y, int64_t n, double p) {
+  constexpr int L = 4;
+  double A[L] = {}, B[L] = {}, C[L] = {}, D[L] = {};
+  const double s1 = 0x1p131, s2 = 0x1p105, s3 = 0x1p79;
+  int64_t i = 0;
+  for (; i + L <= n; i += L)
+    for (int j = 0; j < L; ++j) {
+      double h = x[i + j] * y[i + j];
+      double r = std::fma(x[i + j], y[i + j], -h);
+      double al = (s1 + h) - s1, bp = h - al;
+      double be = (s2 + bp) - s2, ep = bp - be;
+      double t = ep + r;
+      double ga = (s3 + t) - s3, de = t - ga;
+      A[j] += al;
+      B[j] += be;
+      C[j] += ga;
+      D[j] += de;
+    }
+  for (; i < n; ++i) {
+    double h = x[i] * y[i];
+    double r = std::fma(x[i], y[i], -h);
+    double al = (s1 + h) - s1, bp = h - al;
+    double be = (s2 + bp) - s2, ep = bp - be;
+    double t = ep + r;
+    double ga = (s3 + t) - s3, de = t - ga;
+    A[0] += al;
+    B[0] += be;
+    C[0] += ga;
+    D[0] += de;
+  }
+  double a = 0, b = 0, c = 0, d = 0;
+  for (int j = 0; j < L; ++j) {  // lane sums: still at most 2^26 pieces, exact
+    a += A[j];
+    b += B[j];
+    c += C[j];
+    d += D[j];
+  }
+  return add_mod(add_mod(mod_p(a, p), mod_p(b, p), p), add_mod(mod_p(c, p), mod_p(d, p), p), p);
+}
+
+inline uint64_t abgd_rn(const double* x, const double* y, int64_t n, uint64_t p) {
+  const double pd = static_cast<double>(p);
+  double acc = 0;
+  for (int64_t b = 0; b < n; b += kAbgdBlock)
+    acc = add_mod(acc, abgd_rn_block(x + b, y + b, std::min(kAbgdBlock, n - b), pd), pd);
+  return static_cast<uint64_t>(acc);
+}
+
+// lambda-algorithm, round to nearest: pieces mapped to field elements, chunks of lambda
+// terms summed exactly, one reduction per chunk and accumulator.
+inline uint64_t lambda_rn(const double* x, const double* y, int64_t n, uint64_t p) {
+  const double pd = static_cast<double>(p);
+  const int l = split_level(p);
+  const double sigma = std::ldexp(1.0, l + 53), scale = std::ldexp(1.0, -(l + 1));
+  const int64_t lambda = lambda_of(p);
+  const double pinv = 1.0 / pd;
+  double Sa = 0, Sb = 0, Sr = 0;  // residues
+  for (int64_t c = 0; c < n; c += lambda) {
+    const int64_t e = std::min(n, c + lambda);
+    double ca = 0, cb = 0, cr = 0;  // at most lambda (p - 1) < 2^52: exact
+    for (int64_t i = c; i < e; ++i) {
+      double h = x[i] * y[i];
+      double r = std::fma(x[i], y[i], -h);
+      double al = (sigma + h) - sigma, be = h - al;
+      ca += to_field(al * scale, pd);
+      cb += to_field(be, pd);
+      cr += to_field(r, pd);
+    }
+    Sa = add_mod(Sa, reduce52(ca, pd, pinv), pd);
+    Sb = add_mod(Sb, reduce52(cb, pd, pinv), pd);
+    Sr = add_mod(Sr, reduce52(cr, pd, pinv), pd);
+  }
+  // 2^(l+1) Sa is exact (a power-of-two scaling of an integer below 2^52).
+  double hiA = mod_p(std::ldexp(Sa, l + 1), pd);
+  return static_cast<uint64_t>(add_mod(hiA, add_mod(Sb, Sr, pd), pd));
+}
+
+}  // namespace
+}  // namespace accsum::moddot
