@@ -79,6 +79,43 @@ std::vector<int64_t> moddot_verify_sizes(bool full) {
               : std::vector<int64_t>{0, 1, 2, 3, 7, 100, 1000, 4097};
 }
 
+// moddot: is every algorithm of the backend exact (same residue as GMP) for primes from 2^15 to
+// 2^52, on uniform and worst-case data? The timing side of the paper's Fig. 7 is `accsum bench`.
+TableSuite exactness_suite() {
+  TableSuite t;
+  t.name = "moddot";
+  t.summary = "exact residue (vs GMP) of every moddot algorithm of the backend, p = 32771 ... 2^52 - 47";
+  t.intro =
+      "Each cell: `exact` when the algorithm returned the residue GMP computes (bit for bit), `WRONG` otherwise. "
+      "Primes as in Jean, Graillat (SYNASC 2010) Fig. 7 (32771, 2^31 - 1, a prime near 2^50) and the largest "
+      "prime with p - 1 < 2^52; uniform residues and the worst case (every entry p - 1).";
+  t.row_head = {"dist", "p"};
+  t.columns = [](const std::string& backend) {
+    std::vector<TableColumn> cols;
+    for (auto& e : registry().entries()) {
+      if (e.family != "moddot" || e.backend != backend || e.guarantee != Guarantee::exact) continue;
+      std::vector<std::string> roundings;
+      for (auto& ps : e.params)
+        if (ps.name == "rounding") roundings = ps.choices;
+      if (roundings.empty()) cols.push_back({e.algo, {}, e.algo});
+      for (auto& r : roundings) cols.push_back({e.algo, {{"rounding", r}}, e.algo + " " + r});
+    }
+    return cols;
+  };
+  t.rows = [](int64_t n, uint64_t seed) {
+    std::vector<GenSpec> rows;
+    for (const char* dist : {"uniform", "worst"})
+      for (const char* p : {"32771", "2147483647", "1125899906842597", "4503599627370449"})
+        rows.push_back(GenSpec{dist, "moddot", n, seed, 1e16, 1e16, {{"p", p}}});
+    return rows;
+  };
+  t.row_cells = [](const GenSpec& s, const ExactValue&) {
+    return std::vector<std::string>{s.dist, s.options.at("p")};
+  };
+  t.cell = [](const Metrics& m) { return std::string(m.correctly_rounded ? "exact" : "WRONG"); };
+  return t;
+}
+
 FamilyDescriptor moddot_family() {
   FamilyDescriptor f;
   f.name = "moddot";
@@ -110,6 +147,7 @@ FamilyDescriptor moddot_family() {
   };
   f.verify_cases = moddot_verify_cases;
   f.verify_sizes = moddot_verify_sizes;
+  f.tables = {exactness_suite()};
   return f;
 }
 

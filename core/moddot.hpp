@@ -85,9 +85,10 @@ inline double add_mod(double a, double b, double p) {
 }
 
 // v in [-p, 2p) (an integer) mapped into [0, p).
+// Branch-free (a product by 0 or 1 is exact): random residues would defeat a branch predictor.
 inline double to_field(double v, double p) {
-  v = v < 0 ? v + p : v;
-  return v >= p ? v - p : v;
+  v += v < 0 ? p : 0.0;  // compiles to compare + and (no branch, no int->double conversion)
+  return v - (v >= p ? p : 0.0);
 }
 
 // Split(sigma, v) in round-to-nearest (Rump-Ogita-Oishi 2008, Alg. 3.2).

@@ -248,3 +248,28 @@ TEST(Moddot, CliBenchAndVerifyAndBadPrime) {
   r = cli_test::accsum("verify --algo=moddot-abgd,moddot-lambda,moddot-int128 --backend=cpu,cpu-mt");
   EXPECT_EQ(r.code, 0) << r.out << r.err;
 }
+
+// GPU only (skips without one): n > 2^31 with 64-bit indexing, worst case at the largest
+// prime, where sum (p-1)^2 = n mod p is known exactly by arithmetic.
+TEST(ModdotGpu, BeyondTwoPow31ElementsOnCuda) {
+  const BackendInfo* b = registry().backend("cuda");
+  if (!b || !b->available()) GTEST_SKIP() << "no CUDA device";
+  const uint64_t p = 4503599627370449ull;
+  Dataset d;
+  d.family = "moddot";
+  d.n = (int64_t(1) << 31) + 5;
+  d.x.assign(d.n, static_cast<double>(p - 1));
+  d.y.assign(d.n, static_cast<double>(p - 1));
+  d.data["p"] = std::to_string(p);
+  d.id = next_dataset_id();
+  const uint64_t ref = static_cast<uint64_t>(d.n) % p;
+  for (const char* algo : {"moddot-abgd", "moddot-lambda", "moddot-int128"})
+    for (const char* r : {"rz", "rn"}) {
+      const AlgoEntry* e = registry().find(algo, "cuda");
+      ASSERT_NE(e, nullptr);
+      Params u;
+      if (std::string(algo) != "moddot-int128") u["rounding"] = r;
+      Params prm = registry().resolve_params(*e, u);
+      EXPECT_EQ(static_cast<uint64_t>(e->make(d.problem(), prm)->run_scalar()), ref) << algo << " " << r;
+    }
+}

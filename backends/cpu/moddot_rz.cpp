@@ -97,9 +97,9 @@ __attribute__((noinline)) double lambda_body_rz(const double* x, const double* y
       double al, be;
       extract(sigma, h, al, be);
       al *= scale;  // exact: a power of two
-      ca += al >= pd ? al - pd : al;
-      cb += be >= pd ? be - pd : be;
-      cr += r >= pd ? r - pd : r;
+      ca += al - (al >= pd ? pd : 0.0);  // branch-free (compare + and), exact
+      cb += be - (be >= pd ? pd : 0.0);
+      cr += r - (r >= pd ? pd : 0.0);
     }
     Sa = add_mod(Sa, reduce52(ca, pd, pinv), pd);
     Sb = add_mod(Sb, reduce52(cb, pd, pinv), pd);
@@ -109,12 +109,51 @@ __attribute__((noinline)) double lambda_body_rz(const double* x, const double* y
   return add_mod(hiA, add_mod(Sb, Sr, pd), pd);
 }
 
+// The same four sums without the case analysis, in four SIMD-friendly lanes (the cpu-mt
+// kernel; tested bit for bit against Algorithm 3 above and GMP). In round-toward-zero, with
+// [alpha, beta'] = ExtractScalar(2^131, h) and [beta, eps] = ExtractScalar(2^105, beta'):
+// eps = h mod 2^53 is a multiple of ulp(h) below 2^53, so eps <= 2^53 - ulp(h), and
+// 0 <= r < ulp(h) (Theorem 1); hence t = eps + r < 2^53 is an integer, computed exactly, and
+// [gamma, delta] = ExtractScalar(2^78, t) gives gamma < 2^53 (in 2^26 N), delta < 2^26. In
+// units of 2^79, 2^53, 2^26, 1 the pieces are below 2^25, 2^26, 2^27, 2^26: 2^26 of them sum
+// exactly, in any order (lanes included).
+__attribute__((noinline)) Sums abgd_block_rz_lanes(const double* x, const double* y, int64_t n) {
+  constexpr int L = 4;
+  const double s5 = 0x1p131, s4 = 0x1p105, s3 = 0x1p78;
+  double A[L] = {}, B[L] = {}, C[L] = {}, D[L] = {};
+  auto step = [&](int j, double a, double b) {
+    double h = a * b;
+    double r = std::fma(a, b, -h);
+    double al, bp, be, ep, ga, de;
+    extract(s5, h, al, bp);
+    extract(s4, bp, be, ep);
+    extract(s3, ep + r, ga, de);
+    A[j] += al;
+    B[j] += be;
+    C[j] += ga;
+    D[j] += de;
+  };
+  int64_t i = 0;
+  for (; i + L <= n; i += L)
+    for (int j = 0; j < L; ++j) step(j, x[i + j], y[i + j]);
+  for (; i < n; ++i) step(0, x[i], y[i]);
+  Sums s{0, 0, 0, 0};
+  for (int j = 0; j < L; ++j) {
+    s.a += A[j];
+    s.b += B[j];
+    s.c += C[j];
+    s.d += D[j];
+  }
+  return s;
+}
+
 // Algorithm 3 over any n: blocks of 2^26, the four sums reduced (fmod, exact) between blocks.
+template <Sums (*Block)(const double*, const double*, int64_t)>
 __attribute__((noinline)) double abgd_body_rz(const double* x, const double* y, int64_t n, uint64_t p) {
   const double pd = static_cast<double>(p);
   double acc = 0;
   for (int64_t b = 0; b < n; b += kAbgdBlock) {
-    Sums s = abgd_block_rz(x + b, y + b, std::min(kAbgdBlock, n - b));
+    Sums s = Block(x + b, y + b, std::min(kAbgdBlock, n - b));
     double blk = add_mod(add_mod(mod_p(s.a, pd), mod_p(s.b, pd), pd), add_mod(mod_p(s.c, pd), mod_p(s.d, pd), pd), pd);
     acc = add_mod(acc, blk, pd);
   }
@@ -127,7 +166,16 @@ uint64_t abgd_rz(const double* x, const double* y, int64_t n, uint64_t p) {
   double r;
   {
     RoundTowardZero rz;
-    r = abgd_body_rz(x, y, n, p);
+    r = abgd_body_rz<abgd_block_rz>(x, y, n, p);
+  }
+  return static_cast<uint64_t>(r);
+}
+
+uint64_t abgd_rz_lanes(const double* x, const double* y, int64_t n, uint64_t p) {
+  double r;
+  {
+    RoundTowardZero rz;
+    r = abgd_body_rz<abgd_block_rz_lanes>(x, y, n, p);
   }
   return static_cast<uint64_t>(r);
 }

@@ -10,6 +10,8 @@ namespace accsum::moddot {
 
 // sum x_i y_i mod p: x_i, y_i in [0, p), p - 1 < 2^52.
 uint64_t abgd_rz(const double* x, const double* y, int64_t n, uint64_t p);    // Algorithm 3
+// Algorithm 3's four sums without its case analysis, in SIMD lanes (the cpu-mt kernel).
+uint64_t abgd_rz_lanes(const double* x, const double* y, int64_t n, uint64_t p);
 uint64_t lambda_rz(const double* x, const double* y, int64_t n, uint64_t p);  // Theorem 3
 
 }  // namespace accsum::moddot

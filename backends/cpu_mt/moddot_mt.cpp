@@ -54,7 +54,10 @@ ParamSpec rounding_param() {
 
 MakeFn make_paper(const std::string& algo) {
   return [algo](const Problem& pr, const Params& prm) -> std::unique_ptr<Kernel> {
-    return std::make_unique<MtKernel>(moddot::kernel_of(algo, param_str(prm, "rounding")), pr, cpu_mt::threads_of(prm));
+    const std::string rounding = param_str(prm, "rounding");
+    // abgd in round-toward-zero: the branch-free lane form of Algorithm 3 (same sums, exact).
+    moddot::ModFn f = algo == "abgd" && rounding == "rz" ? moddot::abgd_rz_lanes : moddot::kernel_of(algo, rounding);
+    return std::make_unique<MtKernel>(f, pr, cpu_mt::threads_of(prm));
   };
 }
 
