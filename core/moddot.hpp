@@ -43,6 +43,8 @@
 // 2^l <= p - 1 and 2^(l+1) <= 2p - 2 the result is in [0, p - 1]. Then, as in the paper's
 // Theorem 3, lambda (p - 1) < 2^52 (hypothesis (3) with M = 53) bounds a chunk of lambda
 // field elements below 2^52: summed exactly, then reduced. a.b = 2^(l+1) S_alpha + S_beta + S_r.
+#include <immintrin.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -98,46 +100,68 @@ inline void split_rn(double sigma, double v, double& hi, double& lo) {
   lo = v - hi;
 }
 
-// (alpha, beta, gamma, delta), round to nearest, one block of n <= kAbgdBlock elements:
-// returns the residue. Four lanes of accumulators (exact in any order, see above).
-inline double abgd_rn_block(const double* x, const double* y, int64_t n, double p) {
-  constexpr int L = 4;
-  double A[L] = {}, B[L] = {}, C[L] = {}, D[L] = {};
-  const double s1 = 0x1p131, s2 = 0x1p105, s3 = 0x1p79;
+// The four exact sums of one block (n <= kAbgdBlock) of the branch-free splitting
+//   [alpha, beta'] = Split(2^131, h), [beta, eps] = Split(2^105, beta'), t = eps + r,
+//   [gamma, delta] = Split(s3, t)
+// in AVX2 (x86-64-v3, the project's target): 2 x 4 lanes, each lane the same operations as the
+// scalar tail. s3 = 2^79 in round to nearest (above); the round-toward-zero lane form of
+// Algorithm 3 (backends/cpu/moddot_rz.cpp) calls it with s3 = 2^78 under FE_TOWARDZERO, which
+// the vector unit obeys (MXCSR). Every sum is exact, so lane order does not matter.
+struct AbgdSums {
+  double a, b, c, d;
+};
+inline AbgdSums abgd_block_simd(const double* x, const double* y, int64_t n, double s3) {
+  const __m256d S1 = _mm256_set1_pd(0x1p131), S2 = _mm256_set1_pd(0x1p105), S3 = _mm256_set1_pd(s3);
+  __m256d A0 = _mm256_setzero_pd(), B0 = A0, C0 = A0, D0 = A0, A1 = A0, B1 = A0, C1 = A0, D1 = A0;
+  auto step = [&](__m256d a, __m256d b, __m256d& A, __m256d& B, __m256d& C, __m256d& D) {
+    __m256d h = _mm256_mul_pd(a, b);
+    __m256d r = _mm256_fmsub_pd(a, b, h);  // a b - h, one rounding: exact
+    __m256d al = _mm256_sub_pd(_mm256_add_pd(S1, h), S1), bp = _mm256_sub_pd(h, al);
+    __m256d be = _mm256_sub_pd(_mm256_add_pd(S2, bp), S2), ep = _mm256_sub_pd(bp, be);
+    __m256d t = _mm256_add_pd(ep, r);
+    __m256d ga = _mm256_sub_pd(_mm256_add_pd(S3, t), S3), de = _mm256_sub_pd(t, ga);
+    A = _mm256_add_pd(A, al);
+    B = _mm256_add_pd(B, be);
+    C = _mm256_add_pd(C, ga);
+    D = _mm256_add_pd(D, de);
+  };
   int64_t i = 0;
-  for (; i + L <= n; i += L)
-    for (int j = 0; j < L; ++j) {
-      double h = x[i + j] * y[i + j];
-      double r = std::fma(x[i + j], y[i + j], -h);
-      double al = (s1 + h) - s1, bp = h - al;
-      double be = (s2 + bp) - s2, ep = bp - be;
-      double t = ep + r;
-      double ga = (s3 + t) - s3, de = t - ga;
-      A[j] += al;
-      B[j] += be;
-      C[j] += ga;
-      D[j] += de;
-    }
-  for (; i < n; ++i) {
+  for (; i + 8 <= n; i += 8) {
+    step(_mm256_loadu_pd(x + i), _mm256_loadu_pd(y + i), A0, B0, C0, D0);
+    step(_mm256_loadu_pd(x + i + 4), _mm256_loadu_pd(y + i + 4), A1, B1, C1, D1);
+  }
+  alignas(32) double va[4], vb[4], vc[4], vd[4];
+  _mm256_store_pd(va, _mm256_add_pd(A0, A1));
+  _mm256_store_pd(vb, _mm256_add_pd(B0, B1));
+  _mm256_store_pd(vc, _mm256_add_pd(C0, C1));
+  _mm256_store_pd(vd, _mm256_add_pd(D0, D1));
+  AbgdSums s{0, 0, 0, 0};
+  for (int j = 0; j < 4; ++j) {
+    s.a += va[j];
+    s.b += vb[j];
+    s.c += vc[j];
+    s.d += vd[j];
+  }
+  for (; i < n; ++i) {  // the scalar tail: the same operations
     double h = x[i] * y[i];
     double r = std::fma(x[i], y[i], -h);
-    double al = (s1 + h) - s1, bp = h - al;
-    double be = (s2 + bp) - s2, ep = bp - be;
+    double al = (0x1p131 + h) - 0x1p131, bp = h - al;
+    double be = (0x1p105 + bp) - 0x1p105, ep = bp - be;
     double t = ep + r;
     double ga = (s3 + t) - s3, de = t - ga;
-    A[0] += al;
-    B[0] += be;
-    C[0] += ga;
-    D[0] += de;
+    s.a += al;
+    s.b += be;
+    s.c += ga;
+    s.d += de;
   }
-  double a = 0, b = 0, c = 0, d = 0;
-  for (int j = 0; j < L; ++j) {  // lane sums: still at most 2^26 pieces, exact
-    a += A[j];
-    b += B[j];
-    c += C[j];
-    d += D[j];
-  }
-  return add_mod(add_mod(mod_p(a, p), mod_p(b, p), p), add_mod(mod_p(c, p), mod_p(d, p), p), p);
+  return s;
+}
+
+// (alpha, beta, gamma, delta), round to nearest, one block of n <= kAbgdBlock elements:
+// returns the residue.
+inline double abgd_rn_block(const double* x, const double* y, int64_t n, double p) {
+  AbgdSums s = abgd_block_simd(x, y, n, 0x1p79);
+  return add_mod(add_mod(mod_p(s.a, p), mod_p(s.b, p), p), add_mod(mod_p(s.c, p), mod_p(s.d, p), p), p);
 }
 
 inline uint64_t abgd_rn(const double* x, const double* y, int64_t n, uint64_t p) {

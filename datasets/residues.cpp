@@ -251,7 +251,7 @@ Dataset generate_residues(const GenSpec& spec) {
     throw UsageError("unknown --dist '" + spec.dist + "' for the moddot family (valid: uniform, worst, sparse)");
   for (auto& [k, v] : spec.options)
     if (k != "p") throw UsageError("the moddot family has no data option --" + k);
-  const uint64_t p = prime_of(spec.options);
+  const uint64_t p = spec.options.count("p") ? parse_prime(spec.options.at("p"), "--p") : kModdotDefaultPrime;
   if (spec.n < 0 || spec.n > (int64_t(1) << 36)) throw UsageError("--n must be in [0, 2^36] for the moddot family");
   Dataset d;
   d.family = "moddot";

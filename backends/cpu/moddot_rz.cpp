@@ -109,7 +109,7 @@ __attribute__((noinline)) double lambda_body_rz(const double* x, const double* y
   return add_mod(hiA, add_mod(Sb, Sr, pd), pd);
 }
 
-// The same four sums without the case analysis, in four SIMD-friendly lanes (the cpu-mt
+// The same four sums without the case analysis, in AVX2 lanes (the cpu-mt
 // kernel; tested bit for bit against Algorithm 3 above and GMP). In round-toward-zero, with
 // [alpha, beta'] = ExtractScalar(2^131, h) and [beta, eps] = ExtractScalar(2^105, beta'):
 // eps = h mod 2^53 is a multiple of ulp(h) below 2^53, so eps <= 2^53 - ulp(h), and
@@ -118,33 +118,8 @@ __attribute__((noinline)) double lambda_body_rz(const double* x, const double* y
 // units of 2^79, 2^53, 2^26, 1 the pieces are below 2^25, 2^26, 2^27, 2^26: 2^26 of them sum
 // exactly, in any order (lanes included).
 __attribute__((noinline)) Sums abgd_block_rz_lanes(const double* x, const double* y, int64_t n) {
-  constexpr int L = 4;
-  const double s5 = 0x1p131, s4 = 0x1p105, s3 = 0x1p78;
-  double A[L] = {}, B[L] = {}, C[L] = {}, D[L] = {};
-  auto step = [&](int j, double a, double b) {
-    double h = a * b;
-    double r = std::fma(a, b, -h);
-    double al, bp, be, ep, ga, de;
-    extract(s5, h, al, bp);
-    extract(s4, bp, be, ep);
-    extract(s3, ep + r, ga, de);
-    A[j] += al;
-    B[j] += be;
-    C[j] += ga;
-    D[j] += de;
-  };
-  int64_t i = 0;
-  for (; i + L <= n; i += L)
-    for (int j = 0; j < L; ++j) step(j, x[i + j], y[i + j]);
-  for (; i < n; ++i) step(0, x[i], y[i]);
-  Sums s{0, 0, 0, 0};
-  for (int j = 0; j < L; ++j) {
-    s.a += A[j];
-    s.b += B[j];
-    s.c += C[j];
-    s.d += D[j];
-  }
-  return s;
+  AbgdSums s = abgd_block_simd(x, y, n, 0x1p78);  // core/moddot.hpp, here under FE_TOWARDZERO
+  return {s.a, s.b, s.c, s.d};
 }
 
 // Algorithm 3 over any n: blocks of 2^26, the four sums reduced (fmod, exact) between blocks.
