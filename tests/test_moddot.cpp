@@ -176,7 +176,9 @@ TEST(Moddot, BlockBoundariesAt2Pow26) {
   Dataset d = gen("uniform", B + 3, std::to_string(kModdotDefaultPrime), 5);
   const uint64_t ref = gmp_ref(d);
   for (auto& v : variants())
-    if (v.e->algo != "moddot-gmp") EXPECT_EQ(run(v, d), ref) << v.label;
+    if (v.e->algo != "moddot-gmp") {
+      EXPECT_EQ(run(v, d), ref) << v.label;
+    }
 }
 
 TEST(Moddot, RoundingModeIsRestoredAfterEveryCall) {
@@ -219,7 +221,9 @@ TEST(Moddot, FilesRoundTripAndBadInputIsRejected) {
     EXPECT_EQ(r.n, d.n);
     EXPECT_EQ(r.x, d.x);
     EXPECT_EQ(r.y, d.y);
-    if (std::string(ext) == ".txt") EXPECT_EQ(r.data.at("p"), "32771");
+    if (std::string(ext) == ".txt") {
+      EXPECT_EQ(r.data.at("p"), "32771");
+    }
   }
   auto write = [&](const std::string& name, const std::string& text) {
     std::string path = dir + "/" + name;
