@@ -34,7 +34,7 @@ def collect(paths):
             ds = run["dataset"]
             if ds.get("family") != "moddot":
                 continue
-            p = ds.get("data_params", {}).get("p", "?")
+            p = str(ds.get("data_params", {}).get("p", "?"))
             for row in run["results"]:
                 if row.get("error") or not row.get("time_s", {}).get("median"):
                     continue
