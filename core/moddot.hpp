@@ -201,5 +201,74 @@ inline uint64_t lambda_rn(const double* x, const double* y, int64_t n, uint64_t 
   return static_cast<uint64_t>(add_mod(hiA, add_mod(Sb, Sr, pd), pd));
 }
 
+
+// The lambda-algorithm in AVX2 lanes (the cpu-mt kernel): lane j takes elements i = j mod 4
+// and keeps its own three chunk sums, reduced after every lambda of its terms (Theorem 3's
+// condition per lane), then its own residues. The per-element operations are the same in both
+// rounding modes: ExtractScalar(2^(l+53), h) cuts at 2^(l+1) in round-to-nearest (derivation
+// above) and in round-toward-zero (the paper's Theorem 2: u sigma = 2^-52 2^(l+53)); the pieces
+// are in [-2^l, 2^(l+1)] and one conditional add or subtract of p makes each a field element;
+// reduce52 is exact in any mode. The round-toward-zero caller is backends/cpu/moddot_rz.cpp.
+inline uint64_t lambda_simd(const double* x, const double* y, int64_t n, uint64_t p) {
+  const double pd = static_cast<double>(p), pinv = 1.0 / pd;
+  const int l = split_level(p);
+  const double sigma = std::ldexp(1.0, l + 53), scale = std::ldexp(1.0, -(l + 1));
+  const int64_t lambda = lambda_of(p);
+  const __m256d P = _mm256_set1_pd(pd), PINV = _mm256_set1_pd(pinv), SIG = _mm256_set1_pd(sigma),
+                SC = _mm256_set1_pd(scale), Z = _mm256_setzero_pd();
+  auto field = [&](__m256d v) {
+    v = _mm256_add_pd(v, _mm256_and_pd(_mm256_cmp_pd(v, Z, _CMP_LT_OQ), P));
+    return _mm256_sub_pd(v, _mm256_and_pd(_mm256_cmp_pd(v, P, _CMP_GE_OQ), P));
+  };
+  auto reduce = [&](__m256d v) {  // reduce52, lane-wise
+    __m256d q = _mm256_floor_pd(_mm256_mul_pd(v, PINV));
+    __m256d r = _mm256_fnmadd_pd(q, P, v);
+    r = _mm256_add_pd(r, _mm256_and_pd(_mm256_cmp_pd(r, Z, _CMP_LT_OQ), P));
+    return _mm256_sub_pd(r, _mm256_and_pd(_mm256_cmp_pd(r, P, _CMP_GE_OQ), P));
+  };
+  auto addmod = [&](__m256d a, __m256d b) {
+    __m256d t = _mm256_add_pd(a, b);
+    return _mm256_sub_pd(t, _mm256_and_pd(_mm256_cmp_pd(t, P, _CMP_GE_OQ), P));
+  };
+  __m256d Sa = Z, Sb = Z, Sr = Z;
+  const int64_t full = n / 4 * 4;
+  for (int64_t i = 0; i < full;) {
+    const int64_t e = i + 4 * std::min(lambda, (full - i) / 4);
+    __m256d ca = Z, cb = Z, cr = Z;
+    for (; i < e; i += 4) {
+      __m256d a = _mm256_loadu_pd(x + i), b = _mm256_loadu_pd(y + i);
+      __m256d h = _mm256_mul_pd(a, b);
+      __m256d r = _mm256_fmsub_pd(a, b, h);
+      __m256d al = _mm256_sub_pd(_mm256_add_pd(SIG, h), SIG), be = _mm256_sub_pd(h, al);
+      ca = _mm256_add_pd(ca, field(_mm256_mul_pd(al, SC)));
+      cb = _mm256_add_pd(cb, field(be));
+      cr = _mm256_add_pd(cr, field(r));
+    }
+    Sa = addmod(Sa, reduce(ca));
+    Sb = addmod(Sb, reduce(cb));
+    Sr = addmod(Sr, reduce(cr));
+  }
+  alignas(32) double va[4], vb[4], vr[4];
+  _mm256_store_pd(va, Sa);
+  _mm256_store_pd(vb, Sb);
+  _mm256_store_pd(vr, Sr);
+  double sa = 0, sb = 0, sr = 0;
+  for (int j = 0; j < 4; ++j) {
+    sa = add_mod(sa, va[j], pd);
+    sb = add_mod(sb, vb[j], pd);
+    sr = add_mod(sr, vr[j], pd);
+  }
+  for (int64_t i = full; i < n; ++i) {  // at most 3 elements: each piece a field element
+    double h = x[i] * y[i];
+    double r = std::fma(x[i], y[i], -h);
+    double al = (sigma + h) - sigma, be = h - al;
+    sa = add_mod(sa, to_field(al * scale, pd), pd);
+    sb = add_mod(sb, to_field(be, pd), pd);
+    sr = add_mod(sr, to_field(r, pd), pd);
+  }
+  double hiA = mod_p(std::ldexp(sa, l + 1), pd);
+  return static_cast<uint64_t>(add_mod(hiA, add_mod(sb, sr, pd), pd));
+}
+
 }  // namespace
 }  // namespace accsum::moddot

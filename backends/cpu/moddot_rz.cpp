@@ -135,6 +135,12 @@ __attribute__((noinline)) double abgd_body_rz(const double* x, const double* y, 
   return acc;
 }
 
+// core/moddot.hpp's lambda_simd, here under FE_TOWARDZERO (noinline: nothing moves across
+// the change of mode).
+__attribute__((noinline)) uint64_t lambda_simd_rz(const double* x, const double* y, int64_t n, uint64_t p) {
+  return lambda_simd(x, y, n, p);
+}
+
 }  // namespace
 
 uint64_t abgd_rz(const double* x, const double* y, int64_t n, uint64_t p) {
@@ -153,6 +159,15 @@ uint64_t abgd_rz_lanes(const double* x, const double* y, int64_t n, uint64_t p) 
     r = abgd_body_rz<abgd_block_rz_lanes>(x, y, n, p);
   }
   return static_cast<uint64_t>(r);
+}
+
+uint64_t lambda_rz_lanes(const double* x, const double* y, int64_t n, uint64_t p) {
+  uint64_t r;
+  {
+    RoundTowardZero rz;
+    r = lambda_simd_rz(x, y, n, p);
+  }
+  return r;
 }
 
 uint64_t lambda_rz(const double* x, const double* y, int64_t n, uint64_t p) {

@@ -13,5 +13,7 @@ uint64_t abgd_rz(const double* x, const double* y, int64_t n, uint64_t p);    //
 // Algorithm 3's four sums without its case analysis, in SIMD lanes (the cpu-mt kernel).
 uint64_t abgd_rz_lanes(const double* x, const double* y, int64_t n, uint64_t p);
 uint64_t lambda_rz(const double* x, const double* y, int64_t n, uint64_t p);  // Theorem 3
+// The lambda-algorithm in AVX2 lanes (core/moddot.hpp lambda_simd) under FE_TOWARDZERO.
+uint64_t lambda_rz_lanes(const double* x, const double* y, int64_t n, uint64_t p);
 
 }  // namespace accsum::moddot

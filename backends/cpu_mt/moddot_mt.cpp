@@ -56,7 +56,10 @@ MakeFn make_paper(const std::string& algo) {
   return [algo](const Problem& pr, const Params& prm) -> std::unique_ptr<Kernel> {
     const std::string rounding = param_str(prm, "rounding");
     // abgd in round-toward-zero: the branch-free lane form of Algorithm 3 (same sums, exact).
-    moddot::ModFn f = algo == "abgd" && rounding == "rz" ? moddot::abgd_rz_lanes : moddot::kernel_of(algo, rounding);
+    // lambda: the AVX2 lane form (core/moddot.hpp lambda_simd; same residues, exact).
+    moddot::ModFn f = algo == "abgd" && rounding == "rz" ? moddot::abgd_rz_lanes
+                      : algo == "lambda"                 ? (rounding == "rz" ? moddot::lambda_rz_lanes : moddot::lambda_simd)
+                                                         : moddot::kernel_of(algo, rounding);
     return std::make_unique<MtKernel>(f, pr, cpu_mt::threads_of(prm));
   };
 }
