@@ -15,6 +15,7 @@
 #include "datasets/residues.hpp"
 
 #ifdef ACCSUM_HAVE_FLINT
+#include <dlfcn.h>
 #include <flint/nmod_vec.h>
 #endif
 
@@ -120,34 +121,65 @@ Registrar reg_abgd(AlgoEntry("moddot", "moddot-abgd", "cpu",
     .maker(make_paper("abgd")));
 
 #ifdef ACCSUM_HAVE_FLINT
-// FLINT's _nmod_vec_dot on limb vectors converted when the kernel is made (not timed).
+// FLINT's _nmod_vec_dot, from libflint loaded at run time (only its header is needed to build):
+// machines without the library (the GPU machine) run everything else, without moddot-flint.
+struct FlintApi {
+  mp_limb_t (*dot)(mp_srcptr, mp_srcptr, slong, nmod_t, int);
+  int (*bound_limbs)(slong, nmod_t);
+  mp_limb_t (*preinvert)(mp_limb_t);
+};
+const FlintApi* flint_api() {
+  static const FlintApi* api = []() -> const FlintApi* {
+    for (const char* name : {"libflint.so.17", "libflint.so.18", "libflint.so.19", "libflint.so"}) {
+      void* h = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+      if (!h) continue;
+      static FlintApi a;
+      a.dot = reinterpret_cast<decltype(a.dot)>(dlsym(h, "_nmod_vec_dot"));
+      a.bound_limbs = reinterpret_cast<decltype(a.bound_limbs)>(dlsym(h, "_nmod_vec_dot_bound_limbs"));
+      a.preinvert = reinterpret_cast<decltype(a.preinvert)>(dlsym(h, "n_preinvert_limb"));
+      if (a.dot && a.bound_limbs && a.preinvert) return &a;
+    }
+    return nullptr;
+  }();
+  return api;
+}
+
+// The limb vectors are converted when the kernel is made (not timed).
 class FlintKernel : public ScalarKernel {
  public:
-  FlintKernel(const Problem& pr, uint64_t p) : a_(pr.n), b_(pr.n) {
+  FlintKernel(const Problem& pr, uint64_t p) : api_(*flint_api()), a_(pr.n), b_(pr.n) {
     for (int64_t i = 0; i < pr.n; ++i) {
       a_[i] = static_cast<mp_limb_t>(pr.x[i]);
       b_[i] = static_cast<mp_limb_t>(pr.y[i]);
     }
-    nmod_init(&mod_, p);
-    nlimbs_ = _nmod_vec_dot_bound_limbs(static_cast<slong>(pr.n), mod_);
+    mod_.n = p;  // nmod_init, without linking FLINT
+    mod_.ninv = api_.preinvert(p);
+    mod_.norm = static_cast<mp_limb_t>(__builtin_clzll(p));
+    nlimbs_ = api_.bound_limbs(static_cast<slong>(pr.n), mod_);
   }
   double run() override {
     if (a_.empty()) return 0;
-    return static_cast<double>(_nmod_vec_dot(a_.data(), b_.data(), static_cast<slong>(a_.size()), mod_, nlimbs_));
+    return static_cast<double>(api_.dot(a_.data(), b_.data(), static_cast<slong>(a_.size()), mod_, nlimbs_));
   }
 
  private:
+  const FlintApi& api_;
   std::vector<mp_limb_t> a_, b_;
   nmod_t mod_;
   int nlimbs_ = 0;
 };
 
-Registrar reg_flint(AlgoEntry("moddot", "moddot-flint", "cpu",
-    "FLINT _nmod_vec_dot (limb vectors converted before timing)")
-    .promises(Guarantee::exact).promises_reproducible()
-    .maker([](const Problem& pr, const Params&) -> std::unique_ptr<Kernel> {
-      return std::make_unique<FlintKernel>(pr, prime_of(pr.data));
-    }));
+struct FlintRegistrar {
+  FlintRegistrar() {
+    if (!flint_api()) return;
+    registry().add(AlgoEntry("moddot", "moddot-flint", "cpu",
+        "FLINT _nmod_vec_dot (libflint loaded at run time; limb vectors converted before timing)")
+        .promises(Guarantee::exact).promises_reproducible()
+        .maker([](const Problem& pr, const Params&) -> std::unique_ptr<Kernel> {
+          return std::make_unique<FlintKernel>(pr, prime_of(pr.data));
+        }));
+  }
+} reg_flint;
 #endif
 
 }  // namespace
