@@ -18,12 +18,15 @@ const std::vector<std::string>& fpe_dist_names();
 // no overflow; multiplication also needs the products x_i y_j (i+j <= R-1) above 2^-969.
 std::string fpe_add_domain(const Params&, const ExactFacts& f);
 std::string fpe_mul_domain(const Params&, const ExactFacts& f);
-// Relative bounds: the safe addition relative to |x + y|, the multiplication relative to |x_0 y_0|.
+// Relative bounds in units of u^R = 2^(-53R) (so that R = 32 stays representable): the safe
+// addition relative to |x + y|, the multiplication relative to |x_0 y_0|. These are what the
+// entries' BoundFns return and what Metrics::bound shows for this family.
 double fpe_add_safe_bound(int R);
 double fpe_mul_bound(int R);
 
 inline int fpe_r_of(const Problem& p) {
   auto it = p.data.find("R");
+  if (it == p.data.end() && p.n == 0) return 2;  // no pairs: any R
   if (it == p.data.end()) throw UsageError("an fpe problem needs data R");
   return std::atoi(it->second.c_str());
 }

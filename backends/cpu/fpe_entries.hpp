@@ -21,7 +21,7 @@ inline const std::string& fpe_paper() {
 
 inline int fpe_r_of_facts(const ExactFacts& f) {
   auto it = f.family.find("R");
-  return it == f.family.end() ? 0 : static_cast<int>(it->second);
+  return it == f.family.end() ? 2 : static_cast<int>(it->second);
 }
 
 inline AlgoEntry fpe_entry_add_safe(const std::string& backend) {
@@ -29,7 +29,7 @@ inline AlgoEntry fpe_entry_add_safe(const std::string& backend) {
                    "data-parallel safe addition of R-term expansions (Algorithm 1), relative error ~2^(-50R-1)")
       .within_domain(fpe_add_domain)
       .bounded_by([](const Params&, const ExactFacts& f) { return fpe_add_safe_bound(fpe_r_of_facts(f)); },
-                  "relative to |x+y|: 2^(-Rp+3R-1)/(1-2^(1-p)) (1+2^(1-p)), p = 53: " + fpe_paper() +
+                  "relative to |x+y|, in units of 2^(-53R): 2^(3R-1)(1+2^-50), i.e. 2^(-Rp+3R-1)/(1-2^(1-p)) (1+2^(1-p)), p = 53: " + fpe_paper() +
                       ", Prop. III.1 and the bound after it");
 }
 
@@ -46,7 +46,7 @@ inline AlgoEntry fpe_entry_mul(const std::string& backend) {
                               {}, "0", true}})
       .within_domain(fpe_mul_domain)
       .bounded_by([](const Params&, const ExactFacts& f) { return fpe_mul_bound(fpe_r_of_facts(f)); },
-                  "relative to |x_0 y_0|: 2^(-(p-1)R)(R-1)[1 + 2^(p-2)(1+2^-p) + (R^3-R)((R-1)!)^2]: " + fpe_paper() +
+                  "relative to |x_0 y_0|, in units of 2^(-53R): 2^(-(p-1)R)(R-1)[1 + 2^(p-2)(1+2^-p) + (R^3-R)((R-1)!)^2]: " + fpe_paper() +
                       ", Prop. IV.2 (the renormalisation is error-free)");
 }
 
