@@ -233,6 +233,7 @@ ExactValue oracle_fpe(const Dataset& d) {
 // Per-pair judgement: worst relative error, within the relative bound, etc.
 struct PairStats {
   double max_rel = 0;        // |res - exact| / |exact|
+  double max_rel_log2 = -INFINITY;  // its log2, computed in MPFR (below 2^-1074 too)
   double max_rel_scale = 0;  // |res - exact| / scale (scale = |exact| for sums, |x_0 y_0| for products)
   double max_over_bound = 0; // (|res - exact| / scale) / bound
   int64_t over_bound = 0;
@@ -295,6 +296,7 @@ void judge_range(const FpeExact& e, const double* res, bool product, double boun
     double rel, rel_scale, over;
     if (!finite) {
       rel = rel_scale = over = INFINITY;
+      st.max_rel_log2 = INFINITY;
     } else {
       mpfr_sum(err, ptr.data(), static_cast<unsigned long>(m), MPFR_RNDA);
       mpfr_abs(err, err, MPFR_RNDN);
@@ -306,6 +308,16 @@ void judge_range(const FpeExact& e, const double* res, bool product, double boun
         return mpfr_get_d(rhs, MPFR_RNDU);
       };
       rel = ratio(ex);
+      if (!mpfr_zero_p(err)) {
+        double l2 = INFINITY;
+        if (!mpfr_zero_p(ex)) {
+          mpfr_div(rhs, err, ex, MPFR_RNDU);
+          long e2 = 0;
+          const double mant = mpfr_get_d_2exp(&e2, rhs, MPFR_RNDU);
+          l2 = static_cast<double>(e2) + std::log2(mant);
+        }
+        st.max_rel_log2 = std::max(st.max_rel_log2, l2);
+      }
       rel_scale = ratio(scale);
       over = 0;
       if (bound >= 0 && !mpfr_zero_p(err)) {
@@ -345,6 +357,7 @@ Metrics measure_fpe(const Result& r, const ExactValue& ref, double bound) {
   PairStats st;
   for (auto& p : part) {
     st.max_rel = std::max(st.max_rel, p.max_rel);
+    st.max_rel_log2 = std::max(st.max_rel_log2, p.max_rel_log2);
     st.max_rel_scale = std::max(st.max_rel_scale, p.max_rel_scale);
     st.max_over_bound = std::max(st.max_over_bound, p.max_over_bound);
     st.over_bound += p.over_bound;
@@ -359,7 +372,8 @@ Metrics measure_fpe(const Result& r, const ExactValue& ref, double bound) {
   m.abs_err = m.rel_err = st.max_rel;
   m.ulps = 0;
   const double cap = (53.0 * ex->R + 64) * std::log10(2.0);
-  m.digits = st.max_rel == 0 ? cap : std::clamp(-std::log10(st.max_rel), 0.0, cap);
+  m.digits = std::isinf(st.max_rel_log2) && st.max_rel_log2 < 0 ? cap
+                                                                 : std::clamp(-st.max_rel_log2 * std::log10(2.0), 0.0, cap);
   const int64_t finite_pairs = ex->n - st.special;
   m.correctly_rounded = st.special_bad == 0 && st.exact == finite_pairs;
   m.faithful = m.correctly_rounded;
@@ -369,7 +383,7 @@ Metrics measure_fpe(const Result& r, const ExactValue& ref, double bound) {
   m.extra = {{"pairs", static_cast<double>(ex->n)},
              {"R", static_cast<double>(ex->R)},
              {"max_rel_err", st.max_rel},
-             {"max_rel_err_log2", st.max_rel > 0 ? std::log2(st.max_rel) : -INFINITY},
+             {"max_rel_err_log2", st.max_rel_log2},
              {"max_err_over_scale", st.max_rel_scale},
              {"max_err_over_bound", st.max_over_bound},
              {"bound_rel_log2", bound >= 0 ? std::log2(bound) - kP * ex->R : NAN},
