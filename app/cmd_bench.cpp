@@ -63,7 +63,8 @@ std::vector<GenSpec> specs_of(const DataArgs& d, const FamilyDescriptor& f) {
     combos = next;
   }
   std::vector<GenSpec> out;
-  for (int64_t n : parse_sizes(d.n))
+  const std::string& sizes = !d.n.empty() ? d.n : !f.default_n.empty() ? f.default_n : std::string("2^24");
+  for (int64_t n : parse_sizes(sizes))
     for (auto& opts : combos) {
       GenSpec s;
       s.dist = dist;
