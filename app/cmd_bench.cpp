@@ -29,56 +29,6 @@ void emit(const OutArgs& o, const std::string& text, const std::string& json) {
 
 namespace {
 
-const DataOption* option_of(const FamilyDescriptor& f, const std::string& name) {
-  for (auto& o : f.options)
-    if (o.name == name) return &o;
-  return nullptr;
-}
-
-std::string pick_dist(const DataArgs& d, const FamilyDescriptor& f) {
-  if (!d.dist.empty()) return d.dist;
-  for (auto& [name, value] : d.options)
-    if (auto* o = option_of(f, name); o && !o->implies_dist.empty()) return o->implies_dist;
-  return f.dists.front();
-}
-
-}  // namespace
-
-std::vector<GenSpec> specs_of(const DataArgs& d, const FamilyDescriptor& f) {
-  const std::string dist = pick_dist(d, f);
-  // Every data option this family has, as a list; the sweep is their product.
-  std::vector<Params> combos{Params{}};
-  for (auto& [name, list] : d.options) {
-    const DataOption* o = option_of(f, name);
-    if (!o) continue;  // another family's option
-    if (!o->dists.empty() && std::find(o->dists.begin(), o->dists.end(), dist) == o->dists.end())
-      throw UsageError("--" + name + " applies to --dist=" + fmt::format("{}", fmt::join(o->dists, "|")) + " only");
-    std::vector<Params> next;
-    for (auto& base : combos)
-      for (auto& v : split_list(list)) {
-        Params p = base;
-        p[name] = v;
-        next.push_back(p);
-      }
-    combos = next;
-  }
-  std::vector<GenSpec> out;
-  const std::string& sizes = !d.n.empty() ? d.n : !f.default_n.empty() ? f.default_n : std::string("2^24");
-  for (int64_t n : parse_sizes(sizes))
-    for (auto& opts : combos) {
-      GenSpec s;
-      s.dist = dist;
-      s.family = f.name;
-      s.n = n;
-      s.seed = d.seed;
-      s.options = opts;
-      out.push_back(s);
-    }
-  return out;
-}
-
-namespace {
-
 // Every family the selection touches, in registration order.
 std::vector<const FamilyDescriptor*> families_of(const std::vector<Selection>& sel) {
   std::vector<const FamilyDescriptor*> out;
@@ -89,8 +39,9 @@ std::vector<const FamilyDescriptor*> families_of(const std::vector<Selection>& s
 }
 
 void check_options_known(const DataArgs& d, const std::vector<const FamilyDescriptor*>& fams) {
-  for (auto& [name, list] : d.options) {
-    bool known = std::any_of(fams.begin(), fams.end(), [&](auto* f) { return option_of(*f, name) != nullptr; });
+  for (auto& option : d.options) {
+    const std::string& name = option.first;  // (clang 14 cannot capture a structured binding)
+    bool known = std::any_of(fams.begin(), fams.end(), [&](auto* f) { return find_option(*f, name) != nullptr; });
     if (!known) throw UsageError("no selected algorithm's family takes --" + name);
   }
 }

@@ -74,9 +74,11 @@ void add_data_options(CLI::App* cmd, DataArgs& d) {
     for (auto& o : f.options) option_help.emplace(o.name, o.help);
   }
   cmd->add_option("--dist", d.dist, "generator (" + dists + "default: the family's first)");
-  for (auto& [name, help] : option_help)
+  for (auto& [name, help] : option_help) {
+    std::string key = name;  // (clang 14 cannot capture a structured binding)
     cmd->add_option_function<std::string>(
-        "--" + name, [&d, name](const std::string& v) { d.options[name] = v; }, help);
+        "--" + key, [&d, key](const std::string& v) { d.options[key] = v; }, help);
+  }
   cmd->add_option("--input", d.input, "read the data from a file (" + formats + ")");
   add_seed_option(cmd, d.seed);
 }

@@ -8,6 +8,12 @@ std::vector<FamilyDescriptor>& store() {
 }
 }  // namespace
 
+const DataOption* find_option(const FamilyDescriptor& f, const std::string& name) {
+  for (auto& o : f.options)
+    if (o.name == name) return &o;
+  return nullptr;
+}
+
 void register_family(FamilyDescriptor f) {
   if (find_family(f.name)) throw std::logic_error("family registered twice: " + f.name);
   store().push_back(std::move(f));

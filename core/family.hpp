@@ -88,6 +88,9 @@ struct FamilyDescriptor {
   bool info_probe = false;  // `accsum info` times this family's baselines as the machine's yardstick
 };
 
+// The data option `name` of f, or null.
+const DataOption* find_option(const FamilyDescriptor& f, const std::string& name);
+
 void register_family(FamilyDescriptor f);
 // Registration order; the CLI lists and sweeps families in this order.
 const std::vector<FamilyDescriptor>& families();

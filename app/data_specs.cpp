@@ -1,0 +1,56 @@
+// The datasets a command's data options ask for (app/commands.hpp specs_of): shared by bench
+// and gen, and linked by the CLI fuzzer, which checks the same values without generating.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "app/commands.hpp"
+#include "app/parse.hpp"
+
+namespace accsum::cli {
+
+namespace {
+
+std::string pick_dist(const DataArgs& d, const FamilyDescriptor& f) {
+  if (!d.dist.empty()) return d.dist;
+  for (auto& [name, value] : d.options)
+    if (auto* o = find_option(f, name); o && !o->implies_dist.empty()) return o->implies_dist;
+  return f.dists.front();
+}
+
+}  // namespace
+
+std::vector<GenSpec> specs_of(const DataArgs& d, const FamilyDescriptor& f) {
+  const std::string dist = pick_dist(d, f);
+  // Every data option this family has, as a list; the sweep is their product.
+  std::vector<Params> combos{Params{}};
+  for (auto& [name, list] : d.options) {
+    const DataOption* o = find_option(f, name);
+    if (!o) continue;  // another family's option
+    if (!o->dists.empty() && std::find(o->dists.begin(), o->dists.end(), dist) == o->dists.end())
+      throw UsageError("--" + name + " applies to --dist=" + fmt::format("{}", fmt::join(o->dists, "|")) + " only");
+    std::vector<Params> next;
+    for (auto& base : combos)
+      for (auto& v : split_list(list)) {
+        Params p = base;
+        p[name] = v;
+        next.push_back(p);
+      }
+    combos = next;
+  }
+  std::vector<GenSpec> out;
+  const std::string& sizes = !d.n.empty() ? d.n : !f.default_n.empty() ? f.default_n : std::string("2^24");
+  for (int64_t n : parse_sizes(sizes))
+    for (auto& opts : combos) {
+      GenSpec s;
+      s.dist = dist;
+      s.family = f.name;
+      s.n = n;
+      s.seed = d.seed;
+      s.options = opts;
+      out.push_back(s);
+    }
+  return out;
+}
+
+}  // namespace accsum::cli
