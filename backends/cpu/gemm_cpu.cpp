@@ -1,7 +1,9 @@
 // The gemm family on the cpu backend: sgemm, sgemm-kahan, sgemm-dcs (core/gemm_serial.hpp, after
 // Badin, Bic, Dillencourt, Nicolau, "Improving accuracy for matrix multiplications on GPUs",
 // 2011, Figs. 1-3) and OpenBLAS cblas_sgemm on one thread as the baseline.
+#if defined(ACCSUM_HAVE_OPENBLAS)
 #include <cblas.h>
+#endif
 
 #include <algorithm>
 #include <cstdlib>
@@ -129,6 +131,7 @@ Registrar reg_dcs(AlgoEntry("gemm", "sgemm-dcs", "cpu",
 
 }  // namespace
 
+#if defined(ACCSUM_HAVE_OPENBLAS)
 // OpenBLAS cblas_sgemm with `threads` threads (the vendor baseline on the host backends).
 class OpenblasKernel : public Kernel {
  public:
@@ -160,5 +163,7 @@ Registrar reg_openblas(AlgoEntry("gemm", "openblas-sgemm", "cpu", "OpenBLAS cbla
                            .baseline()
                            .maker([](const Problem& p, const Params&) { return make_openblas(p, 1); }));
 }  // namespace
+
+#endif
 
 }  // namespace accsum::gemm

@@ -12,7 +12,9 @@
 
 namespace accsum::gemm {
 
+#if defined(ACCSUM_HAVE_OPENBLAS)
 std::unique_ptr<Kernel> make_openblas(const Problem& p, int threads);
+#endif
 
 namespace {
 
@@ -57,12 +59,14 @@ Registrar reg_dcs(AlgoEntry("gemm", "sgemm-dcs", "cpu-mt", "selective doubly com
                       .with_params({tile_param(), fma_param(), cpu_mt::threads_param()})
                       .maker(make_mt<kDcs>)
                       .shapes(cpu_mt::thread_variants));
+#if defined(ACCSUM_HAVE_OPENBLAS)
 Registrar reg_openblas(AlgoEntry("gemm", "openblas-sgemm", "cpu-mt", "OpenBLAS cblas_sgemm, threaded (baseline)")
                            .baseline()
                            .with_params({cpu_mt::threads_param()})
                            .maker([](const Problem& p, const Params& prm) {
                              return make_openblas(p, cpu_mt::threads_of(prm));
                            }));
+#endif
 
 }  // namespace
 }  // namespace accsum::gemm
