@@ -389,3 +389,17 @@ TEST(GemmCli, CommittedCpuTableIsReproduced) {
   EXPECT_EQ(r.out, committed) << "accsum table --suite=gemm --backend=cpu --n=128 no longer reproduces "
                                  "results/gemm_table_cpu.md (regenerate it with OPENBLAS_CORETYPE=Haswell)";
 }
+
+// OpenCL (PoCL in CI): the same tiled algorithm, bit for bit the cpu backend's.
+TEST(GemmOpenCL, BitForBitTheCpuDefinition) {
+  const BackendInfo* b = registry().backend("opencl");
+  if (!b || (b->available && !b->available())) GTEST_SKIP() << "no OpenCL device";
+  for (auto& [dist, shape] : std::vector<std::pair<std::string, std::string>>{
+           {"uniform", "1,1,1"}, {"uniform-sym", "33,17,65"}, {"illcond", "20,9,131"}, {"specials", "18,21,40"}}) {
+    Dataset d = gen(dist, shape, 4, {{"alpha", "-1.5"}, {"beta", "0.75"}});
+    for (auto& algo : kOurs)
+      for (auto& p : param_sets(algo))
+        EXPECT_TRUE(same_bits(run(algo, "opencl", d, p), run(algo, "cpu", d, p)))
+            << algo << " " << dist << " " << shape << " tile " << (p.count("tile") ? p.at("tile") : "-") << " fma " << p.at("fma");
+  }
+}
