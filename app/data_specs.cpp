@@ -31,7 +31,7 @@ std::vector<GenSpec> specs_of(const DataArgs& d, const FamilyDescriptor& f) {
       throw UsageError("--" + name + " applies to --dist=" + fmt::format("{}", fmt::join(o->dists, "|")) + " only");
     std::vector<Params> next;
     for (auto& base : combos)
-      for (auto& v : split_list(list)) {
+      for (auto& v : o->sweeps ? split_list(list) : std::vector<std::string>{list}) {
         Params p = base;
         p[name] = v;
         next.push_back(p);

@@ -23,6 +23,7 @@ struct DataOption {
   std::string help;
   std::vector<std::string> dists;  // the generators it applies to (empty: all)
   std::string implies_dist;        // generator chosen when this option is given without --dist
+  bool sweeps = true;              // false: the value is passed whole, commas included (--shape=M,N,K)
 };
 
 // One column of a paper-style table: an algorithm with parameters, found on the table's backend.
