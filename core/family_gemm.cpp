@@ -2,7 +2,7 @@
 // entry against the exact product rounded once to float (core/gemm_oracle.hpp).
 //
 // Sizes: --shape=M,N,K gives A (M x K), B (K x N), C (M x N); without it --n=N is the square size
-// M = N = K (the vector families' default n, 2^24, is far too large: give one of them).
+// M = N = K; with neither, 512 (the vector families' 2^24 would be far too large).
 // --alpha, --beta (default 1, 0; rounded to float). Generators: uniform (U[0,1), default),
 // uniform-sym (U[-1,1)), loguniform (--range), illcond (--cond), specials (NaN / infinities).
 //
@@ -180,6 +180,7 @@ FamilyDescriptor gemm_family() {
   f.inputs = "A: f32[M,K], B: f32[K,N], C: f32[M,N], alpha, beta";
   f.result = "M x N floats, column-major; reference: each entry's exact value rounded once to float";
   f.unit = "FLOP";
+  f.default_n = "512";  // square 512 x 512 x 512 when neither --n nor --shape is given
   f.units = [](const Dataset& d) { return 2.0 * double(d.rows) * double(d.cols) * double(d.inner); };
   f.bytes = [](const Dataset& d) {
     return 4.0 * (double(d.rows) * d.inner + double(d.inner) * d.cols + 2.0 * double(d.rows) * d.cols);
