@@ -12,7 +12,7 @@
 namespace accsum::cli {
 
 struct DataArgs {
-  std::string n = "2^24";
+  std::string n;  // "" = the family's default_n, else 2^24
   std::string dist;   // "" = the family's first generator, or the one a data option implies
   std::map<std::string, std::string> options;  // family data options (--range, --cond, ...): lists
   std::string input;  // a file instead of a generator

@@ -31,7 +31,7 @@ std::vector<GenSpec> specs_of(const DataArgs& d, const FamilyDescriptor& f) {
       throw UsageError("--" + name + " applies to --dist=" + fmt::format("{}", fmt::join(o->dists, "|")) + " only");
     std::vector<Params> next;
     for (auto& base : combos)
-      for (auto& v : split_list(list)) {
+      for (auto& v : o->sweeps ? split_list(list) : std::vector<std::string>{list}) {
         Params p = base;
         p[name] = v;
         next.push_back(p);
@@ -39,7 +39,8 @@ std::vector<GenSpec> specs_of(const DataArgs& d, const FamilyDescriptor& f) {
     combos = next;
   }
   std::vector<GenSpec> out;
-  for (int64_t n : parse_sizes(d.n))
+  const std::string& sizes = !d.n.empty() ? d.n : !f.default_n.empty() ? f.default_n : std::string("2^24");
+  for (int64_t n : parse_sizes(sizes))
     for (auto& opts : combos) {
       GenSpec s;
       s.dist = dist;

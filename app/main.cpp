@@ -63,8 +63,9 @@ void reject_ignored_data_options(CLI::App* cmd, const DataArgs& d, bool is_gen) 
 }
 
 void add_data_options(CLI::App* cmd, DataArgs& d) {
-  cmd->add_option("--n", d.n, "elements: 1e6, 2^24, a list 2^10,2^20 or a doubling range 2^10:2^28")
-      ->capture_default_str();
+  cmd->add_option("--n", d.n,
+                  "elements: 1e6, 2^24, a list 2^10,2^20 or a doubling range 2^10:2^28 (default 2^24, or the "
+                  "family's own default)");
   std::string dists, formats;
   std::map<std::string, std::string> option_help;  // every family's data options, once each
   for (auto& f : accsum::families()) {

@@ -23,6 +23,7 @@ struct DataOption {
   std::string help;
   std::vector<std::string> dists;  // the generators it applies to (empty: all)
   std::string implies_dist;        // generator chosen when this option is given without --dist
+  bool sweeps = true;              // false: the value is passed whole, commas included (--shape=M,N,K)
 };
 
 // One column of a paper-style table: an algorithm with parameters, found on the table's backend.
@@ -58,6 +59,7 @@ struct FamilyDescriptor {
   std::string inputs;        // e.g. "x: f64[n]", "A: f32[m,k], B: f32[k,n]"
   std::string result;        // e.g. "one binary64 value, correctly rounded reference"
   std::string unit;          // throughput unit: "additions", "elements", "FLOP", "operations"
+  std::string default_n;     // --n when none is given ("" = the CLI's 2^24), e.g. "2^16"
   std::function<double(const Dataset&)> units;  // units of work in one run
   std::function<double(const Dataset&)> bytes;  // bytes one run must at least move
   std::function<double(const GenSpec&)> input_bytes;  // bytes a generated dataset holds (memory pre-check)

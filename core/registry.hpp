@@ -67,7 +67,10 @@ struct Problem {
 // binary64 (floats widen exactly, residues are below 2^52).
 struct Result {
   std::vector<double> values;
-  static Result scalar(double v) { return Result{{v}}; }
+  // What the values are, in the family's terms, for families whose algorithms compute different
+  // things from the same data (e.g. "sum" or "product" of two expansions); "" otherwise.
+  std::string what;
+  static Result scalar(double v) { return Result{{v}, {}}; }
   double scalar() const;  // the one value; throws std::logic_error when there are several
 };
 
@@ -128,6 +131,9 @@ struct ExactFacts {
   double max_abs_y = 0;    // max |y_i| over finite y_i (0 without y)
   bool products_underflow = false;      // some nonzero exact product x_i*y_i is below 2^-1022
   bool partial_sums_may_overflow = false;  // S exceeds what any partial sum or EFT can hold
+  // Family-specific facts by name (1/0 for yes/no), for families whose bounds are not stated in
+  // the sum-oriented fields above.
+  std::map<std::string, double> family;
 };
 
 // The domain of a proven bound: "" inside, else why the bound claims nothing on these data.

@@ -7,6 +7,9 @@ PKGS=(
   libfmt-dev            # fmt: formatting of tables and hex floats
   nlohmann-json3-dev    # nlohmann/json: the accsum-report/1 JSON documents
   libmpfr-dev libgmp-dev  # MPFR/GMP: the exact oracle
+  libflint-dev          # FLINT: the _nmod_vec_dot baseline of the moddot family
+  libqd-dev             # QD: dd_real / qd_real baselines of the fpe family
+  libopenblas-dev       # OpenBLAS cblas_sgemm: the gemm family's host baseline
   libgtest-dev          # GoogleTest: unit, property and CLI tests
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo  # OpenCL ICD loader + PoCL CPU device
   libopenmpi-dev openmpi-bin  # MPI backend

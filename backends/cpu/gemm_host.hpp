@@ -1,0 +1,31 @@
+#pragma once
+// Host SGEMM with selective compensation (core/gemm_serial.hpp), cache-blocked: a block of IB
+// rows times JB columns keeps its running totals in small arrays, and every entry still receives
+// its products in the order k = 0..K-1 with exactly the operations of gemm::dot_entry, so the
+// result is bit for bit the readable definition's (tests/test_gemm.cpp checks it). cpu runs the
+// column blocks in order, cpu-mt spreads them over threads.
+#include <cstdint>
+#include <string>
+
+#include "core/registry.hpp"
+
+namespace accsum::gemm {
+
+struct HostGemmSpec {
+  int comp = 0;  // gemm::Comp
+  int tile = 64;
+  bool fma = true;
+  float alpha = 1.0f, beta = 0.0f;
+};
+
+// alpha and beta of a problem (Problem::data "alpha", "beta": exact hex floats; defaults 1, 0).
+float data_float(const Params& data, const std::string& key, float def);
+HostGemmSpec host_spec(const Problem& p, int comp, const Params& prm);
+
+// Columns [j0, j1) of C = alpha*A*B + beta*C into out (column-major, ldc = rows).
+void host_gemm_columns(const Problem& p, const HostGemmSpec& s, float* out, int64_t j0, int64_t j1);
+
+// The column blocks host_gemm_columns is called on by cpu-mt (whole blocks per thread).
+constexpr int64_t kHostColumnBlock = 4;
+
+}  // namespace accsum::gemm

@@ -1,0 +1,19 @@
+#pragma once
+// The round-toward-zero kernels of Jean, Graillat, "A parallel algorithm for dot product over
+// word-size finite field using floating-point arithmetic", SYNASC 2010, as published: defined
+// in moddot_rz.cpp, the one translation unit built with -frounding-math. Each call switches
+// the calling thread to FE_TOWARDZERO for the kernel only and restores the caller's mode on
+// every exit path (normal return or exception).
+#include <cstdint>
+
+namespace accsum::moddot {
+
+// sum x_i y_i mod p: x_i, y_i in [0, p), p - 1 < 2^52.
+uint64_t abgd_rz(const double* x, const double* y, int64_t n, uint64_t p);    // Algorithm 3
+// Algorithm 3's four sums without its case analysis, in SIMD lanes (the cpu-mt kernel).
+uint64_t abgd_rz_lanes(const double* x, const double* y, int64_t n, uint64_t p);
+uint64_t lambda_rz(const double* x, const double* y, int64_t n, uint64_t p);  // Theorem 3
+// The lambda-algorithm in AVX2 lanes (core/moddot.hpp lambda_simd) under FE_TOWARDZERO.
+uint64_t lambda_rz_lanes(const double* x, const double* y, int64_t n, uint64_t p);
+
+}  // namespace accsum::moddot

@@ -1,0 +1,318 @@
+// The fpe family on CUDA (Collange, Joldes, Muller, Popescu, "Parallel floating-point expansions
+// for extended-precision GPU computations", ASAP 2016, Sec. V):
+//  - data-parallel (fpe-add-safe, fpe-add-fast, fpe-mul): warp-synchronous, one expansion term per
+//    lane, 32/R expansions per warp; the vector shifts of core/fpe_ops.hpp are width-R shuffles
+//    and its any() a ballot restricted to the expansion's lanes (so every expansion runs exactly
+//    the rounds of the serial definition: the bits equal the cpu backend's);
+//  - sequential (fpe-seq-add, fpe-seq-mul): one expansion per thread, the serial definition itself.
+// shared=1 is the paper's memory-constrained case: the kernel also holds 256 bytes of shared
+// memory per expansion term (per lane for the data-parallel kernels, R * 256 per thread for the
+// sequential ones), which limits how many threads an SM can keep resident.
+#include <memory>
+#include <string>
+
+#include "backends/cpu/fpe_entries.hpp"
+#include "backends/cuda/blocks/warp.cuh"
+#include "backends/cuda/cuda_common.cuh"
+#include "core/eft.hpp"
+#include "core/fpe_ops.hpp"
+
+namespace accsum {
+namespace {
+
+using cuda::DeviceBuffer;
+using cuda::EventTimer;
+using cuda::kFullMask;
+using cuda::kWarpThreads;
+
+constexpr int kSharedBytesPerTerm = 256;
+constexpr int kSharedDoublesPerTerm = kSharedBytesPerTerm / 8;
+
+// ---- warp pieces: one R-lane vector per expansion ----
+
+template <int R>
+__device__ __forceinline__ double lanes_shift_up(double v, double in, int t) {
+  double u = __shfl_up_sync(kFullMask, v, 1, R);
+  return t == 0 ? in : u;
+}
+template <int R>
+__device__ __forceinline__ double lanes_broadcast(double v, int i) {
+  return __shfl_sync(kFullMask, v, i, R);
+}
+// any() over this expansion's lanes only (mask: its R bits of the warp).
+__device__ __forceinline__ bool lanes_any(bool p, unsigned mask) { return (__ballot_sync(kFullMask, p) & mask) != 0; }
+
+template <int R>
+__device__ __forceinline__ unsigned lanes_mask(int lane) {
+  const unsigned bits = R == 32 ? 0xFFFFFFFFu : ((1u << R) - 1u);
+  return bits << (lane & ~(R - 1));
+}
+
+// Algorithm 1, lane t of the expansion (fpe::add_safe, lane by lane).
+template <int R>
+__device__ double warp_add_safe(double x, double y, int t, unsigned) {
+  double s, e;
+  two_sum(t == 0 ? x : 0.0, t == 0 ? y : 0.0, s, e);
+  for (int i = 1; i < R; ++i) {
+    double ep = lanes_shift_up<R>(e, lanes_broadcast<R>(x, i), t);
+    two_sum(s, ep, s, e);
+    ep = lanes_shift_up<R>(e, lanes_broadcast<R>(y, i), t);
+    two_sum(s, ep, s, e);
+  }
+  for (int i = 1; i <= R - 2; ++i) {
+    double ep = lanes_shift_up<R>(e, 0.0, t);
+    two_sum(s, ep, s, e);
+  }
+  return __dadd_rn(s, lanes_shift_up<R>(e, 0.0, t));
+}
+
+// The fast addition (fpe::add_fast), lane t.
+template <int R>
+__device__ double warp_add_fast(double x, double y, int t, unsigned) {
+  double s, e;
+  two_sum(x, y, s, e);
+  for (int i = 1; i <= R - 2; ++i) {
+    double ep = lanes_shift_up<R>(e, 0.0, t);
+    two_sum(s, ep, s, e);
+  }
+  return __dadd_rn(s, lanes_shift_up<R>(e, 0.0, t));
+}
+
+template <int R>
+__device__ __forceinline__ void warp_propagate(double& s, double& e, int t, unsigned mask) {
+  for (int round = 0; round < R && lanes_any(e != 0.0, mask); ++round) {
+    two_sum(s, e, s, e);
+    e = lanes_shift_up<R>(e, 0.0, t);
+  }
+}
+
+// Algorithm 2 as the paper's Fig. 7 (fpe::mul, lane t); renorm: the sequential renormalisation
+// of the R terms, run redundantly by every lane on the gathered vector.
+template <int R, bool RENORM>
+__device__ double warp_mul(double x, double y, int t, unsigned mask) {
+  double s = 0.0, r = 0.0;
+  for (int i = 0; i < R - 1; ++i) {
+    const double yi = lanes_broadcast<R>(y, i);
+    double p, e, ep;
+    two_prod_fma(x, yi, p, e);
+    two_sum(s, p, s, ep);
+    const double s0 = lanes_broadcast<R>(s, 0);
+    if (t == i) r = s0;
+    s = __shfl_down_sync(kFullMask, s, 1, R);
+    if (t == R - 1) s = 0.0;
+    warp_propagate<R>(s, e, t, mask);
+    warp_propagate<R>(s, ep, t, mask);
+  }
+  s = __dadd_rn(s, __dmul_rn(x, lanes_broadcast<R>(y, R - 1)));
+  const double s0 = lanes_broadcast<R>(s, 0);
+  if (t == R - 1) r = s0;
+  if (RENORM) {
+    double v[R], out[R];
+    for (int l = 0; l < R; ++l) v[l] = lanes_broadcast<R>(r, l);
+    fpe::renormalize(v, R, out, R);
+    for (int l = 0; l < R; ++l)
+      if (l == t) r = out[l];
+  }
+  return r;
+}
+
+enum Op { kSafe, kFast, kMul, kMulRenorm, kSeqAdd, kSeqMul };
+
+template <int R, int OP>
+__device__ double lane_op(double x, double y, int t, unsigned mask) {
+  if (OP == kSafe) return warp_add_safe<R>(x, y, t, mask);
+  if (OP == kFast) return warp_add_fast<R>(x, y, t, mask);
+  if (OP == kMul) return warp_mul<R, false>(x, y, t, mask);
+  return warp_mul<R, true>(x, y, t, mask);
+}
+
+// Data-parallel kernel: the warp walks 32 consecutive terms at a time (32/R whole expansions, as
+// R divides 32), every lane of the warp taking part in every shuffle.
+template <int R, int OP, bool SHARED>
+__global__ void fpe_lanes_kernel(const double* __restrict__ x, const double* __restrict__ y, double* __restrict__ out,
+                                 int64_t terms) {
+  extern __shared__ double pad[];
+  const int lane = cuda::lane_of(threadIdx.x);
+  const int t = lane & (R - 1);
+  const unsigned mask = lanes_mask<R>(lane);
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t base = static_cast<int64_t>(blockIdx.x) * blockDim.x + (threadIdx.x - lane); base < terms; base += stride) {
+    const int64_t i = base + lane;
+    const bool in = i < terms;
+    double xv = in ? x[i] : 0.0, yv = in ? y[i] : 0.0;
+    if (SHARED) {  // the application's intermediate data: 256 bytes per term
+      double* mine = pad + static_cast<size_t>(threadIdx.x) * kSharedDoublesPerTerm;
+      mine[0] = xv;
+      mine[kSharedDoublesPerTerm - 1] = yv;
+      __syncwarp();
+      xv = mine[0];
+      yv = mine[kSharedDoublesPerTerm - 1];
+    }
+    const double r = lane_op<R, OP>(xv, yv, t, mask);
+    if (in) out[i] = r;
+  }
+}
+
+// Sequential kernel: one expansion per thread, the serial definition.
+template <int R, int OP, bool SHARED>
+__global__ void fpe_seq_kernel(const double* __restrict__ x, const double* __restrict__ y, double* __restrict__ out,
+                               int64_t n) {
+  extern __shared__ double pad[];
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < n; k += stride) {
+    double a[R], b[R], s[R];
+    for (int l = 0; l < R; ++l) {
+      a[l] = x[k * R + l];
+      b[l] = y[k * R + l];
+    }
+    if (SHARED) {  // 256 bytes per term: R * 256 per thread
+      double* mine = pad + static_cast<size_t>(threadIdx.x) * R * kSharedDoublesPerTerm;
+      for (int l = 0; l < R; ++l) mine[l * kSharedDoublesPerTerm] = a[l];
+      for (int l = 0; l < R; ++l) a[l] = mine[l * kSharedDoublesPerTerm];
+    }
+    if (OP == kSeqAdd) fpe::seq_add(a, b, s, R);
+    else fpe::seq_mul(a, b, s, R);
+    for (int l = 0; l < R; ++l) out[k * R + l] = s[l];
+  }
+}
+
+using LaunchFn = void (*)(const double*, const double*, double*, int64_t, int shared_bytes_per_term, int block);
+
+int sm_count() {
+  int dev = 0, sms = 0;
+  ACCSUM_CUDA_CHECK(cudaGetDevice(&dev));
+  ACCSUM_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  return sms;
+}
+
+int max_shared_per_block() {
+  int dev = 0, v = 0;
+  ACCSUM_CUDA_CHECK(cudaGetDevice(&dev));
+  ACCSUM_CUDA_CHECK(cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+  return v;
+}
+
+template <int R, int OP, bool SHARED>
+void launch_lanes(const double* x, const double* y, double* out, int64_t n, int, int block) {
+  const int64_t terms = n * R;
+  const size_t shm = SHARED ? static_cast<size_t>(block) * kSharedBytesPerTerm : 0;
+  auto kern = fpe_lanes_kernel<R, OP, SHARED>;
+  if (SHARED) ACCSUM_CUDA_CHECK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shm)));
+  const int64_t want = (terms + block - 1) / block;
+  const int grid = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(want, 64LL * sm_count())));
+  kern<<<grid, block, shm>>>(x, y, out, terms);
+  ACCSUM_CUDA_CHECK(cudaGetLastError());
+}
+
+template <int R, int OP, bool SHARED>
+void launch_seq(const double* x, const double* y, double* out, int64_t n, int, int block) {
+  size_t shm = 0;
+  if (SHARED) {
+    // R * 256 bytes per thread: as many threads per block as the shared memory allows.
+    const int per_thread = R * kSharedBytesPerTerm;
+    block = std::max(1, std::min(block, max_shared_per_block() / per_thread));
+    shm = static_cast<size_t>(block) * per_thread;
+  }
+  auto kern = fpe_seq_kernel<R, OP, SHARED>;
+  if (SHARED) ACCSUM_CUDA_CHECK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shm)));
+  const int64_t want = (n + block - 1) / block;
+  const int grid = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(want, 64LL * sm_count())));
+  kern<<<grid, block, shm>>>(x, y, out, n);
+  ACCSUM_CUDA_CHECK(cudaGetLastError());
+}
+
+template <int OP, bool SHARED>
+LaunchFn pick_r(int R) {
+  constexpr bool seq = OP == kSeqAdd || OP == kSeqMul;
+  switch (R) {
+    case 2: return seq ? launch_seq<2, OP, SHARED> : launch_lanes<2, OP, SHARED>;
+    case 4: return seq ? launch_seq<4, OP, SHARED> : launch_lanes<4, OP, SHARED>;
+    case 8: return seq ? launch_seq<8, OP, SHARED> : launch_lanes<8, OP, SHARED>;
+    case 16: return seq ? launch_seq<16, OP, SHARED> : launch_lanes<16, OP, SHARED>;
+    case 32: return seq ? launch_seq<32, OP, SHARED> : launch_lanes<32, OP, SHARED>;
+  }
+  throw UsageError("R = " + std::to_string(R) + " is not one of 2, 4, 8, 16, 32");
+}
+
+template <int OP>
+LaunchFn pick(int R, bool shared) {
+  return shared ? pick_r<OP, true>(R) : pick_r<OP, false>(R);
+}
+
+class FpeCudaKernel : public Kernel {
+ public:
+  FpeCudaKernel(const Problem& p, LaunchFn fn, std::string what, int block)
+      : n_(p.n), R_(fpe_r_of(p)), fn_(fn), what_(std::move(what)), block_(block),
+        x_(static_cast<size_t>(p.n) * R_), y_(static_cast<size_t>(p.n) * R_), out_(static_cast<size_t>(p.n) * R_) {
+    const size_t bytes = static_cast<size_t>(n_) * R_ * sizeof(double);
+    EventTimer t;
+    t.start();
+    if (bytes) {
+      ACCSUM_CUDA_CHECK(cudaMemcpy(x_.get(), p.x, bytes, cudaMemcpyHostToDevice));
+      ACCSUM_CUDA_CHECK(cudaMemcpy(y_.get(), p.y, bytes, cudaMemcpyHostToDevice));
+    }
+    upload_ = t.stop_seconds();
+  }
+  void execute() override {
+    timer_.start();
+    if (n_ > 0) fn_(x_.get(), y_.get(), out_.get(), n_, kSharedBytesPerTerm, block_);
+    last_ = timer_.stop_seconds();
+  }
+  Result result() override {
+    Result r{std::vector<double>(static_cast<size_t>(n_) * R_), what_};
+    if (n_ > 0)
+      ACCSUM_CUDA_CHECK(cudaMemcpy(r.values.data(), out_.get(), r.values.size() * sizeof(double), cudaMemcpyDeviceToHost));
+    return r;
+  }
+  double last_device_seconds() const override { return last_; }
+  double transfer_seconds() const override { return upload_; }
+
+ private:
+  int64_t n_;
+  int R_;
+  LaunchFn fn_;
+  std::string what_;
+  int block_;
+  DeviceBuffer<double> x_, y_, out_;
+  EventTimer timer_;
+  double last_ = -1, upload_ = 0;
+};
+
+std::vector<ParamSpec> cuda_params() {
+  return {ParamSpec{"shared", "memory-constrained case: 256 B of shared memory per expansion term (0 = registers only)",
+                    true, 0, 1, {}, "0"},
+          ParamSpec{"block", "threads per block (a multiple of 32)", true, 32, 1024, {}, "256"}};
+}
+
+AlgoEntry on_cuda(AlgoEntry e) {
+  auto more = cuda_params();
+  e.params.insert(e.params.end(), more.begin(), more.end());
+  return e.promises_reproducible();
+}
+
+int block_of(const Params& prm) {
+  const int b = static_cast<int>(param_int(prm, "block"));
+  if (b % kWarpThreads) throw UsageError("--block must be a multiple of 32");
+  return b;
+}
+
+template <int OP>
+MakeFn cuda_maker(const char* what) {
+  return [what](const Problem& p, const Params& prm) -> std::unique_ptr<Kernel> {
+    int op = OP;
+    if (OP == kMul && param_int(prm, "renormalize")) op = kMulRenorm;
+    const bool shared = param_int(prm, "shared") != 0;
+    const int R = fpe_r_of(p);
+    LaunchFn fn = op == kMulRenorm ? pick<kMulRenorm>(R, shared) : pick<OP>(R, shared);
+    return std::make_unique<FpeCudaKernel>(p, fn, what, block_of(prm));
+  };
+}
+
+Registrar reg_safe(on_cuda(fpe_entry_add_safe("cuda")).maker(cuda_maker<kSafe>("sum")));
+Registrar reg_fast(on_cuda(fpe_entry_add_fast("cuda")).maker(cuda_maker<kFast>("sum")));
+Registrar reg_mul(on_cuda(fpe_entry_mul("cuda")).maker(cuda_maker<kMul>("product")));
+Registrar reg_seq_add(on_cuda(fpe_entry_seq_add("cuda")).baseline().maker(cuda_maker<kSeqAdd>("sum")));
+Registrar reg_seq_mul(on_cuda(fpe_entry_seq_mul("cuda")).maker(cuda_maker<kSeqMul>("product")));
+
+}  // namespace
+}  // namespace accsum

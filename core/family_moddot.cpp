@@ -1,0 +1,157 @@
+// The moddot family: the dot product of two vectors of residues modulo a prime p
+// (p - 1 < 2^52), judged bit for bit against GMP. Algorithms: Jean, Graillat, "A parallel
+// algorithm for dot product over word-size finite field using floating-point arithmetic",
+// SYNASC 2010 (core/moddot.hpp, backends/cpu/moddot_*.cpp), and integer/GMP/FLINT baselines.
+#include <fmt/format.h>
+#include <gmp.h>
+
+#include <cmath>
+#include <memory>
+
+#include "core/family.hpp"
+#include "datasets/residues.hpp"
+
+namespace accsum {
+namespace {
+
+// sum x_i y_i mod p exactly: GMP integers (x_i y_i < 2^104), one reduction at the end.
+ExactValue moddot_oracle(const Dataset& d) {
+  const uint64_t p = prime_of(d.data);
+  mpz_t acc, t;
+  mpz_init(acc);
+  mpz_init(t);
+  for (int64_t i = 0; i < d.n; ++i) {
+    const double a = d.x[i], b = d.y[i];
+    if (!(a >= 0 && a < static_cast<double>(p) && a == std::floor(a) && b >= 0 && b < static_cast<double>(p) &&
+          b == std::floor(b))) {
+      mpz_clear(acc);
+      mpz_clear(t);
+      throw UsageError(fmt::format("moddot entry {} ({}, {}) is not a pair of residues in [0, {})", i, a, b, p));
+    }
+    mpz_set_ui(t, static_cast<unsigned long>(a));
+    mpz_addmul_ui(acc, t, static_cast<unsigned long>(b));
+  }
+  const uint64_t r = mpz_fdiv_ui(acc, p);
+  mpz_clear(acc);
+  mpz_clear(t);
+  ExactValue ev;
+  ev.rounded = static_cast<double>(r);  // exact: r < 2^52
+  ev.hex = hex_double(ev.rounded);
+  ev.decimal = std::to_string(r);
+  ev.abs_sum = ev.rounded;
+  ev.sum_abs = ev.rounded;
+  ev.cond = 1;
+  ev.cond_definition = "not applicable (exact residue arithmetic)";
+  ev.method = "GMP: exact integer sum of the products (mpz), reduced mod p = " + std::to_string(p) + " once";
+  ev.facts.n = d.n;
+  ev.exact = std::make_shared<uint64_t>(r);
+  return ev;
+}
+
+// A residue is right or wrong: correctly_rounded means the same residue, bit for bit.
+Metrics moddot_measure(const Result& res, const ExactValue& ref, double) {
+  Metrics m;
+  m.value = res.scalar();
+  m.hex = hex_double(m.value);
+  const bool same = m.value == ref.rounded && !std::signbit(m.value);
+  m.correctly_rounded = m.faithful = same;
+  m.abs_err = std::isnan(m.value) ? INFINITY : std::fabs(m.value - ref.rounded);
+  m.rel_err = same ? 0 : ref.rounded != 0 ? m.abs_err / ref.rounded : INFINITY;
+  m.ulps = m.abs_err;  // residues are integers: the unit is 1
+  m.digits = same ? 16 : 0;
+  m.extra.push_back({"residue_exact", same ? 1.0 : 0.0});
+  return m;
+}
+
+std::vector<VerifyCase> moddot_verify_cases(bool full) {
+  std::vector<std::string> primes{"2", "3", "32771", "2147483647", std::to_string(kModdotDefaultPrime),
+                                  "4503599627370449"};  // the largest prime with p - 1 < 2^52
+  if (full)
+    for (const char* p : {"65537", "4294967291", "1099511627689", "2251799813685119"}) primes.push_back(p);
+  std::vector<VerifyCase> c;
+  for (const char* dist : {"uniform", "worst", "sparse"})
+    for (auto& p : primes) c.push_back({dist, {{"p", p}}, 1});
+  return c;
+}
+
+std::vector<int64_t> moddot_verify_sizes(bool full) {
+  return full ? std::vector<int64_t>{0, 1, 2, 3, 7, 100, 1000, 4097, 100003, 1 << 20}
+              : std::vector<int64_t>{0, 1, 2, 3, 7, 100, 1000, 4097};
+}
+
+// moddot: is every algorithm of the backend exact (same residue as GMP) for primes from 2^15 to
+// 2^52, on uniform and worst-case data? The timing side of the paper's Fig. 7 is `accsum bench`.
+TableSuite exactness_suite() {
+  TableSuite t;
+  t.name = "moddot";
+  t.summary = "exact residue (vs GMP) of every moddot algorithm of the backend, p = 32771 ... 2^52 - 47";
+  t.intro =
+      "Each cell: `exact` when the algorithm returned the residue GMP computes (bit for bit), `WRONG` otherwise. "
+      "Primes as in Jean, Graillat (SYNASC 2010) Fig. 7 (32771, 2^31 - 1, a prime near 2^50) and the largest "
+      "prime with p - 1 < 2^52; uniform residues and the worst case (every entry p - 1).";
+  t.row_head = {"dist", "p"};
+  t.columns = [](const std::string& backend) {
+    std::vector<TableColumn> cols;
+    for (auto& e : registry().entries()) {
+      if (e.family != "moddot" || e.backend != backend || e.guarantee != Guarantee::exact) continue;
+      std::vector<std::string> roundings;
+      for (auto& ps : e.params)
+        if (ps.name == "rounding") roundings = ps.choices;
+      if (roundings.empty()) cols.push_back({e.algo, {}, e.algo});
+      for (auto& r : roundings) cols.push_back({e.algo, {{"rounding", r}}, e.algo + " " + r});
+    }
+    return cols;
+  };
+  t.rows = [](int64_t n, uint64_t seed) {
+    std::vector<GenSpec> rows;
+    for (const char* dist : {"uniform", "worst"})
+      for (const char* p : {"32771", "2147483647", "1125899906842597", "4503599627370449"})
+        rows.push_back(GenSpec{dist, "moddot", n, seed, 1e16, 1e16, {{"p", p}}});
+    return rows;
+  };
+  t.row_cells = [](const GenSpec& s, const ExactValue&) {
+    return std::vector<std::string>{s.dist, s.options.at("p")};
+  };
+  t.cell = [](const Metrics& m) { return std::string(m.correctly_rounded ? "exact" : "WRONG"); };
+  return t;
+}
+
+FamilyDescriptor moddot_family() {
+  FamilyDescriptor f;
+  f.name = "moddot";
+  f.summary = "dot product over Z/pZ (p prime, p - 1 < 2^52) of residues packed in doubles, exact residue";
+  f.inputs = "x, y: residues in [0, p) as f64[n]; p: prime, p - 1 < 2^52 (--p)";
+  f.result = "the residue sum x_i y_i mod p, an exact integer (GMP reference, bit for bit)";
+  f.unit = "elements";
+  f.units = [](const Dataset& d) { return static_cast<double>(d.n); };
+  f.bytes = [](const Dataset& d) { return 16.0 * static_cast<double>(d.n); };
+  f.dists = residue_dist_names();
+  f.options = {{"p", fmt::format("the prime modulus, p - 1 < 2^52 (default {} = 2^50 - 27; a list sweeps)",
+                                 kModdotDefaultPrime),
+                {}, ""}};
+  f.file_formats = ".npy (2, n) int64/uint64 (p = the default), text/csv (two integers per line, '# p = <prime>' line)";
+  f.generate = [](const GenSpec& s) { return generate_residues(s); };
+  f.read = [](const std::string& path) { return read_residues(path); };
+  f.encode = [](const std::string& path, Dataset& d, const std::string& dtype,
+                const std::function<void(const void*, size_t)>& sink) {
+    if (dtype != "f8" && dtype != "i8") throw UsageError("--dtype: a moddot dataset is written as int64 (i8)");
+    encode_residues(path, d, sink);
+  };
+  f.oracle = moddot_oracle;
+  f.measure = moddot_measure;
+  f.permute = [](const Dataset& d) {
+    Dataset q = permuted_copy(d);
+    q.family = d.family;
+    q.data = d.data;
+    return q;
+  };
+  f.verify_cases = moddot_verify_cases;
+  f.verify_sizes = moddot_verify_sizes;
+  f.tables = {exactness_suite()};
+  return f;
+}
+
+FamilyRegistrar reg_moddot(moddot_family());
+
+}  // namespace
+}  // namespace accsum

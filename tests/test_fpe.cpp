@@ -1,0 +1,267 @@
+// The fpe family: expansion additions and multiplications (Collange, Joldes, Muller, Popescu,
+// ASAP 2016) against the exact MPFR oracle on every generator and R, within their proven bounds;
+// cpu-mt bit for bit equal to cpu; the CLI end to end.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "cli_run.hpp"
+#include "core/family.hpp"
+#include "core/family_fpe.hpp"
+#include "core/fpe_ops.hpp"
+#include "core/registry.hpp"
+#include "datasets/dataset.hpp"
+#include "expect_usage_error.hpp"
+
+using namespace accsum;
+
+namespace {
+
+const FamilyDescriptor& fam() { return family("fpe"); }
+
+Dataset make(const std::string& dist, int R, int64_t n, uint64_t seed = 1) {
+  GenSpec s;
+  s.dist = dist;
+  s.family = "fpe";
+  s.n = n;
+  s.seed = seed;
+  s.options = {{"R", std::to_string(R)}};
+  return fam().generate(s);
+}
+
+double extra(const Metrics& m, const std::string& key) {
+  for (auto& [k, v] : m.extra)
+    if (k == key) return v;
+  ADD_FAILURE() << "no metric " << key;
+  return NAN;
+}
+
+std::vector<Params> param_sets(const AlgoEntry& e) {
+  std::vector<Params> out{registry().resolve_params(e, {})};
+  for (auto& p : e.params)
+    if (p.name == "renormalize") out.push_back(registry().resolve_params(e, {{"renormalize", "1"}}));
+  return out;
+}
+
+bool is_qd(const AlgoEntry& e) { return e.algo.rfind("fpe-qd-", 0) == 0; }
+
+Result run(const AlgoEntry& e, const Params& prm, const Dataset& d) {
+  auto k = e.make(d.problem(), prm);
+  k->execute();
+  return k->result();
+}
+
+const std::vector<int> kRs{2, 4, 8, 16, 32};
+
+}  // namespace
+
+// Every cpu algorithm on every generator and R: the result has n*R terms, and wherever the
+// algorithm proves a bound and the data lie in its domain, every pair is within it.
+TEST(Fpe, EveryAlgorithmWithinItsProvenBoundOnEveryGenerator) {
+  int judged = 0;
+  for (int R : kRs)
+    for (auto& dist : fpe_dist_names()) {
+      if (dist == "specials") continue;  // SpecialValuesPropagate
+      Dataset d = make(dist, R, R >= 16 ? 150 : 400, 7);
+      ExactValue ref = fam().oracle(d);
+      for (auto& e : registry().entries()) {
+        if (e.family != "fpe" || e.backend != "cpu") continue;
+        for (auto& prm : param_sets(e)) {
+          std::string outside;
+          double bound = proven_bound(e, prm, ref.facts, &outside);
+          Result r = run(e, prm, d);
+          ASSERT_EQ(r.values.size(), d.x.size());
+          Metrics m = fam().measure(r, ref, bound);
+          SCOPED_TRACE(e.algo + " R=" + std::to_string(R) + " " + dist);
+          if (e.bound && (dist == "random" || dist == "cancel" || dist == "wide")) {
+            EXPECT_EQ(outside, "") << "generated data must lie in the proven domain";
+          }
+          if (m.has_bound && outside.empty()) {
+            EXPECT_TRUE(m.within_bound) << "worst err/bound " << extra(m, "max_err_over_bound");
+            ++judged;
+          }
+          // Every algorithm delivers far more than double precision on cancellation-free data.
+          if (dist == "random" && e.algo != "fpe-add-fast" && !(is_qd(e) && R > 4)) {
+            EXPECT_LE(m.rel_err, std::ldexp(1.0, -std::min(45 * R, 1070)));  // relative errors < 2^-1074 read as 0
+          }
+          if (is_qd(e) && R > 4 && dist == "random") {  // QD's four terms: about 2^-210, no better
+            EXPECT_GT(m.rel_err, 0x1p-230);
+            EXPECT_LT(m.rel_err, 0x1p-190);
+          }
+        }
+      }
+    }
+  EXPECT_GE(judged, 5 * 3 * 3);
+}
+
+// The safe addition's result satisfies the magnitude constraint of Prop. III.1 applied over the
+// 2R-1 lines of Fig. 1: |s_i| <= 2^{-(p-1)i + 2R-1} |s_0|.
+TEST(Fpe, SafeAdditionTermsDecayAsProven) {
+  for (int R : kRs)
+    for (auto& dist : {"random", "cancel", "wide"}) {
+      Dataset d = make(dist, R, 300, 3);
+      std::vector<double> s(static_cast<size_t>(R));
+      for (int64_t k = 0; k < d.n; ++k) {
+        fpe::add_safe(&d.x[k * R], &d.y[k * R], s.data(), R);
+        for (int i = 1; i < R; ++i)
+          ASSERT_LE(std::fabs(s[i]), std::ldexp(std::fabs(s[0]), -52 * i + 2 * R - 1))
+              << "R=" << R << " " << dist << " pair " << k << " term " << i;
+      }
+    }
+}
+
+// The fast addition promises nothing; on cancelling pairs it does break the safe bound (the
+// reason it is declared without one), while on random data it is accurate.
+TEST(Fpe, FastAdditionFailsOnCancellationAsDeclared) {
+  const AlgoEntry* fast = registry().find("fpe-add-fast", "cpu");
+  ASSERT_NE(fast, nullptr);
+  EXPECT_FALSE(fast->bound);
+  for (int R : {4, 8, 16}) {
+    Dataset d = make("cancel", R, 500, 5);
+    ExactValue ref = fam().oracle(d);
+    Metrics m = fam().measure(run(*fast, {}, d), ref, fpe_add_safe_bound(R));  // the safe bound
+    EXPECT_FALSE(m.within_bound) << "R=" << R;
+  }
+}
+
+// The judgement can fail: a safe sum with one perturbed leading term is outside the bound.
+TEST(Fpe, OracleCatchesAWrongTerm) {
+  Dataset d = make("random", 4, 50);
+  ExactValue ref = fam().oracle(d);
+  const AlgoEntry* safe = registry().find("fpe-add-safe", "cpu");
+  Result r = run(*safe, {}, d);
+  const double bound = fpe_add_safe_bound(4);
+  EXPECT_TRUE(fam().measure(r, ref, bound).within_bound);
+  r.values[4 * 17 + 3] = std::nextafter(r.values[4 * 17 + 3] * 4, INFINITY);  // pair 17, last term
+  Metrics m = fam().measure(r, ref, bound);
+  EXPECT_FALSE(m.within_bound);
+  EXPECT_EQ(extra(m, "pairs_over_bound"), 1.0);
+  r.what = "product";  // the same numbers judged as a product are far off
+  EXPECT_FALSE(fam().measure(r, ref, fpe_mul_bound(4)).within_bound);
+}
+
+TEST(Fpe, EmptyAndSinglePair) {
+  for (int64_t n : {0, 1})
+    for (int R : kRs) {
+      Dataset d = make("random", R, n);
+      ExactValue ref = fam().oracle(d);
+      for (auto& e : registry().entries()) {
+        if (e.family != "fpe" || (e.backend != "cpu" && e.backend != "cpu-mt")) continue;
+        Params prm = registry().resolve_params(e, {});
+        Result r = run(e, prm, d);
+        ASSERT_EQ(r.values.size(), static_cast<size_t>(n * R));
+        Metrics m = fam().measure(r, ref, proven_bound(e, prm, ref.facts));
+        EXPECT_TRUE(!m.has_bound || m.within_bound) << e.algo;
+      }
+    }
+}
+
+// cpu-mt computes every pair with the serial definition: bit for bit the cpu result, for any
+// number of threads.
+TEST(Fpe, CpuMtBitIdenticalToCpu) {
+  for (int R : kRs) {
+    Dataset d = make("cancel", R, 257, 11);
+    for (auto& e : registry().entries()) {
+      if (e.family != "fpe" || e.backend != "cpu-mt") continue;
+      const AlgoEntry* serial = registry().find(e.algo, "cpu");
+      ASSERT_NE(serial, nullptr) << e.algo;
+      for (auto& base : param_sets(*serial)) {
+        Result want = run(*serial, base, d);
+        for (int t : {1, 2, 3, 7}) {
+          Params prm = base;
+          prm["threads"] = std::to_string(t);
+          prm = registry().resolve_params(e, prm);
+          Result got = run(e, prm, d);
+          ASSERT_EQ(got.values.size(), want.values.size());
+          EXPECT_EQ(0, std::memcmp(got.values.data(), want.values.data(), want.values.size() * sizeof(double)))
+              << e.algo << " R=" << R << " threads=" << t;
+          EXPECT_EQ(got.what, want.what);
+        }
+      }
+    }
+  }
+}
+
+// The generators produce ulp-nonoverlapping expansions (Def. II.2) with the edge cases they
+// promise: one-bit overlaps, exact cancellation of leading terms, zeros.
+TEST(Fpe, GeneratorsProduceValidExpansionsWithEdgeCases) {
+  for (int R : kRs)
+    for (auto& dist : fpe_dist_names()) {
+      if (dist == "specials") continue;
+      Dataset d = make(dist, R, 500, 2);
+      ExactValue ref = fam().oracle(d);
+      EXPECT_EQ(ref.facts.family.at("invalid_expansion"), 0) << dist << " R=" << R;
+      int overlap = 0, cancel0 = 0, zeros = 0;
+      for (int64_t k = 0; k < d.n; ++k)
+        for (int i = 0; i < R; ++i) {
+          double v = d.x[k * R + i];
+          if (i > 0 && v != 0 && d.x[k * R + i - 1] != 0 &&
+              std::fabs(v) == std::ldexp(1.0, std::ilogb(d.x[k * R + i - 1]) - 52))
+            ++overlap;
+          if (v == 0) ++zeros;
+          if (i == 0 && v != 0 && v == -d.y[k * R]) ++cancel0;
+        }
+      EXPECT_GT(overlap, 0) << dist << " R=" << R;
+      if (std::string(dist) == "cancel") {
+        EXPECT_GT(cancel0, d.n / 2);
+      }
+      if (std::string(dist) == "zeros") {
+        EXPECT_GT(zeros, d.n * R / 8);
+      }
+    }
+  EXPECT_EQ(make("random", 8, 100, 9).x, make("random", 8, 100, 9).x);  // deterministic
+}
+
+// IEEE special values: a pair holding an infinity or a NaN gives a non-finite leading term on
+// every algorithm (and Algorithm 2's error loops end: NaN != 0 would otherwise loop forever).
+TEST(Fpe, SpecialValuesPropagate) {
+  for (int R : kRs) {
+    Dataset d = make("specials", R, 64, 4);
+    ExactValue ref = fam().oracle(d);
+    ASSERT_TRUE(ref.special);
+    for (auto& e : registry().entries()) {
+      if (e.family != "fpe" || e.backend != "cpu") continue;
+      for (auto& prm : param_sets(e)) {
+        Metrics m = fam().measure(run(e, prm, d), ref, -1);
+        EXPECT_TRUE(m.correctly_rounded) << e.algo << " R=" << R << ": " << extra(m, "special_pairs_finite");
+      }
+    }
+  }
+}
+
+TEST(Fpe, BadInputIsAUsageError) {
+  using accsum::test::expect_usage_error;
+  expect_usage_error([] { make("random", 3, 10); }, "--R");
+  expect_usage_error([] { make("nope", 4, 10); }, "dist");
+  expect_usage_error([] { make("random", 32, int64_t(1) << 50); }, "memory");
+}
+
+TEST(Fpe, BoundsAsInThePaper) {
+  // Prop. IV.2 at R = 2: 2^-104 (1 + 2^51 (1 + 2^-53) + 6) ~ 2^-53.
+  // (Bounds are relative, in units of 2^(-53R).)
+  EXPECT_NEAR(std::log2(fpe_mul_bound(2)) - 106, -53.0, 1e-6);
+  EXPECT_NEAR(std::log2(fpe_add_safe_bound(4)) - 212, -(53 * 4) + 12 - 1, 1e-6);
+  for (int R : kRs) EXPECT_TRUE(std::isfinite(fpe_mul_bound(R)) && fpe_mul_bound(R) > 0);
+}
+
+TEST(FpeCli, BenchAddAndMulOverR) {
+  auto r = cli_test::accsum("bench --algo=fpe-add-safe,fpe-mul --R=4,8 --n=2^10 --reps=1 --warmup=0 --backend=cpu");
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("fpe-mul"), std::string::npos);
+  auto bad = cli_test::accsum("bench --algo=fpe-add-safe --R=3 --n=10");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '\n'), 1) << bad.err;
+}
+
+TEST(FpeCli, VerifyPasses) {
+  auto r = cli_test::accsum("verify --algo=fpe-add-safe,fpe-add-fast,fpe-mul,fpe-seq-add,fpe-seq-mul --backend=cpu,cpu-mt");
+  EXPECT_EQ(r.code, 0) << r.out.substr(0, 4000) << r.err;
+#ifdef ACCSUM_HAVE_QD
+  r = cli_test::accsum("verify --algo=fpe-qd-add,fpe-qd-mul --backend=cpu");
+  EXPECT_EQ(r.code, 0) << r.out.substr(0, 4000) << r.err;
+#endif
+}

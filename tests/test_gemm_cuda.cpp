@@ -1,0 +1,124 @@
+// The gemm family on CUDA (backends/cuda/gemm_cuda.cu): the tiled kernels bit for bit equal to
+// the cpu backend (any M, N, K, every tile and fma), the cuBLAS front against the exact oracle,
+// IEEE specials. Skipped without a CUDA device (the GPU machine runs them).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "core/family.hpp"
+#include "core/registry.hpp"
+
+using namespace accsum;
+
+namespace {
+
+bool cuda_here() {
+  const BackendInfo* b = registry().backend("cuda");
+  return b && (!b->available || b->available());
+}
+#define REQUIRE_GEMM_CUDA() \
+  do {                      \
+    if (!cuda_here()) GTEST_SKIP() << "no CUDA device here: GemmCuda tests run on the GPU machine"; \
+  } while (0)
+
+Dataset gen(const std::string& dist, const std::string& shape, uint64_t seed, Params extra = {}) {
+  extra["shape"] = shape;
+  return family("gemm").generate(GenSpec{dist, "gemm", 1, seed, 1e16, 1e16, extra});
+}
+
+Result run(const std::string& algo, const std::string& backend, const Dataset& d, Params user = {}) {
+  const AlgoEntry* e = registry().find(algo, backend);
+  if (!e) throw std::runtime_error("missing " + algo + "/" + backend);
+  auto k = e->make(d.problem(), registry().resolve_params(*e, user));
+  k->execute();
+  return k->result();
+}
+
+bool same_bits(const Result& a, const Result& b) {
+  if (a.values.size() != b.values.size()) return false;
+  for (size_t i = 0; i < a.values.size(); ++i) {
+    if (std::isnan(a.values[i]) && std::isnan(b.values[i])) continue;
+    if (std::memcmp(&a.values[i], &b.values[i], 8) != 0) return false;
+  }
+  return true;
+}
+
+double extra(const Metrics& m, const std::string& key) {
+  for (auto& [k, v] : m.extra)
+    if (k == key) return v;
+  return NAN;
+}
+
+}  // namespace
+
+TEST(GemmCuda, RegisteredWithTheFront) {
+  if (!registry().backend("cuda")) GTEST_SKIP() << "built without the CUDA backend";
+  for (const char* a : {"sgemm", "sgemm-kahan", "sgemm-dcs", "cublas-sgemm", "cublas-tf32", "cublas-bf16x9",
+                        "sgemm-via-dgemm", "cublas-fixedpoint"})
+    EXPECT_NE(registry().find(a, "cuda"), nullptr) << a;
+  EXPECT_TRUE(registry().find("cublas-sgemm", "cuda")->is_baseline);
+}
+
+TEST(GemmCuda, TiledKernelsAreTheCpuDefinitionBitForBit) {
+  REQUIRE_GEMM_CUDA();
+  for (auto& [dist, shape] : std::vector<std::pair<std::string, std::string>>{
+           {"uniform", "1,1,1"}, {"uniform-sym", "129,67,301"}, {"illcond", "70,130,65"}, {"loguniform", "5,300,17"},
+           {"uniform", "256,256,512"}, {"specials", "40,33,150"}}) {
+    for (const char* ab : {"plain", "scaled"}) {
+      Params o;
+      if (std::string(ab) == "scaled") o = {{"alpha", "-1.25"}, {"beta", "0.5"}};
+      Dataset d = gen(dist, shape, 3, o);
+      for (const char* fma : {"0", "1"}) {
+        EXPECT_TRUE(same_bits(run("sgemm", "cuda", d, {{"fma", fma}}), run("sgemm", "cpu", d, {{"fma", fma}})))
+            << dist << " " << shape;
+        for (const char* algo : {"sgemm-kahan", "sgemm-dcs"})
+          for (const char* tile : {"1", "16", "32", "64", "128"}) {
+            Params p{{"fma", fma}, {"tile", tile}};
+            EXPECT_TRUE(same_bits(run(algo, "cuda", d, p), run(algo, "cpu", d, p)))
+                << algo << " tile " << tile << " fma " << fma << " " << dist << " " << shape << " " << ab;
+          }
+      }
+    }
+  }
+}
+
+TEST(GemmCuda, CublasFrontAgainstTheExactProduct) {
+  REQUIRE_GEMM_CUDA();
+  const auto& f = family("gemm");
+  Dataset d = gen("uniform", "300,200,1000", 1);
+  ExactValue ref = f.oracle(d);
+  const double plain_bound = (1000 + 4) * 0x1p-24;
+  for (const char* algo : {"cublas-sgemm", "cublas-bf16x9", "sgemm-via-dgemm"}) {
+    Metrics m = f.measure(run(algo, "cuda", d), ref, -1);
+    EXPECT_LE(extra(m, "normwise_rel_err"), plain_bound) << algo;
+  }
+  // Widened to double, the sum's error is far below a float ulp: nearly every entry is correctly
+  // rounded (the double rounding can miss a few), all are faithful.
+  Metrics dg = f.measure(run("sgemm-via-dgemm", "cuda", d), ref, -1);
+  EXPECT_GE(extra(dg, "share_correctly_rounded"), 0.999);
+  EXPECT_TRUE(dg.faithful);
+  // TF32 keeps 10 mantissa bits of each input: a relative error of about 2^-11 per product.
+  Metrics tf = f.measure(run("cublas-tf32", "cuda", d), ref, -1);
+  EXPECT_LE(extra(tf, "normwise_rel_err"), 0x1p-9);
+  for (const char* bits : {"24", "32", "40"}) {
+    Metrics fx = f.measure(run("cublas-fixedpoint", "cuda", d, {{"bits", bits}}), ref, -1);
+    EXPECT_LE(extra(fx, "normwise_rel_err"), plain_bound) << bits;
+  }
+}
+
+TEST(GemmCuda, CompensatedTiledKernelsBeatPlainOnUniform) {
+  REQUIRE_GEMM_CUDA();
+  const auto& f = family("gemm");
+  Dataset d = gen("uniform", "256,256,4096", 2);
+  ExactValue ref = f.oracle(d);
+  const double plain = f.measure(run("sgemm", "cuda", d), ref, -1).abs_err;
+  const double cublas = f.measure(run("cublas-sgemm", "cuda", d), ref, -1).abs_err;
+  for (const char* algo : {"sgemm-kahan", "sgemm-dcs"}) {
+    Metrics m = f.measure(run(algo, "cuda", d, {{"tile", "64"}}), ref, -1);
+    EXPECT_LT(m.abs_err, plain / 4) << algo;
+    EXPECT_LT(m.abs_err, cublas / 4) << algo;
+  }
+}
