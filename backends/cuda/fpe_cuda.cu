@@ -39,8 +39,6 @@ template <int R>
 __device__ __forceinline__ double lanes_broadcast(double v, int i) {
   return __shfl_sync(kFullMask, v, i, R);
 }
-// any() over this expansion's lanes only (mask: its R bits of the warp).
-__device__ __forceinline__ bool lanes_any(bool p, unsigned mask) { return (__ballot_sync(kFullMask, p) & mask) != 0; }
 
 template <int R>
 __device__ __forceinline__ unsigned lanes_mask(int lane) {
@@ -78,9 +76,13 @@ __device__ double warp_add_fast(double x, double y, int t, unsigned) {
   return __dadd_rn(s, lanes_shift_up<R>(e, 0.0, t));
 }
 
+// The loop condition is over the whole warp, so every lane runs the same rounds and every
+// full-mask shuffle and ballot has all 32 lanes (per-expansion exits diverge: undefined on sm_70+).
+// A round with every e of an expansion zero leaves it unchanged, so the bits equal the per-
+// expansion loop's (fpe::mul).
 template <int R>
-__device__ __forceinline__ void warp_propagate(double& s, double& e, int t, unsigned mask) {
-  for (int round = 0; round < R && lanes_any(e != 0.0, mask); ++round) {
+__device__ __forceinline__ void warp_propagate(double& s, double& e, int t, unsigned) {
+  for (int round = 0; round < R && __ballot_sync(kFullMask, e != 0.0) != 0; ++round) {
     two_sum(s, e, s, e);
     e = lanes_shift_up<R>(e, 0.0, t);
   }
