@@ -531,7 +531,8 @@ TEST(CliSafety, ListShowsTheDefaultsEachBackendUses) {
   CliRun t = accsum("list");
   ASSERT_EQ(j.code, 0);
   ASSERT_EQ(t.code, 0);
-  for (auto& a : json::parse(j.out)["algorithms"]) {
+  const json listed = json::parse(j.out);
+  for (auto& a : listed["algorithms"]) {
     std::map<std::string, std::string> first;
     size_t at = t.out.find("\n" + a["algo"].get<std::string>() + " ");
     ASSERT_NE(at, std::string::npos) << a["algo"];
