@@ -34,14 +34,6 @@ void check_family(const std::string& family) {
   if (family != "sum" && family != "dot") throw UsageError("unknown family '" + family + "' (valid: sum, dot)");
 }
 
-std::string extension_of(const std::string& path) {
-  auto slash = path.find_last_of('/');
-  auto dot = path.find_last_of('.');
-  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return "";
-  std::string ext = path.substr(dot);
-  for (auto& ch : ext) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  return ext;
-}
 
 // Opens path for reading if it is a regular file. O_NONBLOCK: a FIFO without a writer is
 // refused at once instead of blocking the open (it is cleared again for the reads).
@@ -401,7 +393,7 @@ std::atomic<unsigned> temp_counter{0};
 }  // namespace
 
 FileFormat format_from_path(const std::string& path) {
-  const std::string ext = extension_of(path);
+  const std::string ext = file_extension(path);
   if (ext == ".npy") return FileFormat::npy;
   if (ext == ".bin" || ext == ".raw") return FileFormat::raw;
   if (ext == ".txt" || ext == ".csv") return FileFormat::text;
@@ -461,7 +453,7 @@ void encode_dataset(const std::string& path, const Dataset& d, const std::string
     put(d.x);
     if (dot) put(d.y);
   } else {
-    const char sep = extension_of(path) == ".csv" ? ',' : ' ';
+    const char sep = file_extension(path) == ".csv" ? ',' : ' ';
     std::string text;
     for (int64_t i = 0; i < d.n; ++i) {
       append_number(text, d.x[i]);
@@ -511,6 +503,15 @@ void write_dataset(const std::string& path, const Dataset& d, const std::string&
     std::remove(tmp.c_str());
     throw UsageError("cannot write '" + path + "': " + std::strerror(err));
   }
+}
+
+std::string file_extension(const std::string& path) {
+  auto slash = path.find_last_of('/');
+  auto dot = path.find_last_of('.');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return "";
+  std::string ext = path.substr(dot);
+  for (auto& ch : ext) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return ext;
 }
 
 }  // namespace accsum

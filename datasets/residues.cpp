@@ -23,15 +23,6 @@ namespace {
 
 [[noreturn]] void fail(const std::string& path, const std::string& what) { throw UsageError("'" + path + "': " + what); }
 
-std::string extension_of(const std::string& path) {
-  auto slash = path.find_last_of('/');
-  auto dot = path.find_last_of('.');
-  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return "";
-  std::string ext = path.substr(dot);
-  for (auto& ch : ext) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  return ext;
-}
-
 // One residue read from a file: an integer in [0, p) (checked), returned as a double (exact).
 double checked_residue(const std::string& path, long double v, bool integral, uint64_t p, int64_t index) {
   if (!integral) fail(path, "entry " + std::to_string(index) + " is not an integer");
@@ -269,7 +260,7 @@ Dataset generate_residues(const GenSpec& spec) {
 }
 
 Dataset read_residues(const std::string& path) {
-  const std::string ext = extension_of(path);
+  const std::string ext = file_extension(path);
   Dataset d;
   if (ext == ".npy")
     d = read_npy_residues(path);
@@ -285,7 +276,7 @@ Dataset read_residues(const std::string& path) {
 }
 
 void encode_residues(const std::string& path, const Dataset& d, const std::function<void(const void*, size_t)>& emit) {
-  const std::string ext = extension_of(path);
+  const std::string ext = file_extension(path);
   const uint64_t p = prime_of(d.data);
   if (ext == ".npy") {
     std::string dict = "{'descr': '<i8', 'fortran_order': False, 'shape': (2, " + std::to_string(d.n) + "), }";

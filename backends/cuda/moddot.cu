@@ -233,38 +233,6 @@ class ModdotCuda : public CudaKernel {
   EventTimer timer_;
 };
 
-// cuBLAS ddot of the same residue vectors: moves the same 16 bytes per element, so it is the
-// bandwidth yardstick (its value is a rounded real dot product, not a residue).
-class CublasYardstick : public CudaKernel {
- public:
-  explicit CublasYardstick(const Problem& p) : CudaKernel(p), out_(1) {
-    if (cublasCreate(&h_) != CUBLAS_STATUS_SUCCESS) throw std::runtime_error("cublasCreate failed");
-    cublasSetPointerMode(h_, CUBLAS_POINTER_MODE_DEVICE);
-  }
-  ~CublasYardstick() override { cublasDestroy(h_); }
-  double run() override {
-    const int64_t chunk = int64_t(1) << 30;
-    double total = 0, elapsed = 0;
-    for (int64_t off = 0; off < in_->n; off += chunk) {
-      int len = static_cast<int>(std::min<int64_t>(chunk, in_->n - off));
-      timer_.start();
-      if (cublasDdot(h_, len, in_->x + off, 1, in_->y + off, 1, out_.get()) != CUBLAS_STATUS_SUCCESS)
-        throw std::runtime_error("cublasDdot failed");
-      elapsed += timer_.stop_seconds();
-      double r = 0;
-      ACCSUM_CUDA_CHECK(cudaMemcpy(&r, out_.get(), sizeof r, cudaMemcpyDeviceToHost));
-      total += r;
-    }
-    last_ = elapsed;
-    return total;
-  }
-
- private:
-  cublasHandle_t h_{};
-  DeviceBuffer<double> out_;
-  EventTimer timer_;
-};
-
 ParamSpec rounding_param() {
   return ParamSpec{"rounding", "rz: __dmul_rz/__fma_rz/__dadd_rz as published; rn: our round-to-nearest variant",
                    false, 0, 0, {"rz", "rn"}, "rz", true};
@@ -307,7 +275,11 @@ Registrar reg_int128(AlgoEntry("moddot", "moddot-int128", "cuda",
     .maker(make(Algo::int128)));
 Registrar reg_cublas(AlgoEntry("moddot", "moddot-cublas-ddot", "cuda",
     "cuBLAS ddot of the same vectors: the bandwidth yardstick (not a residue; no guarantee)")
-    .maker([](const Problem& p, const Params&) -> std::unique_ptr<Kernel> { return std::make_unique<CublasYardstick>(p); }));
+    // The dot family's cuBLAS ddot kernel itself, on the same 16 bytes per element.
+    .maker([](const Problem& p, const Params&) -> std::unique_ptr<Kernel> {
+      const AlgoEntry* ddot = registry().find("cublas-dot", "cuda");
+      return ddot->make(p, registry().resolve_params(*ddot, {}));
+    }));
 
 }  // namespace
 }  // namespace accsum::cuda
