@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "datasets/dataset.hpp"
+#include "datasets/npy_input.hpp"
 
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "file I/O assumes a little-endian host");
 
@@ -165,48 +166,10 @@ std::string shape_text(const std::vector<int64_t>& shape) {
 }
 
 // An open input file with its size; reads exactly or reports truncation.
-struct InFile {
-  std::string path;
-  FILE* f = nullptr;
-  uint64_t size = 0;
-  explicit InFile(const std::string& p) : path(p) {
-    f = open_regular(p);
-    struct stat st;
-    ::fstat(::fileno(f), &st);
-    size = static_cast<uint64_t>(st.st_size);
-  }
-  ~InFile() { std::fclose(f); }
-  InFile(const InFile&) = delete;
-  InFile& operator=(const InFile&) = delete;
-  void read(void* dst, size_t bytes) {
-    if (bytes > 0 && std::fread(dst, 1, bytes, f) != bytes) fail(path, "read error (truncated file?)");
-  }
-};
 
 Dataset read_npy(const std::string& path, const std::string& family) {
   InFile in(path);
-  unsigned char pre[12] = {};
-  if (in.size < 10) fail(path, "not a .npy file (bad magic)");
-  in.read(pre, 10);
-  if (std::memcmp(pre, kNpyMagic, 6) != 0) fail(path, "not a .npy file (bad magic)");
-  const int major = pre[6], minor = pre[7];
-  uint64_t header_len, prefix;
-  if (major == 1) {
-    header_len = pre[8] | static_cast<uint64_t>(pre[9]) << 8;
-    prefix = 10;
-  } else if (major == 2) {
-    if (in.size < 12) fail(path, "truncated npy header");
-    in.read(pre + 10, 2);
-    header_len = 0;
-    for (int b = 3; b >= 0; --b) header_len = header_len << 8 | pre[8 + b];
-    prefix = 12;
-  } else {
-    fail(path, "npy format version " + std::to_string(major) + "." + std::to_string(minor) +
-                   " is not supported (1.0 and 2.0 are)");
-  }
-  if (in.size < prefix + header_len) fail(path, "truncated npy header");
-  std::string dict(header_len, '\0');
-  in.read(dict.data(), header_len);
+  const std::string dict = read_npy_dict(in);
   const NpyHeader h = parse_npy_header(path, dict);
 
   size_t itemsize;
@@ -238,7 +201,7 @@ Dataset read_npy(const std::string& path, const std::string& family) {
   }
   if (n <= 0) fail(path, "holds no data (shape " + shape_text(s) + ")");
   const uint64_t count = static_cast<uint64_t>(n) * (family == "dot" ? 2 : 1);
-  const uint64_t have = in.size - prefix - header_len;
+  const uint64_t have = in.remaining();
   if (count > have / itemsize)
     fail(path, "truncated: shape " + shape_text(s) + " needs " + std::to_string(count * itemsize) +
                    " bytes of data, the file has " + std::to_string(have));
@@ -503,6 +466,48 @@ void write_dataset(const std::string& path, const Dataset& d, const std::string&
     std::remove(tmp.c_str());
     throw UsageError("cannot write '" + path + "': " + std::strerror(err));
   }
+}
+
+InFile::InFile(const std::string& p) : path(p) {
+  f = open_regular(p);
+  struct stat st;
+  ::fstat(::fileno(f), &st);
+  size = static_cast<uint64_t>(st.st_size);
+}
+
+InFile::~InFile() { std::fclose(f); }
+
+void InFile::read(void* dst, size_t bytes) {
+  if (bytes > 0 && std::fread(dst, 1, bytes, f) != bytes) fail(path, "read error (truncated file?)");
+}
+
+uint64_t InFile::remaining() const { return size - static_cast<uint64_t>(std::ftell(f)); }
+
+std::string read_npy_dict(InFile& in) {
+  const std::string& path = in.path;
+  unsigned char pre[12] = {};
+  if (in.size < 10) fail(path, "not a .npy file (bad magic)");
+  in.read(pre, 10);
+  if (std::memcmp(pre, kNpyMagic, 6) != 0) fail(path, "not a .npy file (bad magic)");
+  const int major = pre[6], minor = pre[7];
+  uint64_t header_len, prefix;
+  if (major == 1) {
+    header_len = pre[8] | static_cast<uint64_t>(pre[9]) << 8;
+    prefix = 10;
+  } else if (major == 2) {
+    if (in.size < 12) fail(path, "truncated npy header");
+    in.read(pre + 10, 2);
+    header_len = 0;
+    for (int b = 3; b >= 0; --b) header_len = header_len << 8 | pre[8 + b];
+    prefix = 12;
+  } else {
+    fail(path, "npy format version " + std::to_string(major) + "." + std::to_string(minor) +
+                   " is not supported (1.0 and 2.0 are)");
+  }
+  if (in.size < prefix + header_len) fail(path, "truncated npy header");
+  std::string dict(header_len, '\0');
+  in.read(dict.data(), header_len);
+  return dict;
 }
 
 std::string file_extension(const std::string& path) {

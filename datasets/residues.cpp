@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "datasets/npy_input.hpp"
 #include "datasets/rng.hpp"
 #include "datasets/threads.hpp"
 
@@ -32,25 +33,6 @@ double checked_residue(const std::string& path, long double v, bool integral, ui
   return static_cast<double>(v);
 }
 
-struct File {
-  FILE* f = nullptr;
-  uint64_t size = 0;
-  std::string path;
-  explicit File(const std::string& p) : path(p) {
-    struct stat st;
-    if (::stat(p.c_str(), &st) != 0) fail(p, std::string("cannot open: ") + std::strerror(errno));
-    if (!S_ISREG(st.st_mode)) fail(p, "not a regular file");
-    f = std::fopen(p.c_str(), "rb");
-    if (!f) fail(p, std::string("cannot open: ") + std::strerror(errno));
-    size = static_cast<uint64_t>(st.st_size);
-  }
-  ~File() {
-    if (f) std::fclose(f);
-  }
-  void read(void* dst, size_t bytes) {
-    if (bytes > 0 && std::fread(dst, 1, bytes, f) != bytes) fail(path, "read error (truncated file?)");
-  }
-};
 
 // The value of `key` in a .npy header dict, e.g. '<i8', False, (2, 5).
 std::string npy_value(const std::string& path, const std::string& dict, const std::string& key) {
@@ -70,27 +52,8 @@ std::string npy_value(const std::string& path, const std::string& dict, const st
 }
 
 Dataset read_npy_residues(const std::string& path) {
-  File in(path);
-  unsigned char pre[12] = {};
-  if (in.size < 10) fail(path, "not a .npy file (bad magic)");
-  in.read(pre, 10);
-  if (std::memcmp(pre, "\x93NUMPY", 6) != 0) fail(path, "not a .npy file (bad magic)");
-  uint64_t header_len, prefix;
-  if (pre[6] == 1) {
-    header_len = pre[8] | static_cast<uint64_t>(pre[9]) << 8;
-    prefix = 10;
-  } else if (pre[6] == 2 || pre[6] == 3) {
-    if (in.size < 12) fail(path, "truncated npy header");
-    in.read(pre + 10, 2);
-    header_len = 0;
-    for (int b = 3; b >= 0; --b) header_len = header_len << 8 | pre[8 + b];
-    prefix = 12;
-  } else {
-    fail(path, "npy format version " + std::to_string(pre[6]) + " is not supported");
-  }
-  if (in.size < prefix + header_len) fail(path, "truncated npy header");
-  std::string dict(header_len, '\0');
-  in.read(dict.data(), header_len);
+  InFile in(path);  // datasets/npy_input.hpp: regular files only, never blocking
+  const std::string dict = read_npy_dict(in);
   const std::string descr = npy_value(path, dict, "descr");
   const bool is_signed = descr == "<i8";
   if (!is_signed && descr != "<u8")
@@ -100,7 +63,7 @@ Dataset read_npy_residues(const std::string& path) {
   long long rows = -1, cols = -1;
   if (std::sscanf(shape.c_str(), "(%lld, %lld)", &rows, &cols) != 2 || rows != 2 || cols < 0)
     fail(path, "shape " + shape + " is not a moddot dataset; expected (2, n) (row 0 x, row 1 y)");
-  const uint64_t have = in.size - prefix - header_len;
+  const uint64_t have = in.remaining();
   if (have != static_cast<uint64_t>(cols) * 16)
     fail(path, "holds " + std::to_string(have) + " bytes of data, shape " + shape + " needs " +
                    std::to_string(static_cast<uint64_t>(cols) * 16));
@@ -126,7 +89,7 @@ Dataset read_npy_residues(const std::string& path) {
 }
 
 Dataset read_text_residues(const std::string& path) {
-  File in(path);
+  InFile in(path);
   std::string text(in.size, '\0');
   in.read(text.data(), in.size);
   uint64_t p = kModdotDefaultPrime;
