@@ -368,5 +368,15 @@ inline std::function<double(const Params&, const ExactFacts&)> dp_bound_fn(bool 
     return dp_bound(dot, dp_variant(p), dp_K(p), f.n, f.abs_sum, f.sum_abs);
   };
 }
+// The dpsumk (dot = false) or dpdotk entry of a backend: what every backend shares (family,
+// name, K-fold guarantee, parameters, domain and bound); the backend adds its kernel and any
+// parameters of its own.
+inline AlgoEntry dp_entry(bool dot, const std::string& backend, const std::string& summary) {
+  return AlgoEntry(dot ? "dot" : "sum", dot ? "dpdotk" : "dpsumk", backend, summary)
+      .promises(Guarantee::kfold)
+      .with_params(dp_params(dot))
+      .within_domain(dot ? bounds::dot_domain : bounds::sum_domain)
+      .bounded_by(dp_bound_fn(dot), dp_bound_cite());
+}
 
 }  // namespace accsum

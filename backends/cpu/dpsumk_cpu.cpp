@@ -37,22 +37,10 @@ std::unique_ptr<Kernel> make_dot(const Problem& pb, const Params& p) {
   return std::make_unique<DpSerialKernel>([=] { return dpdotk_fused(x, y, n, K, dekker); });
 }
 
-Registrar reg_sum(AlgoEntry("sum", "dpsumk", "cpu",
-    "DPSumK (Suzuki; Ogita-Rump-Oishi): fused: K-fold, first-order u|s|; tree: TwoSum tree passes, first-order gamma_{ceil(log2 n)}|s|")
-    .promises(Guarantee::kfold)
-    .with_params(dp_params(false))
-    .maker(make_sum)
-    .within_domain(bounds::sum_domain)
-    .bounded_by(dp_bound_fn(false),
-                dp_bound_cite()));
-Registrar reg_dot(AlgoEntry("dot", "dpdotk", "cpu",
-    "DPDotK (Suzuki; Ogita-Rump-Oishi): fused: K-fold, first-order u|s|; tree: TwoSum tree passes, first-order gamma_{ceil(log2 n)}|s|")
-    .promises(Guarantee::kfold)
-    .with_params(dp_params(true))
-    .maker(make_dot)
-    .within_domain(bounds::dot_domain)
-    .bounded_by(dp_bound_fn(true),
-                dp_bound_cite()));
+Registrar reg_sum(dp_entry(false, "cpu", "DPSumK (Suzuki; Ogita-Rump-Oishi): fused: K-fold, first-order u|s|; tree: TwoSum tree passes, first-order gamma_{ceil(log2 n)}|s|")
+    .maker(make_sum));
+Registrar reg_dot(dp_entry(true, "cpu", "DPDotK (Suzuki; Ogita-Rump-Oishi): fused: K-fold, first-order u|s|; tree: TwoSum tree passes, first-order gamma_{ceil(log2 n)}|s|")
+    .maker(make_dot));
 
 }  // namespace
 }  // namespace accsum

@@ -159,27 +159,17 @@ std::vector<ParamSpec> params(bool dot) {
   return ps;
 }
 
-Registrar reg_sum(AlgoEntry("sum", "dpsumk", "cpu-mt",
-    "DPSumK on all cores (tree or fused; same bits as cpu)")
-    .promises(Guarantee::kfold)
+Registrar reg_sum(dp_entry(false, "cpu-mt", "DPSumK on all cores (tree or fused; same bits as cpu)")
     .with_params(params(false))
     .maker([](const Problem& pb, const Params& p) -> std::unique_ptr<Kernel> {
                               return std::make_unique<MtKernel>(pb, p, false);
                             })
-    .within_domain(bounds::sum_domain)
-    .bounded_by(dp_bound_fn(false),
-                dp_bound_cite())
     .shapes(thread_variants));
-Registrar reg_dot(AlgoEntry("dot", "dpdotk", "cpu-mt",
-    "DPDotK on all cores (tree or fused; same bits as cpu)")
-    .promises(Guarantee::kfold)
+Registrar reg_dot(dp_entry(true, "cpu-mt", "DPDotK on all cores (tree or fused; same bits as cpu)")
     .with_params(params(true))
     .maker([](const Problem& pb, const Params& p) -> std::unique_ptr<Kernel> {
                               return std::make_unique<MtKernel>(pb, p, true);
                             })
-    .within_domain(bounds::dot_domain)
-    .bounded_by(dp_bound_fn(true),
-                dp_bound_cite())
     .shapes(thread_variants));
 
 }  // namespace

@@ -177,22 +177,10 @@ std::unique_ptr<Kernel> make(const Problem& p, const Params& prm, bool dot) {
   return std::make_unique<DpFused>(p, K, dot, dekker);
 }
 
-Registrar reg_sum(AlgoEntry("sum", "dpsumk", "cuda",
-    "DPSumK on the GPU: the paper's DPSum kernel passes (tree) or one fused pass; same bits as cpu")
-    .promises(Guarantee::kfold)
-    .with_params(dp_params(false))
-    .maker([](const Problem& p, const Params& prm) { return make(p, prm, false); })
-    .within_domain(bounds::sum_domain)
-    .bounded_by(dp_bound_fn(false),
-                dp_bound_cite()));
-Registrar reg_dot(AlgoEntry("dot", "dpdotk", "cuda",
-    "DPDotK on the GPU: the paper's DPDot/DPSum passes (tree) or one fused pass; same bits as cpu")
-    .promises(Guarantee::kfold)
-    .with_params(dp_params(true))
-    .maker([](const Problem& p, const Params& prm) { return make(p, prm, true); })
-    .within_domain(bounds::dot_domain)
-    .bounded_by(dp_bound_fn(true),
-                dp_bound_cite()));
+Registrar reg_sum(dp_entry(false, "cuda", "DPSumK on the GPU: the paper's DPSum kernel passes (tree) or one fused pass; same bits as cpu")
+    .maker([](const Problem& p, const Params& prm) { return make(p, prm, false); }));
+Registrar reg_dot(dp_entry(true, "cuda", "DPDotK on the GPU: the paper's DPDot/DPSum passes (tree) or one fused pass; same bits as cpu")
+    .maker([](const Problem& p, const Params& prm) { return make(p, prm, true); }));
 
 }  // namespace
 }  // namespace accsum::cuda
