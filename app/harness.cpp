@@ -7,6 +7,8 @@
 #include <cstring>
 #include <memory>
 
+#include "core/placement.hpp"
+
 namespace accsum::cli {
 
 namespace {
@@ -125,6 +127,9 @@ ResultRow measure_entry(const AlgoEntry& e, const Params& params, const RunRecor
     require_backend(e.backend);
     auto kernel = e.make(d.problem(), params);
     row.transfer_s = kernel->transfer_seconds();
+    row.placement = kernel->placement();
+    if (row.placement.empty() && !placement::recorded(e.backend).empty())
+      row.placement = {placement::recorded(e.backend)};
     for (int i = 0; i < opt.warmup; ++i) timed_execute(*kernel);
     std::vector<double> times;
     bool runs_identical = true;

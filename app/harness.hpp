@@ -29,6 +29,7 @@ struct ResultRow {
   Metrics metrics;
   TimeStats time;
   double transfer_s = 0;
+  std::vector<std::string> placement;       // the device(s) it ran on (core/placement.hpp)
   bool device_timed = false;
   bool reproducible = false;                // all checked variants gave identical bits
   std::vector<std::string> repro_checks;    // what was compared: "runs", "threads=3", "permutation", ...

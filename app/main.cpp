@@ -17,6 +17,7 @@
 #include "app/harness.hpp"
 #include "app/output.hpp"
 #include "core/family.hpp"
+#include "core/placement.hpp"
 #include "core/registry.hpp"
 
 using namespace accsum::cli;
@@ -81,6 +82,21 @@ void add_data_options(CLI::App* cmd, DataArgs& d) {
   }
   cmd->add_option("--input", d.input, "read the data from a file (" + formats + ")");
   add_seed_option(cmd, d.seed);
+}
+
+// --device: the accelerator index for the cuda and opencl backends (core/placement.hpp); an
+// index the machine does not have is refused when a device backend first binds.
+void add_device_option(CLI::App* cmd) {
+  cmd->add_option_function<std::string>(
+      "--device",
+      [](const std::string& v) {
+        unsigned x = 0;
+        auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
+        if (v.empty() || ec != std::errc() || end != v.data() + v.size() || x > 65535)
+          throw CLI::ValidationError("--device", "'" + v + "' is not a device index (0, 1, ...)");
+        accsum::placement::set_cli_device(v);
+      },
+      "GPU index for cuda/opencl (default: $ACCSUM_CUDA_DEVICE, else the node-local MPI rank modulo the GPUs, else 0)");
 }
 
 void add_out_options(CLI::App* cmd, OutArgs& o) {
@@ -149,6 +165,7 @@ int main(int argc, char** argv) {
   b->add_flag("--no-repro-check", bench.no_repro_check, "skip the launch-shape and permutation reproducibility runs");
   add_param_options(b, bench.params, bench_generic);
   add_out_options(b, bench.out);
+  add_device_option(b);
 
   VerifyArgs verify;
   std::vector<std::string> verify_generic;
@@ -159,6 +176,7 @@ int main(int argc, char** argv) {
   v->add_option("--seeds", verify.seeds, "seeds per case (default 2, or 5 with --full)");
   add_param_options(v, verify.params, verify_generic);
   add_out_options(v, verify.out);
+  add_device_option(v);
 
   GenArgs gen;
   auto* g = app.add_subcommand("gen", "generate a dataset and write it (.npy, .bin/.raw, .txt/.csv)");
@@ -176,6 +194,7 @@ int main(int argc, char** argv) {
   auto* i = app.add_subcommand("info", "machine, backends, EFT self-tests and measured baseline throughput");
   i->add_option("--n", info_n, "elements for the throughput measurement")->capture_default_str();
   i->add_option("--reps", info_reps, "repetitions")->capture_default_str();
+  add_device_option(i);
 
   TableArgs table;
   std::string suites;
@@ -187,6 +206,7 @@ int main(int argc, char** argv) {
   t->add_option("--backend", table.backend, "backend whose algorithms fill the table")->capture_default_str();
   t->add_option("--n", table.n, "elements per dataset")->capture_default_str();
   add_seed_option(t, table.seed);
+  add_device_option(t);
   t->add_option("--json", table.out.json, "also write the JSON report here");
   t->add_option("--out,-o", table.out.out, "write the Markdown table here instead of stdout");
 

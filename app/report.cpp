@@ -88,6 +88,7 @@ json row_json(const RunRecord& run, const ResultRow& r) {
   j["time_s"] = {{"median", r.time.median}, {"min", r.time.min}, {"max", r.time.max}, {"reps", r.time.reps}};
   j["timer"] = r.device_timed ? "device-events" : "steady-clock";
   j["transfer_s"] = r.transfer_s;
+  if (!r.placement.empty()) j["placement"] = r.placement;
   const std::string& unit = run.family->unit;
   j["throughput"] = {{unit + "_per_s", r.units_per_s}, {"bytes_per_s", r.bytes_per_s},
                      {"ns_per_unit", r.units_per_s > 0 ? 1e9 / r.units_per_s : 0.0}};

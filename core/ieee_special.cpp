@@ -47,6 +47,7 @@ class IeeeRuleKernel : public Kernel {
   Result result() override { return value_; }
   double last_device_seconds() const override { return inner_->last_device_seconds(); }
   double transfer_seconds() const override { return inner_->transfer_seconds(); }
+  std::vector<std::string> placement() const override { return inner_->placement(); }
 
  private:
   std::unique_ptr<Kernel> inner_;

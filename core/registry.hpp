@@ -103,6 +103,9 @@ class Kernel {
   virtual double last_device_seconds() const { return -1.0; }
   // Seconds spent moving the input to the backend when the kernel was made (0 on the host).
   virtual double transfer_seconds() const { return 0.0; }
+  // Where it ran when that is more than one device (MPI ranks: one line per rank, e.g. "rank 1
+  // on node7: cuda device 1 of 8: NVIDIA H200, PCI ..."); empty: the backend's bound device.
+  virtual std::vector<std::string> placement() const { return {}; }
   // execute() then the one-value result: for families whose result is a scalar.
   double run_scalar() {
     execute();

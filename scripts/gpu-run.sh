@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The whole GPU measurement in one go, for the lent H100/H200 machine (see ../shared/GPU.md):
+# The whole GPU measurement in one go, for the lent H100/H200 machine:
 # build here with `cmake -B build-gpu -DCMAKE_CUDA_ARCHITECTURES=90 && cmake --build build-gpu -j2`,
 # then run this there with build-gpu/bin carried; everything lands in $OUT (at most 8 files).
 # Usage: scripts/gpu-run.sh [all|superacc|dpsumk|moddot]

@@ -5,6 +5,7 @@
 #include <cub/device/device_reduce.cuh>
 
 #include "backends/cuda/cuda_common.cuh"
+#include "core/placement.hpp"
 #include "core/eft.hpp"
 
 namespace accsum::cuda {
@@ -40,16 +41,17 @@ bool self_test() {
 }
 
 std::string describe() {
-  int dev = 0, drv = 0, rt = 0;
+  int drv = 0, rt = 0;
   cudaDeviceProp prop{};
-  ACCSUM_CUDA_CHECK(cudaGetDevice(&dev));
+  const int dev = bind_device();
   ACCSUM_CUDA_CHECK(cudaGetDeviceProperties(&prop, dev));
   cudaDriverGetVersion(&drv);
   cudaRuntimeGetVersion(&rt);
   return std::string(prop.name) + ", sm_" + std::to_string(prop.major) + std::to_string(prop.minor) + ", " +
          std::to_string(prop.multiProcessorCount) + " SMs, " + std::to_string(prop.totalGlobalMem >> 20) +
          " MiB, L2 " + std::to_string(prop.l2CacheSize >> 20) + " MiB, driver " + std::to_string(drv) +
-         ", runtime " + std::to_string(rt);
+         ", runtime " + std::to_string(rt) + "; this process: " + placement::recorded("cuda") + " (" +
+         placement::rule("ACCSUM_CUDA_DEVICE") + ")";
 }
 
 Registrar reg_cuda(BackendInfo{"cuda", "an NVIDIA GPU through CUDA", available, self_test, describe});
@@ -83,6 +85,7 @@ class CubSum : public CudaKernel {
 class CublasDot : public CudaKernel {
  public:
   explicit CublasDot(const Problem& p) : CudaKernel(p), out_(1) {
+    bind_device();
     if (cublasCreate(&h_) != CUBLAS_STATUS_SUCCESS) throw std::runtime_error("cublasCreate failed");
     cublasSetPointerMode(h_, CUBLAS_POINTER_MODE_DEVICE);
   }

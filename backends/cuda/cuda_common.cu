@@ -2,6 +2,7 @@
 #include <mutex>
 
 #include "backends/cuda/cuda_common.cuh"
+#include "core/placement.hpp"
 
 namespace accsum::cuda {
 
@@ -17,6 +18,23 @@ bool available() {
     return false;
   }
   return count > 0;
+}
+
+int bind_device() {
+  thread_local int bound = -1;
+  int count = 0;
+  ACCSUM_CUDA_CHECK(cudaGetDeviceCount(&count));
+  const int want = placement::choose(count, "ACCSUM_CUDA_DEVICE");
+  if (want == bound) return bound;
+  ACCSUM_CUDA_CHECK(cudaSetDevice(want));
+  bound = want;
+  cudaDeviceProp prop{};
+  ACCSUM_CUDA_CHECK(cudaGetDeviceProperties(&prop, want));
+  char bus[32] = {};
+  cudaDeviceGetPCIBusId(bus, sizeof bus, want);
+  placement::record("cuda", "device " + std::to_string(want) + " of " + std::to_string(count) + ": " + prop.name +
+                                ", PCI " + bus);
+  return bound;
 }
 
 namespace {
@@ -69,6 +87,7 @@ void release_device_input() {
 }
 
 EventTimer::EventTimer() {
+  bind_device();
   ACCSUM_CUDA_CHECK(cudaEventCreate(&a_));
   ACCSUM_CUDA_CHECK(cudaEventCreate(&b_));
 }

@@ -21,11 +21,17 @@ namespace accsum::cuda {
 
 bool available();  // a CUDA device is present and usable
 
+// Makes this thread compute on the device core/placement.hpp picks (--device, $ACCSUM_CUDA_DEVICE,
+// or the node-local MPI rank modulo the devices visible) and records it for the report. Every
+// allocation, timer and library handle calls it first, so no context is made on another device.
+int bind_device();
+
 template <class T>
 class DeviceBuffer {
  public:
   DeviceBuffer() = default;
   explicit DeviceBuffer(size_t count) : count_(count) {
+    bind_device();
     if (count) ACCSUM_CUDA_CHECK(cudaMalloc(&ptr_, count * sizeof(T)));
   }
   ~DeviceBuffer() {

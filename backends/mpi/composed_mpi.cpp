@@ -13,19 +13,8 @@ namespace {
 
 // Every rank's serialised state, in rank order.
 std::vector<std::vector<unsigned char>> gather_states(const std::vector<unsigned char>& mine) {
-  const int ranks = size();
-  int len = static_cast<int>(mine.size());
-  std::vector<int> lens(ranks), offsets(ranks);
-  MPI_Allgather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, MPI_COMM_WORLD);
-  int total = 0;
-  for (int r = 0; r < ranks; ++r) {
-    offsets[r] = total;
-    total += lens[r];
-  }
-  std::vector<unsigned char> all(total);
-  MPI_Allgatherv(mine.data(), len, MPI_BYTE, all.data(), lens.data(), offsets.data(), MPI_BYTE, MPI_COMM_WORLD);
   std::vector<std::vector<unsigned char>> out;
-  for (int r = 0; r < ranks; ++r) out.emplace_back(all.begin() + offsets[r], all.begin() + offsets[r] + lens[r]);
+  for (auto& s : all_gather(std::string(mine.begin(), mine.end()))) out.emplace_back(s.begin(), s.end());
   return out;
 }
 
@@ -34,7 +23,9 @@ class ComposedMpi : public Kernel {
   ComposedMpi(MergeableFactory make, Params params, const Problem& p)
       : make_(std::move(make)), params_(std::move(params)), p_(p) {
     ensure_started();
+    placement_ = rank_placements("cpu");
   }
+  std::vector<std::string> placement() const override { return placement_; }
   void execute() override {
     const int r = rank(), ranks = size();
     int64_t b = static_cast<int64_t>(static_cast<__int128>(p_.n) * r / ranks);
@@ -57,6 +48,7 @@ class ComposedMpi : public Kernel {
   Params params_;
   Problem p_;
   std::unique_ptr<MergeableState> total_;
+  std::vector<std::string> placement_;
 };
 
 bool compose(const AlgoEntry& from, AlgoEntry& twin) {

@@ -5,6 +5,10 @@
 
 #include <cstdlib>
 #include <mutex>
+#include <string>
+#include <vector>
+
+#include "core/placement.hpp"
 
 namespace accsum::mpi {
 namespace {
@@ -14,6 +18,18 @@ void finalize_at_exit() {
   MPI_Initialized(&init);
   MPI_Finalized(&fin);
   if (init && !fin) MPI_Finalize();
+}
+
+// The node-local rank picks this process's GPU (core/placement.hpp).
+void publish_node_local_rank() {
+  MPI_Comm node;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank(), MPI_INFO_NULL, &node);
+  int r = 0, s = 1;
+  MPI_Comm_rank(node, &r);
+  MPI_Comm_size(node, &s);
+  MPI_Comm_free(&node);
+  placement::set_node_local_rank(r, s);
+  placement::set_gather(all_gather);
 }
 
 }  // namespace
@@ -28,8 +44,28 @@ void ensure_started() {
     MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
     std::atexit(finalize_at_exit);
   });
+  static std::once_flag node_once;
+  std::call_once(node_once, publish_node_local_rank);
   static std::once_flag args_once;  // outside the first once: its exception must not retry MPI_Init
   std::call_once(args_once, check_same_arguments);
+}
+
+// Every rank's string, in rank order, on every rank (lengths first, then the bytes).
+std::vector<std::string> all_gather(const std::string& mine) {
+  const int ranks = size();
+  int len = static_cast<int>(mine.size());
+  std::vector<int> lens(ranks), offsets(ranks);
+  MPI_Allgather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, MPI_COMM_WORLD);
+  int total = 0;
+  for (int r = 0; r < ranks; ++r) {
+    offsets[r] = total;
+    total += lens[r];
+  }
+  std::string bytes(static_cast<size_t>(total), '\0');
+  MPI_Allgatherv(mine.data(), len, MPI_BYTE, bytes.data(), lens.data(), offsets.data(), MPI_BYTE, MPI_COMM_WORLD);
+  std::vector<std::string> out;
+  for (int r = 0; r < ranks; ++r) out.push_back(bytes.substr(offsets[r], lens[r]));
+  return out;
 }
 
 bool started() {
@@ -51,6 +87,15 @@ int size() {
   int s = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &s);
   return s;
+}
+
+std::vector<std::string> rank_placements(const std::string& inner) {
+  char host[MPI_MAX_PROCESSOR_NAME] = {};
+  int len = 0;
+  MPI_Get_processor_name(host, &len);
+  const std::string device = placement::recorded(inner);
+  return all_gather("rank " + std::to_string(rank()) + " on " + std::string(host, len) + ": " + inner +
+                    (device.empty() ? "" : " " + device));
 }
 
 std::string library_version() {

@@ -62,15 +62,17 @@ class SuperaccMpi : public ScalarKernel {
     SuperaccPartialFactory make = find_superacc_partial(inner);
     if (!make)
       throw UsageError("mpi: inner=" + inner + " is not available (that backend provides no superaccumulator partial)");
+    ensure_started();  // first: the inner backend binds its device by the node-local rank
     require_backend(inner);
-    ensure_started();
     const int r = rank(), ranks = size();
     // 128-bit products: n * r must not overflow for any 64-bit n.
     int64_t b = static_cast<int64_t>(static_cast<__int128>(p.n) * r / ranks);
     int64_t e = static_cast<int64_t>(static_cast<__int128>(p.n) * (r + 1) / ranks);
     Problem slice = p.vector_slice(b, e, p.id ^ (0x9E3779B97F4A7C15ull * uint64_t(r + 1)));
     partial_ = make(slice, q);
+    placement_ = rank_placements(inner);
   }
+  std::vector<std::string> placement() const override { return placement_; }
   double run() override {
     SA local, total;
     local.clear();
@@ -83,6 +85,7 @@ class SuperaccMpi : public ScalarKernel {
 
  private:
   std::unique_ptr<SuperaccPartial> partial_;
+  std::vector<std::string> placement_;
 };
 
 std::vector<ParamSpec> params() {

@@ -5,6 +5,7 @@
 
 #include "backends/opencl/cl_common.hpp"
 #include "backends/opencl/eft_cl.hpp"
+#include "core/placement.hpp"
 
 namespace accsum::opencl {
 namespace {
@@ -93,10 +94,12 @@ class PlainReduce : public ClKernel {
   cl_kernel k_{};
 };
 
-Registrar reg_backend(BackendInfo{"opencl", "an fp64 OpenCL device (GPU first; $ACCSUM_OPENCL_DEVICE picks)", available,
+Registrar reg_backend(BackendInfo{"opencl", "an fp64 OpenCL device (GPU first; --device=N or $ACCSUM_OPENCL_DEVICE=name picks)", available,
                                   self_test, [] {
-                                    return context().platform_name + ": " + context().device_name + " [all: " +
-                                           describe_devices() + "]";
+                                    const Context& c = context();  // binds (and records) the device first
+                                    return c.platform_name + ": " + c.device_name + " [all: " +
+                                           describe_devices() + "]; this process: " +
+                                           placement::recorded("opencl");
                                   }});
 std::unique_ptr<Kernel> make_plain(const Problem& p, const Params&) { return std::make_unique<PlainReduce>(p); }
 Registrar reg_sum(AlgoEntry("sum", "naive", "opencl",

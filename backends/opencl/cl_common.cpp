@@ -6,6 +6,8 @@
 #include <mutex>
 #include <vector>
 
+#include "core/placement.hpp"
+
 namespace accsum::opencl {
 
 void throw_cl(cl_int err, const char* what) {
@@ -64,6 +66,19 @@ std::vector<Candidate> candidates() {
   return out;
 }
 
+// --device indexes every candidate (as `info` lists them); otherwise the node-local MPI rank
+// spreads the ranks over the GPUs (core/placement.hpp), and without MPI the first GPU is used.
+const Candidate* placed(const std::vector<Candidate>& cs) {
+  int index = placement::explicit_choice(static_cast<int>(cs.size()), nullptr);
+  if (index >= 0) return &cs[index];
+  std::vector<const Candidate*> gpus;
+  for (auto& c : cs)
+    if (c.gpu) gpus.push_back(&c);
+  if (gpus.empty()) return &cs.front();
+  int r = placement::node_local_rank();
+  return gpus[r >= 0 ? r % gpus.size() : 0];
+}
+
 std::mutex mu;
 std::unique_ptr<Context> ctx_singleton;
 
@@ -85,9 +100,7 @@ Context& context() {
       }
     if (!pick) throw UsageError(std::string("ACCSUM_OPENCL_DEVICE='") + want + "' matches no fp64 OpenCL device");
   }
-  for (auto& c : cs)
-    if (!pick && c.gpu) pick = &c;
-  if (!pick) pick = &cs.front();
+  if (!pick) pick = placed(cs);
   auto c = std::make_unique<Context>();
   c->platform = pick->p;
   c->device = pick->d;
@@ -101,13 +114,17 @@ Context& context() {
   ACCSUM_CL_CHECK(err);
   clGetDeviceInfo(c->device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof c->max_work_group, &c->max_work_group, nullptr);
   clGetDeviceInfo(c->device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof c->compute_units, &c->compute_units, nullptr);
+  placement::record("opencl", "device " + std::to_string(pick - cs.data()) + " of " + std::to_string(cs.size()) +
+                                  ": " + pick->platform + ": " + pick->name);
   ctx_singleton = std::move(c);
   return *ctx_singleton;
 }
 
 std::string describe_devices() {
   std::string s;
-  for (auto& c : candidates()) s += (s.empty() ? "" : "; ") + c.platform + ": " + c.name + (c.gpu ? " (GPU)" : "");
+  int i = 0;
+  for (auto& c : candidates())
+    s += (s.empty() ? "" : "; ") + std::to_string(i++) + " " + c.platform + ": " + c.name + (c.gpu ? " (GPU)" : "");
   return s.empty() ? "no fp64 OpenCL device" : s;
 }
 
