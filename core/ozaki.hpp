@@ -133,17 +133,16 @@ ACCSUM_HD int64_t scaled_integer(float x, int shift) {
 #endif
 }
 
+// The residue of v modulo p in [0, p) (32-bit arithmetic when v fits: the common case, and
+// several times cheaper on a GPU than a 64-bit remainder).
+ACCSUM_HD int residue_positive(int64_t v, int p) {
+  const int r = v == static_cast<int32_t>(v) ? static_cast<int32_t>(v) % p : static_cast<int>(v % p);
+  return r < 0 ? r + p : r;
+}
 // The symmetric residue of v modulo p, an int8 (see the header comment).
 ACCSUM_HD int residue_symmetric(int64_t v, int p) {
-  int64_t r = v % p;
-  if (r < 0) r += p;
-  if (r > (p - 1) / 2) r -= p;
-  return static_cast<int>(r);
-}
-// The residue of v modulo p in [0, p).
-ACCSUM_HD int residue_positive(int64_t v, int p) {
-  int64_t r = v % p;
-  return static_cast<int>(r < 0 ? r + p : r);
+  const int r = residue_positive(v, p);
+  return r > (p - 1) / 2 ? r - p : r;
 }
 
 // The Chinese remainder reconstruction for the first `moduli` moduli.

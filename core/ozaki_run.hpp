@@ -39,7 +39,11 @@ inline Lines summarize_lines(const float* x, int64_t count, int64_t len, int64_t
   return s;
 }
 
+// Throws UsageError when `moduli` (> 0) cannot hold even products of 1-bit integers at this K.
 inline Plan plan_for(int64_t K, const Lines& rows, const Lines& cols, int moduli) {
+  if (moduli > 0 && bit_budget(moduli, K) < 0)
+    throw UsageError("--slices=" + std::to_string(moduli) + " cannot hold products of inner dimension " +
+                     std::to_string(K) + " (the moduli's product must exceed 2K): give more slices");
   return make_plan(K, rows.max_bits.data(), rows.low.data(), static_cast<int64_t>(rows.low.size()), cols.max_bits.data(),
                    cols.low.data(), static_cast<int64_t>(cols.low.size()), moduli);
 }
