@@ -7,6 +7,8 @@
 // remainder decides). Also the paper's "gold standard" (Badin et al. 2011, Sec. 3.1): float
 // products summed in double.
 #include <cstdint>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "core/oracle.hpp"
@@ -33,6 +35,10 @@ float superacc_to_float(const Superacc& acc, double* hi, double* lo);
 constexpr double kGemmOracleBudget = 0x1p32;
 
 ExactValue exact_gemm(const Dataset& d);
+// Figures an algorithm reports about its run in Result::what, as "name=value;name=value" (a
+// parameter chosen from the data, a time split): measure_gemm appends them to the metrics.
+std::vector<std::pair<std::string, double>> parse_figures(const std::string& what);
+
 // Metrics of a column-major M x N result (see core/family_gemm.cpp for the definitions).
 Metrics measure_gemm(const Result& r, const ExactValue& ref);
 

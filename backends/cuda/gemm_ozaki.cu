@@ -1,0 +1,357 @@
+// sgemm-ozaki on CUDA: the Ozaki scheme II of core/ozaki.hpp, bit for bit the cpu backend's.
+//
+// Phases of one run (each timed with events; the figures in Result::what report the split):
+//   scale:    row summaries of A and column summaries of B (max |entry| bits, lowest set bit),
+//             read back (M + N words) to choose the plan on the host; then the symmetric int8
+//             residues of the scaled A (transposed through shared memory to row-major, the "T"
+//             operand) and B, one plane per modulus, zero-padded to multiples of 32.
+//   products: one cuBLAS int8 GEMM per modulus and block of 2^16 inner indices (CUDA_R_8I in,
+//             CUDA_R_32I out, CUBLAS_COMPUTE_32I, TN layout, leading dimensions multiples of 32);
+//             between blocks the int32 planes are reduced mod p_l so the next block adds exactly.
+//   combine:  one pass over the L int32 planes: residues, CRT to the exact int64 C', alpha C' +
+//             beta c rounded once to float (the accumulation and the rounding fused: each entry's
+//             L words are read once and one float written).
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "backends/cpu/gemm_host.hpp"
+#include "backends/cuda/cuda_common.cuh"
+#include "core/ozaki.hpp"
+#include "core/ozaki_run.hpp"
+
+namespace accsum::cuda {
+namespace {
+
+using ozaki::kMaxModuli;
+using ozaki::modulus;
+
+constexpr int kTile = 32;             // residue tiles and padding of M, N, K
+constexpr int kRowsPerPass = 8;       // thread rows of a residue tile block (32 x 8 threads)
+constexpr int kSummaryChunk = 2048;   // column summaries: entries per block
+constexpr double kInt8PeakOps = 1979e12;  // H100/H200 SXM dense INT8 tensor-core peak (ops/s)
+
+int64_t round_up(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
+unsigned capped(int64_t blocks, int64_t cap) { return static_cast<unsigned>(std::max<int64_t>(1, std::min(blocks, cap))); }
+
+void check_cublas(cublasStatus_t s, const char* what) {
+  if (s != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(std::string(what) + " failed (cuBLAS status " + std::to_string(s) + ")");
+}
+
+// Row summaries of A (M x K, column-major): threads along rows (coalesced), a chunk of columns each.
+__global__ void row_summaries(const float* __restrict__ a, int64_t M, int64_t K, int64_t cols_per_block,
+                              uint32_t* __restrict__ max_bits, int* __restrict__ low) {
+  const int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+  if (i >= M) return;
+  for (int64_t k0 = blockIdx.y * cols_per_block; k0 < K; k0 += gridDim.y * cols_per_block) {
+    uint32_t m = 0;
+    int lo = ozaki::kNoLow;
+    const int64_t k1 = k0 + cols_per_block < K ? k0 + cols_per_block : K;
+    for (int64_t k = k0; k < k1; ++k) {
+      const uint32_t b = ozaki::abs_bits(a[i + k * M]);
+      m = b > m ? b : m;
+      if (b < ozaki::kInfBits) lo = min(lo, ozaki::low_exponent(b));
+    }
+    atomicMax(max_bits + i, m);
+    atomicMin(low + i, lo);
+  }
+}
+
+// Column summaries of B (K x N, column-major): a block per (column, chunk), warp reductions.
+__global__ void col_summaries(const float* __restrict__ b, int64_t K, int64_t N, uint32_t* __restrict__ max_bits,
+                              int* __restrict__ low) {
+  for (int64_t j = blockIdx.x; j < N; j += gridDim.x)
+    for (int64_t k0 = blockIdx.y * static_cast<int64_t>(kSummaryChunk); k0 < K; k0 += gridDim.y * static_cast<int64_t>(kSummaryChunk)) {
+      uint32_t m = 0;
+      int lo = ozaki::kNoLow;
+      const int64_t k1 = k0 + kSummaryChunk < K ? k0 + kSummaryChunk : K;
+      for (int64_t k = k0 + threadIdx.x; k < k1; k += blockDim.x) {
+        const uint32_t v = ozaki::abs_bits(b[k + j * K]);
+        m = v > m ? v : m;
+        if (v < ozaki::kInfBits) lo = min(lo, ozaki::low_exponent(v));
+      }
+      m = __reduce_max_sync(0xffffffffu, m);
+      lo = __reduce_min_sync(0xffffffffu, lo);
+      if ((threadIdx.x & 31) == 0) {
+        atomicMax(max_bits + j, m);
+        atomicMin(low + j, lo);
+      }
+    }
+}
+
+// The L residues of one scaled entry into planes out[l * plane + at].
+template <int L>
+__device__ __forceinline__ void store_residues(float v, uint32_t line_max, int bits, int8_t* __restrict__ out, size_t plane,
+                                               size_t at) {
+  const bool used = line_max != 0 && !ozaki::special_line(line_max);
+  const int64_t x = used ? ozaki::scaled_integer(v, bits - ozaki::line_top(line_max)) : 0;
+#pragma unroll
+  for (int l = 0; l < L; ++l) out[l * plane + at] = static_cast<int8_t>(ozaki::residue_symmetric(x, modulus(l)));
+}
+
+// A (M x K, column-major) -> planes of Mp x Kp row-major residues (row i at i * Kp), through a
+// 32 x 32 shared tile (reads coalesced along i, writes along k).
+template <int L>
+__global__ void __launch_bounds__(kTile* kRowsPerPass) residues_rows(const float* __restrict__ a, int64_t M, int64_t K,
+                                                                     int64_t Mp, int64_t Kp, const uint32_t* __restrict__ max_bits,
+                                                                     int bits, int8_t* __restrict__ out) {
+  __shared__ float tile[kTile][kTile + 1];
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const size_t plane = static_cast<size_t>(Mp * Kp);
+  for (int64_t i0 = blockIdx.y * static_cast<int64_t>(kTile); i0 < Mp; i0 += gridDim.y * static_cast<int64_t>(kTile))
+    for (int64_t k0 = blockIdx.x * static_cast<int64_t>(kTile); k0 < Kp; k0 += gridDim.x * static_cast<int64_t>(kTile)) {
+      for (int r = ty; r < kTile; r += kRowsPerPass) {
+        const int64_t i = i0 + tx, k = k0 + r;
+        tile[tx][r] = i < M && k < K ? a[i + k * M] : 0.0f;
+      }
+      __syncthreads();
+      for (int r = ty; r < kTile; r += kRowsPerPass) {
+        const int64_t i = i0 + r, k = k0 + tx;
+        store_residues<L>(tile[r][tx], i < M ? max_bits[i] : 0u, bits, out, plane, static_cast<size_t>(i * Kp + k));
+      }
+      __syncthreads();
+    }
+}
+
+// B (K x N, column-major) -> planes of Kp x Np column-major residues (column j at j * Kp).
+template <int L>
+__global__ void residues_cols(const float* __restrict__ b, int64_t K, int64_t N, int64_t Kp, int64_t Np,
+                              const uint32_t* __restrict__ max_bits, int bits, int8_t* __restrict__ out) {
+  const size_t plane = static_cast<size_t>(Kp * Np);
+  for (int64_t j = blockIdx.y; j < Np; j += gridDim.y)
+    for (int64_t k = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; k < Kp; k += gridDim.x * static_cast<int64_t>(blockDim.x))
+      store_residues<L>(k < K && j < N ? b[k + j * K] : 0.0f, j < N ? max_bits[j] : 0u, bits, out, plane,
+                        static_cast<size_t>(k + j * Kp));
+}
+
+// Between inner blocks: each int32 plane l reduced mod p_l (so the next block's sum stays exact).
+template <int L>
+__global__ void reduce_planes(int32_t* __restrict__ t, size_t plane) {
+  for (size_t e = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; e < plane; e += gridDim.x * static_cast<size_t>(blockDim.x))
+#pragma unroll
+    for (int l = 0; l < L; ++l) t[l * plane + e] %= modulus(l);
+}
+
+struct CombineArgs {
+  int64_t M, N, K, Mp;
+  size_t plane;
+  const uint32_t* row_max;
+  const uint32_t* col_max;
+  int bits_a, bits_b;
+  float alpha, beta;
+  const float* a;
+  const float* b;
+  const float* c;
+};
+
+// The CRT and one rounding per entry (core/ozaki.hpp steps 4-5), IEEE specials on their lines.
+template <int L>
+__global__ void combine(const int32_t* __restrict__ t, CombineArgs g, ozaki::Crt crt, float* __restrict__ out) {
+  for (int64_t j = blockIdx.y; j < g.N; j += gridDim.y) {
+    const uint32_t cb = g.col_max[j];
+    for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < g.M; i += gridDim.x * static_cast<int64_t>(blockDim.x)) {
+      const uint32_t ra = g.row_max[i];
+      const size_t e = static_cast<size_t>(i + j * g.M);
+      if (g.alpha != 0.0f && (ozaki::special_line(ra) || ozaki::special_line(cb))) {
+        out[e] = ozaki::special_entry(g.a + i, g.M, g.b + j * g.K, g.K, g.alpha, g.beta, g.c + e);
+        continue;
+      }
+      int r[L];
+      const size_t at = static_cast<size_t>(i + j * g.Mp);
+#pragma unroll
+      for (int l = 0; l < L; ++l) r[l] = ozaki::residue_positive(t[l * g.plane + at], modulus(l));
+      const int scale = ozaki::line_top(ra) - g.bits_a + ozaki::line_top(cb) - g.bits_b;
+      out[e] = ozaki::finish_entry(ozaki::crt_symmetric(r, crt), scale, g.alpha, g.beta, g.c + e);
+    }
+  }
+}
+
+// Calls f(std::integral_constant<int, L>{}) for L = moduli (2..8).
+template <class F>
+void with_moduli(int moduli, F&& f) {
+  switch (moduli) {
+    case 2: return f(std::integral_constant<int, 2>{});
+    case 3: return f(std::integral_constant<int, 3>{});
+    case 4: return f(std::integral_constant<int, 4>{});
+    case 5: return f(std::integral_constant<int, 5>{});
+    case 6: return f(std::integral_constant<int, 6>{});
+    case 7: return f(std::integral_constant<int, 7>{});
+    default: return f(std::integral_constant<int, 8>{});
+  }
+}
+
+class Event {
+ public:
+  Event() { ACCSUM_CUDA_CHECK(cudaEventCreate(&e_)); }
+  ~Event() { cudaEventDestroy(e_); }
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  void record() { ACCSUM_CUDA_CHECK(cudaEventRecord(e_)); }
+  double seconds_since(const Event& from) const {
+    float ms = 0;
+    ACCSUM_CUDA_CHECK(cudaEventElapsedTime(&ms, from.e_, e_));
+    return ms * 1e-3;
+  }
+  void sync() { ACCSUM_CUDA_CHECK(cudaEventSynchronize(e_)); }
+
+ private:
+  cudaEvent_t e_{};
+};
+
+template <class T>
+DeviceBuffer<T> upload(const T* host, size_t n) {
+  DeviceBuffer<T> d(n);
+  if (n) ACCSUM_CUDA_CHECK(cudaMemcpy(d.get(), host, n * sizeof(T), cudaMemcpyHostToDevice));
+  return d;
+}
+
+class OzakiCudaKernel : public Kernel {
+ public:
+  OzakiCudaKernel(const Problem& p, int moduli)
+      : p_(p), moduli_(moduli), Mp_(round_up(p.rows, kTile)), Np_(round_up(p.cols, kTile)), Kp_(round_up(p.inner, kTile)) {
+    alpha_ = gemm::data_float(p.data, "alpha", 1.0f);
+    beta_ = gemm::data_float(p.data, "beta", 0.0f);
+    const int planes = moduli_ == 0 ? kMaxModuli : moduli_;
+    Event t0, t1;
+    t0.record();
+    a_ = upload(p.a, static_cast<size_t>(p.rows * p.inner));
+    b_ = upload(p.b, static_cast<size_t>(p.inner * p.cols));
+    c_ = upload(p.c, static_cast<size_t>(p.rows * p.cols));
+    t1.record();
+    t1.sync();
+    upload_s_ = t1.seconds_since(t0);
+    out_ = DeviceBuffer<float>(static_cast<size_t>(p.rows * p.cols));
+    ra_ = DeviceBuffer<int8_t>(static_cast<size_t>(planes * Mp_ * Kp_));
+    rb_ = DeviceBuffer<int8_t>(static_cast<size_t>(planes * Kp_ * Np_));
+    t_ = DeviceBuffer<int32_t>(static_cast<size_t>(planes * Mp_ * Np_));
+    row_max_ = DeviceBuffer<uint32_t>(static_cast<size_t>(p.rows));
+    col_max_ = DeviceBuffer<uint32_t>(static_cast<size_t>(p.cols));
+    row_low_ = DeviceBuffer<int>(static_cast<size_t>(p.rows));
+    col_low_ = DeviceBuffer<int>(static_cast<size_t>(p.cols));
+    check_cublas(cublasCreate(&h_), "cublasCreate");
+  }
+  ~OzakiCudaKernel() override { cublasDestroy(h_); }
+
+  void execute() override {
+    if (out_.size() == 0) return;
+    Event start, scaled, products, done;
+    start.record();
+    summarize_and_plan();
+    with_moduli(plan_.moduli, [&](auto L) { make_residues<decltype(L)::value>(); });
+    scaled.record();
+    multiply();
+    products.record();
+    with_moduli(plan_.moduli, [&](auto L) { combine_entries<decltype(L)::value>(); });
+    done.record();
+    done.sync();
+    ACCSUM_CUDA_CHECK(cudaGetLastError());
+    scale_s_ = scaled.seconds_since(start);
+    products_s_ = products.seconds_since(scaled);
+    combine_s_ = done.seconds_since(products);
+    last_ = done.seconds_since(start);
+  }
+
+  Result result() override {
+    std::vector<float> h(out_.size());
+    if (!h.empty()) ACCSUM_CUDA_CHECK(cudaMemcpy(h.data(), out_.get(), h.size() * 4, cudaMemcpyDeviceToHost));
+    auto figures = ozaki::plan_info(plan_, p_.inner);
+    const double ops = 2.0 * double(Mp_) * double(Np_) * double(Kp_) * plan_.moduli;
+    const double tops = products_s_ > 0 ? ops / products_s_ : 0;
+    figures.insert(figures.end(), {{"ozaki_scale_s", scale_s_},
+                                   {"ozaki_products_s", products_s_},
+                                   {"ozaki_accumulate_round_s", combine_s_},
+                                   {"ozaki_int8_tops", tops * 1e-12},
+                                   {"ozaki_int8_peak_share", tops / kInt8PeakOps}});
+    return Result{std::vector<double>(h.begin(), h.end()), ozaki::figures_text(figures)};
+  }
+  double last_device_seconds() const override { return last_; }
+  double transfer_seconds() const override { return upload_s_; }
+
+ private:
+  // Line summaries on the device, read back; the plan on the host.
+  void summarize_and_plan() {
+    const int64_t M = p_.rows, N = p_.cols, K = p_.inner;
+    ACCSUM_CUDA_CHECK(cudaMemsetAsync(row_max_.get(), 0, M * sizeof(uint32_t)));
+    ACCSUM_CUDA_CHECK(cudaMemsetAsync(col_max_.get(), 0, N * sizeof(uint32_t)));
+    ACCSUM_CUDA_CHECK(cudaMemsetAsync(row_low_.get(), 0x7f, M * sizeof(int)));  // 0x7f7f7f7f: above any exponent
+    ACCSUM_CUDA_CHECK(cudaMemsetAsync(col_low_.get(), 0x7f, N * sizeof(int)));
+    if (K > 0) {
+      constexpr int64_t kColsPerBlock = 64;
+      dim3 rg(capped((M + 255) / 256, 1 << 30), capped((K + kColsPerBlock - 1) / kColsPerBlock, 65535));
+      row_summaries<<<rg, 256>>>(a_.get(), M, K, kColsPerBlock, row_max_.get(), row_low_.get());
+      dim3 cg(capped(N, 1 << 30), capped((K + kSummaryChunk - 1) / kSummaryChunk, 65535));
+      col_summaries<<<cg, 256>>>(b_.get(), K, N, col_max_.get(), col_low_.get());
+    }
+    ozaki::Lines rows{std::vector<uint32_t>(M), std::vector<int>(M)}, cols{std::vector<uint32_t>(N), std::vector<int>(N)};
+    ACCSUM_CUDA_CHECK(cudaMemcpy(rows.max_bits.data(), row_max_.get(), M * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+    ACCSUM_CUDA_CHECK(cudaMemcpy(rows.low.data(), row_low_.get(), M * sizeof(int), cudaMemcpyDeviceToHost));
+    ACCSUM_CUDA_CHECK(cudaMemcpy(cols.max_bits.data(), col_max_.get(), N * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+    ACCSUM_CUDA_CHECK(cudaMemcpy(cols.low.data(), col_low_.get(), N * sizeof(int), cudaMemcpyDeviceToHost));
+    plan_ = ozaki::plan_for(K, rows, cols, moduli_);
+  }
+
+  template <int L>
+  void make_residues() {
+    dim3 block(kTile, kRowsPerPass);
+    dim3 rg(capped(Kp_ / kTile, 1 << 20), capped(Mp_ / kTile, 65535));
+    residues_rows<L><<<rg, block>>>(a_.get(), p_.rows, p_.inner, Mp_, Kp_, row_max_.get(), plan_.bits_a, ra_.get());
+    dim3 cg(capped((Kp_ + 255) / 256, 1 << 20), capped(Np_, 65535));
+    residues_cols<L><<<cg, 256>>>(b_.get(), p_.inner, p_.cols, Kp_, Np_, col_max_.get(), plan_.bits_b, rb_.get());
+  }
+
+  // One int8 GEMM per modulus and inner block: T_l (+)= A_l^T B_l, column-major Mp x Np.
+  void multiply() {
+    const size_t pa = static_cast<size_t>(Mp_ * Kp_), pb = static_cast<size_t>(Kp_ * Np_), pt = static_cast<size_t>(Mp_ * Np_);
+    const int32_t one = 1, zero = 0;
+    for (int64_t k0 = 0; k0 < Kp_; k0 += ozaki::kBlockK) {
+      const int kb = static_cast<int>(std::min<int64_t>(ozaki::kBlockK, Kp_ - k0));
+      if (k0 > 0)
+        with_moduli(plan_.moduli, [&](auto L) {
+          reduce_planes<decltype(L)::value><<<capped((pt + 255) / 256, 1 << 16), 256>>>(t_.get(), pt);
+        });
+      for (int l = 0; l < plan_.moduli; ++l)
+        check_cublas(cublasGemmEx(h_, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(Mp_), static_cast<int>(Np_), kb, &one,
+                                  ra_.get() + l * pa + k0, CUDA_R_8I, static_cast<int>(Kp_), rb_.get() + l * pb + k0,
+                                  CUDA_R_8I, static_cast<int>(Kp_), k0 > 0 ? &one : &zero, t_.get() + l * pt, CUDA_R_32I,
+                                  static_cast<int>(Mp_), CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT),
+                     "cublasGemmEx (int8)");
+    }
+  }
+
+  template <int L>
+  void combine_entries() {
+    CombineArgs g{p_.rows, p_.cols,  p_.inner, Mp_,    static_cast<size_t>(Mp_ * Np_), row_max_.get(), col_max_.get(),
+                  plan_.bits_a, plan_.bits_b, alpha_, beta_, a_.get(), b_.get(), c_.get()};
+    dim3 grid(capped((p_.rows + 255) / 256, 1 << 20), capped(p_.cols, 65535));
+    combine<L><<<grid, 256>>>(t_.get(), g, ozaki::make_crt(L), out_.get());
+  }
+
+  Problem p_;
+  int moduli_;
+  int64_t Mp_, Np_, Kp_;
+  float alpha_ = 1, beta_ = 0;
+  DeviceBuffer<float> a_, b_, c_, out_;
+  DeviceBuffer<int8_t> ra_, rb_;
+  DeviceBuffer<int32_t> t_;
+  DeviceBuffer<uint32_t> row_max_, col_max_;
+  DeviceBuffer<int> row_low_, col_low_;
+  cublasHandle_t h_{};
+  ozaki::Plan plan_;
+  double upload_s_ = 0, scale_s_ = 0, products_s_ = 0, combine_s_ = 0, last_ = -1;
+};
+
+Registrar reg_ozaki(AlgoEntry("gemm", "sgemm-ozaki", "cuda",
+                              "float GEMM exact on cuBLAS int8 GEMMs of residues (Ozaki scheme II), rounded once")
+                        .promises_reproducible()
+                        .with_params({ozaki::slices_param()})
+                        .maker([](const Problem& p, const Params& prm) {
+                          return std::make_unique<OzakiCudaKernel>(p, static_cast<int>(param_int(prm, "slices")));
+                        }));
+
+}  // namespace
+}  // namespace accsum::cuda

@@ -1,0 +1,391 @@
+#pragma once
+// sgemm-ozaki: C = alpha*A*B + beta*C in float, computed EXACTLY on int8 matrix products and
+// rounded once. The readable definition shared by the cpu backend (integer loops) and the host and
+// device code of the cuda backend (cuBLAS int8 GEMMs).
+//
+// The scheme is the Ozaki scheme II: Ozaki, Uchino, Imamura, "Ozaki Scheme II: A GEMM-oriented
+// emulation of floating-point matrix multiplication using an integer modular technique" (2025),
+// Sec. 3, with the row/column power-of-two scaling of Ozaki, Ogita, Oishi, Rump, "Error-free
+// transformations of matrix multiplication by using fast routines of matrix multiplication and its
+// applications" (Numer. Algorithms 59, 2012), Sec. 3, and the int8 tensor-core building block of
+// Ootomo, Ozaki, Yokota, "DGEMM on integer matrix multiplication unit" (IJHPCA 2024).
+//
+//  1. Scale. Row i of A gets the power of two 2^(bits_a - top_i), where 2^top_i is the smallest
+//     power of two above max_k |a_ik|; A'_ik = RN(a_ik 2^(bits_a - top_i)) is an integer with
+//     |A'_ik| <= 2^bits_a. Columns of B likewise with bits_b. A'_ik is EXACT (no rounding) when the
+//     row's entries have no set bit below 2^(top_i - bits_a), i.e. when the row's bit span
+//     top_i - low_i (low_i: the exponent of the lowest set bit of any entry) is <= bits_a.
+//  2. Residues. For each modulus p_l (L pairwise coprime moduli <= 256, kModuli) the symmetric
+//     residues A'_ik mod p_l and B'_kj mod p_l fit int8 (odd p: [-(p-1)/2, (p-1)/2]; 256:
+//     [-128, 127]). "Slices" are these L residue matrices: one int8 product per modulus, no
+//     pairs to choose (scheme I's slice pairs (s, t) are replaced by L independent products).
+//  3. Products. T_l = sum_k (A'_ik mod p_l)(B'_kj mod p_l) in int32 is exact while
+//     K * 128^2 < 2^31: blocks of kBlockK = 2^16 inner indices (2^30), reduced mod p_l between
+//     blocks. T_l = C'_ij mod p_l, C' = A'B' (exact integers).
+//  4. Reconstruction (CRT). |C'_ij| <= K 2^(bits_a + bits_b) < P/2, P = p_1 ... p_L (the plan
+//     makes it so), hence C'_ij is the unique representative of sum_l T_l W_l mod P in
+//     [-P/2, P/2) (W_l: the CRT weights). P < 2^64, so C' is an int64.
+//  5. One rounding. The exact entry is alpha C'_ij 2^(top_i + top_j - bits_a - bits_b) +
+//     beta c_ij: alpha C' is an exact integer product (24 x 63 bits), beta c_ij is exact
+//     (24 x 24 bits); their exact sum is rounded ONCE to float (round_sum). So whenever every row
+//     of A and every column of B is covered (exact scaling), each entry is the correctly rounded
+//     exact alpha*AB + beta*C. Rows or columns not covered lose the bits below 2^(top - bits) of
+//     their entries (one rounding per input entry, as in the papers' normwise bound); the plan
+//     counts them and the run reports the counts: never a silent loss.
+//
+// Choosing L: the budget of L moduli is the largest b with K 2^b < P/2; the default takes the
+// fewest L in [2, 8] whose budget covers need_a + need_b (the largest row and column bit spans;
+// 24 + 24 for the 24-bit uniform generators: L = 8 up to K = 2^14), else 8 and reports what is
+// not covered.
+//
+// IEEE specials: a row of A or column of B holding NaN or an infinity makes every entry it meets
+// non-finite; those entries take the IEEE result of the exact computation (special_entry); the
+// others are unaffected. alpha == 0: A and B are not read (BLAS); beta == 0: C is not read.
+// A zero exact entry is +0 (the sign of an exact zero sum is not judged).
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+#include "core/hd.hpp"
+
+namespace accsum::ozaki {
+
+__extension__ typedef __int128 i128;
+__extension__ typedef unsigned __int128 u128;
+
+constexpr int kMinModuli = 2, kMaxModuli = 8;
+constexpr int64_t kBlockK = int64_t{1} << 16;  // kBlockK * 128^2 = 2^30 < 2^31: int32 exact
+constexpr uint32_t kInfBits = 0x7f800000u;     // |x| bits >= this: infinity or NaN
+constexpr int kNoLow = 1 << 30;                // the lowest-bit exponent of a line with no nonzero entry
+
+// The moduli, pairwise coprime: 2^8, 3*5*17, 11*23, 251, 13*19, 241, 239, 233 (P_8 ~ 2^63.6).
+ACCSUM_HD constexpr int modulus(int l) {
+  switch (l) {
+    case 0: return 256;
+    case 1: return 255;
+    case 2: return 253;
+    case 3: return 251;
+    case 4: return 247;
+    case 5: return 241;
+    case 6: return 239;
+    default: return 233;
+  }
+}
+
+ACCSUM_HD int clz64(uint64_t v) {
+#if defined(__CUDA_ARCH__)
+  return __clzll(static_cast<long long>(v));
+#else
+  return __builtin_clzll(v);
+#endif
+}
+ACCSUM_HD int bit_length(u128 u) {
+  const uint64_t hi = static_cast<uint64_t>(u >> 64), lo = static_cast<uint64_t>(u);
+  if (hi) return 128 - clz64(hi);
+  return lo ? 64 - clz64(lo) : 0;
+}
+
+ACCSUM_HD uint32_t abs_bits(float x) {
+#if defined(__CUDA_ARCH__)
+  return static_cast<uint32_t>(__float_as_uint(x)) & 0x7fffffffu;
+#else
+  uint32_t u;
+  __builtin_memcpy(&u, &x, 4);
+  return u & 0x7fffffffu;
+#endif
+}
+
+// For |x| given by its bits (finite, nonzero): the smallest e with |x| < 2^e.
+ACCSUM_HD int top_exponent(uint32_t bits) {
+  const int biased = static_cast<int>(bits >> 23);
+  if (biased == 0) return -149 + bit_length(bits);
+  return biased - 126;
+}
+// The exponent of the lowest set bit of |x| (finite, nonzero); kNoLow for zero.
+ACCSUM_HD int low_exponent(uint32_t bits) {
+  if (bits == 0) return kNoLow;
+  const int biased = static_cast<int>(bits >> 23);
+  const uint32_t sig = biased == 0 ? bits : (bits & 0x7fffffu) | 0x800000u;
+#if defined(__CUDA_ARCH__)
+  const int tz = __ffs(static_cast<int>(sig)) - 1;
+#else
+  const int tz = __builtin_ctz(sig);
+#endif
+  return (biased == 0 ? -149 : biased - 150) + tz;
+}
+
+// A line (row of A, column of B) is summarized by the largest |entry| bits and the lowest
+// set-bit exponent over its finite entries.
+ACCSUM_HD bool special_line(uint32_t max_bits) { return max_bits >= kInfBits; }
+ACCSUM_HD int line_top(uint32_t max_bits) { return max_bits == 0 || special_line(max_bits) ? 0 : top_exponent(max_bits); }
+// Bits the line needs for exact scaling (0 for zero or special lines).
+ACCSUM_HD int line_span(uint32_t max_bits, int low) {
+  return max_bits == 0 || special_line(max_bits) ? 0 : top_exponent(max_bits) - low;
+}
+
+// The scaled integer RN(x 2^shift) (exact in double: |result| <= 2^62).
+ACCSUM_HD int64_t scaled_integer(float x, int shift) {
+  const double v = ldexp(static_cast<double>(x), shift);
+#if defined(__CUDA_ARCH__)
+  return static_cast<int64_t>(rint(v));
+#else
+  return static_cast<int64_t>(std::rint(v));
+#endif
+}
+
+// The residue of v modulo p in [0, p) (32-bit arithmetic when v fits: the common case, and
+// several times cheaper on a GPU than a 64-bit remainder).
+ACCSUM_HD int residue_positive(int64_t v, int p) {
+  const int r = v == static_cast<int32_t>(v) ? static_cast<int32_t>(v) % p : static_cast<int>(v % p);
+  return r < 0 ? r + p : r;
+}
+// The symmetric residue of v modulo p, an int8 (see the header comment).
+ACCSUM_HD int residue_symmetric(int64_t v, int p) {
+  const int r = residue_positive(v, p);
+  return r > (p - 1) / 2 ? r - p : r;
+}
+
+// The Chinese remainder reconstruction for the first `moduli` moduli.
+struct Crt {
+  int moduli = 0;
+  uint64_t product = 0;         // P
+  double product_double = 0;    // P rounded
+  uint64_t weight[kMaxModuli];  // W_l = (P/p_l) * ((P/p_l)^-1 mod p_l) mod P
+};
+
+// The integer X in [-P/2, P/2) with X = r_l (mod p_l) for every l (r_l in [0, p_l)).
+ACCSUM_HD int64_t crt_symmetric(const int* r, const Crt& c) {
+  u128 s = 0;  // < 8 * 256 * 2^64
+  for (int l = 0; l < c.moduli; ++l) s += static_cast<u128>(static_cast<uint64_t>(r[l])) * c.weight[l];
+  const double sd = static_cast<double>(static_cast<uint64_t>(s >> 64)) * 0x1p64 + static_cast<double>(static_cast<uint64_t>(s));
+  const uint64_t q = static_cast<uint64_t>(sd / c.product_double);  // floor(s/P), off by at most 1
+  i128 x = static_cast<i128>(s) - static_cast<i128>(static_cast<u128>(q) * c.product);
+  while (x < 0) x += c.product;
+  while (x >= static_cast<i128>(c.product)) x -= c.product;
+  if (x >= static_cast<i128>(c.product / 2)) x -= c.product;
+  return static_cast<int64_t>(x);
+}
+
+// (-1)^neg * mag * 2^exp, exactly.
+struct Wide {
+  bool neg = false;
+  u128 mag = 0;
+  int exp = 0;
+};
+
+// RN_float(w), with overflow to infinity and gradual underflow.
+ACCSUM_HD float round_to_float(const Wide& w) {
+  if (w.mag == 0) return w.neg ? -0.0f : 0.0f;
+  const int n = bit_length(w.mag);
+  const int lead = w.exp + n - 1;
+  if (lead >= 128) return w.neg ? -INFINITY : INFINITY;
+  const int q = lead - 23 < -149 ? -149 : lead - 23;  // exponent of the result's last bit
+  u128 keep;
+  if (q <= w.exp) {
+    keep = w.mag << (w.exp - q);
+  } else {
+    const int s = q - w.exp;
+    if (s > n) {
+      keep = 0;
+    } else if (s == n) {
+      keep = w.mag > (static_cast<u128>(1) << (n - 1)) ? 1 : 0;
+    } else {
+      keep = w.mag >> s;
+      const u128 rem = w.mag - (keep << s), half = static_cast<u128>(1) << (s - 1);
+      if (rem > half || (rem == half && (keep & 1))) ++keep;
+    }
+  }
+  const float r = ldexpf(static_cast<float>(static_cast<uint32_t>(keep)), q);  // keep <= 2^24: exact
+  return w.neg ? -r : r;
+}
+
+// RN_float(x + y) for |x.mag| < 2^88 and |y.mag| < 2^49: one rounding of the exact sum. Leading
+// bits within kNear of each other: the exact integer sum at the lower exponent (<= 120 bits).
+// Farther apart: the smaller is cut at G (>= 8 bits below the larger's leading bit, so at least
+// 16 bits below the result's last bit) and what is cut becomes a sticky half unit at G - 1,
+// which rounds exactly as the cut part would (no float midpoint lies strictly inside a unit).
+ACCSUM_HD float round_sum(Wide x, Wide y) {
+  constexpr int kNear = 32, kGuard = 40;
+  if (y.mag == 0) return round_to_float(x);
+  if (x.mag == 0) return round_to_float(y);
+  int lx = x.exp + bit_length(x.mag) - 1, ly = y.exp + bit_length(y.mag) - 1;
+  if (lx < ly) {
+    const Wide t = x;
+    x = y;
+    y = t;
+    const int tl = lx;
+    lx = ly;
+    ly = tl;
+  }
+  const int g = lx - ly <= kNear ? (x.exp < y.exp ? x.exp : y.exp) : (x.exp < lx - kGuard ? x.exp : lx - kGuard);
+  i128 s = static_cast<i128>(x.mag << (x.exp - g));
+  if (x.neg) s = -s;
+  u128 ym;
+  bool sticky = false;
+  if (y.exp >= g) {
+    ym = y.mag << (y.exp - g);
+  } else {
+    const int sh = g - y.exp;
+    ym = sh >= 128 ? 0 : y.mag >> sh;
+    sticky = sh >= 128 || (ym << sh) != y.mag;
+  }
+  s += y.neg ? -static_cast<i128>(ym) : static_cast<i128>(ym);
+  int e = g;
+  if (sticky) {
+    s = 2 * s + (y.neg ? -1 : 1);
+    e = g - 1;
+  }
+  Wide r;
+  r.neg = s < 0;
+  r.mag = static_cast<u128>(s < 0 ? -s : s);
+  r.exp = e;
+  return round_to_float(r);
+}
+
+// v = m 2^e exactly, |m| < 2^24 (v finite).
+ACCSUM_HD void split_float(float v, int64_t* m, int* e) {
+  int ex = 0;
+  const float f = frexpf(v, &ex);
+  *m = static_cast<int64_t>(ldexpf(f, 24));
+  *e = ex - 24;
+}
+
+ACCSUM_HD bool finite_float(float x) { return abs_bits(x) < kInfBits; }
+
+// One entry: alpha * C' 2^scale + beta * c, rounded once (C' exact; see the header comment).
+ACCSUM_HD float finish_entry(int64_t cprime, int scale, float alpha, float beta, const float* c_in) {
+  if (alpha == 0.0f) return beta == 0.0f ? 0.0f : beta * *c_in;
+  int64_t ma;
+  int ea;
+  split_float(alpha, &ma, &ea);
+  const u128 cm = static_cast<u128>(cprime < 0 ? -static_cast<i128>(cprime) : static_cast<i128>(cprime));
+  Wide x;
+  x.neg = (cprime < 0) != (ma < 0);
+  x.mag = cm * static_cast<u128>(ma < 0 ? -ma : ma);
+  x.exp = scale + ea;
+  if (beta == 0.0f) return round_to_float(x);
+  const float c = *c_in;
+  if (!finite_float(c)) return round_to_float(x) + beta * c;  // IEEE: the infinity or NaN of beta*c
+  int64_t mb, mc;
+  int eb, ec;
+  split_float(beta, &mb, &eb);
+  split_float(c, &mc, &ec);
+  Wide y;
+  y.neg = (mb < 0) != (mc < 0);
+  y.mag = static_cast<u128>(mb < 0 ? -mb : mb) * static_cast<u128>(mc < 0 ? -mc : mc);
+  y.exp = eb + ec;
+  return round_sum(x, y);
+}
+
+// The IEEE result of alpha * sum_k a_k b_k + beta * c for an entry whose row or column holds NaN
+// or an infinity (alpha != 0): NaN when a factor is NaN, inf * 0 occurs or infinities of both
+// signs meet; else the infinity; then plus beta * c.
+ACCSUM_HD float special_entry(const float* a_row, int64_t lda, const float* b_col, int64_t K, float alpha, float beta,
+                              const float* c_in) {
+  bool nan = false, pos = false, neg = false;
+  for (int64_t k = 0; k < K; ++k) {
+    const float a = a_row[k * lda], b = b_col[k];
+    if (a != a || b != b) {
+      nan = true;
+    } else if (!finite_float(a) || !finite_float(b)) {
+      if (a == 0.0f || b == 0.0f) nan = true;
+      else if (((a < 0) != (b < 0)) != (alpha < 0)) neg = true;
+      else pos = true;
+    }
+  }
+  float r = nan || (pos && neg) ? NAN : pos ? INFINITY : -INFINITY;
+  if (beta != 0.0f) r = r + beta * *c_in;
+  return r;
+}
+
+// ---- the plan (host) ----
+
+struct Plan {
+  int moduli = 0;              // L: int8 products per block of kBlockK inner indices
+  int bits_a = 0, bits_b = 0;  // |A'| <= 2^bits_a, |B'| <= 2^bits_b
+  int need_a = 0, need_b = 0;  // the largest row / column bit span (exact scaling needs bits >= need)
+  int64_t rows_uncovered = 0, cols_uncovered = 0;  // lines whose span exceeds the bits given
+  bool exact() const { return rows_uncovered == 0 && cols_uncovered == 0; }
+};
+
+// P of the first L moduli.
+inline uint64_t moduli_product(int moduli) {
+  uint64_t p = 1;
+  for (int l = 0; l < moduli; ++l) p *= static_cast<uint64_t>(modulus(l));
+  return p;
+}
+
+// The largest b with K 2^b < P/2 (-1 when none).
+inline int bit_budget(int moduli, int64_t K) {
+  const u128 half = moduli_product(moduli) / 2;
+  int b = -1;
+  while (b < 126 && (static_cast<u128>(K) << (b + 1)) < half) ++b;
+  return b;
+}
+
+inline int modular_inverse(int a, int p) {
+  int t = 0, nt = 1, r = p, nr = a % p;
+  while (nr) {
+    const int q = r / nr, tt = t - q * nt, tr = r - q * nr;
+    t = nt;
+    nt = tt;
+    r = nr;
+    nr = tr;
+  }
+  return t < 0 ? t + p : t;
+}
+
+inline Crt make_crt(int moduli) {
+  Crt c;
+  c.moduli = moduli;
+  c.product = moduli_product(moduli);
+  c.product_double = static_cast<double>(c.product);
+  for (int l = 0; l < moduli; ++l) {
+    const int p = modulus(l);
+    const uint64_t m = c.product / static_cast<uint64_t>(p);
+    const int inv = modular_inverse(static_cast<int>(m % static_cast<uint64_t>(p)), p);
+    c.weight[l] = static_cast<uint64_t>(static_cast<u128>(m) * static_cast<u128>(inv) % c.product);
+  }
+  for (int l = moduli; l < kMaxModuli; ++l) c.weight[l] = 0;
+  return c;
+}
+
+// The plan for inner dimension K and the line summaries of A's rows and B's columns; moduli = 0
+// chooses L (see the header comment), else L = moduli.
+inline Plan make_plan(int64_t K, const uint32_t* row_max, const int* row_low, int64_t M, const uint32_t* col_max,
+                      const int* col_low, int64_t N, int moduli) {
+  Plan p;
+  for (int64_t i = 0; i < M; ++i) p.need_a = std::max(p.need_a, line_span(row_max[i], row_low[i]));
+  for (int64_t j = 0; j < N; ++j) p.need_b = std::max(p.need_b, line_span(col_max[j], col_low[j]));
+  if (moduli == 0) {
+    moduli = kMaxModuli;
+    for (int L = kMinModuli; L <= kMaxModuli; ++L)
+      if (bit_budget(L, std::max<int64_t>(K, 1)) >= p.need_a + p.need_b) {
+        moduli = L;
+        break;
+      }
+  }
+  p.moduli = moduli;
+  const int b = std::max(0, bit_budget(moduli, std::max<int64_t>(K, 1)));
+  if (p.need_a + p.need_b <= b) {
+    p.bits_a = p.need_a;
+    p.bits_b = b - p.need_a;
+  } else if (p.need_a <= b / 2) {
+    p.bits_a = p.need_a;
+    p.bits_b = b - p.bits_a;
+  } else if (p.need_b <= b / 2) {
+    p.bits_b = p.need_b;
+    p.bits_a = b - p.bits_b;
+  } else {
+    p.bits_a = b / 2;
+    p.bits_b = b - p.bits_a;
+  }
+  for (int64_t i = 0; i < M; ++i) p.rows_uncovered += line_span(row_max[i], row_low[i]) > p.bits_a;
+  for (int64_t j = 0; j < N; ++j) p.cols_uncovered += line_span(col_max[j], col_low[j]) > p.bits_b;
+  return p;
+}
+
+// The int8 products a plan computes for inner dimension K.
+inline int64_t int8_products(const Plan& p, int64_t K) { return p.moduli * std::max<int64_t>(1, (K + kBlockK - 1) / kBlockK); }
+
+}  // namespace accsum::ozaki

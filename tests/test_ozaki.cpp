@@ -1,0 +1,298 @@
+// sgemm-ozaki on the cpu backend (core/ozaki.hpp): the one-rounding arithmetic against MPFR, the
+// CRT, the plan, and whole products against the exact oracle on every kind of hard data: U[0,1],
+// U[-1,1], log-uniform spreads of 1e10 and 1e30 within a row, cancellation, zeros, values near
+// the float overflow threshold and near underflow, NaN / infinities, alpha and beta.
+#include <gtest/gtest.h>
+#include <mpfr.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/family.hpp"
+#include "core/gemm_oracle.hpp"
+#include "core/ozaki.hpp"
+#include "core/ozaki_run.hpp"
+#include "core/registry.hpp"
+
+using namespace accsum;
+using namespace accsum::ozaki;
+
+namespace {
+
+Dataset gen(const std::string& dist, const std::string& shape, uint64_t seed = 1, Params extra = {}) {
+  extra["shape"] = shape;
+  return family("gemm").generate(GenSpec{dist, "gemm", 1, seed, 1e16, 1e16, extra});
+}
+
+Result run_ozaki(const Dataset& d, Params user = {}) {
+  const AlgoEntry* e = registry().find("sgemm-ozaki", "cpu");
+  if (!e) throw std::runtime_error("sgemm-ozaki/cpu is not registered");
+  auto k = e->make(d.problem(), registry().resolve_params(*e, user));
+  k->execute();
+  return k->result();
+}
+
+double named(const std::vector<std::pair<std::string, double>>& v, const std::string& key) {
+  for (auto& [k, x] : v)
+    if (k == key) return x;
+  ADD_FAILURE() << "no figure " << key;
+  return NAN;
+}
+
+Metrics judge(const Dataset& d, const Result& r) { return family("gemm").measure(r, family("gemm").oracle(d), -1); }
+
+// Every entry correctly rounded (and so faithful), and the run reports itself exact.
+void expect_exact(const Dataset& d, Params user = {}) {
+  const Result r = run_ozaki(d, user);
+  const Metrics m = judge(d, r);
+  EXPECT_TRUE(m.correctly_rounded) << d.generator << " share " << named(m.extra, "share_correctly_rounded");
+  EXPECT_EQ(named(m.extra, "share_faithful"), 1.0);
+  EXPECT_EQ(named(parse_figures(r.what), "ozaki_exact"), 1.0);
+  EXPECT_EQ(named(parse_figures(r.what), "ozaki_rows_uncovered"), 0.0);
+}
+
+float mpfr_to_float(const mpfr_t v) { return mpfr_get_flt(v, MPFR_RNDN); }
+
+void set_wide(mpfr_t out, const Wide& w) {
+  mpfr_set_ui(out, 0, MPFR_RNDN);
+  mpfr_t part;
+  mpfr_init2(part, 256);
+  mpfr_set_ui(part, static_cast<unsigned long>(static_cast<uint64_t>(w.mag >> 64)), MPFR_RNDN);
+  mpfr_mul_2si(part, part, 64 + w.exp, MPFR_RNDN);
+  mpfr_add(out, out, part, MPFR_RNDN);
+  mpfr_set_ui(part, static_cast<unsigned long>(static_cast<uint64_t>(w.mag)), MPFR_RNDN);
+  mpfr_mul_2si(part, part, w.exp, MPFR_RNDN);
+  mpfr_add(out, out, part, MPFR_RNDN);
+  if (w.neg) mpfr_neg(out, out, MPFR_RNDN);
+  mpfr_clear(part);
+}
+
+Wide random_wide(std::mt19937_64& g, int max_bits, int exp_lo, int exp_hi) {
+  Wide w;
+  const int bits = 1 + static_cast<int>(g() % static_cast<uint64_t>(max_bits));
+  w.mag = (static_cast<u128>(g()) << 64 | g()) >> (128 - bits);
+  w.neg = g() & 1;
+  w.exp = exp_lo + static_cast<int>(g() % static_cast<uint64_t>(exp_hi - exp_lo + 1));
+  return w;
+}
+
+bool same_float(float a, float b) { return (std::isnan(a) && std::isnan(b)) || std::memcmp(&a, &b, 4) == 0 || (a == 0 && b == 0); }
+
+}  // namespace
+
+// ---- the arithmetic ----
+
+TEST(Ozaki, RoundToFloatIsMpfrRoundToNearest) {
+  std::mt19937_64 g(7);
+  mpfr_t v;
+  mpfr_init2(v, 300);
+  for (int t = 0; t < 200000; ++t) {
+    Wide w = random_wide(g, t % 2 ? 120 : 26, -320, 110);
+    if (t % 7 == 0) {  // many exact midpoints and near-midpoints: one set bit, nothing below
+      w.mag |= static_cast<u128>(1) << 40;
+      w.mag &= ~((static_cast<u128>(1) << 40) - 1);
+    }
+    set_wide(v, w);
+    ASSERT_TRUE(same_float(round_to_float(w), mpfr_to_float(v))) << t;
+  }
+  mpfr_clear(v);
+}
+
+TEST(Ozaki, RoundSumRoundsTheExactSumOnce) {
+  std::mt19937_64 g(11);
+  mpfr_t x, y;
+  mpfr_init2(x, 600);
+  mpfr_init2(y, 600);
+  for (int t = 0; t < 200000; ++t) {
+    Wide a = random_wide(g, 88, -300, 100), b = random_wide(g, 49, -300, 100);
+    if (t % 3 == 0) {  // cancellation: b close to -a
+      b.neg = !a.neg;
+      const int n = bit_length(a.mag);
+      b.exp = a.exp + (n > 49 ? n - 49 : 0);
+      const i128 m = static_cast<i128>(a.mag >> (b.exp - a.exp)) + static_cast<i128>(g() % 5) - 2;
+      b.mag = static_cast<u128>(m < 1 ? 1 : m);
+    }
+    set_wide(x, a);
+    set_wide(y, b);
+    mpfr_add(x, x, y, MPFR_RNDN);  // exact at 600 bits
+    ASSERT_TRUE(same_float(round_sum(a, b), mpfr_to_float(x))) << t;
+  }
+  mpfr_clear(x);
+  mpfr_clear(y);
+}
+
+TEST(Ozaki, CrtReconstructsEverySymmetricInteger) {
+  std::mt19937_64 g(3);
+  for (int L = kMinModuli; L <= kMaxModuli; ++L) {
+    const Crt c = make_crt(L);
+    const int64_t half = static_cast<int64_t>(c.product / 2);
+    for (int t = 0; t < 20000; ++t) {
+      int64_t x = static_cast<int64_t>(g() % c.product) - half;
+      if (t == 0) x = -half;
+      if (t == 1) x = half - 1;
+      int r[kMaxModuli];
+      for (int l = 0; l < L; ++l) r[l] = residue_positive(x, modulus(l));
+      ASSERT_EQ(crt_symmetric(r, c), x) << "L=" << L;
+    }
+  }
+}
+
+TEST(Ozaki, ResiduesFitInt8AndProductsInt32) {
+  for (int l = 0; l < kMaxModuli; ++l)
+    for (int64_t v : {int64_t{-1000003}, int64_t{-1}, int64_t{0}, int64_t{127}, int64_t{128}, int64_t{1} << 40}) {
+      const int r = residue_symmetric(v, modulus(l));
+      EXPECT_GE(r, -128);
+      EXPECT_LE(r, 127);
+      EXPECT_EQ(((v - r) % modulus(l)), 0);
+    }
+  EXPECT_LT(kBlockK * 128 * 128, int64_t{1} << 31);
+}
+
+TEST(Ozaki, PlanCoversTwentyFourBitDataWithEightModuliUpToK16384) {
+  for (int64_t K : {1, 100, 8192, 16384}) EXPECT_GE(bit_budget(8, K), 48) << K;
+  EXPECT_LT(bit_budget(8, 32768), 48);
+  EXPECT_LT(bit_budget(7, 8192), 48);  // at N = 8192 seven moduli cannot cover 24 + 24 bits
+  const uint32_t one = 0x3f800000u;  // 1.0f
+  std::vector<uint32_t> mx{one};
+  std::vector<int> lo{-24};  // 2^-24 is the lowest bit: span 1 - (-24) = 25
+  const Plan p = make_plan(100, mx.data(), lo.data(), 1, mx.data(), lo.data(), 1, 0);
+  EXPECT_EQ(p.need_a, 25);
+  EXPECT_TRUE(p.exact());
+  EXPECT_EQ(p.moduli, 8);
+  const Plan q = make_plan(100, mx.data(), lo.data(), 1, mx.data(), lo.data(), 1, 3);
+  EXPECT_EQ(q.moduli, 3);
+  EXPECT_FALSE(q.exact());
+  EXPECT_EQ(q.rows_uncovered + q.cols_uncovered, 2);
+}
+
+// ---- whole products against the exact oracle ----
+
+TEST(Ozaki, ExactOnUniformData) {
+  for (const char* dist : {"uniform", "uniform-sym"})
+    for (const char* shape : {"1,1,1", "7,5,3", "33,17,65", "5,130,1", "40,31,300"}) {
+      SCOPED_TRACE(std::string(dist) + " " + shape);
+      expect_exact(gen(dist, shape, 5));
+    }
+}
+
+TEST(Ozaki, AlphaBeta) {
+  expect_exact(gen("uniform-sym", "37,29,200", 1, {{"alpha", "-0.75"}, {"beta", "1.5"}}));
+  expect_exact(gen("uniform", "37,29,200", 2, {{"alpha", "0"}, {"beta", "2"}}));
+  expect_exact(gen("uniform", "37,29,200", 3, {{"alpha", "3.1e-30"}, {"beta", "-7e20"}}));  // beta*c dominates
+}
+
+TEST(Ozaki, CancellationIsExact) {
+  // Columns k + h of A repeat columns k, rows k + h of B negate rows k: the 2h products cancel
+  // exactly, the last one survives (exactly: the data stay 24-bit, so every line is covered).
+  Dataset d = gen("uniform-sym", "20,9,61", 4);
+  const int64_t M = d.rows, N = d.cols, K = d.inner, h = (K - 1) / 2;
+  for (int64_t k = 0; k < h; ++k) {
+    for (int64_t i = 0; i < M; ++i) d.a[i + (k + h) * M] = d.a[i + k * M];
+    for (int64_t j = 0; j < N; ++j) d.b[k + h + j * K] = -d.b[k + j * K];
+  }
+  d.id = next_dataset_id();
+  expect_exact(d);
+}
+
+TEST(Ozaki, ZerosAndZeroLines) {
+  Dataset d = gen("uniform-sym", "12,10,30", 6, {{"beta", "0.5"}});
+  for (int64_t k = 0; k < d.inner; ++k) d.a[3 + k * d.rows] = 0.0f;  // a zero row of A
+  for (int64_t k = 0; k < d.inner; ++k) d.b[k + 4 * d.inner] = 0.0f;  // a zero column of B
+  d.id = next_dataset_id();
+  expect_exact(d);
+  Dataset z = gen("uniform", "6,6,6", 1);
+  std::fill(z.a.begin(), z.a.end(), 0.0f);
+  z.id = next_dataset_id();
+  const Result r = run_ozaki(z);
+  for (double v : r.values) EXPECT_EQ(v, 0.0);
+}
+
+TEST(Ozaki, NearOverflowAndUnderflow) {
+  Dataset big = gen("uniform", "16,12,40", 8);
+  for (auto& x : big.a) x *= 0x1p120f;
+  for (auto& x : big.b) x *= 0x1p5f;  // products up to 2^125: sums of 40 overflow in some entries
+  big.id = next_dataset_id();
+  expect_exact(big);
+  const Result r = run_ozaki(big);
+  bool some_inf = false;
+  for (double v : r.values) some_inf |= std::isinf(v);
+  EXPECT_TRUE(some_inf);
+  Dataset tiny = gen("uniform-sym", "16,12,40", 9);
+  for (auto& x : tiny.a) x *= 0x1p-70f;
+  for (auto& x : tiny.b) x *= 0x1p-70f;  // products near 2^-140: subnormal results
+  tiny.id = next_dataset_id();
+  expect_exact(tiny);
+}
+
+TEST(Ozaki, IeeeSpecials) {
+  for (uint64_t seed = 0; seed < 8; ++seed) {
+    const Dataset d = gen("specials", "9,7,20", seed, seed % 2 ? Params{{"beta", "1"}} : Params{});
+    const Metrics m = judge(d, run_ozaki(d));
+    EXPECT_TRUE(m.correctly_rounded) << "seed " << seed;
+    EXPECT_EQ(named(m.extra, "share_correctly_rounded"), 1.0) << "finite entries, seed " << seed;
+  }
+}
+
+// A spread of 1e10 or 1e30 within every row and column needs more bits than 8 moduli hold: the
+// run says how many lines it could not cover; entries whose row and column are covered stay
+// correctly rounded; the rest keep the scheme's normwise accuracy.
+TEST(Ozaki, WideSpreadsAreReportedAndCoveredEntriesStayExact) {
+  for (const char* range : {"1e10", "1e30"}) {
+    Dataset d = gen("loguniform", "24,20,50", 12, {{"range", range}});
+    const int64_t M = d.rows, N = d.cols, K = d.inner;
+    for (int64_t i = 0; i < M / 2; ++i)  // half the rows narrow again: 24-bit values in [1, 2)
+      for (int64_t k = 0; k < K; ++k) d.a[i + k * M] = 1.0f + std::ldexp(static_cast<float>((i * 13 + k * 7) % 1000), -23);
+    for (int64_t j = 0; j < N / 2; ++j)
+      for (int64_t k = 0; k < K; ++k) d.b[k + j * K] = 1.0f + std::ldexp(static_cast<float>((k * 7 + j) % 100), -23);
+    d.id = next_dataset_id();
+    const Result r = run_ozaki(d);
+    const Lines rows = summarize_lines(d.a.data(), M, K, 1, M), cols = summarize_lines(d.b.data(), N, K, K, 1);
+    const Plan p = plan_for(K, rows, cols, 0);
+    EXPECT_EQ(named(parse_figures(r.what), "ozaki_exact"), 0.0) << range;
+    EXPECT_EQ(named(parse_figures(r.what), "ozaki_slices"), 8.0);
+    EXPECT_EQ(named(parse_figures(r.what), "ozaki_rows_uncovered"), static_cast<double>(p.rows_uncovered));
+    EXPECT_EQ(named(parse_figures(r.what), "ozaki_cols_uncovered"), static_cast<double>(p.cols_uncovered));
+    EXPECT_GT(p.rows_uncovered + p.cols_uncovered, 0);
+    const auto ex = std::static_pointer_cast<const GemmExact>(family("gemm").oracle(d).exact);
+    int64_t covered = 0;
+    for (int64_t j = 0; j < N; ++j)
+      for (int64_t i = 0; i < M; ++i)
+        if (line_span(rows.max_bits[i], rows.low[i]) <= p.bits_a && line_span(cols.max_bits[j], cols.low[j]) <= p.bits_b) {
+          ++covered;
+          EXPECT_EQ(r.values[i + j * M], ex->ref[i + j * M]) << range << " (" << i << ", " << j << ")";
+        }
+    EXPECT_GT(covered, 0) << range;
+  }
+}
+
+TEST(Ozaki, SlicesSweepReportsWhatEachSettingComputes) {
+  const Dataset d = gen("uniform", "20,20,40", 13);
+  for (int L = kMinModuli; L <= kMaxModuli; ++L) {
+    const Result r = run_ozaki(d, {{"slices", std::to_string(L)}});
+    EXPECT_EQ(named(parse_figures(r.what), "ozaki_slices"), L);
+    EXPECT_EQ(named(parse_figures(r.what), "ozaki_int8_products"), L);
+    const Metrics m = judge(d, r);
+    if (named(parse_figures(r.what), "ozaki_exact") == 1.0) EXPECT_TRUE(m.correctly_rounded) << L;
+    // Eight moduli make every product of 24-bit data with K <= 2^14 exact.
+    if (L == kMaxModuli) EXPECT_TRUE(m.correctly_rounded);
+  }
+  int fewest = kMaxModuli;  // the default: the fewest moduli whose budget holds 24 + 24 bits
+  while (fewest > kMinModuli && bit_budget(fewest - 1, d.inner) >= 48) --fewest;
+  const Result def = run_ozaki(d);
+  EXPECT_EQ(named(parse_figures(def.what), "ozaki_slices"), fewest);
+  EXPECT_EQ(named(parse_figures(def.what), "ozaki_exact"), 1.0);
+}
+
+TEST(Ozaki, RegisteredWithTheSlicesParameter) {
+  const AlgoEntry* e = registry().find("sgemm-ozaki", "cpu");
+  ASSERT_NE(e, nullptr);
+  EXPECT_THROW(registry().resolve_params(*e, {{"slices", "1"}}), UsageError);
+  EXPECT_THROW(registry().resolve_params(*e, {{"slices", "9"}}), UsageError);
+  EXPECT_EQ(registry().resolve_params(*e, {}).at("slices"), "0");
+  EXPECT_THROW(run_ozaki(gen("uniform", "1,1,40000"), {{"slices", "2"}}), UsageError);  // 256 * 255 / 2 < K
+}

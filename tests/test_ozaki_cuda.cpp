@@ -1,0 +1,115 @@
+// sgemm-ozaki on CUDA (backends/cuda/gemm_ozaki.cu): bit for bit the cpu backend's readable
+// definition on odd shapes, every generator, alpha / beta, every --slices, inner dimensions
+// beyond one int32-exact block; correctly rounded against the exact oracle where exact. Skipped
+// without a CUDA device (the GPU machine runs them).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "core/family.hpp"
+#include "core/gemm_oracle.hpp"
+#include "core/ozaki.hpp"
+#include "core/registry.hpp"
+
+using namespace accsum;
+
+namespace {
+
+bool cuda_here() {
+  const BackendInfo* b = registry().backend("cuda");
+  return b && (!b->available || b->available());
+}
+#define REQUIRE_OZAKI_CUDA() \
+  do {                       \
+    if (!cuda_here()) GTEST_SKIP() << "no CUDA device here: OzakiCuda tests run on the GPU machine"; \
+  } while (0)
+
+Dataset gen(const std::string& dist, const std::string& shape, uint64_t seed, Params extra = {}) {
+  extra["shape"] = shape;
+  return family("gemm").generate(GenSpec{dist, "gemm", 1, seed, 1e16, 1e16, extra});
+}
+
+Result run(const std::string& backend, const Dataset& d, Params user = {}) {
+  const AlgoEntry* e = registry().find("sgemm-ozaki", backend);
+  if (!e) throw std::runtime_error("missing sgemm-ozaki/" + backend);
+  auto k = e->make(d.problem(), registry().resolve_params(*e, user));
+  k->execute();
+  return k->result();
+}
+
+// Bitwise equal values (any NaN matches any NaN) and the same plan figures.
+void expect_same(const Result& gpu, const Result& cpu, const std::string& what) {
+  ASSERT_EQ(gpu.values.size(), cpu.values.size()) << what;
+  size_t differ = 0, first = 0;
+  for (size_t i = 0; i < gpu.values.size(); ++i) {
+    const double u = gpu.values[i], v = cpu.values[i];
+    if ((std::isnan(u) && std::isnan(v)) || std::memcmp(&u, &v, 8) == 0) continue;
+    if (differ++ == 0) first = i;
+  }
+  EXPECT_EQ(differ, 0u) << what << ": first at " << first << " gpu " << gpu.values[first] << " cpu " << cpu.values[first];
+  const auto gf = parse_figures(gpu.what);
+  for (auto& [k, v] : parse_figures(cpu.what)) {
+    if (k.size() > 2 && k.compare(k.size() - 2, 2, "_s") == 0) continue;
+    bool found = false;
+    for (auto& [k2, v2] : gf)
+      if (k2 == k) {
+        found = true;
+        EXPECT_EQ(v2, v) << what << ": " << k;
+      }
+    EXPECT_TRUE(found) << what << ": " << k;
+  }
+}
+
+}  // namespace
+
+TEST(OzakiCuda, BitForBitTheCpuDefinition) {
+  REQUIRE_OZAKI_CUDA();
+  const std::vector<std::pair<std::string, Params>> data = {
+      {"uniform", {}},           {"uniform-sym", {}},
+      {"loguniform", {{"range", "1e10"}}}, {"loguniform", {{"range", "1e30"}}},
+      {"illcond", {{"cond", "1e20"}}},     {"uniform-sym", {{"alpha", "-0.75"}, {"beta", "1.5"}}},
+      {"uniform", {{"alpha", "0"}, {"beta", "2"}}}};
+  for (const char* shape : {"1,1,1", "33,17,65", "70,3,129", "5,130,1", "129,67,257"})
+    for (auto& [dist, opts] : data) {
+      const Dataset d = gen(dist, shape, 3, opts);
+      expect_same(run("cuda", d), run("cpu", d), dist + " " + shape);
+    }
+  for (uint64_t seed = 0; seed < 8; ++seed) {
+    const Dataset d = gen("specials", "37,29,100", seed, seed % 2 ? Params{{"beta", "1"}} : Params{});
+    expect_same(run("cuda", d), run("cpu", d), "specials seed " + std::to_string(seed));
+  }
+}
+
+TEST(OzakiCuda, EverySlicesSetting) {
+  REQUIRE_OZAKI_CUDA();
+  const Dataset d = gen("uniform-sym", "61,45,300", 5);
+  for (int L = ozaki::kMinModuli; L <= ozaki::kMaxModuli; ++L) {
+    const Params q{{"slices", std::to_string(L)}};
+    expect_same(run("cuda", d, q), run("cpu", d, q), "slices " + std::to_string(L));
+  }
+}
+
+TEST(OzakiCuda, InnerDimensionBeyondOneInt32Block) {
+  REQUIRE_OZAKI_CUDA();
+  const Dataset d = gen("uniform", "3,5,70001", 6);  // two blocks of 2^16: reduced mod p between them
+  const Result g = run("cuda", d);
+  expect_same(g, run("cpu", d), "K = 70001");
+  const Metrics m = family("gemm").measure(g, family("gemm").oracle(d), -1);
+  EXPECT_TRUE(m.correctly_rounded);
+}
+
+TEST(OzakiCuda, CorrectlyRoundedAgainstTheOracle) {
+  REQUIRE_OZAKI_CUDA();
+  for (const char* dist : {"uniform", "uniform-sym"}) {
+    const Dataset d = gen(dist, "300,257,1031", 7);
+    const Result r = run("cuda", d);
+    const Metrics m = family("gemm").measure(r, family("gemm").oracle(d), -1);
+    EXPECT_TRUE(m.correctly_rounded) << dist;
+    bool timed = false;
+    for (auto& [k, v] : parse_figures(r.what)) timed |= k == "ozaki_products_s" && v > 0;
+    EXPECT_TRUE(timed) << "the time split is reported";
+  }
+}
