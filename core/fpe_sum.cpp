@@ -92,14 +92,14 @@ std::string fpe_acc_domain(bool dot, const Params& p, const ExactFacts& f) {
 }
 
 int fpe_acc_r(const Params& p) {
-  auto it = p.find("R");
+  auto it = p.find("terms");
   return it == p.end() ? 2 : std::atoi(it->second.c_str());
 }
 
 AlgoEntry fpe_acc_entry(bool dot, const std::string& backend, const std::string& summary) {
   return AlgoEntry(dot ? "dot" : "sum", dot ? "fpe-dot" : "fpe-sum", backend, summary)
       .promises(Guarantee::kfold)
-      .with_params({ParamSpec{"R", "terms of the accumulating expansion", false, 0, 0, {"2", "4", "8", "16", "32"}, "2",
+      .with_params({ParamSpec{"terms", "R, the terms of the accumulating expansion (--R is the fpe family's data option)", false, 0, 0, {"2", "4", "8", "16", "32"}, "2",
                               true}})
       .within_domain([dot](const Params& p, const ExactFacts& f) { return fpe_acc_domain(dot, p, f); })
       .bounded_by(

@@ -39,7 +39,7 @@ const char* algo_of(bool dot) { return dot ? "fpe-dot" : "fpe-sum"; }
 double run(const std::string& backend, const Dataset& d, int R, Params extra = {}) {
   const AlgoEntry* e = registry().find(algo_of(!d.y.empty()), backend);
   if (!e) throw std::runtime_error(std::string("not registered on ") + backend);
-  extra["R"] = std::to_string(R);
+  extra["terms"] = std::to_string(R);
   auto k = e->make(d.problem(), registry().resolve_params(*e, extra));
   return k->run_scalar();
 }
@@ -50,7 +50,7 @@ ExactValue exact_of(const Dataset& d) {
 
 Metrics check(const std::string& backend, const Dataset& d, int R, const ExactValue& ex) {
   const AlgoEntry* e = registry().find(algo_of(!d.y.empty()), backend);
-  Params p = registry().resolve_params(*e, {{"R", std::to_string(R)}});
+  Params p = registry().resolve_params(*e, {{"terms", std::to_string(R)}});
   return measure(run(backend, d, R), ex, proven_bound(*e, p, ex.facts));
 }
 
@@ -232,9 +232,9 @@ TEST(FpeSumSerial, BadParametersAreUsageErrors) {
   for (bool dot : {false, true}) {
     const AlgoEntry* e = registry().find(algo_of(dot), "cpu");
     ASSERT_NE(e, nullptr);
-    EXPECT_THROW(registry().resolve_params(*e, {{"R", "3"}}), UsageError);
-    EXPECT_THROW(registry().resolve_params(*e, {{"R", "64"}}), UsageError);
-    EXPECT_EQ(registry().resolve_params(*e, {})["R"], "2");
+    EXPECT_THROW(registry().resolve_params(*e, {{"terms", "3"}}), UsageError);
+    EXPECT_THROW(registry().resolve_params(*e, {{"terms", "64"}}), UsageError);
+    EXPECT_EQ(registry().resolve_params(*e, {})["terms"], "2");
   }
 }
 
