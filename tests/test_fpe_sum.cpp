@@ -1,0 +1,300 @@
+// fpe-sum / fpe-dot (core/fpe_sum.hpp) on cpu (the serial definition) and cpu-mt, and on CUDA
+// where a device is present: against the exact oracle on every distribution (cancellation, huge
+// ranges, ill-conditioned, subnormals, special values), n = 0, 1, signed zeros; the proven bound
+// always holds; the R = 2 step written without its zero operations equals Algorithm 1 +
+// Renormalize; the parallel backends give the serial bits; and R = 2 against dpsumk K = 2.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/dpsum.hpp"
+#include "core/fpe_sum.hpp"
+#include "core/oracle.hpp"
+#include "core/registry.hpp"
+#include "datasets/dataset.hpp"
+
+namespace accsum {
+namespace {
+
+bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0 || (std::isnan(a) && std::isnan(b)); }
+
+const double kInf = std::numeric_limits<double>::infinity();
+const double kNaN = std::numeric_limits<double>::quiet_NaN();
+const std::vector<int> kAllR = {2, 4, 8, 16, 32};
+
+bool backend_present(const std::string& name) {
+  const BackendInfo* b = registry().backend(name);
+  if (!b || (b->available && !b->available())) return false;
+  require_backend(name);
+  return true;
+}
+
+const char* algo_of(bool dot) { return dot ? "fpe-dot" : "fpe-sum"; }
+
+double run(const std::string& backend, const Dataset& d, int R, Params extra = {}) {
+  const AlgoEntry* e = registry().find(algo_of(!d.y.empty()), backend);
+  if (!e) throw std::runtime_error(std::string("not registered on ") + backend);
+  extra["terms"] = std::to_string(R);
+  auto k = e->make(d.problem(), registry().resolve_params(*e, extra));
+  return k->run_scalar();
+}
+
+ExactValue exact_of(const Dataset& d) {
+  return d.y.empty() ? exact_sum(d.x.data(), d.n) : exact_dot(d.x.data(), d.y.data(), d.n);
+}
+
+Metrics check(const std::string& backend, const Dataset& d, int R, const ExactValue& ex) {
+  const AlgoEntry* e = registry().find(algo_of(!d.y.empty()), backend);
+  Params p = registry().resolve_params(*e, {{"terms", std::to_string(R)}});
+  return measure(run(backend, d, R), ex, proven_bound(*e, p, ex.facts));
+}
+
+Dataset make(const std::string& dist, bool dot, int64_t n, double cond = 1e16, uint64_t seed = 1,
+             double range = 1e16) {
+  GenSpec s;
+  s.dist = dist;
+  s.family = dot ? "dot" : "sum";
+  s.n = n;
+  s.seed = seed;
+  s.cond = cond;
+  s.range = range;
+  return generate(s);
+}
+
+Dataset from(std::vector<double> x, std::vector<double> y = {}) {
+  Dataset d;
+  d.family = y.empty() ? "sum" : "dot";
+  d.generator = "hand";
+  d.n = static_cast<int64_t>(x.size());
+  d.x = std::move(x);
+  d.y = std::move(y);
+  d.id = next_dataset_id();
+  return d;
+}
+
+TEST(FpeSumSerial, TheR2StepIsAlgorithm1PlusRenormalize) {
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> mant(-1.0, 1.0);
+  std::uniform_int_distribution<int> ex(-80, 80);
+  auto draw = [&] { return std::ldexp(mant(rng), ex(rng)); };
+  for (int trial = 0; trial < 200000; ++trial) {
+    double a[2] = {0, 0}, b[2] = {0, 0}, c[2], d[2];
+    two_sum(draw(), draw(), a[0], a[1]);  // a 2Sum pair: what a lane holds
+    if (trial % 5 == 0) a[0] = a[1] = 0.0;
+    double x = trial % 7 == 0 ? -a[0] : draw(), y = draw();
+    double h, t;
+    fpe_acc_product(x, y, h, t);
+    std::memcpy(b, a, sizeof a);
+    std::memcpy(c, a, sizeof a);
+    std::memcpy(d, a, sizeof a);
+    fpe_acc_add<2>(a, 2, x, 0.0);
+    fpe_acc_add2_sum(b, x);
+    ASSERT_EQ(a[0], b[0]) << trial;
+    ASSERT_EQ(a[1], b[1]) << trial;
+    fpe_acc_add<2>(c, 2, h, t);
+    fpe_acc_add2_dot<TwoSumOrdered>(d, h, t);
+    ASSERT_EQ(c[0], d[0]) << trial;
+    ASSERT_EQ(c[1], d[1]) << trial;
+  }
+}
+
+TEST(FpeSumSerial, EmptyOneAndSignedZeros) {
+  for (int R : kAllR)
+    for (bool dot : {false, true}) {
+      Dataset d0 = from({}, {});
+      d0.family = dot ? "dot" : "sum";
+      EXPECT_PRED2(same_bits, run("cpu", d0, R), 0.0) << R;
+      Dataset d1 = dot ? from({3.0}, {0.1}) : from({0.1});
+      EXPECT_PRED2(same_bits, run("cpu", d1, R), dot ? exact_dot(d1.x.data(), d1.y.data(), 1).rounded : 0.1) << R;
+      Dataset dz = dot ? from({-0.0, 0.0, -0.0}, {1.0, -1.0, 2.0}) : from({-0.0, -0.0, -0.0});
+      EXPECT_PRED2(same_bits, run("cpu", dz, R), -0.0) << R << " dot " << dot;
+      Dataset dp = dot ? from({-0.0, 0.0}, {1.0, 1.0}) : from({-0.0, 0.0, -0.0});
+      EXPECT_PRED2(same_bits, run("cpu", dp, R), 0.0) << R << " dot " << dot;
+      Dataset dc = dot ? from({1.5, -1.5}, {2.0, 2.0}) : from({1.5, -1.5});
+      EXPECT_PRED2(same_bits, run("cpu", dc, R), 0.0) << R << " dot " << dot;
+    }
+}
+
+TEST(FpeSumSerial, SpecialValuesFollowIeee) {
+  struct S {
+    std::vector<double> x;
+    double want;
+  };
+  std::vector<S> cases = {{{1, kNaN, 2}, kNaN},     {{kInf, 1, 2}, kInf},          {{-kInf, 1e300, 1e300}, -kInf},
+                          {{kInf, -kInf, 1}, kNaN}, {{1, 2, kInf, 3, kInf}, kInf}, {{kNaN, kInf}, kNaN}};
+  for (int R : kAllR)
+    for (auto& s : cases) {
+      EXPECT_PRED2(same_bits, run("cpu", from(s.x), R), s.want) << R;
+      EXPECT_PRED2(same_bits, run("cpu", from(s.x, std::vector<double>(s.x.size(), 1.0)), R), s.want) << R;
+    }
+}
+
+// Cancellation the R-term accumulator represents exactly: 1e300, 1, -1e300 in one lane.
+TEST(FpeSumSerial, WideCancellationIsExactForR4AndMore) {
+  Dataset d = from({1e300, 1.0, 0x1p-600, -1e300, -1.0});  // three terms needed, then 2^-600 left
+  for (int R : {4, 8, 16, 32}) EXPECT_EQ(run("cpu", d, R), 0x1p-600) << R;
+  EXPECT_NE(run("cpu", d, 2), 0x1p-600);  // two terms cannot hold it
+  Dataset e = from({0x1p100, 1.0, -0x1p100});
+  for (int R : kAllR) EXPECT_EQ(run("cpu", e, R), 1.0) << R;
+}
+
+TEST(FpeSumSerial, WithinBoundOnEveryDistribution) {
+  int checked = 0;
+  for (const std::string& dist : dist_names())
+    for (bool dot : {false, true})
+      for (int64_t n : {1, 2, 3, 7, 64, 1000, 4097}) {
+        if (dist == "ties" && n < 2) continue;
+        Dataset d = make(dist, dot, n, 1e20, 11 + n);
+        ExactValue ex = exact_of(d);
+        for (int R : {2, 4, 8}) {
+          Metrics m = check("cpu", d, R, ex);
+          EXPECT_TRUE(!m.has_bound || m.within_bound)
+              << dist << " n=" << n << " R=" << R << " err " << m.abs_err << " bound " << m.bound;
+          if (ex.special) {
+            EXPECT_TRUE(m.correctly_rounded) << dist << " n=" << n << " R=" << R;
+          }
+          ++checked;
+        }
+      }
+  EXPECT_GT(checked, 300);
+}
+
+TEST(FpeSumSerial, WithinBoundIllConditionedUpTo1e300AndHugeRanges) {
+  for (bool dot : {false, true})
+    for (double cond : {1.0, 1e16, 1e32, 1e48, 1e100, 1e200, 1e300}) {
+      Dataset d = make("illcond", dot, 3000, cond, 5);
+      ExactValue ex = exact_of(d);
+      for (int R : kAllR) {
+        Metrics m = check("cpu", d, R, ex);
+        EXPECT_TRUE(m.has_bound && m.within_bound)
+            << "cond " << cond << " R=" << R << " dot " << dot << " err " << m.abs_err << " bound " << m.bound;
+        // An R-term accumulator carries about 53R bits: correctly rounded when cond << 2^(50R).
+        if (std::log2(cond) < 45.0 * R - 20) {
+          EXPECT_TRUE(m.correctly_rounded) << "cond " << cond << " R=" << R << " dot " << dot;
+        }
+      }
+    }
+  Dataset wide = make("loguniform", false, 5000, 1e16, 3, 1e300);
+  ExactValue ex = exact_of(wide);
+  for (int R : kAllR) EXPECT_TRUE(check("cpu", wide, R, ex).within_bound) << R;
+}
+
+// The accuracy comparison with DPSumK K = 2 (both double-double accumulators) on data of
+// condition number 1e20: both within their bounds, both far from the plain sum's error; fpe
+// R = 2 keeps its expansion nonoverlapping, so its error stays near u|s| + u^2 cond; and
+// R = 4 is correctly rounded where K = 2 is not.
+TEST(FpeSumSerial, R2AgainstDpSumK2AtCond1e20) {
+  for (bool dot : {false, true}) {
+    Dataset d = make("illcond", dot, 100000, 1e20, 13);
+    ExactValue ex = exact_of(d);
+    const AlgoEntry* dp = registry().find(dot ? "dpdotk" : "dpsumk", "cpu");
+    Params pp = registry().resolve_params(*dp, {{"K", "2"}});
+    auto k = dp->make(d.problem(), pp);
+    Metrics mdp = measure(k->run_scalar(), ex, proven_bound(*dp, pp, ex.facts));
+    Metrics m2 = check("cpu", d, 2, ex), m4 = check("cpu", d, 4, ex);
+    EXPECT_TRUE(mdp.within_bound && m2.within_bound && m4.within_bound) << dot;
+    // Both lose about log10(cond) - 16 + a few digits at most; neither is off by more than 1e-8
+    // relatively (u^2 cond ~ 1e-12).
+    EXPECT_LT(m2.rel_err, 1e-8) << dot;
+    EXPECT_LT(mdp.rel_err, 1e-8) << dot;
+    // The expansion's bound is not looser than DPSumK's by more than a factor 16 here.
+    EXPECT_LT(m2.bound, 16 * mdp.bound) << dot << " fpe " << m2.bound << " dpsumk " << mdp.bound;
+    EXPECT_TRUE(m4.correctly_rounded) << dot;
+  }
+}
+
+TEST(FpeSumSerial, BoundShapeAndDomain) {
+  // The second-order term grows as gamma_T^R: R = 4 is far below R = 2.
+  const double b2 = fpe_acc_bound(false, 2, 1 << 20, 0.0, 1.0), b4 = fpe_acc_bound(false, 4, 1 << 20, 0.0, 1.0);
+  EXPECT_GT(b2, 0.0);
+  EXPECT_LT(b2, 1e-25);
+  EXPECT_LT(b4, b2 * 1e-20);
+  EXPECT_EQ(fpe_acc_bound(false, 2, 0, 0.0, 0.0), 0.0);
+  EXPECT_EQ(fpe_acc_bound(false, 2, 1000, 1.0, 0x1p1022), kInf);
+  // u|s| is the first-order term.
+  EXPECT_NEAR(fpe_acc_bound(false, 2, 1000, 1.0, 1.0), 0x1p-53, 0x1p-60);
+  const AlgoEntry* e = registry().find("fpe-sum", "cpu");
+  ASSERT_NE(e, nullptr);
+  ExactFacts f;
+  f.n = 10;
+  f.sum_abs = 0x1p1021;
+  EXPECT_NE(e->domain(registry().resolve_params(*e, {}), f), "");
+  f.sum_abs = 1.0;
+  EXPECT_EQ(e->domain(registry().resolve_params(*e, {}), f), "");
+}
+
+TEST(FpeSumSerial, BadParametersAreUsageErrors) {
+  for (bool dot : {false, true}) {
+    const AlgoEntry* e = registry().find(algo_of(dot), "cpu");
+    ASSERT_NE(e, nullptr);
+    EXPECT_THROW(registry().resolve_params(*e, {{"terms", "3"}}), UsageError);
+    EXPECT_THROW(registry().resolve_params(*e, {{"terms", "64"}}), UsageError);
+    EXPECT_EQ(registry().resolve_params(*e, {})["terms"], "2");
+  }
+}
+
+// ---- cpu-mt: the serial bits for any thread count ----
+
+TEST(FpeSumMt, SameBitsAsSerialForAnyThreadCount) {
+  std::vector<std::pair<std::string, double>> dists = {
+      {"uniform", 0}, {"loguniform", 0}, {"illcond", 1e30}, {"specials", 0}, {"subnormal", 0}};
+  for (auto& [dist, cond] : dists)
+    for (bool dot : {false, true})
+      for (int64_t n : {1, 5, 100, 40001, 300007}) {
+        Dataset d = make(dist, dot, n, cond > 0 ? cond : 1e16, 3);
+        for (int R : {2, 4, 8}) {
+          if (R > 2 && n > 50000) continue;  // the generic step is slow; R = 2 covers the shapes
+          const double want = run("cpu", d, R);
+          for (int t : {1, 2, 3, 7})
+            EXPECT_PRED2(same_bits, run("cpu-mt", d, R, {{"threads", std::to_string(t)}}), want)
+                << dist << " n=" << n << " R=" << R << " threads " << t << " dot " << dot;
+        }
+      }
+}
+
+// ---- CUDA (the same binary on a GPU machine; skipped here without a device) ----
+
+TEST(FpeSumCuda, SameBitsAsSerialOnEveryDistribution) {
+  if (!backend_present("cuda")) GTEST_SKIP() << "no cuda device here: cuda tests skipped";
+  int compared = 0;
+  for (const std::string& dist : dist_names())
+    for (bool dot : {false, true})
+      for (int64_t n : {int64_t(1), int64_t(2), int64_t(3), int64_t(7), int64_t(64), int64_t(1000), int64_t(4097), int64_t(100003), (int64_t(1) << 20) + 7}) {
+        if (dist == "ties" && n < 2) continue;
+        Dataset d = make(dist, dot, n, 1e30, 17 + n);
+        for (int R : {2, 4, 8}) {
+          if (R > 2 && n > 200000) continue;
+          EXPECT_PRED2(same_bits, run("cuda", d, R), run("cpu-mt", d, R))
+              << dist << " n=" << n << " R=" << R << " dot " << dot;
+          ++compared;
+        }
+      }
+  EXPECT_GT(compared, 100);
+}
+
+TEST(FpeSumCuda, HandCasesAndAllR) {
+  if (!backend_present("cuda")) GTEST_SKIP() << "no cuda device here: cuda tests skipped";
+  std::vector<std::vector<double>> xs = {{},         {-0.0},    {-0.0, -0.0, -0.0},   {1.5, -1.5}, {0.0, -0.0, 3.0, -3.0, -0.0},
+                                         {1, kNaN, 2}, {kInf, 1, 2}, {kInf, -kInf, 1}, {0x1p-1074}, {1e308, -1e308, 1}};
+  for (int R : kAllR)
+    for (auto& x : xs) {
+      EXPECT_PRED2(same_bits, run("cuda", from(x), R), run("cpu", from(x), R)) << R;
+      Dataset dd = from(x, std::vector<double>(x.size(), -1.0));
+      EXPECT_PRED2(same_bits, run("cuda", dd, R), run("cpu", dd, R)) << R << " dot";
+    }
+  Dataset big = make("illcond", true, 300001, 1e40, 23);
+  ExactValue ex = exact_of(big);
+  for (int R : kAllR) {
+    Metrics m = check("cuda", big, R, ex);
+    EXPECT_TRUE(m.within_bound) << R;
+    EXPECT_PRED2(same_bits, m.value, run("cpu-mt", big, R)) << R;
+  }
+}
+
+}  // namespace
+}  // namespace accsum
