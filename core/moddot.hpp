@@ -49,11 +49,21 @@
 #include <cmath>
 #include <cstdint>
 
+#include "core/registry.hpp"
+
 namespace accsum::moddot {
 namespace {
 
 // Blocks of the (alpha, beta, gamma, delta)-algorithm: N <= 2^floor(53/2) (the paper's (4)).
 constexpr int64_t kAbgdBlock = int64_t(1) << 26;
+
+// The block length as an algorithm parameter: the default is the paper's one-pass limit; any
+// shorter block is exact too (only more reductions), which lets tests cross block boundaries
+// with small vectors.
+inline ParamSpec block_param() {
+  return ParamSpec{"block", "terms summed before a reduction (default and maximum 2^26, the one-pass limit)", true,
+                   1, kAbgdBlock, {}, std::to_string(kAbgdBlock)};
+}
 
 // The largest lambda with lambda (p - 1) < 2^52 (Theorem 3's hypothesis (3)).
 inline int64_t lambda_of(uint64_t p) {
@@ -164,11 +174,11 @@ inline double abgd_rn_block(const double* x, const double* y, int64_t n, double 
   return add_mod(add_mod(mod_p(s.a, p), mod_p(s.b, p), p), add_mod(mod_p(s.c, p), mod_p(s.d, p), p), p);
 }
 
-inline uint64_t abgd_rn(const double* x, const double* y, int64_t n, uint64_t p) {
+// Blocks of `block` <= kAbgdBlock elements.
+inline uint64_t abgd_rn(const double* x, const double* y, int64_t n, uint64_t p, int64_t block = kAbgdBlock) {
   const double pd = static_cast<double>(p);
   double acc = 0;
-  for (int64_t b = 0; b < n; b += kAbgdBlock)
-    acc = add_mod(acc, abgd_rn_block(x + b, y + b, std::min(kAbgdBlock, n - b), pd), pd);
+  for (int64_t b = 0; b < n; b += block) acc = add_mod(acc, abgd_rn_block(x + b, y + b, std::min(block, n - b), pd), pd);
   return static_cast<uint64_t>(acc);
 }
 
