@@ -69,8 +69,9 @@ __device__ void block_merge(double v, double p, double* out) {
 // terms are put between two flush()es (the kernel counts); residue() is the thread's residue.
 
 // (alpha, beta, gamma, delta): the branch-free splitting. Round to nearest (core/moddot.hpp)
-// with the last cut by 2^79; round toward zero (backends/cpu/moddot_rz.cpp, the lane form of
-// Algorithm 3: every piece nonnegative, the same four sums as the case analysis) by 2^78.
+// with the last cut by 2^79; round toward zero by 2^78: Algorithm 3's splitting without its
+// case analysis (the derivation in backends/cpu/moddot_rz.cpp: every piece nonnegative, every
+// sum of at most 2^26 of them exact), so no branch divides a warp.
 // period <= 2^26: the paper's one-pass limit, per thread.
 template <bool RZ>
 struct AbgdAcc {
