@@ -81,6 +81,8 @@ int run_table(const TableArgs& a, const std::vector<std::string>& argv) {
       for (auto& c : cols) {
         const int reps = suite->timed_cell ? (c.reps > 0 ? c.reps : suite->reps) : 1;
         ResultRow r = measure_entry(*c.entry, c.params, run, MeasureOptions{reps, reps > 1 ? 1 : 0, false});
+        if (reps < suite->reps && r.error.empty() && r.time.median < kShortRunSeconds)  // cheap after all
+          r = measure_entry(*c.entry, c.params, run, MeasureOptions{suite->reps, 1, false});
         all_met &= r.guarantee_met;
         std::string text = "error";
         if (r.error.empty() && suite->timed_cell) {

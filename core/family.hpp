@@ -34,8 +34,12 @@ struct TableColumn {
   Params params;
   std::string label;
   std::string backend;  // "" = the table's
-  int reps = 0;         // timed suites: runs of this column (0 = the suite's reps)
+  int reps = 0;         // timed suites: runs of a costly column (0 = the suite's reps); when one
+                        // run is short (under kShortRunSeconds) it gets the suite's reps anyway
 };
+
+// A timed cell whose one run is shorter than this is repeated as often as the suite says.
+constexpr double kShortRunSeconds = 0.05;
 
 // What a timed table shows of one cell: median time of the runs, the data's transfer to the
 // device (0 on the host), and the median of the row's first column (the suite's reference).

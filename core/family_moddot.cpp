@@ -142,7 +142,8 @@ TableSuite time_suite() {
   t.summary = "time against n (2^2 ... --n) for p = 32771, 2^31 - 1, 2^50 - 27: every moddot algorithm vs the GMP loop";
   t.intro =
       "Jean, Graillat (SYNASC 2010) Fig. 7: uniform residues, n = 2^2, 2^4, ... up to --n. Each cell: the median "
-      "compute time of " + std::to_string(kFig7Reps) + " runs (after one warm-up; the GMP loop: one run), the "
+      "compute time of " + std::to_string(kFig7Reps) + " runs (after one warm-up; the GMP loop: one run where it takes " +
+      fmt::format("{:g}", kShortRunSeconds * 1e3) + " ms or more), the "
       "transfer of the data to the device apart (`+ ... transfer`, GPU backends), and the speed-up over the "
       "paper's serial GMP loop on the same data (`x...`). A `!` marks a residue that differs from GMP's. "
       "`--json` holds every run.";
