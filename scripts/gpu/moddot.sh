@@ -15,7 +15,7 @@ export LD_LIBRARY_PATH="$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 A="$B/accsum"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv > "$OUT/moddot_gpu_info.txt" 2>&1
 
-timeout 120 "$B/accsum_tests" --gtest_brief=1 \
+timeout 150 "$B/accsum_tests" --gtest_brief=1 \
   --gtest_filter='Moddot.Every*:Moddot.Random*:Moddot.Block*:Moddot.Rounding*:Moddot.ResultsAreIdentical*:ModdotGpu*' \
   > "$OUT/moddot_tests_gpu.log" 2>&1
 echo "gpu tests exit $?" >> "$OUT/moddot_tests_gpu.log"
