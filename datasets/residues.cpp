@@ -22,6 +22,9 @@
 namespace accsum {
 namespace {
 
+// The longest vectors generated or read (2^36 residues: 1 TiB for x and y).
+constexpr int64_t kMaxResidues = int64_t(1) << 36;
+
 [[noreturn]] void fail(const std::string& path, const std::string& what) { throw UsageError("'" + path + "': " + what); }
 
 // One residue read from a file: an integer in [0, p) (checked), returned as a double (exact).
@@ -63,10 +66,12 @@ std::vector<std::vector<double>> read_npy_columns(const std::string& path, uint6
   if (npy_value(path, dict, "fortran_order") != "False") fail(path, "only C-order arrays are supported");
   const std::string shape = npy_value(path, dict, "shape");
   long long a = -1, b = -1;
-  int dims = std::sscanf(shape.c_str(), "(%lld, %lld)", &a, &b);
-  if (dims == 1 && shape.find(',') != std::string::npos) b = 1;  // "(n,)"
-  if (dims < 1 || a < 0 || !(b == 1 || b == 2 || a == 2))
+  char close = 0;
+  const int dims = std::sscanf(shape.c_str(), "(%lld, %lld)", &a, &b);
+  if (dims == 1 && std::sscanf(shape.c_str(), "(%lld,%c", &a, &close) == 2 && close == ')') b = 1;  // "(n,)"
+  if (a < 0 || b < 0 || !(b == 1 || b == 2 || a == 2))
     fail(path, "shape " + shape + " is not a residue array; expected (n, 2) (columns x, y), (2, n), or one column (n,)");
+  if (std::max(a, b) > kMaxResidues) fail(path, "shape " + shape + " is too large (at most 2^36 entries per vector)");
   const bool rows = b != 1 && b != 2;  // (2, n): x then y
   const int64_t n = rows ? b : a, cols = rows ? 2 : b;
   const uint64_t have = in.remaining();
@@ -220,7 +225,7 @@ Dataset generate_residues(const GenSpec& spec) {
   for (auto& [k, v] : spec.options)
     if (k != "p") throw UsageError("the moddot family has no data option --" + k);
   const uint64_t p = spec.options.count("p") ? parse_prime(spec.options.at("p"), "--p") : kModdotDefaultPrime;
-  if (spec.n < 0 || spec.n > (int64_t(1) << 36)) throw UsageError("--n must be in [0, 2^36] for the moddot family");
+  if (spec.n < 0 || spec.n > kMaxResidues) throw UsageError("--n must be in [0, 2^36] for the moddot family");
   Dataset d;
   d.family = "moddot";
   d.generator = spec.dist;

@@ -318,6 +318,9 @@ TEST(Moddot, BadFilesAreRefusedWithOneLine) {
   refused(write_npy("three.npy", "<i8", "(3, 3)", std::vector<int64_t>(9, 1)), p7, "shape");
   refused(write_npy("short.npy", "<i8", "(4, 2)", {1, 2, 3}), p7, "bytes");
   refused(write_npy("one.npy", "<i8", "(3,)", {1, 2, 3}), p7, "one column");
+  refused(write_npy("two.npy", "<i8", "(2)", {1, 2}), p7, "shape");
+  refused(write_npy("neg_shape.npy", "<i8", "(2, -1)", {}), p7, "shape");
+  refused(write_npy("huge.npy", "<i8", "(2305843009213693952, 2)", {}), p7, "too large");
   refused(write_npy("xa.npy", "<i8", "(3,)", {1, 2, 3}) + "," + write_npy("ya.npy", "<i8", "(2,)", {1, 2}), p7,
           "different lengths");
   refused(write_npy("xb.npy", "<i8", "(2, 2)", {1, 2, 3, 4}) + "," + write_npy("yb.npy", "<i8", "(2,)", {1, 2}), p7,
