@@ -83,14 +83,16 @@ int run_bench(const BenchArgs& a, const std::vector<std::string>& argv) {
   check_outputs(a.out, a.data.input);
   auto fams = families_of(sel);
   check_options_known(a.data, fams);
-  if (!a.data.input.empty() && (!a.data.dist.empty() || !a.data.options.empty()))
-    throw UsageError("--input cannot be combined with --dist or data options");
+  if (!a.data.input.empty() && !a.data.dist.empty()) throw UsageError("--input cannot be combined with --dist");
+  for (auto& [name, value] : a.data.options)
+    if (!a.data.input.empty() && !option_for_files(name))
+      throw UsageError("--input cannot be combined with --" + name + " (the file is the data)");
 
   Reporters out(a.out, argv, backends_of(sel));
   MeasureOptions opt{a.reps, a.warmup, !a.no_repro_check};
   bool ok = true;
   if (!a.data.input.empty()) {
-    auto inputs = read_input_families(a.data.input, fams, a.algo == "all");
+    auto inputs = read_input_families(a.data.input, a.data.options, fams, a.algo == "all");
     int64_t total = 0;
     for (auto& d : inputs) total += rows_of(sel, d->family);
     Progress progress("bench", total);

@@ -21,14 +21,15 @@ struct Column {
   const AlgoEntry* entry;
   Params params;
   std::string label;
+  int reps;
 };
 
 // The suite's columns that exist on the backend, parameters resolved.
 std::vector<Column> columns_of(const TableSuite& t, const std::string& family, const std::string& backend) {
   std::vector<Column> cols;
   for (auto& c : t.columns(backend)) {
-    const AlgoEntry* e = registry().find(c.algo, backend);
-    if (e && e->family == family) cols.push_back({e, registry().resolve_params(*e, c.params), c.label});
+    const AlgoEntry* e = registry().find(c.algo, c.backend.empty() ? backend : c.backend);
+    if (e && e->family == family) cols.push_back({e, registry().resolve_params(*e, c.params), c.label, c.reps});
   }
   return cols;
 }
@@ -78,9 +79,19 @@ int run_table(const TableArgs& a, const std::vector<std::string>& argv) {
       md += "|";
       for (auto& cell : suite->row_cells(spec, run.reference)) md += " " + cell + " |";
       for (auto& c : cols) {
-        ResultRow r = measure_entry(*c.entry, c.params, run, MeasureOptions{1, 0, false});
+        const int reps = suite->timed_cell ? (c.reps > 0 ? c.reps : suite->reps) : 1;
+        ResultRow r = measure_entry(*c.entry, c.params, run, MeasureOptions{reps, reps > 1 ? 1 : 0, false});
+        if (reps < suite->reps && r.error.empty() && r.time.median < kShortRunSeconds)  // cheap after all
+          r = measure_entry(*c.entry, c.params, run, MeasureOptions{suite->reps, 1, false});
         all_met &= r.guarantee_met;
-        md += r.error.empty() ? " " + suite->cell(r.metrics) + (r.guarantee_met ? "" : "!") + " |" : " error |";
+        std::string text = "error";
+        if (r.error.empty() && suite->timed_cell) {
+          const double ref_s = run.rows.empty() ? r.time.median : run.rows.front().time.median;
+          text = suite->timed_cell(r.metrics, CellTime{r.time.median, r.transfer_s, ref_s});
+        } else if (r.error.empty()) {
+          text = suite->cell(r.metrics);
+        }
+        md += " " + text + (r.error.empty() && !r.guarantee_met ? "!" : "") + " |";
         run.rows.push_back(std::move(r));
       }
       md += "\n";

@@ -14,9 +14,14 @@
 
 namespace accsum::cli {
 
-// Each family's reading of the file (its descriptor's reader), in the order given.
-std::vector<std::unique_ptr<Dataset>> read_input_families(const std::string& path,
+// Each family's reading of the file (its descriptor's reader), in the order given. `options`:
+// data options given with --input (each marked for_files by some family); a family that does
+// not take one of them does not fit the file.
+std::vector<std::unique_ptr<Dataset>> read_input_families(const std::string& path, const Params& options,
                                                           const std::vector<const FamilyDescriptor*>& families,
                                                           bool skip_unfit);
+
+// True when some family takes the data option `name` with --input (DataOption::for_files).
+bool option_for_files(const std::string& name);
 
 }  // namespace accsum::cli

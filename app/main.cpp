@@ -15,6 +15,7 @@
 #include "git_rev.hpp"
 #include "app/commands.hpp"
 #include "app/harness.hpp"
+#include "app/inputs.hpp"
 #include "app/output.hpp"
 #include "core/family.hpp"
 #include "core/placement.hpp"
@@ -59,8 +60,9 @@ void reject_ignored_data_options(CLI::App* cmd, const DataArgs& d, bool is_gen) 
   for (const char* o : {"--n", "--seed", "--dist"})
     if (cmd->count(o))
       throw accsum::UsageError(std::string(o) + " cannot be combined with --input (the file is the data)");
-  if (!d.options.empty())
-    throw accsum::UsageError("--" + d.options.begin()->first + " cannot be combined with --input (the file is the data)");
+  for (auto& [name, value] : d.options)
+    if (!accsum::cli::option_for_files(name))
+      throw accsum::UsageError("--" + name + " cannot be combined with --input (the file is the data)");
 }
 
 void add_data_options(CLI::App* cmd, DataArgs& d) {

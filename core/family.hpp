@@ -24,13 +24,27 @@ struct DataOption {
   std::vector<std::string> dists;  // the generators it applies to (empty: all)
   std::string implies_dist;        // generator chosen when this option is given without --dist
   bool sweeps = true;              // false: the value is passed whole, commas included (--shape=M,N,K)
+  bool for_files = false;          // also given with --input: the family's read_with takes it (e.g. --p)
 };
 
-// One column of a paper-style table: an algorithm with parameters, found on the table's backend.
+// One column of a paper-style table: an algorithm with parameters, found on the table's backend
+// (or on `backend`, e.g. a serial reference timed beside a GPU).
 struct TableColumn {
   std::string algo;
   Params params;
   std::string label;
+  std::string backend;  // "" = the table's
+  int reps = 0;         // timed suites: runs of a costly column (0 = the suite's reps); when one
+                        // run is short (under kShortRunSeconds) it gets the suite's reps anyway
+};
+
+// A timed cell whose one run is shorter than this is repeated as often as the suite says.
+constexpr double kShortRunSeconds = 0.05;
+
+// What a timed table shows of one cell: median time of the runs, the data's transfer to the
+// device (0 on the host), and the median of the row's first column (the suite's reference).
+struct CellTime {
+  double seconds = 0, transfer_s = 0, reference_seconds = 0;
 };
 
 // A paper-style table: one row per generated dataset, one column per algorithm; each cell is
@@ -44,6 +58,10 @@ struct TableSuite {
   std::function<std::vector<GenSpec>(int64_t n, uint64_t seed)> rows;
   std::function<std::vector<std::string>(const GenSpec&, const ExactValue&)> row_cells;
   std::function<std::string(const Metrics&)> cell;
+  // Timed suites (e.g. time against n): runs per cell and the cell from metrics and times
+  // (replaces `cell` when set).
+  int reps = 1;
+  std::function<std::string(const Metrics&, const CellTime&)> timed_cell;
 };
 
 // One verify case: a generator with options; every size and seed of the sweep runs it.
@@ -68,6 +86,8 @@ struct FamilyDescriptor {
   std::string file_formats;                     // what --input accepts, for help and errors
   std::function<Dataset(const GenSpec&)> generate;
   std::function<Dataset(const std::string& path)> read;
+  // Reads a file with the data options marked for_files that were given (null: read).
+  std::function<Dataset(const std::string& path, const Params& options)> read_with;
   // Writes d in the format of path's extension through `sink`; d becomes what was written
   // (e.g. rounded to float for dtype f4), so its report describes the file.
   std::function<void(const std::string& path, Dataset& d, const std::string& dtype,

@@ -22,6 +22,9 @@
 namespace accsum {
 namespace {
 
+// The longest vectors generated or read (2^36 residues: 1 TiB for x and y).
+constexpr int64_t kMaxResidues = int64_t(1) << 36;
+
 [[noreturn]] void fail(const std::string& path, const std::string& what) { throw UsageError("'" + path + "': " + what); }
 
 // One residue read from a file: an integer in [0, p) (checked), returned as a double (exact).
@@ -51,7 +54,9 @@ std::string npy_value(const std::string& path, const std::string& dict, const st
   return v;
 }
 
-Dataset read_npy_residues(const std::string& path) {
+// The columns of a residue .npy file: int64 '<i8' or uint64 '<u8', C order, shape (n, 2)
+// (columns x, y), (2, n) (rows x, y; n != 2), or one column (n,) / (n, 1). Checked against p.
+std::vector<std::vector<double>> read_npy_columns(const std::string& path, uint64_t p) {
   InFile in(path);  // datasets/npy_input.hpp: regular files only, never blocking
   const std::string dict = read_npy_dict(in);
   const std::string descr = npy_value(path, dict, "descr");
@@ -60,100 +65,109 @@ Dataset read_npy_residues(const std::string& path) {
     fail(path, "dtype '" + descr + "' is not supported for residues (use int64 '<i8' or uint64 '<u8')");
   if (npy_value(path, dict, "fortran_order") != "False") fail(path, "only C-order arrays are supported");
   const std::string shape = npy_value(path, dict, "shape");
-  long long rows = -1, cols = -1;
-  if (std::sscanf(shape.c_str(), "(%lld, %lld)", &rows, &cols) != 2 || rows != 2 || cols < 0)
-    fail(path, "shape " + shape + " is not a moddot dataset; expected (2, n) (row 0 x, row 1 y)");
+  long long a = -1, b = -1;
+  char close = 0;
+  const int dims = std::sscanf(shape.c_str(), "(%lld, %lld)", &a, &b);
+  if (dims == 1 && std::sscanf(shape.c_str(), "(%lld,%c", &a, &close) == 2 && close == ')') b = 1;  // "(n,)"
+  if (a < 0 || b < 0 || !(b == 1 || b == 2 || a == 2))
+    fail(path, "shape " + shape + " is not a residue array; expected (n, 2) (columns x, y), (2, n), or one column (n,)");
+  if (std::max(a, b) > kMaxResidues) fail(path, "shape " + shape + " is too large (at most 2^36 entries per vector)");
+  const bool rows = b != 1 && b != 2;  // (2, n): x then y
+  const int64_t n = rows ? b : a, cols = rows ? 2 : b;
   const uint64_t have = in.remaining();
-  if (have != static_cast<uint64_t>(cols) * 16)
+  if (have != static_cast<uint64_t>(n) * cols * 8)
     fail(path, "holds " + std::to_string(have) + " bytes of data, shape " + shape + " needs " +
-                   std::to_string(static_cast<uint64_t>(cols) * 16));
-  Dataset d;
-  const uint64_t p = kModdotDefaultPrime;
-  d.n = cols;
+                   std::to_string(static_cast<uint64_t>(n) * cols * 8));
+  std::vector<std::vector<double>> out(cols, std::vector<double>(n));
   std::vector<uint64_t> buf;
-  for (auto* dst : {&d.x, &d.y}) {
-    dst->resize(d.n);
-    for (int64_t b = 0; b < d.n; b += 1 << 16) {
-      const int64_t e = std::min<int64_t>(d.n, b + (1 << 16));
-      buf.resize(e - b);
-      in.read(buf.data(), buf.size() * 8);
-      for (int64_t i = b; i < e; ++i) {
-        uint64_t u = buf[i - b];
-        long double v = is_signed ? static_cast<long double>(static_cast<int64_t>(u)) : static_cast<long double>(u);
-        (*dst)[i] = checked_residue(path, v, true, p, (dst == &d.y ? d.n : 0) + i);
-      }
+  const int64_t total = n * cols, chunk = 1 << 16;
+  for (int64_t s = 0; s < total; s += chunk) {
+    const int64_t e = std::min(total, s + chunk);
+    buf.resize(e - s);
+    in.read(buf.data(), buf.size() * 8);
+    for (int64_t k = s; k < e; ++k) {
+      const uint64_t u = buf[k - s];
+      long double v = is_signed ? static_cast<long double>(static_cast<int64_t>(u)) : static_cast<long double>(u);
+      const int64_t col = rows ? k / n : k % cols, i = rows ? k % n : k / cols;
+      out[col][i] = checked_residue(path, v, true, p, k);
     }
   }
-  d.data["p"] = std::to_string(p);
-  return d;
+  return out;
 }
 
-Dataset read_text_residues(const std::string& path) {
+// The header line "# p = <prime>" of a text file, or 0 when there is none.
+uint64_t text_prime(const std::string& path, const std::string& line) {
+  auto first = line.find_first_not_of(" \t\r#");
+  auto eq = line.find('=');
+  if (first == std::string::npos || eq == std::string::npos) return 0;
+  std::string key = line.substr(first, eq - first), v = line.substr(eq + 1);
+  for (auto* t : {&key, &v})
+    t->erase(std::remove_if(t->begin(), t->end(), [](char c) { return std::isspace(static_cast<unsigned char>(c)); }), t->end());
+  return key == "p" ? parse_prime(v, "'" + path + "': p") : 0;
+}
+
+// Text: one or two integers per line (the same count on every line), '#' comments, an optional
+// "# p = <prime>" line before the values. Returns the columns; `p` becomes the file's prime if
+// it names one (which must agree with p when p_fixed: given by --p or by the other file).
+std::vector<std::vector<double>> read_text_columns(const std::string& path, uint64_t& p, bool p_fixed) {
   InFile in(path);
   std::string text(in.size, '\0');
   in.read(text.data(), in.size);
-  uint64_t p = kModdotDefaultPrime;
-  Dataset d;
-  std::vector<long double> row;
+  std::vector<std::vector<double>> cols;
   size_t pos = 0;
   int64_t line_no = 0;
-  bool values_seen = false;
   while (pos < text.size()) {
     size_t eol = text.find('\n', pos);
     if (eol == std::string::npos) eol = text.size();
     std::string line = text.substr(pos, eol - pos);
     pos = eol + 1;
-    ++line_no;
+    const std::string where = "line " + std::to_string(++line_no) + ": ";
     auto first = line.find_first_not_of(" \t\r");
     if (first == std::string::npos) continue;
     if (line[first] == '#') {
-      auto eq = line.find('=', first);
-      std::string key = line.substr(first + 1, eq == std::string::npos ? std::string::npos : eq - first - 1);
-      key.erase(std::remove_if(key.begin(), key.end(), [](char c) { return std::isspace(static_cast<unsigned char>(c)); }), key.end());
-      if (key == "p" && eq != std::string::npos) {
-        if (values_seen) fail(path, "line " + std::to_string(line_no) + ": '# p =' must come before the values");
-        std::string v = line.substr(eq + 1);
-        v.erase(std::remove_if(v.begin(), v.end(), [](char c) { return std::isspace(static_cast<unsigned char>(c)); }), v.end());
-        p = parse_prime(v, "'" + path + "': p");
-      }
+      const uint64_t q = text_prime(path, line);
+      if (q && !cols.empty()) fail(path, where + "'# p =' must come before the values");
+      if (q && p_fixed && q != p)
+        fail(path, where + "p = " + std::to_string(q) + " disagrees with p = " + std::to_string(p) + " (--p or the other file)");
+      if (q) p = q;
       continue;
     }
     for (char& c : line)
       if (c == ',' || c == '\t' || c == '\r') c = ' ';
     std::vector<std::string> fields;
-    size_t q = 0;
-    while (q < line.size()) {
-      size_t b = line.find_first_not_of(' ', q);
-      if (b == std::string::npos) break;
-      size_t e = line.find(' ', b);
-      if (e == std::string::npos) e = line.size();
-      fields.push_back(line.substr(b, e - b));
+    for (size_t q = line.find_first_not_of(' '); q != std::string::npos; q = line.find_first_not_of(' ', q)) {
+      size_t e = std::min(line.size(), line.find(' ', q));
+      fields.push_back(line.substr(q, e - q));
       q = e;
     }
-    if (fields.size() != 2)
-      fail(path, "line " + std::to_string(line_no) + ": expected two integers (x y), found " + std::to_string(fields.size()) + " fields");
-    values_seen = true;
-    for (int k = 0; k < 2; ++k) {
+    if (cols.empty() && fields.size() <= 2) cols.resize(fields.size());
+    if (fields.size() != cols.size() || cols.empty())
+      fail(path, where + "expected " + (cols.empty() ? std::string("one or two integers") : std::to_string(cols.size()) + " integer(s)") +
+                     ", found " + std::to_string(fields.size()) + " fields");
+    for (size_t k = 0; k < fields.size(); ++k) {
       const std::string& f = fields[k];
       char* end = nullptr;
       errno = 0;
       long double v = std::strtold(f.c_str(), &end);
-      if (*end || errno == ERANGE || f.empty())
-        fail(path, "line " + std::to_string(line_no) + ": '" + f + "' is not a number");
+      if (*end || errno == ERANGE) fail(path, where + "'" + f + "' is not a number");
       const bool integral = v == v && v == std::floor(v);
-      double r;
       try {
-        r = checked_residue(path, v, integral, p, 0);
+        cols[k].push_back(checked_residue(path, v, integral, p, 0));
       } catch (const UsageError&) {
         std::string why = !integral ? "is not an integer" : v < 0 ? "is negative (residues are in [0, p))" : "is >= p = " + std::to_string(p);
-        fail(path, "line " + std::to_string(line_no) + ": '" + f + "' " + why);
+        fail(path, where + "'" + f + "' " + why);
       }
-      (k == 0 ? d.x : d.y).push_back(r);
     }
   }
-  d.n = static_cast<int64_t>(d.x.size());
-  d.data["p"] = std::to_string(p);
-  return d;
+  return cols;  // no values: no columns (an empty dataset in either layout)
+}
+
+// The columns of one file (.npy or text); p as for read_text_columns.
+std::vector<std::vector<double>> read_columns(const std::string& path, uint64_t& p, bool p_fixed) {
+  const std::string ext = file_extension(path);
+  if (ext == ".npy") return read_npy_columns(path, p);
+  if (ext == ".txt" || ext == ".csv") return read_text_columns(path, p, p_fixed);
+  fail(path, "unknown extension for a moddot dataset (use .npy int64/uint64, .txt or .csv)");
 }
 
 }  // namespace
@@ -176,6 +190,11 @@ uint64_t parse_prime(const std::string& text, const std::string& what) {
 uint64_t prime_of(const Params& data) {
   auto it = data.find("p");
   return it == data.end() ? kModdotDefaultPrime : parse_prime(it->second, "p");
+}
+
+uint64_t checked_prime_of(const Params& data) {
+  auto it = data.find("p");
+  return it == data.end() ? kModdotDefaultPrime : std::stoull(it->second);
 }
 
 const std::vector<std::string>& residue_dist_names() {
@@ -206,7 +225,7 @@ Dataset generate_residues(const GenSpec& spec) {
   for (auto& [k, v] : spec.options)
     if (k != "p") throw UsageError("the moddot family has no data option --" + k);
   const uint64_t p = spec.options.count("p") ? parse_prime(spec.options.at("p"), "--p") : kModdotDefaultPrime;
-  if (spec.n < 0 || spec.n > (int64_t(1) << 36)) throw UsageError("--n must be in [0, 2^36] for the moddot family");
+  if (spec.n < 0 || spec.n > kMaxResidues) throw UsageError("--n must be in [0, 2^36] for the moddot family");
   Dataset d;
   d.family = "moddot";
   d.generator = spec.dist;
@@ -222,18 +241,39 @@ Dataset generate_residues(const GenSpec& spec) {
   return d;
 }
 
-Dataset read_residues(const std::string& path) {
-  const std::string ext = file_extension(path);
+Dataset read_residues(const std::string& spec, const Params& options) {
+  for (auto& [k, v] : options)
+    if (k != "p") throw UsageError("--" + k + " does not apply to a moddot input file");
+  bool p_fixed = options.count("p") != 0;
+  uint64_t p = p_fixed ? parse_prime(options.at("p"), "--p") : kModdotDefaultPrime;
+  // "x.npy,y.npy": two one-column files (a path that exists whole is one file).
+  const auto comma = spec.find(',');
+  struct stat st;
+  const bool two = comma != std::string::npos && stat(spec.c_str(), &st) != 0;
+  std::vector<std::string> paths{two ? spec.substr(0, comma) : spec};
+  if (two) paths.push_back(spec.substr(comma + 1));
+  std::vector<std::vector<double>> cols;
+  for (auto& path : paths) {
+    const uint64_t before = p;
+    auto c = read_columns(path, p, p_fixed);
+    p_fixed |= p != before;
+    if (c.empty()) c.resize(two ? 1 : 2);
+    if (c.size() != (two ? 1u : 2u))
+      fail(path, two ? "holds " + std::to_string(c.size()) + " columns; each of two files holds one (x, then y)"
+                     : "holds one column; give x and y as two columns, or two files --input=x.npy,y.npy");
+    for (auto& v : c) cols.push_back(std::move(v));
+  }
+  if (cols[0].size() != cols[1].size())
+    throw UsageError("'" + spec + "': x and y have different lengths (" + std::to_string(cols[0].size()) + " and " +
+                     std::to_string(cols[1].size()) + ")");
   Dataset d;
-  if (ext == ".npy")
-    d = read_npy_residues(path);
-  else if (ext == ".txt" || ext == ".csv")
-    d = read_text_residues(path);
-  else
-    throw UsageError("'" + path + "': unknown extension for a moddot dataset (use .npy int64/uint64 (2, n), .txt or .csv)");
   d.family = "moddot";
   d.generator = "file";
-  d.source = path;
+  d.source = spec;
+  d.n = static_cast<int64_t>(cols[0].size());
+  d.x = std::move(cols[0]);
+  d.y = std::move(cols[1]);
+  d.data["p"] = std::to_string(p);
   d.id = next_dataset_id();
   return d;
 }
@@ -242,7 +282,7 @@ void encode_residues(const std::string& path, const Dataset& d, const std::funct
   const std::string ext = file_extension(path);
   const uint64_t p = prime_of(d.data);
   if (ext == ".npy") {
-    std::string dict = "{'descr': '<i8', 'fortran_order': False, 'shape': (2, " + std::to_string(d.n) + "), }";
+    std::string dict = "{'descr': '<i8', 'fortran_order': False, 'shape': (" + std::to_string(d.n) + ", 2), }";
     size_t total = 10 + dict.size() + 1;
     dict.append((64 - total % 64) % 64, ' ');
     dict += '\n';
@@ -253,13 +293,16 @@ void encode_residues(const std::string& path, const Dataset& d, const std::funct
     head += static_cast<char>(dict.size() >> 8);
     head += dict;
     emit(head.data(), head.size());
-    std::vector<int64_t> buf;
-    for (auto* src : {&d.x, &d.y})
-      for (int64_t b = 0; b < d.n; b += 1 << 16) {
-        const int64_t e = std::min<int64_t>(d.n, b + (1 << 16));
-        buf.assign(src->begin() + b, src->begin() + e);
-        emit(buf.data(), buf.size() * 8);
+    std::vector<int64_t> buf;  // (n, 2): x_i, y_i interleaved
+    for (int64_t b = 0; b < d.n; b += 1 << 16) {
+      const int64_t e = std::min<int64_t>(d.n, b + (1 << 16));
+      buf.clear();
+      for (int64_t i = b; i < e; ++i) {
+        buf.push_back(static_cast<int64_t>(d.x[i]));
+        buf.push_back(static_cast<int64_t>(d.y[i]));
       }
+      emit(buf.data(), buf.size() * 8);
+    }
   } else if (ext == ".txt" || ext == ".csv") {
     std::string out = "# p = " + std::to_string(p) + "\n";
     for (int64_t i = 0; i < d.n; ++i) {

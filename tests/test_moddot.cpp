@@ -1,13 +1,16 @@
 // The moddot family: every algorithm on every backend here against GMP (the family's oracle),
-// on every generator, sizes 0, 1, odd, block boundaries 2^26 +- 1, primes across the range up
-// to 2^52; bit-identical across backends and thread counts; the rounding mode is restored.
+// on every generator, sizes 0, 1, odd, block boundaries (the block length as a parameter),
+// primes across the range up to 2^52; bit-identical across backends, thread counts and ranks;
+// the rounding mode is restored; files and their refusals.
 #include <gmp.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cfenv>
 #include <cmath>
 #include <fstream>
 #include <random>
+#include <regex>
 #include <set>
 
 #include "backends/cpu/moddot_rz.hpp"
@@ -90,10 +93,28 @@ uint64_t run(const Variant& v, const Dataset& d) {
 
 TEST(Moddot, FamilyIsRegisteredWithAlgorithms) {
   ASSERT_NE(find_family("moddot"), nullptr);
-  for (const char* a : {"moddot-gmp", "moddot-int128", "moddot-lambda", "moddot-abgd"})
+  for (const char* a : {"moddot-gmp", "moddot-int128", "moddot-lambda", "moddot-abgd"}) {
     EXPECT_NE(registry().find(a, "cpu"), nullptr) << a;
-  for (const char* a : {"moddot-int128", "moddot-lambda", "moddot-abgd"}) EXPECT_NE(registry().find(a, "cpu-mt"), nullptr) << a;
+    EXPECT_NE(registry().find(a, "cpu")->state, nullptr) << a << ": a mergeable state";
+    const AlgoEntry* mt = registry().find(a, "cpu-mt");
+    ASSERT_NE(mt, nullptr) << a;
+    EXPECT_TRUE(mt->composed) << a << ": cpu-mt is composed from the state";
+    if (registry().backend("mpi")) {
+      EXPECT_NE(registry().find(a, "mpi"), nullptr) << a;
+    }
+  }
   EXPECT_GE(variants().size(), 12u);
+}
+
+// The default block is the paper's one-pass limit, and no longer block is accepted.
+TEST(Moddot, BlockParameterDefaultsToTheOnePassLimit) {
+  for (auto& e : registry().entries()) {
+    if (e.family != "moddot" || e.algo != "moddot-abgd") continue;
+    Params r = registry().resolve_params(e, {});
+    EXPECT_EQ(r.at("block"), std::to_string(int64_t(1) << 26)) << e.backend;
+    EXPECT_USAGE_ERROR(registry().resolve_params(e, {{"block", std::to_string((int64_t(1) << 26) + 1)}}));
+    EXPECT_USAGE_ERROR(registry().resolve_params(e, {{"block", "0"}}));
+  }
 }
 
 TEST(Moddot, PrimeValidation) {
@@ -152,34 +173,35 @@ TEST(Moddot, RandomPrimesAcrossTheRangeAndRandomLengths) {
   mpz_clear(z);
 }
 
-// Around the paper's one-pass limit n = 2^26: the blocks are reduced between them. Worst case
-// (every product (p-1)^2, the largest sums) at the largest prime.
-TEST(Moddot, BlockBoundariesAt2Pow26) {
+// Across block boundaries: the block length is a parameter (default 2^26, the paper's one-pass
+// limit), so n = B - 1, B, B + 1, ... with a small B crosses the same code paths as n = 2^26 +- 1
+// without 2 GiB of data. Worst case (every product (p - 1)^2, the largest sums: the result is
+// n mod p) and uniform data, every abgd variant against GMP; the serial kernels directly too.
+TEST(Moddot, BlockBoundaries) {
   const uint64_t p = 4503599627370449ull;
-  const int64_t B = int64_t(1) << 26;
-  std::vector<double> x(B + 3, static_cast<double>(p - 1)), y(B + 3, static_cast<double>(p - 1));
-  for (int64_t n : {B - 1, B, B + 1, B + 3}) {
-    Dataset d;
-    d.family = "moddot";
-    d.n = n;
-    d.x.assign(x.begin(), x.begin() + n);
-    d.y.assign(y.begin(), y.begin() + n);
-    d.data["p"] = std::to_string(p);
-    d.id = next_dataset_id();
-    // (p-1)^2 n mod p = n mod p
-    const uint64_t ref = static_cast<uint64_t>(n) % p;
-    EXPECT_EQ(moddot::abgd_rz(d.x.data(), d.y.data(), n, p), ref) << n;
-    EXPECT_EQ(moddot::abgd_rn(d.x.data(), d.y.data(), n, p), ref) << n;
-    EXPECT_EQ(moddot::lambda_rz(d.x.data(), d.y.data(), n, p), ref) << n;
-    EXPECT_EQ(moddot::lambda_rn(d.x.data(), d.y.data(), n, p), ref) << n;
-  }
-  // Uniform data across the boundary, every cpu/cpu-mt variant against GMP.
-  Dataset d = gen("uniform", B + 3, std::to_string(kModdotDefaultPrime), 5);
-  const uint64_t ref = gmp_ref(d);
-  for (auto& v : variants())
-    if (v.e->algo != "moddot-gmp") {
-      EXPECT_EQ(run(v, d), ref) << v.label;
+  for (int64_t B : {1, 2, 3, 4, 7, 64, 1000}) {
+    for (int64_t n : {B - 1, B, B + 1, 2 * B - 1, 2 * B + 1, 3 * B, 256 * 2 * B + 1, 256 * 5 * B - 1}) {
+      if (n < 0) continue;
+      std::vector<double> w(n, static_cast<double>(p - 1));
+      const uint64_t ref = static_cast<uint64_t>(n) % p;
+      EXPECT_EQ(moddot::abgd_rz(w.data(), w.data(), n, p, B), ref) << B << " " << n;
+      EXPECT_EQ(moddot::abgd_rz_lanes(w.data(), w.data(), n, p, B), ref) << B << " " << n;
+      EXPECT_EQ(moddot::abgd_rn(w.data(), w.data(), n, p, B), ref) << B << " " << n;
+      for (const char* dist : {"worst", "uniform"}) {
+        Dataset d = gen(dist, n, std::to_string(p), 17 + n);
+        const uint64_t gref = gmp_ref(d);
+        for (auto& v : variants()) {
+          if (v.e->algo != "moddot-abgd") continue;
+          Params q = v.params;
+          q["block"] = std::to_string(B);
+          for (const char* one : {"blocks", "groups"})  // GPU: few threads, so each crosses its blocks
+            if (q.count(one)) q[one] = "1";
+          EXPECT_EQ(static_cast<uint64_t>(v.e->make(d.problem(), q)->run_scalar()), gref)
+              << v.label << " block=" << B << " n=" << n << " " << dist;
+        }
+      }
     }
+  }
 }
 
 TEST(Moddot, RoundingModeIsRestoredAfterEveryCall) {
@@ -210,7 +232,32 @@ TEST(Moddot, ResultsAreIdenticalAcrossBackendsAndThreads) {
   EXPECT_EQ(*seen.begin(), gmp_ref(d));
 }
 
-TEST(Moddot, FilesRoundTripAndBadInputIsRejected) {
+namespace {
+// A .npy file of 64-bit integers with the given dtype and shape text, e.g. "(3, 2)".
+std::string write_npy(const std::string& name, const std::string& descr, const std::string& shape,
+                      const std::vector<int64_t>& v) {
+  std::string dict = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
+  dict.append((64 - (10 + dict.size() + 1) % 64) % 64, ' ');
+  dict += '\n';
+  std::string head = "\x93NUMPY";
+  head += '\x01';
+  head += '\x00';
+  head += static_cast<char>(dict.size() & 0xff);
+  head += static_cast<char>(dict.size() >> 8);
+  const std::string path = cli_test::tmpdir() + "/" + name;
+  std::ofstream f(path, std::ios::binary);
+  f << head << dict;
+  f.write(reinterpret_cast<const char*>(v.data()), static_cast<std::streamsize>(v.size() * 8));
+  return path;
+}
+std::string write_text(const std::string& name, const std::string& text) {
+  const std::string path = cli_test::tmpdir() + "/" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+}  // namespace
+
+TEST(Moddot, FilesRoundTripInEveryLayout) {
   const std::string dir = cli_test::tmpdir();
   Dataset d = gen("uniform", 1234, "32771", 4);
   for (const char* ext : {".npy", ".txt"}) {
@@ -218,27 +265,91 @@ TEST(Moddot, FilesRoundTripAndBadInputIsRejected) {
     std::string bytes;
     encode_residues(path, d, [&](const void* b, size_t k) { bytes.append(static_cast<const char*>(b), k); });
     { std::ofstream(path, std::ios::binary) << bytes; }
-    Dataset r = read_residues(path);
+    Dataset r = read_residues(path, {{"p", "32771"}});
     EXPECT_EQ(r.n, d.n);
     EXPECT_EQ(r.x, d.x);
     EXPECT_EQ(r.y, d.y);
-    if (std::string(ext) == ".txt") {
-      EXPECT_EQ(r.data.at("p"), "32771");
-    }
+    EXPECT_EQ(r.data.at("p"), "32771");
   }
-  auto write = [&](const std::string& name, const std::string& text) {
-    std::string path = dir + "/" + name;
-    std::ofstream(path) << text;
-    return path;
+  EXPECT_EQ(read_residues(dir + "/moddot.txt").data.at("p"), "32771");  // from the '# p =' line
+  // (n, 2) columns, (2, n) rows, two one-column files (.npy (n,) / (n, 1), text), uint64.
+  const std::vector<int64_t> cols{1, 6, 6, 6, 3, 5}, rows{1, 6, 3, 6, 6, 5};  // x = 1 6 3, y = 6 6 5
+  const uint64_t ref = (6 + 36 + 15) % 7;
+  std::vector<std::string> specs{write_npy("c.npy", "<i8", "(3, 2)", cols), write_npy("r.npy", "<i8", "(2, 3)", rows),
+                                 write_npy("u.npy", "<u8", "(3, 2)", cols),
+                                 write_npy("x.npy", "<i8", "(3,)", {1, 6, 3}) + "," + write_npy("y.npy", "<i8", "(3, 1)", {6, 6, 5}),
+                                 write_text("x.txt", "1\n6\n3\n") + "," + write_text("y.csv", "# y\n6\n6\n5\n"),
+                                 write_text("xy.csv", "1, 6\n6,6\n3\t5\n")};
+  for (auto& s : specs) {
+    Dataset r = read_residues(s, {{"p", "7"}});
+    EXPECT_EQ(r.n, 3) << s;
+    EXPECT_EQ(family("moddot").oracle(r).rounded, static_cast<double>(ref)) << s;
+  }
+  EXPECT_EQ(read_residues(write_text("empty.txt", "# nothing\n")).n, 0);
+}
+
+TEST(Moddot, BadFilesAreRefusedWithOneLine) {
+  auto refused = [](const std::string& spec, const Params& opt, const std::string& why) {
+    try {
+      read_residues(spec, opt);
+      ADD_FAILURE() << spec << ": accepted";
+    } catch (const UsageError& e) {
+      const std::string msg = e.what();
+      EXPECT_NE(msg.find(why), std::string::npos) << spec << ": " << msg;
+      EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+    }
   };
-  EXPECT_USAGE_ERROR(read_residues(write("neg.txt", "# p = 7\n1 2\n-1 3\n")));
-  EXPECT_USAGE_ERROR(read_residues(write("big.txt", "# p = 7\n1 7\n")));
-  EXPECT_USAGE_ERROR(read_residues(write("frac.txt", "# p = 7\n1.5 2\n")));
-  EXPECT_USAGE_ERROR(read_residues(write("one.txt", "# p = 7\n1 2\n3\n")));
-  EXPECT_USAGE_ERROR(read_residues(write("notprime.txt", "# p = 9\n1 2\n")));
-  EXPECT_USAGE_ERROR(read_residues(write("f.raw", "xx")));
-  Dataset ok = read_residues(write("ok.csv", "# p = 7\n1, 6\n6,6\n"));
-  EXPECT_EQ(family("moddot").oracle(ok).rounded, (6 + 36) % 7);
+  const Params p7{{"p", "7"}};
+  refused(write_text("neg.txt", "# p = 7\n1 2\n-1 3\n"), {}, "negative");
+  refused(write_text("big.txt", "# p = 7\n1 7\n"), {}, ">= p");
+  refused(write_text("big2.txt", "1 7\n"), p7, ">= p");
+  refused(write_text("frac.txt", "# p = 7\n1.5 2\n"), {}, "not an integer");
+  refused(write_text("nan.txt", "nan 2\n"), p7, "not an integer");
+  refused(write_text("one.txt", "# p = 7\n1 2\n3\n"), {}, "expected 2");
+  refused(write_text("notprime.txt", "# p = 9\n1 2\n"), {}, "not prime");
+  refused(write_text("clash.txt", "# p = 11\n1 2\n"), p7, "disagrees");
+  refused(write_text("ok.txt", "1 2\n"), {{"p", "9"}}, "not prime");
+  refused(write_text("ok.txt", "1 2\n"), {{"p", "4503599627370497"}}, "out of range");  // p - 1 = 2^52
+  refused(write_text("ok.txt", "1 2\n"), {{"p", "9007199254740881"}}, "out of range");  // a prime near 2^53
+  refused(write_text("f.raw", "xx"), {}, "unknown extension");
+  refused(write_npy("neg.npy", "<i8", "(2, 2)", {1, -1, 2, 3}), p7, "negative");
+  refused(write_npy("bigu.npy", "<u8", "(2, 2)", {1, 2, 7, 3}), p7, ">= p");
+  refused(write_npy("f8.npy", "<f8", "(2, 2)", {0, 0, 0, 0}), p7, "dtype");
+  refused(write_npy("three.npy", "<i8", "(3, 3)", std::vector<int64_t>(9, 1)), p7, "shape");
+  refused(write_npy("short.npy", "<i8", "(4, 2)", {1, 2, 3}), p7, "bytes");
+  refused(write_npy("one.npy", "<i8", "(3,)", {1, 2, 3}), p7, "one column");
+  refused(write_npy("two.npy", "<i8", "(2)", {1, 2}), p7, "shape");
+  refused(write_npy("neg_shape.npy", "<i8", "(2, -1)", {}), p7, "shape");
+  refused(write_npy("huge.npy", "<i8", "(2305843009213693952, 2)", {}), p7, "too large");
+  refused(write_npy("xa.npy", "<i8", "(3,)", {1, 2, 3}) + "," + write_npy("ya.npy", "<i8", "(2,)", {1, 2}), p7,
+          "different lengths");
+  refused(write_npy("xb.npy", "<i8", "(2, 2)", {1, 2, 3, 4}) + "," + write_npy("yb.npy", "<i8", "(2,)", {1, 2}), p7,
+          "each of two files holds one");
+  refused(write_text("xp.txt", "# p = 7\n1\n") + "," + write_text("yp.txt", "# p = 11\n1\n"), {}, "disagrees");
+  refused(write_text("ok.txt", "1 2\n"), {{"n", "3"}}, "does not apply");
+}
+
+// The CLI: --input with --p; a bad file or prime is one line on stderr and exit 2.
+TEST(Moddot, CliReadsFilesWithThePrime) {
+  const std::string xy = write_npy("cli.npy", "<i8", "(3, 2)", {1, 6, 6, 6, 3, 5});
+  const std::string json = cli_test::tmpdir() + "/moddot_file.json";
+  auto r = cli_test::accsum("bench --algo=moddot-abgd,moddot-lambda --backend=cpu,cpu-mt --input=" + xy +
+                            " --p=7 --reps=1 --json=" + json);
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  const std::string doc = cli_test::slurp(json);
+  EXPECT_NE(doc.find("\"p\": 7"), std::string::npos) << doc.substr(0, 2000);
+  EXPECT_EQ(doc.find("\"correctly_rounded\": false"), std::string::npos);
+  for (const std::string bad : {" --p=9", " --p=4503599627370497", " --p=abc", " --dist=worst --p=7", " --n=5 --p=7"}) {
+    r = cli_test::accsum("bench --algo=moddot-abgd --input=" + xy + bad + " --reps=1");
+    EXPECT_EQ(r.code, 2) << bad << ": " << r.out << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << bad << ": " << r.err;
+  }
+  r = cli_test::accsum("bench --algo=moddot-abgd --input=" + write_npy("cli_big.npy", "<i8", "(1, 2)", {1, 7}) +
+                       " --p=7 --reps=1");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find(">= p"), std::string::npos) << r.err;
+  r = cli_test::accsum("bench --algo=sum --input=" + xy + " --p=7 --reps=1");  // --p is moddot's only
+  EXPECT_EQ(r.code, 2) << r.err;
 }
 
 TEST(Moddot, CliBenchAndVerifyAndBadPrime) {
@@ -252,6 +363,32 @@ TEST(Moddot, CliBenchAndVerifyAndBadPrime) {
   EXPECT_EQ(r.code, 2) << r.err;
   r = cli_test::accsum("verify --algo=moddot-abgd,moddot-lambda,moddot-int128 --backend=cpu,cpu-mt");
   EXPECT_EQ(r.code, 0) << r.out << r.err;
+}
+
+// CI regenerates the committed cpu tables: the exactness table byte for byte, the time table
+// (Fig. 7, small) with its times masked: the same rows, columns and exact residues (no `!`).
+TEST(Moddot, CommittedCpuTablesAreReproduced) {
+  if (!registry().find("moddot-flint", "cpu")) GTEST_SKIP() << "no libflint: the committed tables have its column";
+  const std::string dir = std::string(ACCSUM_SOURCE_DIR) + "/results/";
+  auto r = cli_test::accsum("table --suite=moddot-exact --backend=cpu --n=1000");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, cli_test::slurp(dir + "moddot_exact_table_cpu.md"))
+      << "accsum table --suite=moddot-exact --backend=cpu --n=1000 no longer reproduces results/moddot_exact_table_cpu.md";
+  // A cell "<t> ms[ + <t> ms transfer] x<s>" becomes "T".
+  auto masked = [](const std::string& md) {
+    static const std::regex cell(R"(\| [0-9.e+-]+ ms( \+ [0-9.e+-]+ ms transfer)? x[0-9.e+-]+ )");
+    return std::regex_replace(md, cell, "| T ");
+  };
+  r = cli_test::accsum("table --suite=moddot --backend=cpu --n=2^10");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.find("! |"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Every result is within"), std::string::npos) << r.out;
+  const std::string committed = cli_test::slurp(dir + "moddot_table_cpu.md");
+  ASSERT_NE(committed.find("| 32771 | 2^2 |"), std::string::npos);
+  EXPECT_EQ(masked(committed).find(" ms x"), std::string::npos) << masked(committed);
+  EXPECT_EQ(masked(r.out), masked(committed))
+      << "accsum table --suite=moddot --backend=cpu --n=2^10 no longer has the rows and columns of "
+         "results/moddot_table_cpu.md";
 }
 
 // GPU only (skips without one): n > 2^31 with 64-bit indexing, worst case at the largest
@@ -277,4 +414,29 @@ TEST(ModdotGpu, BeyondTwoPow31ElementsOnCuda) {
       Params prm = registry().resolve_params(*e, u);
       EXPECT_EQ(static_cast<uint64_t>(e->make(d.problem(), prm)->run_scalar()), ref) << algo << " " << r;
     }
+}
+
+// The mpi versions (composed from the residue state): every rank accumulates its slice, the
+// residues merge in rank order. Run with 1 rank here and under mpirun -np 2 and 4 (CTest
+// mpi_np*); only non-fatal checks, so every rank reaches every collective.
+TEST(MpiModdot, RanksMergeResiduesExactly) {
+  if (!registry().backend("mpi")) GTEST_SKIP() << "built without MPI";
+  int runs = 0;
+  for (const char* p : {"3", "32771", "2147483647", "1125899906842597", "4503599627370449"})
+    for (const char* dist : {"uniform", "worst"})
+      for (int64_t n : {0, 1, 2, 3, 5, 1001, 65537}) {
+        Dataset d = gen(dist, n, p, 23 + n);
+        const uint64_t ref = gmp_ref(d);
+        for (auto& v : variants()) {
+          if (v.e->backend != "mpi") continue;
+          EXPECT_EQ(run(v, d), ref) << v.label << " " << dist << " p=" << p << " n=" << n;
+          if (v.e->algo == "moddot-abgd") {
+            Params q = v.params;
+            q["block"] = "3";
+            EXPECT_EQ(static_cast<uint64_t>(v.e->make(d.problem(), q)->run_scalar()), ref) << v.label << " block=3";
+          }
+          ++runs;
+        }
+      }
+  EXPECT_GT(runs, 0);
 }

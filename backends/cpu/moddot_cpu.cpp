@@ -6,10 +6,12 @@
 
 #include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "backends/cpu/moddot_rz.hpp"
+#include "core/mergeable.hpp"
 #include "core/moddot.hpp"
 #include "core/registry.hpp"
 #include "datasets/residues.hpp"
@@ -52,12 +54,23 @@ uint64_t int128_loop(const double* x, const double* y, int64_t n, uint64_t p) {
   return static_cast<uint64_t>(acc);
 }
 
-using ModFn = uint64_t (*)(const double*, const double*, int64_t, uint64_t);
+// A kernel over one slice: the residue of sum x_i y_i mod p.
+using ModFn = std::function<uint64_t(const double*, const double*, int64_t, uint64_t)>;
 
-// The kernel for `algo` ("lambda", "abgd") and rounding ("rz", "rn").
-ModFn kernel_of(const std::string& algo, const std::string& rounding) {
+// The serial definition of `algo` ("lambda", "abgd") in `rounding` ("rz", "rn"): Algorithm 3
+// literally, the lambda-algorithm element by element. abgd: blocks of `block` <= 2^26 terms.
+ModFn serial_kernel(const std::string& algo, const std::string& rounding, int64_t block) {
   if (algo == "lambda") return rounding == "rz" ? lambda_rz : lambda_rn;
-  return rounding == "rz" ? abgd_rz : abgd_rn;
+  if (rounding == "rz") return [block](const double* x, const double* y, int64_t n, uint64_t p) { return abgd_rz(x, y, n, p, block); };
+  return [block](const double* x, const double* y, int64_t n, uint64_t p) { return abgd_rn(x, y, n, p, block); };
+}
+
+// The same residues from the AVX2 lane forms (core/moddot.hpp; tested bit for bit against the
+// serial definitions and GMP): what each thread (cpu-mt) or rank (mpi) runs on its slice.
+ModFn lane_kernel(const std::string& algo, const std::string& rounding, int64_t block) {
+  if (algo == "lambda") return rounding == "rz" ? lambda_rz_lanes : lambda_simd;
+  if (rounding == "rz") return [block](const double* x, const double* y, int64_t n, uint64_t p) { return abgd_rz_lanes(x, y, n, p, block); };
+  return serial_kernel(algo, rounding, block);  // abgd rn is already in lanes
 }
 
 }  // namespace moddot
@@ -66,25 +79,60 @@ namespace {
 
 class ModKernel : public ScalarKernel {
  public:
-  ModKernel(std::function<uint64_t()> fn) : fn_(std::move(fn)) {}
-  double run() override { return static_cast<double>(fn_()); }
+  ModKernel(moddot::ModFn f, const Problem& pr) : f_(std::move(f)), x_(pr.x), y_(pr.y), n_(pr.n), p_(prime_of(pr.data)) {}
+  double run() override { return static_cast<double>(f_(x_, y_, n_, p_)); }
 
  private:
-  std::function<uint64_t()> fn_;
+  moddot::ModFn f_;
+  const double *x_, *y_;
+  int64_t n_;
+  uint64_t p_;
 };
 
-MakeFn make_mod(moddot::ModFn f) {
-  return [f](const Problem& pr, const Params&) -> std::unique_ptr<Kernel> {
-    const uint64_t p = prime_of(pr.data);
-    const double *x = pr.x, *y = pr.y;
-    const int64_t n = pr.n;
-    return std::make_unique<ModKernel>([=] { return f(x, y, n, p); });
-  };
-}
+// The mergeable state (core/mergeable.hpp): a residue; slices add their residues mod p, so the
+// composed cpu-mt and mpi versions give the same residue for any slicing. p is taken from the
+// slices (0 until the first one).
+struct Residue {
+  uint64_t p = 0, r = 0;
+};
+class ResidueState : public PodState<ResidueState, Residue> {
+ public:
+  explicit ResidueState(moddot::ModFn f) : f_(std::move(f)) {}
+  void accumulate(const Problem& s) override {
+    const uint64_t p = checked_prime_of(s.data);
+    merge_pod(Residue{p, s.n ? f_(s.x, s.y, s.n, p) : 0});
+  }
+  Result finalize() const override { return Result::scalar(static_cast<double>(pod_.r)); }
 
-MakeFn make_paper(const std::string& algo) {
-  return [algo](const Problem& pr, const Params& prm) -> std::unique_ptr<Kernel> {
-    return make_mod(moddot::kernel_of(algo, param_str(prm, "rounding")))(pr, prm);
+ private:
+  void merge_pod(const Residue& o) override {
+    if (pod_.p == 0) pod_.p = o.p;
+    if (o.p != pod_.p) throw std::logic_error("moddot: merging residues of different moduli");
+    pod_.r = (pod_.r + o.r) % pod_.p;  // both below p < 2^53: no overflow
+  }
+  moddot::ModFn f_;
+};
+
+// Algorithm parameters -> the kernel: `whole` for the cpu entry itself, `slice` for the state.
+using KernelOf = std::function<moddot::ModFn(const Params&)>;
+
+AlgoEntry& with_kernels(AlgoEntry& e, const KernelOf& whole, const KernelOf& slice) {
+  return e
+      .maker([whole](const Problem& pr, const Params& prm) -> std::unique_ptr<Kernel> {
+        return std::make_unique<ModKernel>(whole(prm), pr);
+      })
+      .mergeable([slice](const Params& prm) -> std::unique_ptr<MergeableState> {
+        return std::make_unique<ResidueState>(slice(prm));
+      });
+}
+KernelOf fixed(moddot::ModFn f) {
+  return [f](const Params&) { return f; };
+}
+KernelOf paper(const std::string& algo, bool lanes) {
+  return [algo, lanes](const Params& prm) {
+    const std::string rounding = param_str(prm, "rounding");
+    const int64_t block = algo == "abgd" ? param_int(prm, "block") : moddot::kAbgdBlock;
+    return lanes ? moddot::lane_kernel(algo, rounding, block) : moddot::serial_kernel(algo, rounding, block);
   };
 }
 
@@ -98,27 +146,36 @@ ParamSpec rounding_param() {
 const std::string kJG = "Jean, Graillat, A parallel algorithm for dot product over word-size finite field using "
                         "floating-point arithmetic, SYNASC 2010";
 
-Registrar reg_gmp(AlgoEntry("moddot", "moddot-gmp", "cpu",
-    "the paper's serial GMP loop: mpz products, one reduction mod p at the end (baseline)")
-    .promises(Guarantee::exact).promises_reproducible().baseline()
-    .maker(make_mod(moddot::gmp_loop)));
+AlgoEntry gmp_entry() {
+  AlgoEntry e("moddot", "moddot-gmp", "cpu",
+              "the paper's serial GMP loop: mpz products, one reduction mod p at the end (baseline)");
+  e.promises(Guarantee::exact).promises_reproducible().baseline();
+  return with_kernels(e, fixed(moddot::gmp_loop), fixed(moddot::gmp_loop));
+}
+AlgoEntry int128_entry() {
+  AlgoEntry e("moddot", "moddot-int128", "cpu", "64x64->128-bit integer products, one reduction per 2^22 terms");
+  e.promises(Guarantee::exact).promises_reproducible();
+  return with_kernels(e, fixed(moddot::int128_loop), fixed(moddot::int128_loop));
+}
+AlgoEntry lambda_entry() {
+  AlgoEntry e("moddot", "moddot-lambda", "cpu",
+              "lambda-algorithm (" + kJG + ", Thm. 3): one reduction per lambda terms, lambda (p-1) < 2^52");
+  e.promises(Guarantee::exact).promises_reproducible().with_params({rounding_param()});
+  return with_kernels(e, paper("lambda", false), paper("lambda", true));
+}
+AlgoEntry abgd_entry() {
+  AlgoEntry e("moddot", "moddot-abgd", "cpu",
+              "(alpha,beta,gamma,delta)-algorithm (" + kJG + ", Alg. 3): no reduction in the loop, blocks of 2^26");
+  e.promises(Guarantee::exact).promises_reproducible().with_params({rounding_param(), moddot::block_param()});
+  return with_kernels(e, paper("abgd", false), paper("abgd", true));
+}
 
-Registrar reg_int128(AlgoEntry("moddot", "moddot-int128", "cpu",
-    "64x64->128-bit integer products, one reduction per 2^22 terms")
-    .promises(Guarantee::exact).promises_reproducible()
-    .maker(make_mod(moddot::int128_loop)));
-
-Registrar reg_lambda(AlgoEntry("moddot", "moddot-lambda", "cpu",
-    "lambda-algorithm (" + kJG + ", Thm. 3): one reduction per lambda terms, lambda (p-1) < 2^52")
-    .promises(Guarantee::exact).promises_reproducible()
-    .with_params({rounding_param()})
-    .maker(make_paper("lambda")));
-
-Registrar reg_abgd(AlgoEntry("moddot", "moddot-abgd", "cpu",
-    "(alpha,beta,gamma,delta)-algorithm (" + kJG + ", Alg. 3): no reduction in the loop, blocks of 2^26")
-    .promises(Guarantee::exact).promises_reproducible()
-    .with_params({rounding_param()})
-    .maker(make_paper("abgd")));
+// cpu-mt and mpi versions: composed from the states (backends/cpu_mt/composed_mt.cpp,
+// backends/mpi/composed_mpi.cpp), each slice run by the lane kernels.
+Registrar reg_gmp(gmp_entry());
+Registrar reg_int128(int128_entry());
+Registrar reg_lambda(lambda_entry());
+Registrar reg_abgd(abgd_entry());
 
 #ifdef ACCSUM_HAVE_FLINT
 // FLINT's _nmod_vec_dot, from libflint loaded at run time (only its header is needed to build):

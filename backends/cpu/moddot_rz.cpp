@@ -109,8 +109,8 @@ __attribute__((noinline)) double lambda_body_rz(const double* x, const double* y
   return add_mod(hiA, add_mod(Sb, Sr, pd), pd);
 }
 
-// The same four sums without the case analysis, in AVX2 lanes (the cpu-mt
-// kernel; tested bit for bit against Algorithm 3 above and GMP). In round-toward-zero, with
+// The same four sums without the case analysis, in AVX2 lanes (the sliced kernel of
+// cpu-mt and mpi; tested bit for bit against Algorithm 3 above and GMP). In round-toward-zero, with
 // [alpha, beta'] = ExtractScalar(2^131, h) and [beta, eps] = ExtractScalar(2^105, beta'):
 // eps = h mod 2^53 is a multiple of ulp(h) below 2^53, so eps <= 2^53 - ulp(h), and
 // 0 <= r < ulp(h) (Theorem 1); hence t = eps + r < 2^53 is an integer, computed exactly, and
@@ -122,13 +122,14 @@ __attribute__((noinline)) Sums abgd_block_rz_lanes(const double* x, const double
   return {s.a, s.b, s.c, s.d};
 }
 
-// Algorithm 3 over any n: blocks of 2^26, the four sums reduced (fmod, exact) between blocks.
+// Algorithm 3 over any n: blocks of `block` <= 2^26, the four sums reduced (fmod, exact)
+// between blocks.
 template <Sums (*Block)(const double*, const double*, int64_t)>
-__attribute__((noinline)) double abgd_body_rz(const double* x, const double* y, int64_t n, uint64_t p) {
+__attribute__((noinline)) double abgd_body_rz(const double* x, const double* y, int64_t n, uint64_t p, int64_t block) {
   const double pd = static_cast<double>(p);
   double acc = 0;
-  for (int64_t b = 0; b < n; b += kAbgdBlock) {
-    Sums s = Block(x + b, y + b, std::min(kAbgdBlock, n - b));
+  for (int64_t b = 0; b < n; b += block) {
+    Sums s = Block(x + b, y + b, std::min(block, n - b));
     double blk = add_mod(add_mod(mod_p(s.a, pd), mod_p(s.b, pd), pd), add_mod(mod_p(s.c, pd), mod_p(s.d, pd), pd), pd);
     acc = add_mod(acc, blk, pd);
   }
@@ -143,20 +144,20 @@ __attribute__((noinline)) uint64_t lambda_simd_rz(const double* x, const double*
 
 }  // namespace
 
-uint64_t abgd_rz(const double* x, const double* y, int64_t n, uint64_t p) {
+uint64_t abgd_rz(const double* x, const double* y, int64_t n, uint64_t p, int64_t block) {
   double r;
   {
     RoundTowardZero rz;
-    r = abgd_body_rz<abgd_block_rz>(x, y, n, p);
+    r = abgd_body_rz<abgd_block_rz>(x, y, n, p, block);
   }
   return static_cast<uint64_t>(r);
 }
 
-uint64_t abgd_rz_lanes(const double* x, const double* y, int64_t n, uint64_t p) {
+uint64_t abgd_rz_lanes(const double* x, const double* y, int64_t n, uint64_t p, int64_t block) {
   double r;
   {
     RoundTowardZero rz;
-    r = abgd_body_rz<abgd_block_rz_lanes>(x, y, n, p);
+    r = abgd_body_rz<abgd_block_rz_lanes>(x, y, n, p, block);
   }
   return static_cast<uint64_t>(r);
 }

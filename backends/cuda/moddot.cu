@@ -4,13 +4,17 @@
 // __dsub_rz: the rounding is in the instruction, nothing global to restore) and in our
 // round-to-nearest variants (bounds derived in core/moddot.hpp); a 64x64->128-bit integer kernel
 // (__umul64hi) and cuBLAS ddot on the same vectors as the bandwidth yardstick.
-// Each thread sums a grid-strided share (64-bit indices: n > 2^31 works), reduced mod p every
-// lambda terms (lambda) or 2^26 terms (abgd); block residues are merged by addition mod p in
-// shared memory, the block residues on the host. Exact residues: the same bits as cpu.
+// Each thread sums a grid-strided share read as 16-byte pairs (64-bit indices: n > 2^31 works),
+// reduced mod p every lambda terms (lambda), 2^26 terms (abgd: the paper's one-pass limit, per
+// thread) or 2^22 (int128); block residues are merged by addition mod p in shared memory, the
+// block residues on the host. The grid is one full wave of resident blocks. Exact residues: the
+// same bits as cpu.
 #include <cublas_v2.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <stdexcept>
 #include <memory>
 #include <string>
 #include <vector>
@@ -23,7 +27,6 @@ namespace accsum::cuda {
 namespace {
 
 constexpr int kThreads = 256;
-constexpr long long kBlock = 1ll << 26;
 
 __device__ __forceinline__ double d_mod(double x, double p) {  // fmod is exact (0 ulp)
   double r = fmod(x, p);
@@ -33,8 +36,10 @@ __device__ __forceinline__ double d_add_mod(double a, double b, double p) {
   double s = __dadd_rn(a, b);  // exact: below 2^53
   return s >= p ? __dsub_rn(s, p) : s;
 }
+// core/moddot.hpp's reduce52; floor(v) for 0 <= v < 2^52 as (v + 2^52 rounded down) - 2^52, exact
+// (the ulp of [2^52, 2^53) is 1), two additions on the FP64 pipe instead of a rounding instruction.
 __device__ __forceinline__ double d_reduce52(double x, double p, double pinv) {
-  double q = floor(__dmul_rn(x, pinv));
+  double q = __dsub_rn(__dadd_rd(__dmul_rn(x, pinv), 0x1p52), 0x1p52);
   double r = __fma_rn(-q, p, x);
   r = r < 0 ? r + p : r;
   return r >= p ? r - p : r;
@@ -62,101 +67,78 @@ __device__ void block_merge(double v, double p, double* out) {
   if (threadIdx.x == 0) out[blockIdx.x] = sh[0];
 }
 
-// Algorithm 3 (round toward zero), per thread, blocks of at most 2^26 terms.
-__global__ void abgd_rz_kernel(const double* __restrict__ x, const double* __restrict__ y, long long n, double p,
-                               double* out) {
-  const long long W = static_cast<long long>(gridDim.x) * blockDim.x;
-  long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  double acc = 0;
-  while (i < n) {
-    double A = 0, B = 0, C = 0, D = 0;
-    for (long long c = 0; c < kBlock && i < n; ++c, i += W) {
-      const double a = x[i], b = y[i];
-      double h = __dmul_rz(a, b);
-      double r = __fma_rz(a, b, -h);
-      double al, be, ga, de, ep;
-      extract_rz(0x1p131, h, al, be);
-      if (al == 0) {
-        if (be == 0) {
-          extract_rz(0x1p78, h, ga, de);
-        } else {
-          extract_rz(0x1p105, h, be, ga);
-          extract_rz(0x1p78, ga, ga, ep);
-          de = __dadd_rz(r, ep);
-        }
-      } else {
-        extract_rz(0x1p105, be, be, ep);
-        extract_rz(0x1p78, r, ga, de);
-        ga = __dadd_rz(ga, ep);
-      }
-      A = __dadd_rz(A, al);
-      B = __dadd_rz(B, be);
-      C = __dadd_rz(C, ga);
-      D = __dadd_rz(D, de);
-    }
-    acc = d_add_mod(acc, d_add_mod(d_add_mod(d_mod(A, p), d_mod(B, p), p), d_add_mod(d_mod(C, p), d_mod(D, p), p), p), p);
-  }
-  block_merge(acc, p, out);
-}
+// Per-thread accumulators: put() adds one product's pieces, exact as long as at most `period`
+// terms are put between two flush()es (the kernel counts); residue() is the thread's residue.
 
-// Our round-to-nearest (alpha, beta, gamma, delta) variant: branch-free (core/moddot.hpp).
-__global__ void abgd_rn_kernel(const double* __restrict__ x, const double* __restrict__ y, long long n, double p,
-                               double* out) {
-  const long long W = static_cast<long long>(gridDim.x) * blockDim.x;
-  long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  double acc = 0;
-  while (i < n) {
-    double A = 0, B = 0, C = 0, D = 0;
-    for (long long c = 0; c < kBlock && i < n; ++c, i += W) {
-      const double a = x[i], b = y[i];
-      double h = __dmul_rn(a, b);
-      double r = __fma_rn(a, b, -h);
-      double al = __dsub_rn(__dadd_rn(0x1p131, h), 0x1p131), bp = __dsub_rn(h, al);
-      double be = __dsub_rn(__dadd_rn(0x1p105, bp), 0x1p105), ep = __dsub_rn(bp, be);
-      double t = __dadd_rn(ep, r);
-      double ga = __dsub_rn(__dadd_rn(0x1p79, t), 0x1p79), de = __dsub_rn(t, ga);
-      A = __dadd_rn(A, al);
-      B = __dadd_rn(B, be);
-      C = __dadd_rn(C, ga);
-      D = __dadd_rn(D, de);
-    }
-    acc = d_add_mod(acc, d_add_mod(d_add_mod(d_mod(A, p), d_mod(B, p), p), d_add_mod(d_mod(C, p), d_mod(D, p), p), p), p);
-  }
-  block_merge(acc, p, out);
-}
-
-// lambda-algorithm (Theorem 3); RZ as published or our RN variant.
+// (alpha, beta, gamma, delta): the branch-free splitting. Round to nearest (core/moddot.hpp)
+// with the last cut by 2^79; round toward zero by 2^78: Algorithm 3's splitting without its
+// case analysis (the derivation in backends/cpu/moddot_rz.cpp: every piece nonnegative, every
+// sum of at most 2^26 of them exact), so no branch divides a warp.
+// period <= 2^26: the paper's one-pass limit, per thread.
 template <bool RZ>
-__global__ void lambda_kernel(const double* __restrict__ x, const double* __restrict__ y, long long n, double p,
-                              double pinv, double sigma, double scale, double two_l1, long long lambda, double* out) {
-  const long long W = static_cast<long long>(gridDim.x) * blockDim.x;
-  long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  double Sa = 0, Sb = 0, Sr = 0;
-  while (i < n) {
-    double ca = 0, cb = 0, cr = 0;
-    for (long long c = 0; c < lambda && i < n; ++c, i += W) {
-      const double a = x[i], b = y[i];
-      double h, r, al, be;
-      if (RZ) {
-        h = __dmul_rz(a, b);
-        r = __fma_rz(a, b, -h);
-        extract_rz(sigma, h, al, be);
-      } else {
-        h = __dmul_rn(a, b);
-        r = __fma_rn(a, b, -h);
-        al = __dsub_rn(__dadd_rn(sigma, h), sigma);
-        be = __dsub_rn(h, al);
-      }
-      ca = __dadd_rn(ca, d_to_field(__dmul_rn(al, scale), p));  // every sum exact: any rounding
-      cb = __dadd_rn(cb, d_to_field(be, p));
-      cr = __dadd_rn(cr, d_to_field(r, p));
+struct AbgdAcc {
+  double p;
+  int period;
+  double A = 0, B = 0, C = 0, D = 0, res = 0;
+  __device__ static double add(double a, double b) { return RZ ? __dadd_rz(a, b) : __dadd_rn(a, b); }
+  __device__ static double sub(double a, double b) { return RZ ? __dsub_rz(a, b) : __dsub_rn(a, b); }
+  __device__ void put(double a, double b) {
+    const double s3 = RZ ? 0x1p78 : 0x1p79;
+    const double h = RZ ? __dmul_rz(a, b) : __dmul_rn(a, b);
+    const double r = RZ ? __fma_rz(a, b, -h) : __fma_rn(a, b, -h);
+    const double al = sub(add(0x1p131, h), 0x1p131), bp = sub(h, al);
+    const double be = sub(add(0x1p105, bp), 0x1p105), ep = sub(bp, be);
+    const double t = add(ep, r);
+    const double ga = sub(add(s3, t), s3), de = sub(t, ga);
+    A = add(A, al);
+    B = add(B, be);
+    C = add(C, ga);
+    D = add(D, de);
+  }
+  __device__ void flush() {
+    res = d_add_mod(res, d_add_mod(d_add_mod(d_mod(A, p), d_mod(B, p), p), d_add_mod(d_mod(C, p), d_mod(D, p), p), p), p);
+    A = B = C = D = 0;
+  }
+  __device__ double residue() {
+    flush();
+    return res;
+  }
+};
+
+// lambda (Theorem 3): three pieces made field elements, summed exactly for lambda terms
+// (lambda (p - 1) < 2^52), then reduced. The cut: ExtractScalar(2^(l+53), h) in either mode.
+template <bool RZ>
+struct LambdaAcc {
+  double p, pinv, sigma, scale, two_l1;
+  int period;
+  double ca = 0, cb = 0, cr = 0, Sa = 0, Sb = 0, Sr = 0;
+  __device__ void put(double a, double b) {
+    double h, r, al, be;
+    if (RZ) {
+      h = __dmul_rz(a, b);
+      r = __fma_rz(a, b, -h);
+      extract_rz(sigma, h, al, be);
+    } else {
+      h = __dmul_rn(a, b);
+      r = __fma_rn(a, b, -h);
+      al = __dsub_rn(__dadd_rn(sigma, h), sigma);
+      be = __dsub_rn(h, al);
     }
+    ca = __dadd_rn(ca, d_to_field(__dmul_rn(al, scale), p));  // every sum exact: any rounding
+    cb = __dadd_rn(cb, d_to_field(be, p));
+    cr = __dadd_rn(cr, d_to_field(r, p));
+  }
+  __device__ void flush() {
     Sa = d_add_mod(Sa, d_reduce52(ca, p, pinv), p);
     Sb = d_add_mod(Sb, d_reduce52(cb, p, pinv), p);
     Sr = d_add_mod(Sr, d_reduce52(cr, p, pinv), p);
+    ca = cb = cr = 0;
   }
-  block_merge(d_add_mod(d_mod(__dmul_rn(Sa, two_l1), p), d_add_mod(Sb, Sr, p), p), p, out);
-}
+  __device__ double residue() {
+    flush();
+    return d_add_mod(d_mod(__dmul_rn(Sa, two_l1), p), d_add_mod(Sb, Sr, p), p);
+  }
+};
 
 // (hi, lo) mod p for p < 2^52: hi mod p, then the 64 low bits 4 + 5 x 12 at a time.
 __device__ unsigned long long mod128(unsigned long long hi, unsigned long long lo, unsigned long long p) {
@@ -166,56 +148,100 @@ __device__ unsigned long long mod128(unsigned long long hi, unsigned long long l
   return r;
 }
 
-// 64x64->128-bit products (__umul64hi), one reduction per 2^22 terms per thread.
-__global__ void int128_kernel(const double* __restrict__ x, const double* __restrict__ y, long long n,
-                              unsigned long long p, double* out) {
-  const long long W = static_cast<long long>(gridDim.x) * blockDim.x;
-  long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  unsigned long long acc = 0;
-  while (i < n) {
-    unsigned long long hi = 0, lo = acc;
-    for (long long c = 0; c < (1ll << 22) && i < n; ++c, i += W) {
-      const unsigned long long a = static_cast<unsigned long long>(x[i]), b = static_cast<unsigned long long>(y[i]);
-      const unsigned long long pl = a * b, ph = __umul64hi(a, b);
-      lo += pl;
-      hi += ph + (lo < pl);
-    }
-    acc = mod128(hi, lo, p);
+// 64x64->128-bit products (__umul64hi), one reduction per 2^22 terms (2^22 products below
+// 2^104 and a residue stay below 2^127).
+struct Int128Acc {
+  unsigned long long p;
+  int period;
+  unsigned long long hi = 0, lo = 0;
+  __device__ void put(double x, double y) {
+    const unsigned long long a = static_cast<unsigned long long>(x), b = static_cast<unsigned long long>(y);
+    const unsigned long long pl = a * b, ph = __umul64hi(a, b);
+    lo += pl;
+    hi += ph + (lo < pl);
   }
-  block_merge(static_cast<double>(acc), static_cast<double>(p), out);
+  __device__ void flush() {
+    lo = mod128(hi, lo, p);
+    hi = 0;
+  }
+  __device__ double residue() {
+    flush();
+    return static_cast<double>(lo);
+  }
+};
+
+// Grid-stride over the pairs (x[2j], x[2j+1]) as 16-byte loads, 64-bit indices (any n); the
+// odd last element by thread 0; then the block's residues merged. Wide (period >= 4): two
+// pairs per thread and iteration (64 bytes in flight per thread before any arithmetic), up to
+// period / 4 iterations between flushes, so the loop body has no reduction in it. Narrow
+// (period < 4: lambda for p - 1 > 2^50.4, short test blocks): one element at a time.
+template <class Acc, bool kWide>
+__global__ void __launch_bounds__(kThreads) moddot_kernel(const double* __restrict__ x, const double* __restrict__ y,
+                                                          long long n, Acc acc, double p, double* out) {
+  const long long W = static_cast<long long>(gridDim.x) * blockDim.x;
+  const long long tid = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const long long pairs = n / 2;
+  const double2* __restrict__ x2 = reinterpret_cast<const double2*>(x);
+  const double2* __restrict__ y2 = reinterpret_cast<const double2*>(y);
+  long long j = tid;
+  int count = 0;  // terms put since the last flush (wide: 0 after the loop)
+  if (kWide) {
+    const int per = acc.period / 4;
+    while (j + W < pairs) {
+      for (int it = 0; it < per && j + W < pairs; ++it, j += 2 * W) {
+        const double2 a0 = x2[j], b0 = y2[j], a1 = x2[j + W], b1 = y2[j + W];
+        acc.put(a0.x, b0.x);
+        acc.put(a0.y, b0.y);
+        acc.put(a1.x, b1.x);
+        acc.put(a1.y, b1.y);
+      }
+      acc.flush();
+    }
+  }
+  auto put = [&](double a, double b) {  // one term, flushing every period terms
+    acc.put(a, b);
+    if (++count == acc.period) {
+      acc.flush();
+      count = 0;
+    }
+  };
+  for (; j < pairs; j += W) {  // wide: at most one pair is left
+    const double2 a0 = x2[j], b0 = y2[j];
+    put(a0.x, b0.x);
+    put(a0.y, b0.y);
+  }
+  if (tid == 0 && (n & 1)) put(x[n - 1], y[n - 1]);
+  block_merge(acc.residue(), p, out);
 }
 
 enum class Algo { abgd, lambda, int128 };
 
+// Reductions at most every 2^30 terms: the counter is 32-bit (reducing earlier is always exact).
+constexpr long long kMaxPeriod = 1ll << 30;
+
 class ModdotCuda : public CudaKernel {
  public:
-  ModdotCuda(const Problem& pr, Algo algo, bool rz, int blocks_param)
-      : CudaKernel(pr), algo_(algo), rz_(rz), p_(prime_of(pr.data)) {
-    int sms = 1;
-    int dev = 0;
-    cudaGetDevice(&dev);
-    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-    const long long want = blocks_param > 0 ? blocks_param : 8ll * sms;
-    blocks_ = static_cast<int>(std::max(1ll, std::min<long long>(want, (pr.n + kThreads - 1) / kThreads)));
-    out_ = DeviceBuffer<double>(blocks_);
+  ModdotCuda(const Problem& pr, Algo algo, bool rz, int blocks_param, long long abgd_block)
+      : CudaKernel(pr), algo_(algo), rz_(rz), p_(prime_of(pr.data)), abgd_block_(abgd_block), blocks_param_(blocks_param) {
+    if ((reinterpret_cast<uintptr_t>(in_->x) | reinterpret_cast<uintptr_t>(in_->y)) % alignof(double2) != 0)
+      throw std::logic_error("moddot cuda: device vectors are not 16-byte aligned");
+    out_ = DeviceBuffer<double>(max_blocks());
   }
   double run() override {
     const double pd = static_cast<double>(p_);
-    const long long n = in_->n;
     timer_.start();
     if (algo_ == Algo::abgd) {
-      if (rz_) abgd_rz_kernel<<<blocks_, kThreads>>>(in_->x, in_->y, n, pd, out_.get());
-      else abgd_rn_kernel<<<blocks_, kThreads>>>(in_->x, in_->y, n, pd, out_.get());
+      if (rz_) launch(AbgdAcc<true>{pd, static_cast<int>(abgd_block_)});
+      else launch(AbgdAcc<false>{pd, static_cast<int>(abgd_block_)});
     } else if (algo_ == Algo::lambda) {
       const int l = moddot::split_level(p_);
       const double sigma = std::ldexp(1.0, l + 53), scale = std::ldexp(1.0, -(l + 1)), two = std::ldexp(1.0, l + 1);
-      const long long lambda = moddot::lambda_of(p_);
-      if (rz_) lambda_kernel<true><<<blocks_, kThreads>>>(in_->x, in_->y, n, pd, 1.0 / pd, sigma, scale, two, lambda, out_.get());
-      else lambda_kernel<false><<<blocks_, kThreads>>>(in_->x, in_->y, n, pd, 1.0 / pd, sigma, scale, two, lambda, out_.get());
+      const int lambda = static_cast<int>(std::min<long long>(moddot::lambda_of(p_), kMaxPeriod));
+      if (rz_) launch(LambdaAcc<true>{pd, 1.0 / pd, sigma, scale, two, lambda});
+      else launch(LambdaAcc<false>{pd, 1.0 / pd, sigma, scale, two, lambda});
     } else {
-      int128_kernel<<<blocks_, kThreads>>>(in_->x, in_->y, n, p_, out_.get());
+      launch(Int128Acc{p_, 1 << 22});
     }
-    ACCSUM_CUDA_CHECK(cudaGetLastError());
     last_ = timer_.stop_seconds();
     std::vector<double> part(blocks_);
     ACCSUM_CUDA_CHECK(cudaMemcpy(part.data(), out_.get(), part.size() * sizeof(double), cudaMemcpyDeviceToHost));
@@ -225,9 +251,43 @@ class ModdotCuda : public CudaKernel {
   }
 
  private:
+  static int sm_count() {
+    int dev = 0, sms = 1;
+    cudaGetDevice(&dev);
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    return sms;
+  }
+  // The grid: one full wave of resident blocks (as many per SM as the kernel's registers allow;
+  // a second, partial wave would leave SMs idle at the end), at most one pair per thread.
+  template <class Acc, bool kWide>
+  int grid_of() const {
+    if (blocks_param_ > 0) return clamp_blocks(blocks_param_);
+    int per_sm = 1;
+    ACCSUM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, moddot_kernel<Acc, kWide>, kThreads, 0));
+    return clamp_blocks(static_cast<long long>(std::max(1, per_sm)) * sm_count());
+  }
+  int clamp_blocks(long long want) const {
+    const long long pairs = std::max<long long>(1, in_->n / 2);
+    return static_cast<int>(std::max(1ll, std::min({want, (pairs + kThreads - 1) / kThreads, max_blocks()})));
+  }
+  long long max_blocks() const { return blocks_param_ > 0 ? blocks_param_ : 64ll * sm_count(); }
+  template <class Acc>
+  void launch(const Acc& acc) {
+    if (acc.period >= 4) launch_as<Acc, true>(acc);
+    else launch_as<Acc, false>(acc);
+  }
+  template <class Acc, bool kWide>
+  void launch_as(const Acc& acc) {
+    blocks_ = grid_of<Acc, kWide>();
+    moddot_kernel<Acc, kWide><<<blocks_, kThreads>>>(in_->x, in_->y, in_->n, acc, static_cast<double>(p_), out_.get());
+    ACCSUM_CUDA_CHECK(cudaGetLastError());
+  }
+
   Algo algo_;
   bool rz_;
   uint64_t p_;
+  long long abgd_block_;
+  int blocks_param_;
   int blocks_ = 1;
   DeviceBuffer<double> out_;
   EventTimer timer_;
@@ -237,7 +297,9 @@ ParamSpec rounding_param() {
   return ParamSpec{"rounding", "rz: __dmul_rz/__fma_rz/__dadd_rz as published; rn: our round-to-nearest variant",
                    false, 0, 0, {"rz", "rn"}, "rz", true};
 }
-ParamSpec blocks_param() { return ParamSpec{"blocks", "thread blocks (0 = 8 per SM)", true, 0, 1 << 20, {}, "0"}; }
+ParamSpec blocks_param() {
+  return ParamSpec{"blocks", "thread blocks (0 = one full wave: as many per SM as fit)", true, 0, 1 << 20, {}, "0"};
+}
 std::vector<Params> block_variants(const Params& p) {
   std::vector<Params> out;
   for (const char* b : {"1", "7", "132"}) {
@@ -251,14 +313,15 @@ std::vector<Params> block_variants(const Params& p) {
 MakeFn make(Algo a) {
   return [a](const Problem& pr, const Params& prm) -> std::unique_ptr<Kernel> {
     bool rz = a != Algo::int128 && param_str(prm, "rounding") == "rz";
-    return std::make_unique<ModdotCuda>(pr, a, rz, static_cast<int>(param_int(prm, "blocks")));
+    const long long block = a == Algo::abgd ? param_int(prm, "block") : 0;
+    return std::make_unique<ModdotCuda>(pr, a, rz, static_cast<int>(param_int(prm, "blocks")), block);
   };
 }
 
 Registrar reg_abgd(AlgoEntry("moddot", "moddot-abgd", "cuda",
     "(alpha,beta,gamma,delta)-algorithm (Jean-Graillat Alg. 3), per-thread blocks of 2^26, 64-bit indices")
     .promises(Guarantee::exact).promises_reproducible()
-    .with_params({rounding_param(), blocks_param()})
+    .with_params({rounding_param(), blocks_param(), moddot::block_param()})
     .shapes(block_variants)
     .maker(make(Algo::abgd)));
 Registrar reg_lambda(AlgoEntry("moddot", "moddot-lambda", "cuda",

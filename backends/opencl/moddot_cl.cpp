@@ -2,7 +2,8 @@
 // delta)-algorithms of Jean, Graillat (SYNASC 2010), whose splitting bounds are derived in
 // core/moddot.hpp (OpenCL C has no rounding-mode control, so the paper's round-toward-zero
 // versions cannot run here). Each work-item sums a grid-strided share of the products in
-// exact floating point, reduced mod p every lambda terms (lambda) or every 2^26 terms (abgd);
+// exact floating point, reduced mod p every lambda terms (lambda) or every `block` terms
+// (abgd: default 2^26, the paper's one-pass limit);
 // work-group residues are merged by addition mod p in local memory, the group residues on
 // the host. Residue arithmetic is exact: the same bits as cpu for any launch shape.
 #include <algorithm>
@@ -20,7 +21,6 @@ namespace {
 const char* kModdotSource = R"CLC(
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #pragma OPENCL FP_CONTRACT OFF
-#define BLOCK 67108864L  /* 2^26: the (alpha,beta,gamma,delta) block, core/moddot.hpp */
 
 double mod_p(double x, double p) { double r = fmod(x, p); return r < 0 ? r + p : r; }  /* fmod: 0 ulp */
 double add_mod(double a, double b, double p) { double s = a + b; return s >= p ? s - p : s; }
@@ -43,7 +43,7 @@ void group_merge(double v, double p, __local double* sh, __global double* out) {
   if (t == 0) out[get_group_id(0)] = sh[0];
 }
 
-__kernel void moddot_abgd(__global const double* x, __global const double* y, long n, double p,
+__kernel void moddot_abgd(__global const double* x, __global const double* y, long n, double p, long block,
                           __global double* out, __local double* sh) {
   const long W = get_global_size(0);
   long i = get_global_id(0);
@@ -51,7 +51,7 @@ __kernel void moddot_abgd(__global const double* x, __global const double* y, lo
   const double s1 = 0x1p131, s2 = 0x1p105, s3 = 0x1p79;
   while (i < n) {
     double A = 0, B = 0, C = 0, D = 0;
-    for (long c = 0; c < BLOCK && i < n; ++c, i += W) {
+    for (long c = 0; c < block && i < n; ++c, i += W) {
       double h = x[i] * y[i];
       double r = fma(x[i], y[i], -h);
       double al = (s1 + h) - s1, bp = h - al;
@@ -96,8 +96,8 @@ void arg(cl_kernel k, cl_uint i, const T& v) {
 
 class ModdotCl : public ClKernel {
  public:
-  ModdotCl(const Problem& pr, bool lambda, int64_t groups_param)
-      : ClKernel(pr), lambda_(lambda), p_(prime_of(pr.data)) {
+  ModdotCl(const Problem& pr, bool lambda, int64_t groups_param, int64_t block)
+      : ClKernel(pr), lambda_(lambda), p_(prime_of(pr.data)), block_(block) {
     ls_ = 256;
     while (ls_ > 1 && ls_ > context().max_work_group) ls_ /= 2;
     const int64_t want = groups_param > 0 ? groups_param : static_cast<int64_t>(context().compute_units) * 8;
@@ -124,6 +124,8 @@ class ModdotCl : public ClKernel {
       arg(kernel_, a++, std::ldexp(1.0, -(l + 1)));
       arg(kernel_, a++, std::ldexp(1.0, l + 1));
       arg(kernel_, a++, static_cast<cl_long>(moddot::lambda_of(p_)));
+    } else {
+      arg(kernel_, a++, static_cast<cl_long>(block_));
     }
     arg(kernel_, a++, out);
     ACCSUM_CL_CHECK(clSetKernelArg(kernel_, a++, ls_ * sizeof(double), nullptr));
@@ -142,6 +144,7 @@ class ModdotCl : public ClKernel {
  private:
   bool lambda_;
   uint64_t p_;
+  int64_t block_;
   size_t ls_ = 256;
   int64_t groups_ = 1;
   Buffer out_;
@@ -171,16 +174,16 @@ Registrar reg_lambda(AlgoEntry("moddot", "moddot-lambda", "opencl",
     .with_params({rn_only(), groups_param()})
     .shapes(group_variants)
     .maker([](const Problem& pr, const Params& prm) -> std::unique_ptr<Kernel> {
-      return std::make_unique<ModdotCl>(pr, true, param_int(prm, "groups"));
+      return std::make_unique<ModdotCl>(pr, true, param_int(prm, "groups"), 0);
     }));
 
 Registrar reg_abgd(AlgoEntry("moddot", "moddot-abgd", "opencl",
-    "(alpha,beta,gamma,delta)-algorithm, round-to-nearest variant, blocks of 2^26 per work-item (baseline)")
+    "(alpha,beta,gamma,delta)-algorithm, round-to-nearest variant, blocks of 2^26 (--block) per work-item (baseline)")
     .promises(Guarantee::exact).promises_reproducible().baseline()
-    .with_params({rn_only(), groups_param()})
+    .with_params({rn_only(), groups_param(), moddot::block_param()})
     .shapes(group_variants)
     .maker([](const Problem& pr, const Params& prm) -> std::unique_ptr<Kernel> {
-      return std::make_unique<ModdotCl>(pr, false, param_int(prm, "groups"));
+      return std::make_unique<ModdotCl>(pr, false, param_int(prm, "groups"), param_int(prm, "block"));
     }));
 
 }  // namespace
