@@ -1,6 +1,7 @@
 // accsum table: paper-style tables, one per family that has the suite (core/family.hpp): a row
 // per generated dataset, a column per algorithm of the backend, each cell the family's cell of
-// the result (e.g. correct digits), "!" where a result broke its guarantee.
+// the result (e.g. correct digits) or, in a timed table, its rate; "!" where a result broke its
+// guarantee, "*" where the column does not apply to the row.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -65,7 +66,9 @@ int run_table(const TableArgs& a, const std::vector<std::string>& argv) {
   for (auto [fam, suite] : suites) {
     auto cols = columns_of(*suite, fam->name, a.backend);
     if (cols.empty()) continue;
-    md += fmt::format("## {}\n\n|", fam->name);
+    const bool timed = suite->reps > 0;
+    const MeasureOptions opt{timed ? suite->reps : 1, timed ? 1 : 0, false};
+    md += fmt::format("## {}{}\n\n|", fam->name, suite->title.empty() ? "" : ": " + suite->title);
     for (auto& h : suite->row_head) md += " " + h + " |";
     for (auto& c : cols) md += " " + c.label + " |";
     md += "\n|";
@@ -78,9 +81,14 @@ int run_table(const TableArgs& a, const std::vector<std::string>& argv) {
       md += "|";
       for (auto& cell : suite->row_cells(spec, run.reference)) md += " " + cell + " |";
       for (auto& c : cols) {
-        ResultRow r = measure_entry(*c.entry, c.params, run, MeasureOptions{1, 0, false});
+        if (suite->applies && !suite->applies(TableColumn{c.entry->algo, c.params, c.label}, spec)) {
+          md += " * |";
+          continue;
+        }
+        ResultRow r = measure_entry(*c.entry, c.params, run, opt);
         all_met &= r.guarantee_met;
-        md += r.error.empty() ? " " + suite->cell(r.metrics) + (r.guarantee_met ? "" : "!") + " |" : " error |";
+        const std::string text = timed ? suite->rate_cell(r.units_per_s) : suite->cell(r.metrics);
+        md += r.error.empty() ? " " + text + (r.guarantee_met ? "" : "!") + " |" : " error |";
         run.rows.push_back(std::move(r));
       }
       md += "\n";

@@ -44,6 +44,13 @@ struct TableSuite {
   std::function<std::vector<GenSpec>(int64_t n, uint64_t seed)> rows;
   std::function<std::vector<std::string>(const GenSpec&, const ExactValue&)> row_cells;
   std::function<std::string(const Metrics&)> cell;
+  std::string title;  // a heading of its own when a family has several tables of the suite
+  // Whether a column applies to a row (null: always); "*" where it does not.
+  std::function<bool(const TableColumn&, const GenSpec&)> applies;
+  // A timed table: each cell is rate_cell(units per second) over `reps` timed runs after one
+  // warm-up (on devices the kernel's device time), instead of cell(metrics).
+  int reps = 0;
+  std::function<std::string(double units_per_s)> rate_cell;
 };
 
 // One verify case: a generator with options; every size and seed of the sweep runs it.
