@@ -2,29 +2,39 @@
 // The data-parallel expansion algorithms of core/fpe_ops.hpp on SIMD lanes (Collange, Joldes,
 // Muller, Popescu, ASAP 2016, Sec. III: "the same scheme" fits explicit SIMD such as AVX). W
 // expansions are held structure-of-arrays, term l of expansion w in v[l][w], and every lane-wise
-// operation of the serial definition becomes a loop over w that the compiler vectorises; the
-// shifts move whole rows. Each expansion sees exactly the operations of the serial definition,
+// operation of the serial definition becomes one operation on a vector of W doubles; the shifts
+// move whole rows. Each expansion sees exactly the operations of the serial definition,
 // so the bits are the cpu backend's. Algorithm 2's data-dependent error loops run while any
 // expansion of the block still has a nonzero error, the others masked (left unchanged).
+#include <immintrin.h>
+
 #include <cstdint>
 
-#include "core/eft.hpp"
 #include "core/fpe_ops.hpp"
 
 namespace accsum::fpe_simd {
 
-constexpr int kW = 8;  // expansions per block: two AVX2 registers per term
+constexpr int kW = 4;  // expansions per block: one AVX2 register per term (the build targets x86-64-v3)
+
+// W doubles, one per expansion (GCC/Clang vector extensions: element-wise IEEE operations, the
+// comparisons give masks of 0 / -1 and mask ? a : b selects lane by lane; the same type as
+// AVX's __m256d).
+typedef double Lanes __attribute__((vector_size(8 * kW)));
+typedef int64_t Mask __attribute__((vector_size(8 * kW)));
 
 template <int R>
 struct Block {
-  double v[R][kW];
+  Lanes v[R];
 };
 
 // Pairs [0, count) of x (R terms each, pair-major) into the block, zeros past count.
 template <int R>
 void load(const double* x, int64_t count, Block<R>& b) {
-  for (int w = 0; w < kW; ++w)
-    for (int l = 0; l < R; ++l) b.v[l][w] = w < count ? x[w * R + l] : 0.0;
+  for (int l = 0; l < R; ++l) {
+    Lanes row = {};
+    for (int w = 0; w < kW && w < count; ++w) row[w] = x[w * R + l];
+    b.v[l] = row;
+  }
 }
 
 template <int R>
@@ -33,43 +43,53 @@ void store(const Block<R>& b, int64_t count, double* out) {
     for (int l = 0; l < R; ++l) out[w * R + l] = b.v[l][w];
 }
 
-// (s, e) <- 2Sum(s, ep) on every lane of every expansion.
+// TwoSum (Ogita, Rump, Oishi 2005, Alg. 3.1; core/numerics.h's formula) on every lane.
+inline void two_sum(Lanes a, Lanes b, Lanes& s, Lanes& e) {
+  const Lanes t = a + b, v = t - a;
+  e = (a - (t - v)) + (b - v);
+  s = t;
+}
+
+// TwoProductFMA (ORO Alg. 3.5) on every lane.
+inline void two_prod_fma(Lanes a, Lanes b, Lanes& p, Lanes& e) {
+  p = a * b;
+  e = _mm256_fmsub_pd(a, b, p);
+}
+
+// (s, e) <- 2Sum(s, ep) on every term of every expansion.
 template <int R>
 inline void two_sum_rows(Block<R>& s, const Block<R>& ep, Block<R>& e) {
-  for (int l = 0; l < R; ++l)
-    for (int w = 0; w < kW; ++w) two_sum(s.v[l][w], ep.v[l][w], s.v[l][w], e.v[l][w]);
+  for (int l = 0; l < R; ++l) two_sum(s.v[l], ep.v[l], s.v[l], e.v[l]);
 }
 
 // out <- (in, e_0, .., e_{R-2}) for every expansion (fpe::shift_up).
 template <int R>
-inline void shift_up(const Block<R>& e, const double* in, Block<R>& out) {
-  for (int l = R - 1; l > 0; --l)
-    for (int w = 0; w < kW; ++w) out.v[l][w] = e.v[l - 1][w];
-  for (int w = 0; w < kW; ++w) out.v[0][w] = in[w];
+inline void shift_up(const Block<R>& e, Lanes in, Block<R>& out) {
+  for (int l = R - 1; l > 0; --l) out.v[l] = e.v[l - 1];
+  out.v[0] = in;
 }
 
 // The R-2 error-propagation steps with zero inserted, then the last step as a plain addition
 // (the common tail of fpe::add_safe and fpe::add_fast).
 template <int R>
 inline void settle(Block<R>& s, Block<R>& e) {
-  const double zero[kW] = {};
+  const Lanes zero = {};
   Block<R> ep;
   for (int i = 1; i <= R - 2; ++i) {
     shift_up(e, zero, ep);
     two_sum_rows(s, ep, e);
   }
   shift_up(e, zero, ep);
-  for (int l = 0; l < R; ++l)
-    for (int w = 0; w < kW; ++w) s.v[l][w] = s.v[l][w] + ep.v[l][w];
+  for (int l = 0; l < R; ++l) s.v[l] = s.v[l] + ep.v[l];
 }
 
 // fpe::add_safe (Algorithm 1) on a block.
 template <int R>
 void add_safe(const Block<R>& x, const Block<R>& y, Block<R>& s) {
+  const Lanes zero = {};
   Block<R> e, ep;
-  for (int l = 0; l < R; ++l)
-    for (int w = 0; w < kW; ++w)
-      two_sum(l == 0 ? x.v[0][w] : 0.0, l == 0 ? y.v[0][w] : 0.0, s.v[l][w], e.v[l][w]);
+  two_sum(x.v[0], y.v[0], s.v[0], e.v[0]);
+  for (int l = 1; l < R; ++l) two_sum(zero, zero, s.v[l], e.v[l]);
   for (int i = 1; i < R; ++i) {
     shift_up(e, x.v[i], ep);
     two_sum_rows(s, ep, e);
@@ -83,8 +103,7 @@ void add_safe(const Block<R>& x, const Block<R>& y, Block<R>& s) {
 template <int R>
 void add_fast(const Block<R>& x, const Block<R>& y, Block<R>& s) {
   Block<R> e;
-  for (int l = 0; l < R; ++l)
-    for (int w = 0; w < kW; ++w) two_sum(x.v[l][w], y.v[l][w], s.v[l][w], e.v[l][w]);
+  for (int l = 0; l < R; ++l) two_sum(x.v[l], y.v[l], s.v[l], e.v[l]);
   settle(s, e);
 }
 
@@ -92,26 +111,19 @@ void add_fast(const Block<R>& x, const Block<R>& y, Block<R>& s) {
 // counts), at most R rounds, as in the serial loop.
 template <int R>
 inline void propagate(Block<R>& s, Block<R>& e) {
+  const Lanes zero = {};
   for (int round = 0; round < R; ++round) {
-    bool active[kW];
-    bool any = false;
-    for (int w = 0; w < kW; ++w) {
-      bool a = false;
-      for (int l = 0; l < R; ++l) a = a || (e.v[l][w] != 0.0);
-      active[w] = a;
-      any = any || a;
+    Mask active = {};
+    for (int l = 0; l < R; ++l) active |= e.v[l] != zero;
+    if (_mm256_movemask_pd(reinterpret_cast<Lanes>(active)) == 0) return;
+    for (int l = 0; l < R; ++l) {
+      Lanes ns, ne;
+      two_sum(s.v[l], e.v[l], ns, ne);
+      s.v[l] = active ? ns : s.v[l];
+      e.v[l] = active ? ne : e.v[l];
     }
-    if (!any) return;
-    for (int l = 0; l < R; ++l)
-      for (int w = 0; w < kW; ++w) {
-        double ns, ne;
-        two_sum(s.v[l][w], e.v[l][w], ns, ne);
-        s.v[l][w] = active[w] ? ns : s.v[l][w];
-        e.v[l][w] = active[w] ? ne : e.v[l][w];
-      }
-    for (int l = R - 1; l > 0; --l)
-      for (int w = 0; w < kW; ++w) e.v[l][w] = active[w] ? e.v[l - 1][w] : e.v[l][w];
-    for (int w = 0; w < kW; ++w) e.v[0][w] = active[w] ? 0.0 : e.v[0][w];
+    for (int l = R - 1; l > 0; --l) e.v[l] = active ? e.v[l - 1] : e.v[l];
+    e.v[0] = active ? zero : e.v[0];
   }
 }
 
@@ -120,22 +132,19 @@ template <int R>
 void mul(const Block<R>& x, const Block<R>& y, Block<R>& pi, bool renorm) {
   Block<R> s{}, e, ep, r{};
   for (int i = 0; i < R - 1; ++i) {
-    for (int l = 0; l < R; ++l)
-      for (int w = 0; w < kW; ++w) {
-        double p;
-        two_prod_fma(x.v[l][w], y.v[i][w], p, e.v[l][w]);
-        two_sum(s.v[l][w], p, s.v[l][w], ep.v[l][w]);
-      }
-    for (int w = 0; w < kW; ++w) r.v[i][w] = s.v[0][w];
-    for (int l = 0; l < R - 1; ++l)
-      for (int w = 0; w < kW; ++w) s.v[l][w] = s.v[l + 1][w];
-    for (int w = 0; w < kW; ++w) s.v[R - 1][w] = 0.0;
+    for (int l = 0; l < R; ++l) {
+      Lanes p;
+      two_prod_fma(x.v[l], y.v[i], p, e.v[l]);
+      two_sum(s.v[l], p, s.v[l], ep.v[l]);
+    }
+    r.v[i] = s.v[0];
+    for (int l = 0; l < R - 1; ++l) s.v[l] = s.v[l + 1];
+    s.v[R - 1] = Lanes{};
     propagate(s, e);
     propagate(s, ep);
   }
-  for (int l = 0; l < R; ++l)
-    for (int w = 0; w < kW; ++w) s.v[l][w] = s.v[l][w] + x.v[l][w] * y.v[R - 1][w];
-  for (int w = 0; w < kW; ++w) r.v[R - 1][w] = s.v[0][w];
+  for (int l = 0; l < R; ++l) s.v[l] = s.v[l] + x.v[l] * y.v[R - 1];
+  r.v[R - 1] = s.v[0];
   if (!renorm) {
     pi = r;
     return;
