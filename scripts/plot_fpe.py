@@ -70,6 +70,8 @@ def main():
         ax.grid(True, which="both", alpha=0.3)
         if ax.lines:
             ax.legend(fontsize=8)
+        else:
+            ax.text(0.5, 0.5, f"no such mode on {backend}", transform=ax.transAxes, ha="center", va="center")
     fig.suptitle(f"Floating-point expansions on {backend}: throughput against R")
     fig.tight_layout()
     fig.savefig(a.out, dpi=150)
