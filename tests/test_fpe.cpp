@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "core/family.hpp"
 #include "core/family_fpe.hpp"
 #include "core/fpe_ops.hpp"
+#include "core/qd_ops.hpp"
 #include "core/registry.hpp"
 #include "datasets/dataset.hpp"
 #include "expect_usage_error.hpp"
@@ -165,25 +167,25 @@ TEST(Fpe, EmptyAndSinglePair) {
 TEST(Fpe, CpuMtBitIdenticalToCpu) {
   for (int R : kRs)
     for (auto& dist : fpe_dist_names()) {
-    Dataset d = make(dist, R, 257, 11);
-    for (auto& e : registry().entries()) {
-      if (e.family != "fpe" || e.backend != "cpu-mt") continue;
-      const AlgoEntry* serial = registry().find(e.algo, "cpu");
-      ASSERT_NE(serial, nullptr) << e.algo;
-      for (auto& base : param_sets(*serial)) {
-        Result want = run(*serial, base, d);
-        for (int t : {1, 2, 3, 7}) {
-          Params prm = base;
-          prm["threads"] = std::to_string(t);
-          prm = registry().resolve_params(e, prm);
-          Result got = run(e, prm, d);
-          ASSERT_EQ(got.values.size(), want.values.size());
-          EXPECT_EQ(0, std::memcmp(got.values.data(), want.values.data(), want.values.size() * sizeof(double)))
-              << e.algo << " R=" << R << " " << dist << " threads=" << t;
-          EXPECT_EQ(got.what, want.what);
+      Dataset d = make(dist, R, 257, 11);
+      for (auto& e : registry().entries()) {
+        if (e.family != "fpe" || e.backend != "cpu-mt") continue;
+        const AlgoEntry* serial = registry().find(e.algo, "cpu");
+        ASSERT_NE(serial, nullptr) << e.algo;
+        for (auto& base : param_sets(*serial)) {
+          Result want = run(*serial, base, d);
+          for (int t : {1, 2, 3, 7}) {
+            Params prm = base;
+            prm["threads"] = std::to_string(t);
+            prm = registry().resolve_params(e, prm);
+            Result got = run(e, prm, d);
+            ASSERT_EQ(got.values.size(), want.values.size());
+            EXPECT_EQ(0, std::memcmp(got.values.data(), want.values.data(), want.values.size() * sizeof(double)))
+                << e.algo << " R=" << R << " " << dist << " threads=" << t;
+            EXPECT_EQ(got.what, want.what);
+          }
         }
       }
-    }
     }
 }
 
@@ -284,4 +286,60 @@ TEST(FpeCli, CommittedAccuracyTableIsReproduced) {
 #ifdef ACCSUM_HAVE_QD
   EXPECT_NE(r.out.find(" * |"), std::string::npos) << "QD has no 8-term type: its cell is *";
 #endif
+}
+
+// QD's double-double and quad-double algorithms as device code (core/qd_ops.hpp, Hida, Li, Bailey
+// 2001) against the QD library itself: bit for bit on every generator, zeros with their signs.
+namespace {
+
+std::string hex_terms(const double* v, int R) {
+  std::string s;
+  for (int i = 0; i < std::min(R, 4); ++i) s += hex_double(v[i]) + " ";
+  return s;
+}
+
+}  // namespace
+
+TEST(QdOps, BitIdenticalToTheQdLibrary) {
+  const AlgoEntry* add = registry().find("fpe-qd-add", "cpu");
+  const AlgoEntry* mul = registry().find("fpe-qd-mul", "cpu");
+  if (!add || !mul) GTEST_SKIP() << "built without the QD library";
+  int64_t compared = 0;
+  for (int R : {2, 4, 8})
+    for (auto& dist : fpe_dist_names()) {
+      if (dist == "specials") continue;
+      for (uint64_t seed : {1, 2, 3}) {
+        Dataset d = make(dist, R, 3000, seed);
+        for (bool product : {false, true}) {
+          const std::vector<double> want = run(product ? *mul : *add, {}, d).values;
+          ASSERT_EQ(want.size(), d.x.size());
+          std::vector<double> got(d.x.size());
+          for (int64_t k = 0; k < d.n; ++k) {
+            const double *x = &d.x[k * R], *y = &d.y[k * R];
+            if (product) qd::mul(x, y, &got[k * R], R);
+            else qd::add(x, y, &got[k * R], R);
+            ASSERT_EQ(0, std::memcmp(&got[k * R], &want[k * R], R * sizeof(double)))
+                << (product ? "mul" : "add") << " R=" << R << " " << dist << " seed=" << seed << " pair " << k
+                << ": x " << hex_terms(x, R) << " y " << hex_terms(y, R) << " got " << hex_terms(&got[k * R], R)
+                << " want " << hex_terms(&want[k * R], R);
+            ++compared;
+          }
+        }
+      }
+    }
+  EXPECT_EQ(compared, 3 * 4 * 3 * 2 * 3000);
+}
+
+// A leading infinity: returned unnormalised (the error terms of inf - inf would be NaN).
+TEST(QdOps, LeadingInfinityStaysInfinite) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const double x[4] = {inf, 0, 0, 0}, y[4] = {1, 0x1p-60, 0, 0};
+  double s[4];
+  qd::qd_add(x, y, s);
+  EXPECT_EQ(s[0], inf);
+  qd::dd_add(x, y, s);
+  EXPECT_FALSE(std::isfinite(s[0]));
+  const double nan[4] = {std::nan(""), 0, 0, 0};
+  qd::qd_mul(nan, y, s);
+  EXPECT_TRUE(std::isnan(s[0]));
 }
