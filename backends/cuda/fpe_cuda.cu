@@ -33,6 +33,7 @@ using cuda::kWarpThreads;
 
 constexpr int kSharedBytesPerTerm = 256;
 constexpr int kSharedDoublesPerTerm = kSharedBytesPerTerm / 8;
+static_assert(kSharedDoublesPerTerm >= kWarpThreads, "a term's bytes hold a word per lane");
 
 // ---- warp pieces: one R-lane vector per expansion ----
 
@@ -124,6 +125,18 @@ __device__ double warp_mul(double x, double y, int t, unsigned mask) {
   return r;
 }
 
+// The application's intermediate data of one expansion term (the memory-constrained case): the
+// term's 256 bytes hold its x and y, written and read back, each thread at the word of its lane
+// (so that a warp's accesses fall in distinct banks, as an application would arrange them).
+__device__ __forceinline__ void through_shared(double* term, double& x, double& y) {
+  volatile double* v = term;
+  const int w = cuda::lane_of(threadIdx.x);
+  v[w] = x;
+  v[w ^ (kWarpThreads / 2)] = y;
+  x = v[w];
+  y = v[w ^ (kWarpThreads / 2)];
+}
+
 enum Op { kSafe, kFast, kMul, kMulRenorm, kSeqAdd, kSeqMul, kQdAdd, kQdMul };
 
 constexpr bool per_thread(int op) { return op >= kSeqAdd; }
@@ -150,14 +163,7 @@ __global__ void fpe_lanes_kernel(const double* __restrict__ x, const double* __r
     const int64_t i = base + lane;
     const bool in = i < terms;
     double xv = in ? x[i] : 0.0, yv = in ? y[i] : 0.0;
-    if (SHARED) {  // the application's intermediate data: 256 bytes per term
-      double* mine = pad + static_cast<size_t>(threadIdx.x) * kSharedDoublesPerTerm;
-      mine[0] = xv;
-      mine[kSharedDoublesPerTerm - 1] = yv;
-      __syncwarp();
-      xv = mine[0];
-      yv = mine[kSharedDoublesPerTerm - 1];
-    }
+    if (SHARED) through_shared(pad + static_cast<size_t>(threadIdx.x) * kSharedDoublesPerTerm, xv, yv);
     const double r = lane_op<R, OP>(xv, yv, t, mask);
     if (in) out[i] = r;
   }
@@ -175,11 +181,9 @@ __global__ void fpe_seq_kernel(const double* __restrict__ x, const double* __res
       a[l] = x[k * R + l];
       b[l] = y[k * R + l];
     }
-    if (SHARED) {  // 256 bytes per term: R * 256 per thread
-      double* mine = pad + static_cast<size_t>(threadIdx.x) * R * kSharedDoublesPerTerm;
-      for (int l = 0; l < R; ++l) mine[l * kSharedDoublesPerTerm] = a[l];
-      for (int l = 0; l < R; ++l) a[l] = mine[l * kSharedDoublesPerTerm];
-    }
+    if (SHARED)  // R terms: R * 256 bytes per thread
+      for (int l = 0; l < R; ++l)
+        through_shared(pad + (static_cast<size_t>(threadIdx.x) * R + l) * kSharedDoublesPerTerm, a[l], b[l]);
     if (OP == kSeqAdd) fpe::seq_add(a, b, s, R);
     else if (OP == kSeqMul) fpe::seq_mul(a, b, s, R);
     else if (OP == kQdAdd) qd::add(a, b, s, R);
@@ -251,15 +255,21 @@ void launch_seq(const double* x, const double* y, double* out, int64_t n, int bl
   launch(fpe_seq_kernel<R, OP, SHARED>, x, y, out, n, n, block, SHARED ? R * kSharedBytesPerTerm : 0, 1);
 }
 
+// Only the kernel kind the operation has is instantiated.
+template <int R, int OP, bool SHARED>
+LaunchFn launcher() {
+  if constexpr (per_thread(OP)) return launch_seq<R, OP, SHARED>;
+  else return launch_lanes<R, OP, SHARED>;
+}
+
 template <int OP, bool SHARED>
 LaunchFn pick_r(int R) {
-  constexpr bool seq = per_thread(OP);
   switch (R) {
-    case 2: return seq ? launch_seq<2, OP, SHARED> : launch_lanes<2, OP, SHARED>;
-    case 4: return seq ? launch_seq<4, OP, SHARED> : launch_lanes<4, OP, SHARED>;
-    case 8: return seq ? launch_seq<8, OP, SHARED> : launch_lanes<8, OP, SHARED>;
-    case 16: return seq ? launch_seq<16, OP, SHARED> : launch_lanes<16, OP, SHARED>;
-    case 32: return seq ? launch_seq<32, OP, SHARED> : launch_lanes<32, OP, SHARED>;
+    case 2: return launcher<2, OP, SHARED>();
+    case 4: return launcher<4, OP, SHARED>();
+    case 8: return launcher<8, OP, SHARED>();
+    case 16: return launcher<16, OP, SHARED>();
+    case 32: return launcher<32, OP, SHARED>();
   }
   throw UsageError("R = " + std::to_string(R) + " is not one of 2, 4, 8, 16, 32");
 }
