@@ -321,7 +321,10 @@ class FpeCudaKernel : public Kernel {
 std::vector<ParamSpec> cuda_params() {
   return {ParamSpec{"shared", "memory-constrained case: 256 B of shared memory per expansion term (0 = registers only)",
                     true, 0, 1, {}, "0"},
-          ParamSpec{"block", "threads per block (a multiple of 32)", true, 32, 1024, {}, "256"}};
+          ParamSpec{"block",
+                    "threads per block (a multiple of 32); with shared=1 the size up to it that keeps the most "
+                    "threads resident",
+                    true, 32, 1024, {}, "256"}};
 }
 
 AlgoEntry on_cuda(AlgoEntry e) {
