@@ -58,6 +58,8 @@ plots: deps
 	python3 scripts/plot_superacc.py results/superacc_cuda_dot_ranges.json --params adaptive=0 --out results/superacc_cuda_dot
 	python3 scripts/plot_dpsumk.py results/dpsumk_sum_sweep.json results/dpsumk_dot_sweep.json -o results/dpsumk_throughput.png
 	python3 scripts/plot_moddot.py results/moddot_table_cpu_time.json -o results/moddot_cpu_time.png
+	python3 scripts/plot_fpe.py results/fpe_table_cpu.json -o results/fpe_tables_cpu.png
+	if [ -f results/fpe_tables_cuda.json ]; then python3 scripts/plot_fpe.py results/fpe_tables_cuda.json -o results/fpe_tables_cuda.png; fi
 	python3 scripts/plot_gemm.py $(wildcard results/gemm_*.json) -o results/gemm_front.png
 
 clean:

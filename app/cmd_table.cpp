@@ -1,6 +1,7 @@
 // accsum table: paper-style tables, one per family that has the suite (core/family.hpp): a row
 // per generated dataset, a column per algorithm of the backend, each cell the family's cell of
-// the result (e.g. correct digits), "!" where a result broke its guarantee.
+// the result (e.g. correct digits) or, in a timed table, its time or rate; "!" where a result broke
+// its guarantee, "*" where the column does not apply to the row.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -66,7 +67,7 @@ int run_table(const TableArgs& a, const std::vector<std::string>& argv) {
   for (auto [fam, suite] : suites) {
     auto cols = columns_of(*suite, fam->name, a.backend);
     if (cols.empty()) continue;
-    md += fmt::format("## {}\n\n|", fam->name);
+    md += fmt::format("## {}{}\n\n|", fam->name, suite->title.empty() ? "" : ": " + suite->title);
     for (auto& h : suite->row_head) md += " " + h + " |";
     for (auto& c : cols) md += " " + c.label + " |";
     md += "\n|";
@@ -79,6 +80,10 @@ int run_table(const TableArgs& a, const std::vector<std::string>& argv) {
       md += "|";
       for (auto& cell : suite->row_cells(spec, run.reference)) md += " " + cell + " |";
       for (auto& c : cols) {
+        if (suite->applies && !suite->applies(TableColumn{c.entry->algo, c.params, c.label}, spec)) {
+          md += " * |";
+          continue;
+        }
         const int reps = suite->timed_cell ? (c.reps > 0 ? c.reps : suite->reps) : 1;
         ResultRow r = measure_entry(*c.entry, c.params, run, MeasureOptions{reps, reps > 1 ? 1 : 0, false});
         if (reps < suite->reps && r.error.empty() && r.time.median < kShortRunSeconds)  // cheap after all
@@ -87,7 +92,7 @@ int run_table(const TableArgs& a, const std::vector<std::string>& argv) {
         std::string text = "error";
         if (r.error.empty() && suite->timed_cell) {
           const double ref_s = run.rows.empty() ? r.time.median : run.rows.front().time.median;
-          text = suite->timed_cell(r.metrics, CellTime{r.time.median, r.transfer_s, ref_s});
+          text = suite->timed_cell(r.metrics, CellTime{r.time.median, r.transfer_s, ref_s, r.units_per_s});
         } else if (r.error.empty()) {
           text = suite->cell(r.metrics);
         }

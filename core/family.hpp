@@ -45,6 +45,7 @@ constexpr double kShortRunSeconds = 0.05;
 // device (0 on the host), and the median of the row's first column (the suite's reference).
 struct CellTime {
   double seconds = 0, transfer_s = 0, reference_seconds = 0;
+  double units_per_s = 0;  // in the family's unit
 };
 
 // A paper-style table: one row per generated dataset, one column per algorithm; each cell is
@@ -58,8 +59,11 @@ struct TableSuite {
   std::function<std::vector<GenSpec>(int64_t n, uint64_t seed)> rows;
   std::function<std::vector<std::string>(const GenSpec&, const ExactValue&)> row_cells;
   std::function<std::string(const Metrics&)> cell;
-  // Timed suites (e.g. time against n): runs per cell and the cell from metrics and times
-  // (replaces `cell` when set).
+  std::string title;  // a heading of its own when a family has several tables of the suite
+  // Whether a column applies to a row (null: always); "*" where it does not.
+  std::function<bool(const TableColumn&, const GenSpec&)> applies;
+  // Timed suites (time against n, Mop/s against R): set timed_cell, which replaces `cell`; each
+  // cell is the median of `reps` runs after one warm-up (on devices the kernel's device time).
   int reps = 1;
   std::function<std::string(const Metrics&, const CellTime&)> timed_cell;
 };

@@ -28,6 +28,8 @@ namespace accsum {
 namespace {
 
 constexpr int kP = 53;
+constexpr int64_t kAccuracyMaxPairs = int64_t(1) << 14;  // pairs per row of the accuracy table
+constexpr int kSpeedReps = 5;                            // timed runs per cell of Tables I-IV
 
 int r_option(const Params& o) {
   auto it = o.find("R");
@@ -424,10 +426,15 @@ TableSuite accuracy_suite() {
   TableSuite t;
   t.name = "fpe";
   t.summary = "worst relative error (log2) of every expansion algorithm per R = 2..32 and generator";
-  t.intro = "Worst relative error over all pairs, as log2 (|result - exact| / |exact|, exact by MPFR), of each "
-            "expansion addition and multiplication (Collange, Joldes, Muller, Popescu, ASAP 2016) against the "
-            "sequential and QD baselines; `!` marks a proven bound broken (never expected), `error` an algorithm "
-            "that does not take this R. Cancellation rows show why the fast addition promises nothing.";
+  t.intro = fmt::format(
+      "Expansion addition and multiplication (Collange, Joldes, Muller, Popescu, ASAP 2016) against the sequential "
+      "and QD baselines. First the worst relative error over all pairs (at most {} per row), as log2 (|result - "
+      "exact| / |exact|, exact by MPFR); `!` marks a proven bound broken (never expected), `error` an algorithm "
+      "that does not take this R. Cancellation rows show why the fast addition promises nothing. Then the paper's "
+      "Tables I-IV: million operations per second (median of {} timed runs; on a GPU the kernel time) on random "
+      "pairs, n pairs for R <= 4 and n*4/R above, registers only (best case) and, where the backend has it, with "
+      "256 B of shared memory held per expansion term (memory-constrained); `*`: precision not supported.",
+      kAccuracyMaxPairs, kSpeedReps);
   t.row_head = {"R", "data"};
   // The paper's algorithms, the sequential baselines and QD (its 4 leading terms for R >= 8),
   // where the backend has them.
@@ -448,7 +455,7 @@ TableSuite accuracy_suite() {
         GenSpec s;
         s.dist = d;
         s.family = "fpe";
-        s.n = n;
+        s.n = std::min(n, kAccuracyMaxPairs);
         s.seed = seed;
         s.options = {{"R", std::to_string(R)}};
         rows.push_back(s);
@@ -461,6 +468,70 @@ TableSuite accuracy_suite() {
       if (k == "max_rel_err_log2") return std::isinf(v) ? std::string("exact") : fmt::format("{:.1f}", v);
     return std::string("?");
   };
+  return t;
+}
+
+bool has_param(const std::string& algo, const std::string& backend, const std::string& name) {
+  const AlgoEntry* e = registry().find(algo, backend);
+  if (!e) return false;
+  for (auto& p : e->params)
+    if (p.name == name) return true;
+  return false;
+}
+
+// Pairs per row of the timed tables: n up to R = 4, then the same number of terms (n*4) for
+// every R, so that the long expansions' rows stay as quick to check as the short ones'.
+int64_t speed_pairs(int64_t n, int R) { return std::max<int64_t>(1, n * 4 / std::max(R, 4)); }
+
+// Tables I-IV of Collange et al. (Sec. VI): Mop/s of additions (Tables I, II) or multiplications
+// (III, IV) against R; memory: the kernels hold 256 B of shared memory per term (param shared=1,
+// on the backends that have it), the tables skipped elsewhere.
+TableSuite speed_suite(bool product, bool memory) {
+  TableSuite t;
+  t.name = "fpe";
+  t.summary = accuracy_suite().summary;
+  t.title = fmt::format("Table {}, {} in Mop/s, {}", product ? (memory ? "IV" : "III") : (memory ? "II" : "I"),
+                        product ? "multiplication" : "addition",
+                        memory ? "memory-constrained (256 B of shared memory per term)" : "best case (registers only)");
+  t.row_head = {"R", "pairs"};
+  t.columns = [product, memory](const std::string& backend) {
+    std::vector<TableColumn> all = product ? std::vector<TableColumn>{{"fpe-mul", {{"renormalize", "0"}}, "Algorithm 2"},
+                                                                      {"fpe-seq-mul", {}, "Sequential"},
+                                                                      {"fpe-qd-mul", {}, "QD"}}
+                                           : std::vector<TableColumn>{{"fpe-add-safe", {}, "Safe (Alg. 1)"},
+                                                                      {"fpe-add-fast", {}, "Fast"},
+                                                                      {"fpe-seq-add", {}, "Sequential"},
+                                                                      {"fpe-qd-add", {}, "QD"}};
+    std::vector<TableColumn> cols;
+    for (auto& c : all) {
+      if (memory && !has_param(c.algo, backend, "shared")) continue;
+      if (has_param(c.algo, backend, "shared")) c.params["shared"] = memory ? "1" : "0";
+      cols.push_back(c);
+    }
+    return cols;
+  };
+  t.rows = [](int64_t n, uint64_t seed) {
+    std::vector<GenSpec> rows;
+    for (int R : {2, 4, 8, 16, 32}) {
+      GenSpec s;
+      s.dist = "random";
+      s.family = "fpe";
+      s.n = speed_pairs(n, R);
+      s.seed = seed;
+      s.options = {{"R", std::to_string(R)}};
+      rows.push_back(s);
+    }
+    return rows;
+  };
+  t.row_cells = [](const GenSpec& s, const ExactValue&) {
+    return std::vector<std::string>{s.options.at("R"), std::to_string(s.n)};
+  };
+  // QD has double-double and quad-double only ("precision not supported" in the paper).
+  t.applies = [](const TableColumn& c, const GenSpec& s) {
+    return c.algo.rfind("fpe-qd-", 0) != 0 || std::atoi(s.options.at("R").c_str()) <= 4;
+  };
+  t.reps = kSpeedReps;
+  t.timed_cell = [](const Metrics&, const CellTime& c) { return fmt::format("{:.4g}", c.units_per_s * 1e-6); };
   return t;
 }
 
@@ -486,7 +557,8 @@ FamilyDescriptor fpe_family() {
   f.measure = measure_fpe;
   f.verify_cases = verify_cases;
   f.verify_sizes = [](bool full) { return full ? std::vector<int64_t>{0, 1, 2, 7, 100, 1000, 20000} : std::vector<int64_t>{0, 1, 7, 300}; };
-  f.tables = {accuracy_suite()};
+  f.tables = {accuracy_suite(), speed_suite(false, false), speed_suite(false, true), speed_suite(true, false),
+              speed_suite(true, true)};
   return f;
 }
 

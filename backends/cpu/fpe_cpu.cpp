@@ -77,16 +77,12 @@ FpeBatchFn qd_pick(int R) {
   return fpe_batch_for<qd_leading4<F4>>(R);
 }
 
-Registrar reg_qd_add(AlgoEntry("fpe", "fpe-qd-add", "cpu",
-    "QD library addition: dd_real (R = 2) / qd_real (R = 4; R >= 8: on the leading 4 terms), Hida-Li-Bailey 2001")
-    .maker([](const Problem& p, const Params&) -> std::unique_ptr<Kernel> {
-      return serial(p, qd_pick<qd_add2, qd_add4>(fpe_r_of(p)), "sum");
-    }));
-Registrar reg_qd_mul(AlgoEntry("fpe", "fpe-qd-mul", "cpu",
-    "QD library multiplication: dd_real (R = 2) / qd_real (R = 4; R >= 8: on the leading 4 terms), Hida-Li-Bailey 2001")
-    .maker([](const Problem& p, const Params&) -> std::unique_ptr<Kernel> {
-      return serial(p, qd_pick<qd_mul2, qd_mul4>(fpe_r_of(p)), "product");
-    }));
+Registrar reg_qd_add(fpe_entry_qd_add("cpu", "the QD library").maker([](const Problem& p, const Params&) {
+  return serial(p, qd_pick<qd_add2, qd_add4>(fpe_r_of(p)), "sum");
+}));
+Registrar reg_qd_mul(fpe_entry_qd_mul("cpu", "the QD library").maker([](const Problem& p, const Params&) {
+  return serial(p, qd_pick<qd_mul2, qd_mul4>(fpe_r_of(p)), "product");
+}));
 #endif
 
 }  // namespace

@@ -61,4 +61,18 @@ inline AlgoEntry fpe_entry_seq_mul(const std::string& backend) {
                    "(CAMPARY style)");
 }
 
+// QD's double-double (R = 2) and quad-double (R = 4) operations (Hida, Li, Bailey, ARITH-15 2001);
+// for R >= 8 on the leading 4 terms, the others zero. No proven bound (the paper gives none).
+inline AlgoEntry fpe_entry_qd_add(const std::string& backend, const std::string& how) {
+  return AlgoEntry("fpe", "fpe-qd-add", backend,
+                   "QD addition (" + how + "): dd_real (R = 2) / qd_real (R = 4; R >= 8: on the leading 4 terms), "
+                   "Hida-Li-Bailey 2001");
+}
+
+inline AlgoEntry fpe_entry_qd_mul(const std::string& backend, const std::string& how) {
+  return AlgoEntry("fpe", "fpe-qd-mul", backend,
+                   "QD multiplication (" + how + "): dd_real (R = 2) / qd_real (R = 4; R >= 8: on the leading 4 "
+                   "terms), Hida-Li-Bailey 2001");
+}
+
 }  // namespace accsum

@@ -4,18 +4,24 @@
 //    lane, 32/R expansions per warp; the vector shifts of core/fpe_ops.hpp are width-R shuffles
 //    and its any() a ballot restricted to the expansion's lanes (so every expansion runs exactly
 //    the rounds of the serial definition: the bits equal the cpu backend's);
-//  - sequential (fpe-seq-add, fpe-seq-mul): one expansion per thread, the serial definition itself.
-// shared=1 is the paper's memory-constrained case: the kernel also holds 256 bytes of shared
-// memory per expansion term (per lane for the data-parallel kernels, R * 256 per thread for the
-// sequential ones), which limits how many threads an SM can keep resident.
+//  - sequential (fpe-seq-add, fpe-seq-mul): one expansion per thread, the serial definition itself;
+//  - QD (fpe-qd-add, fpe-qd-mul): one expansion per thread, core/qd_ops.hpp (Hida, Li, Bailey 2001).
+// shared=1 is the paper's memory-constrained case (Sec. VI, Tables II and IV): the kernel also
+// holds 256 bytes of shared memory per expansion term (per lane for the data-parallel kernels,
+// R * 256 per thread for the others), which limits how many threads an SM can keep resident; the
+// block size is then the one (at most --block) that keeps the most threads resident.
+#include <map>
 #include <memory>
+#include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "backends/cpu/fpe_entries.hpp"
 #include "backends/cuda/blocks/warp.cuh"
 #include "backends/cuda/cuda_common.cuh"
 #include "core/eft.hpp"
 #include "core/fpe_ops.hpp"
+#include "core/qd_ops.hpp"
 
 namespace accsum {
 namespace {
@@ -27,6 +33,7 @@ using cuda::kWarpThreads;
 
 constexpr int kSharedBytesPerTerm = 256;
 constexpr int kSharedDoublesPerTerm = kSharedBytesPerTerm / 8;
+static_assert(kSharedDoublesPerTerm >= kWarpThreads, "a term's bytes hold a word per lane");
 
 // ---- warp pieces: one R-lane vector per expansion ----
 
@@ -118,7 +125,21 @@ __device__ double warp_mul(double x, double y, int t, unsigned mask) {
   return r;
 }
 
-enum Op { kSafe, kFast, kMul, kMulRenorm, kSeqAdd, kSeqMul };
+// The application's intermediate data of one expansion term (the memory-constrained case): the
+// term's 256 bytes hold its x and y, written and read back, each thread at the word of its lane
+// (so that a warp's accesses fall in distinct banks, as an application would arrange them).
+__device__ __forceinline__ void through_shared(double* term, double& x, double& y) {
+  volatile double* v = term;
+  const int w = cuda::lane_of(threadIdx.x);
+  v[w] = x;
+  v[w ^ (kWarpThreads / 2)] = y;
+  x = v[w];
+  y = v[w ^ (kWarpThreads / 2)];
+}
+
+enum Op { kSafe, kFast, kMul, kMulRenorm, kSeqAdd, kSeqMul, kQdAdd, kQdMul };
+
+constexpr bool per_thread(int op) { return op >= kSeqAdd; }
 
 template <int R, int OP>
 __device__ double lane_op(double x, double y, int t, unsigned mask) {
@@ -142,14 +163,7 @@ __global__ void fpe_lanes_kernel(const double* __restrict__ x, const double* __r
     const int64_t i = base + lane;
     const bool in = i < terms;
     double xv = in ? x[i] : 0.0, yv = in ? y[i] : 0.0;
-    if (SHARED) {  // the application's intermediate data: 256 bytes per term
-      double* mine = pad + static_cast<size_t>(threadIdx.x) * kSharedDoublesPerTerm;
-      mine[0] = xv;
-      mine[kSharedDoublesPerTerm - 1] = yv;
-      __syncwarp();
-      xv = mine[0];
-      yv = mine[kSharedDoublesPerTerm - 1];
-    }
+    if (SHARED) through_shared(pad + static_cast<size_t>(threadIdx.x) * kSharedDoublesPerTerm, xv, yv);
     const double r = lane_op<R, OP>(xv, yv, t, mask);
     if (in) out[i] = r;
   }
@@ -167,18 +181,18 @@ __global__ void fpe_seq_kernel(const double* __restrict__ x, const double* __res
       a[l] = x[k * R + l];
       b[l] = y[k * R + l];
     }
-    if (SHARED) {  // 256 bytes per term: R * 256 per thread
-      double* mine = pad + static_cast<size_t>(threadIdx.x) * R * kSharedDoublesPerTerm;
-      for (int l = 0; l < R; ++l) mine[l * kSharedDoublesPerTerm] = a[l];
-      for (int l = 0; l < R; ++l) a[l] = mine[l * kSharedDoublesPerTerm];
-    }
+    if (SHARED)  // R terms: R * 256 bytes per thread
+      for (int l = 0; l < R; ++l)
+        through_shared(pad + (static_cast<size_t>(threadIdx.x) * R + l) * kSharedDoublesPerTerm, a[l], b[l]);
     if (OP == kSeqAdd) fpe::seq_add(a, b, s, R);
-    else fpe::seq_mul(a, b, s, R);
+    else if (OP == kSeqMul) fpe::seq_mul(a, b, s, R);
+    else if (OP == kQdAdd) qd::add(a, b, s, R);
+    else qd::mul(a, b, s, R);
     for (int l = 0; l < R; ++l) out[k * R + l] = s[l];
   }
 }
 
-using LaunchFn = void (*)(const double*, const double*, double*, int64_t, int shared_bytes_per_term, int block);
+using LaunchFn = void (*)(const double*, const double*, double*, int64_t n, int block);
 
 int sm_count() {
   int dev = 0, sms = 0;
@@ -194,44 +208,68 @@ int max_shared_per_block() {
   return v;
 }
 
-template <int R, int OP, bool SHARED>
-void launch_lanes(const double* x, const double* y, double* out, int64_t n, int, int block) {
-  const int64_t terms = n * R;
-  const size_t shm = SHARED ? static_cast<size_t>(block) * kSharedBytesPerTerm : 0;
-  auto kern = fpe_lanes_kernel<R, OP, SHARED>;
-  if (SHARED) ACCSUM_CUDA_CHECK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shm)));
-  const int64_t want = (terms + block - 1) / block;
+// The memory-constrained launch: bytes_per_thread of dynamic shared memory per thread. Among
+// the block sizes up to `block` (multiples of `step`), the one that keeps the most threads
+// resident on an SM (the occupancy calculator: shared memory, registers, block limits).
+template <class Kern>
+int resident_block(Kern kern, int block, int bytes_per_thread, int step) {
+  const int limit = std::min(block, max_shared_per_block() / bytes_per_thread);
+  if (limit < 1) throw std::runtime_error("one thread's shared memory exceeds a block's");
+  ACCSUM_CUDA_CHECK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, limit * bytes_per_thread));
+  int best = std::min(limit, step), best_threads = 0;
+  for (int b = step; b <= limit; b += step) {
+    int blocks = 0;
+    ACCSUM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kern, b, static_cast<size_t>(b) * bytes_per_thread));
+    if (blocks * b >= best_threads) best = b, best_threads = blocks * b;
+  }
+  return best;
+}
+
+// step: the block sizes allowed (warp-synchronous kernels need whole warps).
+template <class Kern>
+void launch(Kern kern, const double* x, const double* y, double* out, int64_t items, int64_t threads_needed, int block,
+            int bytes_per_thread, int step) {
+  size_t shm = 0;
+  if (bytes_per_thread > 0) {
+    static std::map<std::pair<const void*, int>, int> chosen;  // (kernel, --block) -> block
+    const auto key = std::make_pair(reinterpret_cast<const void*>(kern), block);
+    auto it = chosen.find(key);
+    if (it == chosen.end()) it = chosen.emplace(key, resident_block(kern, block, bytes_per_thread, step)).first;
+    block = it->second;
+    shm = static_cast<size_t>(block) * bytes_per_thread;
+  }
+  const int64_t want = (threads_needed + block - 1) / block;
   const int grid = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(want, 64LL * sm_count())));
-  kern<<<grid, block, shm>>>(x, y, out, terms);
+  kern<<<grid, block, shm>>>(x, y, out, items);
   ACCSUM_CUDA_CHECK(cudaGetLastError());
 }
 
 template <int R, int OP, bool SHARED>
-void launch_seq(const double* x, const double* y, double* out, int64_t n, int, int block) {
-  size_t shm = 0;
-  if (SHARED) {
-    // R * 256 bytes per thread: as many threads per block as the shared memory allows.
-    const int per_thread = R * kSharedBytesPerTerm;
-    block = std::max(1, std::min(block, max_shared_per_block() / per_thread));
-    shm = static_cast<size_t>(block) * per_thread;
-  }
-  auto kern = fpe_seq_kernel<R, OP, SHARED>;
-  if (SHARED) ACCSUM_CUDA_CHECK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shm)));
-  const int64_t want = (n + block - 1) / block;
-  const int grid = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(want, 64LL * sm_count())));
-  kern<<<grid, block, shm>>>(x, y, out, n);
-  ACCSUM_CUDA_CHECK(cudaGetLastError());
+void launch_lanes(const double* x, const double* y, double* out, int64_t n, int block) {
+  const int64_t terms = n * R;
+  launch(fpe_lanes_kernel<R, OP, SHARED>, x, y, out, terms, terms, block, SHARED ? kSharedBytesPerTerm : 0, kWarpThreads);
+}
+
+template <int R, int OP, bool SHARED>
+void launch_seq(const double* x, const double* y, double* out, int64_t n, int block) {
+  launch(fpe_seq_kernel<R, OP, SHARED>, x, y, out, n, n, block, SHARED ? R * kSharedBytesPerTerm : 0, 1);
+}
+
+// Only the kernel kind the operation has is instantiated.
+template <int R, int OP, bool SHARED>
+LaunchFn launcher() {
+  if constexpr (per_thread(OP)) return launch_seq<R, OP, SHARED>;
+  else return launch_lanes<R, OP, SHARED>;
 }
 
 template <int OP, bool SHARED>
 LaunchFn pick_r(int R) {
-  constexpr bool seq = OP == kSeqAdd || OP == kSeqMul;
   switch (R) {
-    case 2: return seq ? launch_seq<2, OP, SHARED> : launch_lanes<2, OP, SHARED>;
-    case 4: return seq ? launch_seq<4, OP, SHARED> : launch_lanes<4, OP, SHARED>;
-    case 8: return seq ? launch_seq<8, OP, SHARED> : launch_lanes<8, OP, SHARED>;
-    case 16: return seq ? launch_seq<16, OP, SHARED> : launch_lanes<16, OP, SHARED>;
-    case 32: return seq ? launch_seq<32, OP, SHARED> : launch_lanes<32, OP, SHARED>;
+    case 2: return launcher<2, OP, SHARED>();
+    case 4: return launcher<4, OP, SHARED>();
+    case 8: return launcher<8, OP, SHARED>();
+    case 16: return launcher<16, OP, SHARED>();
+    case 32: return launcher<32, OP, SHARED>();
   }
   throw UsageError("R = " + std::to_string(R) + " is not one of 2, 4, 8, 16, 32");
 }
@@ -257,7 +295,7 @@ class FpeCudaKernel : public Kernel {
   }
   void execute() override {
     timer_.start();
-    if (n_ > 0) fn_(x_.get(), y_.get(), out_.get(), n_, kSharedBytesPerTerm, block_);
+    if (n_ > 0) fn_(x_.get(), y_.get(), out_.get(), n_, block_);
     last_ = timer_.stop_seconds();
   }
   Result result() override {
@@ -283,7 +321,10 @@ class FpeCudaKernel : public Kernel {
 std::vector<ParamSpec> cuda_params() {
   return {ParamSpec{"shared", "memory-constrained case: 256 B of shared memory per expansion term (0 = registers only)",
                     true, 0, 1, {}, "0"},
-          ParamSpec{"block", "threads per block (a multiple of 32)", true, 32, 1024, {}, "256"}};
+          ParamSpec{"block",
+                    "threads per block (a multiple of 32); with shared=1 the size up to it that keeps the most "
+                    "threads resident",
+                    true, 32, 1024, {}, "256"}};
 }
 
 AlgoEntry on_cuda(AlgoEntry e) {
@@ -315,6 +356,8 @@ Registrar reg_fast(on_cuda(fpe_entry_add_fast("cuda")).maker(cuda_maker<kFast>("
 Registrar reg_mul(on_cuda(fpe_entry_mul("cuda")).maker(cuda_maker<kMul>("product")));
 Registrar reg_seq_add(on_cuda(fpe_entry_seq_add("cuda")).baseline().maker(cuda_maker<kSeqAdd>("sum")));
 Registrar reg_seq_mul(on_cuda(fpe_entry_seq_mul("cuda")).maker(cuda_maker<kSeqMul>("product")));
+Registrar reg_qd_add(on_cuda(fpe_entry_qd_add("cuda", "our device code")).maker(cuda_maker<kQdAdd>("sum")));
+Registrar reg_qd_mul(on_cuda(fpe_entry_qd_mul("cuda", "our device code")).maker(cuda_maker<kQdMul>("product")));
 
 }  // namespace
 }  // namespace accsum
