@@ -1,6 +1,7 @@
 // accsum table: paper-style tables, one per family that has the suite (core/family.hpp): a row
 // per generated dataset, a column per algorithm of the backend, each cell the family's cell of
-// the result (e.g. correct digits), "!" where a result broke its guarantee.
+// the result (e.g. correct digits), "!" where a result broke its guarantee; with --reps, each cell
+// also shows the median throughput in the family's unit (like the GFLOP/s columns of Badin et al.).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -53,8 +54,10 @@ int run_table(const TableArgs& a, const std::vector<std::string>& argv) {
   check_outputs(a.out);
   int64_t n = parse_size(a.n);
 
-  std::string md = fmt::format("# accsum table --suite={} (backend {}, n = {}, seed {})\n\n{}\n\n", a.suite, a.backend,
-                               format_size(n), a.seed, suites.front().second->intro);
+  std::string md = fmt::format("# accsum table --suite={} (backend {}, n = {}, seed {}{})\n\n{}\n\n", a.suite, a.backend,
+                               format_size(n), a.seed,
+                               a.reps > 0 ? fmt::format(", throughput: median of {} runs", a.reps) : "",
+                               suites.front().second->intro);
   OutArgs json_only;
   json_only.json = a.out.json;
   Reporters reporters(json_only, argv, {a.backend}, /*text_to_stdout=*/false);
@@ -62,6 +65,7 @@ int run_table(const TableArgs& a, const std::vector<std::string>& argv) {
   int64_t rows = 0;
   for (auto [fam, suite] : suites) rows += static_cast<int64_t>(suite->rows(n, a.seed).size());
   Progress progress("table", rows);
+  const MeasureOptions timing{std::max(1, a.reps), a.reps > 0 ? 2 : 0, false};
   for (auto [fam, suite] : suites) {
     auto cols = columns_of(*suite, fam->name, a.backend);
     if (cols.empty()) continue;
@@ -78,9 +82,11 @@ int run_table(const TableArgs& a, const std::vector<std::string>& argv) {
       md += "|";
       for (auto& cell : suite->row_cells(spec, run.reference)) md += " " + cell + " |";
       for (auto& c : cols) {
-        ResultRow r = measure_entry(*c.entry, c.params, run, MeasureOptions{1, 0, false});
+        ResultRow r = measure_entry(*c.entry, c.params, run, timing);
         all_met &= r.guarantee_met;
-        md += r.error.empty() ? " " + suite->cell(r.metrics) + (r.guarantee_met ? "" : "!") + " |" : " error |";
+        std::string cell = suite->cell(r.metrics) + (r.guarantee_met ? "" : "!");
+        if (a.reps > 0) cell += fmt::format(", {:.1f} G{}/s", r.units_per_s / 1e9, fam->unit);
+        md += r.error.empty() ? " " + cell + " |" : " error |";
         run.rows.push_back(std::move(r));
       }
       md += "\n";
