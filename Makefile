@@ -58,7 +58,7 @@ plots: deps
 	python3 scripts/plot_superacc.py results/superacc_cuda_dot_ranges.json --params adaptive=0 --out results/superacc_cuda_dot
 	python3 scripts/plot_dpsumk.py results/dpsumk_sum_sweep.json results/dpsumk_dot_sweep.json -o results/dpsumk_throughput.png
 	python3 scripts/plot_moddot.py results/moddot_cpu_sweep.json -o results/moddot_cpu_time.png
-	python3 scripts/plot_gemm.py $(wildcard results/gemm_*.json) -o results/gemm_front.png
+	python3 scripts/plot_gemm.py $(wildcard results/gemm_front_*.json results/gemm_cuda_*.json results/gemm_cpu_mt_*.json) -o results/gemm_front.png
 
 clean:
 	rm -rf $(BUILD)
