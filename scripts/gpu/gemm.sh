@@ -26,6 +26,10 @@ if command -v compute-sanitizer > /dev/null; then
   echo "memcheck exit $?" >> "$OUT/gemm_memcheck.log"
 fi
 
+# The family's verify sweep (odd shapes, BLAS scalars, specials, ill-conditioned) against the oracle.
+"$A" verify --backend=cuda --algo=sgemm,sgemm-kahan,sgemm-dcs > "$OUT/gemm_verify.txt" 2>&1
+echo "verify exit $?" >> "$OUT/gemm_verify.txt"
+
 # 2. The front at the sizes, U[0,1], tiles 16 and 64, beside cuBLAS SGEMM in the same
 #    process (large N: the oracle judges an evenly spaced sample of columns, exactly; see the JSON).
 "$A" bench --backend=cuda --algo=$FRONT --tile=16,64 --bits=24,32 --n=4096,5120,8192 --dist=uniform \
