@@ -148,19 +148,20 @@ struct MicroTile {
   }
 
   __device__ void flush() {
-    if (COMP == kNone) return;
+    if constexpr (COMP != kNone) {
 #pragma unroll
-    for (int i = 0; i < kStripM; ++i)
+      for (int i = 0; i < P::TM; ++i)
 #pragma unroll
-      for (int g = 0; g < kStripN / 4; ++g) {
-        float4& cg = c[(i * (kStripN / 4) + g) * P::kThreads];
-        float4 v = cg;
-        gemm::comp_add(COMP, s[i][4 * g], v.x, p[i][4 * g]);
-        gemm::comp_add(COMP, s[i][4 * g + 1], v.y, p[i][4 * g + 1]);
-        gemm::comp_add(COMP, s[i][4 * g + 2], v.z, p[i][4 * g + 2]);
-        gemm::comp_add(COMP, s[i][4 * g + 3], v.w, p[i][4 * g + 3]);
-        cg = v;
-      }
+        for (int g = 0; g < P::TN / 4; ++g) {
+          float4& cg = c[(i * (P::TN / 4) + g) * P::kThreads];
+          float4 v = cg;
+          gemm::comp_add(COMP, s[i][4 * g], v.x, p[i][4 * g]);
+          gemm::comp_add(COMP, s[i][4 * g + 1], v.y, p[i][4 * g + 1]);
+          gemm::comp_add(COMP, s[i][4 * g + 2], v.z, p[i][4 * g + 2]);
+          gemm::comp_add(COMP, s[i][4 * g + 3], v.w, p[i][4 * g + 3]);
+          cg = v;
+        }
+    }
   }
 };
 
