@@ -1,7 +1,8 @@
 // accsum table: paper-style tables, one per family that has the suite (core/family.hpp): a row
 // per generated dataset, a column per algorithm of the backend, each cell the family's cell of
 // the result (e.g. correct digits) or, in a timed table, its time or rate; "!" where a result broke
-// its guarantee, "*" where the column does not apply to the row.
+// its guarantee, "*" where the column does not apply to the row. With --reps, every cell of an
+// accuracy table also shows the median throughput (like the GFLOP/s columns of Badin et al.).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -55,8 +56,10 @@ int run_table(const TableArgs& a, const std::vector<std::string>& argv) {
   check_outputs(a.out);
   int64_t n = parse_size(a.n);
 
-  std::string md = fmt::format("# accsum table --suite={} (backend {}, n = {}, seed {})\n\n{}\n\n", a.suite, a.backend,
-                               format_size(n), a.seed, suites.front().second->intro);
+  std::string md = fmt::format("# accsum table --suite={} (backend {}, n = {}, seed {}{})\n\n{}\n\n", a.suite, a.backend,
+                               format_size(n), a.seed,
+                               a.reps > 0 ? fmt::format(", throughput: median of {} runs", a.reps) : "",
+                               suites.front().second->intro);
   OutArgs json_only;
   json_only.json = a.out.json;
   Reporters reporters(json_only, argv, {a.backend}, /*text_to_stdout=*/false);
@@ -64,6 +67,7 @@ int run_table(const TableArgs& a, const std::vector<std::string>& argv) {
   int64_t rows = 0;
   for (auto [fam, suite] : suites) rows += static_cast<int64_t>(suite->rows(n, a.seed).size());
   Progress progress("table", rows);
+  const MeasureOptions timing{std::max(1, a.reps), a.reps > 0 ? 2 : 0, false};
   for (auto [fam, suite] : suites) {
     auto cols = columns_of(*suite, fam->name, a.backend);
     if (cols.empty()) continue;
@@ -84,19 +88,21 @@ int run_table(const TableArgs& a, const std::vector<std::string>& argv) {
           md += " * |";
           continue;
         }
-        const int reps = suite->timed_cell ? (c.reps > 0 ? c.reps : suite->reps) : 1;
-        ResultRow r = measure_entry(*c.entry, c.params, run, MeasureOptions{reps, reps > 1 ? 1 : 0, false});
-        if (reps < suite->reps && r.error.empty() && r.time.median < kShortRunSeconds)  // cheap after all
+        const bool timed = static_cast<bool>(suite->timed_cell);
+        const int reps = timed ? (c.reps > 0 ? c.reps : suite->reps) : timing.reps;
+        ResultRow r = measure_entry(*c.entry, c.params, run, timed ? MeasureOptions{reps, reps > 1 ? 1 : 0, false} : timing);
+        if (timed && reps < suite->reps && r.error.empty() && r.time.median < kShortRunSeconds)  // cheap after all
           r = measure_entry(*c.entry, c.params, run, MeasureOptions{suite->reps, 1, false});
         all_met &= r.guarantee_met;
         std::string text = "error";
-        if (r.error.empty() && suite->timed_cell) {
+        if (r.error.empty() && timed) {
           const double ref_s = run.rows.empty() ? r.time.median : run.rows.front().time.median;
           text = suite->timed_cell(r.metrics, CellTime{r.time.median, r.transfer_s, ref_s, r.units_per_s});
         } else if (r.error.empty()) {
-          text = suite->cell(r.metrics);
+          text = suite->cell(r.metrics) + (r.guarantee_met ? "" : "!");
+          if (a.reps > 0) text += fmt::format(", {:.1f} G{}/s", r.units_per_s / 1e9, fam->unit);
         }
-        md += " " + text + (r.error.empty() && !r.guarantee_met ? "!" : "") + " |";
+        md += " " + text + (r.error.empty() && timed && !r.guarantee_met ? "!" : "") + " |";
         run.rows.push_back(std::move(r));
       }
       md += "\n";

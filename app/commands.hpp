@@ -66,6 +66,7 @@ struct TableArgs {
   std::string backend = "cpu";
   std::string n = "10000";
   uint64_t seed = 1;
+  int reps = 0;  // > 0: every cell also shows the median throughput of reps timed runs
   OutArgs out;
 };
 int run_table(const TableArgs& a, const std::vector<std::string>& argv);

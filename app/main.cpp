@@ -209,6 +209,11 @@ int main(int argc, char** argv) {
   t->add_option("--n", table.n, "elements per dataset")->capture_default_str();
   add_seed_option(t, table.seed);
   add_device_option(t);
+  t->add_option("--reps", table.reps,
+                "time every cell: median of this many runs after warm-up, printed as throughput (0: accuracy only, "
+                "the reproducible table)")
+      ->check(CLI::Range(0, 1000))
+      ->capture_default_str();
   t->add_option("--json", table.out.json, "also write the JSON report here");
   t->add_option("--out,-o", table.out.out, "write the Markdown table here instead of stdout");
 

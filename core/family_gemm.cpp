@@ -139,6 +139,8 @@ std::string error_cell(const Metrics& m) {
   return fmt::format("{:.2e} [{:.2e}, {:.2e}]", avg, lo, hi);
 }
 
+constexpr int64_t kTableSizes = 5;  // Badin et al. 2011: N = 1024, 2048, ..., 5120
+
 // The layout of Badin et al. 2011, Tables 4-9: per size N and distribution, the average error
 // and the max error range [min, max] of each method and tile, against the exact product.
 TableSuite paper_suite() {
@@ -148,8 +150,8 @@ TableSuite paper_suite() {
   t.intro =
       "Average |error| and max error range [min, max] (computed - exact, the exact product rounded once to float) "
       "of each method (the layout of Badin, Bic, Dillencourt, Nicolau, \"Improving accuracy for matrix "
-      "multiplications on GPUs\", 2011, Tables 4-9), square N x N x N, N = n/2 and n. Speed: `accsum bench` "
-      "(JSON `units_per_s`, ratio to the baseline).";
+      "multiplications on GPUs\", 2011, Tables 4-9: N = 1024 ... 5120 at n = 5120), square N x N x N, "
+      "N = n/5, 2n/5, ..., n; with --reps, the median GFLOP/s of each cell.";
   t.row_head = {"N", "dist"};
   t.columns = [](const std::string& backend) {
     std::vector<TableColumn> cols{{"sgemm", {}, "sgemm"}};
@@ -165,7 +167,8 @@ TableSuite paper_suite() {
   t.rows = [](int64_t n, uint64_t seed) {
     std::vector<GenSpec> rows;
     for (const char* dist : {"uniform", "uniform-sym"})
-      for (int64_t size : {std::max<int64_t>(1, n / 2), n}) rows.push_back(GenSpec{dist, "gemm", size, seed, 1e16, 1e16, {}});
+      for (int64_t step = 1; step <= kTableSizes; ++step)
+        rows.push_back(GenSpec{dist, "gemm", std::max<int64_t>(1, n * step / kTableSizes), seed, 1e16, 1e16, {}});
     return rows;
   };
   t.row_cells = [](const GenSpec& s, const ExactValue&) { return std::vector<std::string>{std::to_string(s.n), s.dist}; };

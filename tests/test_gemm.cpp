@@ -390,6 +390,23 @@ TEST(GemmCli, CommittedCpuTableIsReproduced) {
                                  "results/gemm_table_cpu.md (regenerate it with OPENBLAS_CORETYPE=Haswell)";
 }
 
+// With --reps every cell also carries its measured throughput (the paper's GFlops column), and the
+// sizes are N = n/5 ... n (the paper's 1024 ... 5120); without it the table stays reproducible.
+TEST(GemmCli, TableWithRepsShowsThroughputOnTheFiveSizes) {
+  auto r = cli_test::accsum("table --suite=gemm --backend=cpu --n=20 --reps=1");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("throughput: median of 1 runs"), std::string::npos) << r.out;
+  for (const char* row : {"| 4 | uniform |", "| 8 | uniform |", "| 12 | uniform |", "| 16 | uniform |",
+                          "| 20 | uniform-sym |"})
+    EXPECT_NE(r.out.find(row), std::string::npos) << row << "\n" << r.out;
+  // 5 sizes x 2 distributions, every cell timed: at least 9 columns x 10 rows.
+  size_t cells = 0;
+  for (size_t at = r.out.find("GFLOP/s"); at != std::string::npos; at = r.out.find("GFLOP/s", at + 1)) ++cells;
+  EXPECT_GE(cells, 90u) << r.out;
+  auto bad = cli_test::accsum("table --suite=gemm --backend=cpu --n=20 --reps=-1");
+  EXPECT_EQ(bad.code, 2);
+}
+
 // OpenCL (PoCL in CI): the same tiled algorithm, bit for bit the cpu backend's.
 TEST(GemmOpenCL, BitForBitTheCpuDefinition) {
   const BackendInfo* b = registry().backend("opencl");

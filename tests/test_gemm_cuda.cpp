@@ -62,27 +62,60 @@ TEST(GemmCuda, RegisteredWithTheFront) {
   EXPECT_TRUE(registry().find("cublas-sgemm", "cuda")->is_baseline);
 }
 
+// Every tiled kernel (plain, Kahan and DCS at every tile, fma 0 and 1) against the cpu
+// backend's definition, bit for bit, with and without alpha / beta.
+void expect_tiled_equal_cpu(const std::string& dist, const std::string& shape) {
+  for (const char* ab : {"plain", "scaled"}) {
+    Params o;
+    if (std::string(ab) == "scaled") o = {{"alpha", "-1.25"}, {"beta", "0.5"}};
+    Dataset d = gen(dist, shape, 3, o);
+    for (const char* fma : {"0", "1"}) {
+      EXPECT_TRUE(same_bits(run("sgemm", "cuda", d, {{"fma", fma}}), run("sgemm", "cpu", d, {{"fma", fma}})))
+          << "sgemm fma " << fma << " " << dist << " " << shape << " " << ab;
+      for (const char* algo : {"sgemm-kahan", "sgemm-dcs"})
+        for (const char* tile : {"1", "16", "32", "64", "128"}) {
+          Params p{{"fma", fma}, {"tile", tile}};
+          EXPECT_TRUE(same_bits(run(algo, "cuda", d, p), run(algo, "cpu", d, p)))
+              << algo << " tile " << tile << " fma " << fma << " " << dist << " " << shape << " " << ab;
+        }
+    }
+  }
+}
+
 TEST(GemmCuda, TiledKernelsAreTheCpuDefinitionBitForBit) {
   REQUIRE_GEMM_CUDA();
   for (auto& [dist, shape] : std::vector<std::pair<std::string, std::string>>{
            {"uniform", "1,1,1"}, {"uniform-sym", "129,67,301"}, {"illcond", "70,130,65"}, {"loguniform", "5,300,17"},
-           {"uniform", "256,256,512"}, {"specials", "40,33,150"}}) {
-    for (const char* ab : {"plain", "scaled"}) {
-      Params o;
-      if (std::string(ab) == "scaled") o = {{"alpha", "-1.25"}, {"beta", "0.5"}};
-      Dataset d = gen(dist, shape, 3, o);
-      for (const char* fma : {"0", "1"}) {
-        EXPECT_TRUE(same_bits(run("sgemm", "cuda", d, {{"fma", fma}}), run("sgemm", "cpu", d, {{"fma", fma}})))
-            << dist << " " << shape;
-        for (const char* algo : {"sgemm-kahan", "sgemm-dcs"})
-          for (const char* tile : {"1", "16", "32", "64", "128"}) {
-            Params p{{"fma", fma}, {"tile", tile}};
-            EXPECT_TRUE(same_bits(run(algo, "cuda", d, p), run(algo, "cpu", d, p)))
-                << algo << " tile " << tile << " fma " << fma << " " << dist << " " << shape << " " << ab;
-          }
-      }
-    }
-  }
+           {"uniform", "256,256,512"}, {"specials", "40,33,150"}})
+    expect_tiled_equal_cpu(dist, shape);
+}
+
+// The kernels' paths: edge tiles (M, N not multiples of the 128 x 128 block tile), the last
+// partial k-tile (K not a multiple of 8) on both the 16-byte path (M, K multiples of 4) and the
+// element path, strips cut short by K, primes, dimensions of 1, more row tiles than one raster
+// strip (1155 = 9 x 128 + 3), and the non-finite fallback inside a 16-byte-stored tile.
+TEST(GemmCuda, TiledKernelsOnOddShapesAndEdgeTiles) {
+  REQUIRE_GEMM_CUDA();
+  for (auto& [dist, shape] : std::vector<std::pair<std::string, std::string>>{
+           {"uniform-sym", "256,384,260"},  // interior tiles, 16-byte loads, K tail of 4
+           {"uniform", "257,263,269"},      // primes: every tile an edge in M and N
+           {"uniform-sym", "1,1,1000"},   {"uniform-sym", "300,1,7"}, {"uniform-sym", "1,300,5"},
+           {"uniform", "128,128,200"},      // strips of 128 cut at 200
+           {"uniform-sym", "1155,200,64"},  // a partial raster strip of row tiles
+           {"uniform-sym", "132,260,96"},   // M multiple of 4 with an edge row tile
+           {"specials", "256,128,72"}, {"specials", "256,128,73"}})
+    expect_tiled_equal_cpu(dist, shape);
+}
+
+// K = 0: every entry is beta * c (alpha * empty sum), as on the cpu backend.
+TEST(GemmCuda, TiledKernelsWithEmptyInnerDimension) {
+  REQUIRE_GEMM_CUDA();
+  Dataset d = gen("uniform-sym", "37,41,1", 5, {{"alpha", "2"}, {"beta", "0.5"}});
+  d.inner = 0;  // A is 37 x 0, B is 0 x 41 (not reachable from --shape; the kernels must still be right)
+  d.a.clear();
+  d.b.clear();
+  for (const char* algo : {"sgemm", "sgemm-kahan", "sgemm-dcs"})
+    EXPECT_TRUE(same_bits(run(algo, "cuda", d), run(algo, "cpu", d))) << algo;
 }
 
 TEST(GemmCuda, CublasFrontAgainstTheExactProduct) {

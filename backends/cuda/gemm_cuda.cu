@@ -4,12 +4,7 @@
 // process: cublas-sgemm (FP32 pedantic, the baseline), cublas-tf32, cublas-bf16x9,
 // sgemm-via-dgemm, cublas-fixedpoint.
 //
-// The tiled kernel: a block computes a BM x BN tile of C; each K step stages a BM x BK tile of A
-// and a BK x BN tile of B in shared memory; each thread keeps TM x TN entries in registers. Every
-// entry receives its products in the order k = 0..K-1 and the compensated additions after the same
-// strips as the readable definition, so the result is bit for bit the cpu backend's (--fmad=false
-// keeps fma = 0 unfused). Any M, N, K: loads outside the matrices are zero and the last K step
-// runs only the valid k, so no padding product ever enters a sum.
+// The tiled kernels: backends/cuda/gemm_tile_agent.cuh (policies: blocks/gemm_policy.cuh).
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -18,6 +13,7 @@
 #include <vector>
 
 #include "backends/cuda/cuda_common.cuh"
+#include "backends/cuda/gemm_tile_agent.cuh"
 #include "core/gemm_params.hpp"
 #include "core/gemm_serial.hpp"
 
@@ -27,95 +23,6 @@ namespace {
 using gemm::kDcs;
 using gemm::kKahan;
 using gemm::kNone;
-
-// The tuning constants of one tiled kernel instance (a retune is a new policy, not a kernel edit).
-template <int BM_, int BN_, int BK_, int TM_, int TN_>
-struct GemmPolicy {
-  static constexpr int BM = BM_, BN = BN_, BK = BK_, TM = TM_, TN = TN_;
-  static constexpr int kThreads = (BM / TM) * (BN / TN);
-  static_assert(BK == 8, "strip boundaries of tile >= 16 must fall on BK steps");
-};
-using PlainPolicy = GemmPolicy<128, 128, 8, 8, 8>;  // 256 threads, 64 accumulators each
-using CompPolicy = GemmPolicy<64, 64, 8, 4, 4>;     // 256 threads, 16 x (p, s, c) each
-
-template <class P, int COMP, bool FMA, int TILE>
-__global__ void __launch_bounds__(P::kThreads) sgemm_tiled(int M, int N, int K, float alpha, float beta,
-                                                          const float* __restrict__ A, const float* __restrict__ B,
-                                                          const float* __restrict__ C, float* __restrict__ out) {
-  __shared__ float As[P::BK][P::BM];
-  __shared__ float Bs[P::BK][P::BN];
-  const int tid = threadIdx.x;
-  const int tx = tid % (P::BN / P::TN), ty = tid / (P::BN / P::TN);
-  const int m0 = blockIdx.y * P::BM, n0 = blockIdx.x * P::BN;
-  float p[P::TM][P::TN], s[P::TM][P::TN], c[P::TM][P::TN];
-#pragma unroll
-  for (int i = 0; i < P::TM; ++i)
-#pragma unroll
-    for (int j = 0; j < P::TN; ++j) p[i][j] = s[i][j] = c[i][j] = 0.0f;
-  if (alpha != 0.0f) {
-    for (int k0 = 0; k0 < K; k0 += P::BK) {
-      // A tile: BM x BK, consecutive threads read consecutive rows (coalesced).
-      for (int e = tid; e < P::BM * P::BK; e += P::kThreads) {
-        const int m = e % P::BM, k = e / P::BM;
-        const int gm = m0 + m, gk = k0 + k;
-        As[k][m] = (gm < M && gk < K) ? A[gm + static_cast<size_t>(gk) * M] : 0.0f;
-      }
-      // B tile: BK x BN, consecutive threads read consecutive k of one column.
-      for (int e = tid; e < P::BK * P::BN; e += P::kThreads) {
-        const int k = e % P::BK, n = e / P::BK;
-        const int gk = k0 + k, gn = n0 + n;
-        Bs[k][n] = (gk < K && gn < N) ? B[gk + static_cast<size_t>(gn) * K] : 0.0f;
-      }
-      __syncthreads();
-      const int kmax = K - k0 < P::BK ? K - k0 : P::BK;
-      for (int kk = 0; kk < kmax; ++kk) {
-        float a[P::TM], b[P::TN];
-#pragma unroll
-        for (int i = 0; i < P::TM; ++i) a[i] = As[kk][ty * P::TM + i];
-#pragma unroll
-        for (int j = 0; j < P::TN; ++j) b[j] = Bs[kk][tx * P::TN + j];
-#pragma unroll
-        for (int i = 0; i < P::TM; ++i)
-#pragma unroll
-          for (int j = 0; j < P::TN; ++j) {
-            if (COMP == kNone) s[i][j] = gemm::mul_add(a[i], b[j], s[i][j], FMA);
-            else p[i][j] = gemm::mul_add(a[i], b[j], p[i][j], FMA);
-          }
-        if (COMP != kNone && TILE == 1) {
-#pragma unroll
-          for (int i = 0; i < P::TM; ++i)
-#pragma unroll
-            for (int j = 0; j < P::TN; ++j) {
-              gemm::comp_add(COMP, s[i][j], c[i][j], p[i][j]);
-              p[i][j] = 0.0f;
-            }
-        }
-      }
-      if (COMP != kNone && TILE > 1 && ((k0 + P::BK) % TILE == 0 || k0 + P::BK >= K)) {
-#pragma unroll
-        for (int i = 0; i < P::TM; ++i)
-#pragma unroll
-          for (int j = 0; j < P::TN; ++j) {
-            gemm::comp_add(COMP, s[i][j], c[i][j], p[i][j]);
-            p[i][j] = 0.0f;
-          }
-      }
-      __syncthreads();
-    }
-  }
-#pragma unroll
-  for (int i = 0; i < P::TM; ++i)
-#pragma unroll
-    for (int j = 0; j < P::TN; ++j) {
-      const int gm = m0 + ty * P::TM + i, gn = n0 + tx * P::TN + j;
-      if (gm >= M || gn >= N) continue;
-      float v = s[i][j];
-      // IEEE specials: a non-finite compensated entry is recomputed plainly (gemm_serial.hpp).
-      if (COMP != kNone && alpha != 0.0f && !gemm::finite(v)) v = gemm::dot_entry(A + gm, M, B + static_cast<size_t>(gn) * K, K, kNone, 1, FMA);
-      const size_t o = gm + static_cast<size_t>(gn) * M;
-      out[o] = gemm::finish(v, alpha, beta, C + o, FMA);
-    }
-}
 
 // The matrices on the device, cached per Problem.id (one problem at a time).
 struct GemmDeviceData {
@@ -181,20 +88,26 @@ class GemmCudaKernel : public Kernel {
 
 template <class P, int COMP, bool FMA, int TILE>
 void launch_tiled(const Problem& p, const GemmDeviceData& d, float alpha, float beta, float* out) {
-  dim3 grid(static_cast<unsigned>((p.cols + P::BN - 1) / P::BN), static_cast<unsigned>((p.rows + P::BM - 1) / P::BM));
-  sgemm_tiled<P, COMP, FMA, TILE><<<grid, P::kThreads>>>(static_cast<int>(p.rows), static_cast<int>(p.cols),
-                                                          static_cast<int>(p.inner), alpha, beta, d.a.get(), d.b.get(),
-                                                          d.c.get(), out);
+  constexpr size_t smem = gemm_tile::smem_bytes<P, COMP>();
+  static const bool opted_in = [] {  // shared memory beyond 48 KiB must be asked for, once per kernel
+    ACCSUM_CUDA_CHECK(cudaFuncSetAttribute(gemm_tile::sgemm_blocked<P, COMP, FMA, TILE>,
+                                           cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+    return true;
+  }();
+  (void)opted_in;
+  const gemm_tile::Shape sh{static_cast<int>(p.rows), static_cast<int>(p.cols), static_cast<int>(p.inner)};
+  gemm_tile::sgemm_blocked<P, COMP, FMA, TILE><<<gemm_tile::blocks_of<P>(p.rows, p.cols), P::kThreads, smem>>>(
+      sh, alpha, beta, d.a.get(), d.b.get(), d.c.get(), out);
 }
 
 template <int COMP, bool FMA>
 void launch_comp(int tile, const Problem& p, const GemmDeviceData& d, float alpha, float beta, float* out) {
   switch (tile) {
-    case 1: return launch_tiled<CompPolicy, COMP, FMA, 1>(p, d, alpha, beta, out);
-    case 16: return launch_tiled<CompPolicy, COMP, FMA, 16>(p, d, alpha, beta, out);
-    case 32: return launch_tiled<CompPolicy, COMP, FMA, 32>(p, d, alpha, beta, out);
-    case 64: return launch_tiled<CompPolicy, COMP, FMA, 64>(p, d, alpha, beta, out);
-    default: return launch_tiled<CompPolicy, COMP, FMA, 128>(p, d, alpha, beta, out);
+    case 1: return launch_tiled<CompGemmPolicy, COMP, FMA, 1>(p, d, alpha, beta, out);
+    case 16: return launch_tiled<CompGemmPolicy, COMP, FMA, 16>(p, d, alpha, beta, out);
+    case 32: return launch_tiled<CompGemmPolicy, COMP, FMA, 32>(p, d, alpha, beta, out);
+    case 64: return launch_tiled<CompGemmPolicy, COMP, FMA, 64>(p, d, alpha, beta, out);
+    default: return launch_tiled<CompGemmPolicy, COMP, FMA, 128>(p, d, alpha, beta, out);
   }
 }
 
@@ -208,8 +121,8 @@ class TiledKernel : public GemmCudaKernel {
     const GemmDeviceData& d = *dev_;
     float* o = out_.get();
     if (comp_ == kNone) {
-      if (fma_) launch_tiled<PlainPolicy, kNone, true, 1>(p_, d, alpha_, beta_, o);
-      else launch_tiled<PlainPolicy, kNone, false, 1>(p_, d, alpha_, beta_, o);
+      if (fma_) launch_tiled<PlainGemmPolicy, kNone, true, 1>(p_, d, alpha_, beta_, o);
+      else launch_tiled<PlainGemmPolicy, kNone, false, 1>(p_, d, alpha_, beta_, o);
     } else if (comp_ == kKahan) {
       if (fma_) launch_comp<kKahan, true>(tile_, p_, d, alpha_, beta_, o);
       else launch_comp<kKahan, false>(tile_, p_, d, alpha_, beta_, o);
@@ -305,7 +218,7 @@ class CublasKernel : public GemmCudaKernel {
 
 std::unique_ptr<Kernel> make_front(Front f, const Problem& p, int bits = 0) { return std::make_unique<CublasKernel>(p, f, bits); }
 
-Registrar reg_sgemm(AlgoEntry("gemm", "sgemm", "cuda", "tiled float GEMM (128x128x8, 8x8 per thread), plain summation")
+Registrar reg_sgemm(AlgoEntry("gemm", "sgemm", "cuda", "tiled float GEMM (128x128x8 blocks, 8x8 per thread), products summed plainly in k order")
                         .promises_reproducible()
                         .with_params({gemm::fma_param()})
                         .maker(make_tiled<kNone>));

@@ -1,0 +1,284 @@
+#pragma once
+// The tiled SGEMM kernel with selective compensation (core/gemm_serial.hpp; Badin, Bic,
+// Dillencourt, Nicolau, "Improving accuracy for matrix multiplications on GPUs", 2011, Figs. 1-3),
+// in CUB's layering: the block loads k-tiles (TileLoader), each thread accumulates its micro-tile
+// (MicroTile), the kernel drives them. Every entry receives its products in the order k = 0..K-1
+// and its compensated additions after the same strips as the readable definition, so results are
+// bit for bit the cpu backend's (--fmad=false keeps fma = 0 unfused).
+//
+// Any M, N, K: a block whose tile lies inside C, with M and K multiples of 4 (16-byte aligned
+// columns), loads whole k-tiles with 16-byte loads; edge blocks and the last partial k-tile load
+// element by element, zero outside the matrices, and the partial k-tile runs only its valid k, so
+// no padding product ever enters a sum.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "backends/cuda/blocks/gemm_policy.cuh"
+#include "core/gemm_serial.hpp"
+
+namespace accsum::cuda::gemm_tile {
+
+using gemm::kNone;
+
+// Double-buffered k-tiles: A as [k][m], B transposed to [k][n].
+template <class P>
+struct Smem {
+  float a[2][P::BK][P::BM];
+  float b[2][P::BK][P::BN + P::kPadB];
+};
+static_assert(sizeof(Smem<PlainGemmPolicy>) % 16 == 0 && sizeof(Smem<CompGemmPolicy>) % 16 == 0,
+              "the c groups follow the tiles 16-byte aligned");
+
+struct Shape {
+  int M, N, K;
+};
+
+// Block level: one k-tile of A and B, global -> registers (load) -> shared memory (store).
+template <class P>
+struct TileLoader {
+  float4 ra[P::kALoads], rb[P::kBLoads];
+  const float* A;
+  const float* B;
+  Shape sh;
+  int m0, n0;
+  bool vector_ok;  // the block's tile is inside C and columns are 16-byte aligned
+
+  __device__ static float at(const float* X, int rows, int r, int c, int cols) {
+    return (r < rows && c < cols) ? X[r + static_cast<size_t>(c) * rows] : 0.0f;
+  }
+
+  __device__ void load(int k0) {
+    const bool fast = vector_ok && k0 + P::BK <= sh.K;
+#pragma unroll
+    for (int l = 0; l < P::kALoads; ++l) {
+      const int e = threadIdx.x + l * P::kThreads, k = e / (P::BM / 4), m = e % (P::BM / 4) * 4;
+      const int gm = m0 + m, gk = k0 + k;
+      if (fast) {
+        ra[l] = *reinterpret_cast<const float4*>(A + gm + static_cast<size_t>(gk) * sh.M);
+      } else {
+        ra[l] = make_float4(at(A, sh.M, gm, gk, sh.K), at(A, sh.M, gm + 1, gk, sh.K), at(A, sh.M, gm + 2, gk, sh.K),
+                            at(A, sh.M, gm + 3, gk, sh.K));
+      }
+    }
+#pragma unroll
+    for (int l = 0; l < P::kBLoads; ++l) {
+      const int e = threadIdx.x + l * P::kThreads, n = e / (P::BK / 4), k = e % (P::BK / 4) * 4;
+      const int gk = k0 + k, gn = n0 + n;
+      if (fast) {
+        rb[l] = *reinterpret_cast<const float4*>(B + gk + static_cast<size_t>(gn) * sh.K);
+      } else {
+        rb[l] = make_float4(at(B, sh.K, gk, gn, sh.N), at(B, sh.K, gk + 1, gn, sh.N), at(B, sh.K, gk + 2, gn, sh.N),
+                            at(B, sh.K, gk + 3, gn, sh.N));
+      }
+    }
+  }
+
+  __device__ void store(Smem<P>& s, int buf) const {
+#pragma unroll
+    for (int l = 0; l < P::kALoads; ++l) {
+      const int e = threadIdx.x + l * P::kThreads, k = e / (P::BM / 4), m = e % (P::BM / 4) * 4;
+      *reinterpret_cast<float4*>(&s.a[buf][k][m]) = ra[l];
+    }
+#pragma unroll
+    for (int l = 0; l < P::kBLoads; ++l) {
+      const int e = threadIdx.x + l * P::kThreads, n = e / (P::BK / 4), k = e % (P::BK / 4) * 4;
+      s.b[buf][k][n] = rb[l].x;
+      s.b[buf][k + 1][n] = rb[l].y;
+      s.b[buf][k + 2][n] = rb[l].z;
+      s.b[buf][k + 3][n] = rb[l].w;
+    }
+  }
+};
+
+// Thread level: the TM x TN entries one thread owns. Plain: s accumulates every product.
+// Compensated: p accumulates a strip (its first product enters as mul_add(a, b, 0), as in the
+// definition, so no reset is needed), flush() adds p to the total (s, c) by Kahan or DCS. s and
+// p live in registers; the compensations c, touched once per strip, in shared memory (float4
+// groups of 4 columns, thread-interleaved: conflict-free), which keeps the thread under the
+// register file.
+template <class P, int COMP, bool FMA>
+struct MicroTile {
+  static constexpr int kStripM = COMP == kNone ? 1 : P::TM, kStripN = COMP == kNone ? 1 : P::TN;
+  static constexpr int kCompGroups = P::TM * P::TN / 4;  // float4 groups of c per thread
+  float s[P::TM][P::TN];
+  float p[kStripM][kStripN];
+  float4* c;  // this thread's first c group; group q at c[q * kThreads]
+  int ty, tx;  // the thread's place in the block's thread grid
+
+  __device__ void init(float4* comp) {
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    ty = warp / P::kWarpsN * P::kWarpThreadsM + lane / P::kWarpThreadsN;
+    tx = warp % P::kWarpsN * P::kWarpThreadsN + lane % P::kWarpThreadsN;
+#pragma unroll
+    for (int i = 0; i < P::TM; ++i)
+#pragma unroll
+      for (int j = 0; j < P::TN; ++j) s[i][j] = 0.0f;
+    c = comp + threadIdx.x;
+    if (COMP != kNone)
+#pragma unroll
+      for (int q = 0; q < kCompGroups; ++q) c[q * P::kThreads] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+  }
+  // Row (column) of the block tile held in entry i (j).
+  __device__ int row(int i) const { return i / 4 * P::kGroupStrideM + ty * 4 + i % 4; }
+  __device__ int col(int j) const { return j / 4 * P::kGroupStrideN + tx * 4 + j % 4; }
+
+  // One k of the shared tile: the thread's fragments of A's column and B's row, TM x TN products.
+  // FIRST: the first product of a strip.
+  template <bool FIRST>
+  __device__ void step(const Smem<P>& sm, int buf, int kk) {
+    float a[P::TM], b[P::TN];
+#pragma unroll
+    for (int g = 0; g < P::kGroupsM; ++g) {
+      const float4 v = *reinterpret_cast<const float4*>(&sm.a[buf][kk][row(4 * g)]);
+      a[4 * g] = v.x, a[4 * g + 1] = v.y, a[4 * g + 2] = v.z, a[4 * g + 3] = v.w;
+    }
+#pragma unroll
+    for (int g = 0; g < P::kGroupsN; ++g) {
+      const float4 v = *reinterpret_cast<const float4*>(&sm.b[buf][kk][col(4 * g)]);
+      b[4 * g] = v.x, b[4 * g + 1] = v.y, b[4 * g + 2] = v.z, b[4 * g + 3] = v.w;
+    }
+#pragma unroll
+    for (int i = 0; i < P::TM; ++i)
+#pragma unroll
+      for (int j = 0; j < P::TN; ++j) {
+        if (COMP == kNone) s[i][j] = gemm::mul_add(a[i], b[j], s[i][j], FMA);
+        else p[i][j] = gemm::mul_add(a[i], b[j], FIRST ? 0.0f : p[i][j], FMA);
+      }
+  }
+
+  __device__ void flush() {
+    if constexpr (COMP != kNone) {
+#pragma unroll
+      for (int i = 0; i < P::TM; ++i)
+#pragma unroll
+        for (int g = 0; g < P::TN / 4; ++g) {
+          float4& cg = c[(i * (P::TN / 4) + g) * P::kThreads];
+          float4 v = cg;
+          gemm::comp_add(COMP, s[i][4 * g], v.x, p[i][4 * g]);
+          gemm::comp_add(COMP, s[i][4 * g + 1], v.y, p[i][4 * g + 1]);
+          gemm::comp_add(COMP, s[i][4 * g + 2], v.z, p[i][4 * g + 2]);
+          gemm::comp_add(COMP, s[i][4 * g + 3], v.w, p[i][4 * g + 3]);
+          cg = v;
+        }
+    }
+  }
+};
+
+// Shared memory of one kernel instance: the k-tiles, then (compensated) the c groups.
+template <class P, int COMP>
+constexpr size_t smem_bytes() {
+  return sizeof(Smem<P>) + (COMP == kNone ? 0 : sizeof(float4) * P::TM * P::TN / 4 * P::kThreads);
+}
+
+// One k-tile of the shared tiles: all BK steps (FULL, unrolled) or the first kmax. FIRST: the
+// tile starts a strip.
+template <class P, int COMP, bool FMA, int TILE, bool FULL, bool FIRST>
+__device__ void consume_tile(MicroTile<P, COMP, FMA>& acc, const Smem<P>& sm, int buf, int kmax) {
+#pragma unroll
+  for (int kk = 0; kk < P::BK; ++kk) {
+    if (!FULL && kk >= kmax) break;
+    if (TILE == 1 || (FIRST && kk == 0)) acc.template step<true>(sm, buf, kk);
+    else acc.template step<false>(sm, buf, kk);
+    if (TILE == 1) acc.flush();
+  }
+}
+
+template <class P, int COMP, bool FMA, int TILE, bool FIRST>
+__device__ void consume(MicroTile<P, COMP, FMA>& acc, const Smem<P>& sm, int buf, int kmax) {
+  if (kmax == P::BK) consume_tile<P, COMP, FMA, TILE, true, FIRST>(acc, sm, buf, kmax);
+  else consume_tile<P, COMP, FMA, TILE, false, FIRST>(acc, sm, buf, kmax);
+}
+
+// Block (tile_m, tile_n) of the grid, in column strips of kGroupTilesM row tiles.
+template <class P>
+__device__ void block_tile(const Shape& sh, int& tile_m, int& tile_n) {
+  const int tiles_m = (sh.M + P::BM - 1) / P::BM, tiles_n = (sh.N + P::BN - 1) / P::BN;
+  const int id = blockIdx.x, per_strip = P::kGroupTilesM * tiles_n;
+  const int first_m = id / per_strip * P::kGroupTilesM;
+  const int rows = tiles_m - first_m < P::kGroupTilesM ? tiles_m - first_m : P::kGroupTilesM;
+  const int in_strip = id % per_strip;
+  tile_m = first_m + in_strip % rows;
+  tile_n = in_strip / rows;
+}
+
+// One block per tile of C.
+template <class P>
+unsigned blocks_of(int64_t M, int64_t N) {
+  return static_cast<unsigned>(((M + P::BM - 1) / P::BM) * ((N + P::BN - 1) / P::BN));
+}
+
+// alpha*s + beta*c_in of entry (i, j) (gemm::finish), with the non-finite fallback of
+// core/gemm_serial.hpp: a compensated entry that came out NaN or infinite is recomputed plainly.
+template <class P, int COMP, bool FMA>
+__device__ float entry_out(const MicroTile<P, COMP, FMA>& acc, int i, int j, int gm, int gn, const Shape& sh,
+                           float alpha, float beta, const float* A, const float* B, const float* C) {
+  float v = acc.s[i][j];
+  if (COMP != kNone && alpha != 0.0f && !gemm::finite(v))
+    v = gemm::dot_entry(A + gm, sh.M, B + static_cast<size_t>(gn) * sh.K, sh.K, kNone, 1, FMA);
+  return gemm::finish(v, alpha, beta, C + gm + static_cast<size_t>(gn) * sh.M, FMA);
+}
+
+template <class P, int COMP, bool FMA>
+__device__ void store_tile(const MicroTile<P, COMP, FMA>& acc, int m0, int n0, bool vector_ok, const Shape& sh,
+                           float alpha, float beta, const float* A, const float* B, const float* C, float* out) {
+#pragma unroll
+  for (int j = 0; j < P::TN; ++j) {
+    const int gn = n0 + acc.col(j);
+#pragma unroll
+    for (int g = 0; g < P::kGroupsM; ++g) {
+      const int gm = m0 + acc.row(4 * g);
+      if (vector_ok) {  // four consecutive rows of one column: one 16-byte store
+        float4 v;
+        v.x = entry_out(acc, 4 * g, j, gm, gn, sh, alpha, beta, A, B, C);
+        v.y = entry_out(acc, 4 * g + 1, j, gm + 1, gn, sh, alpha, beta, A, B, C);
+        v.z = entry_out(acc, 4 * g + 2, j, gm + 2, gn, sh, alpha, beta, A, B, C);
+        v.w = entry_out(acc, 4 * g + 3, j, gm + 3, gn, sh, alpha, beta, A, B, C);
+        *reinterpret_cast<float4*>(out + gm + static_cast<size_t>(gn) * sh.M) = v;
+      } else {
+#pragma unroll
+        for (int q = 0; q < 4; ++q)
+          if (gm + q < sh.M && gn < sh.N)
+            out[gm + q + static_cast<size_t>(gn) * sh.M] = entry_out(acc, 4 * g + q, j, gm + q, gn, sh, alpha, beta, A, B, C);
+      }
+    }
+  }
+}
+
+// The kernel: C tile of block_tile(), k-tiles double-buffered (the next tile's global loads are
+// in flight while the current one is consumed; one barrier per k-tile).
+template <class P, int COMP, bool FMA, int TILE>
+__global__ void __launch_bounds__(P::kThreads, P::kMinBlocksPerSm)
+    sgemm_blocked(Shape sh, float alpha, float beta, const float* __restrict__ A, const float* __restrict__ B,
+                  const float* __restrict__ C, float* __restrict__ out) {
+  static_assert(COMP == kNone || TILE == 1 || TILE % P::BK == 0, "strips end on k-tile boundaries");
+  extern __shared__ float4 smem_raw[];
+  Smem<P>& sm = *reinterpret_cast<Smem<P>*>(smem_raw);
+  int tile_m, tile_n;
+  block_tile<P>(sh, tile_m, tile_n);
+  const int m0 = tile_m * P::BM, n0 = tile_n * P::BN;
+  const bool vector_ok = m0 + P::BM <= sh.M && n0 + P::BN <= sh.N && sh.M % 4 == 0 && sh.K % 4 == 0;
+  MicroTile<P, COMP, FMA> acc;
+  acc.init(smem_raw + sizeof(Smem<P>) / sizeof(float4));
+  const int tiles = (sh.K + P::BK - 1) / P::BK;
+  if (alpha != 0.0f && tiles > 0) {  // BLAS: alpha == 0 reads neither A nor B
+    TileLoader<P> ld{{}, {}, A, B, sh, m0, n0, vector_ok};
+    ld.load(0);
+    ld.store(sm, 0);
+    __syncthreads();
+    for (int t = 0; t < tiles; ++t) {
+      const int buf = t & 1, k0 = t * P::BK;
+      const bool more = t + 1 < tiles;
+      if (more) ld.load(k0 + P::BK);
+      const int kmax = sh.K - k0 < P::BK ? sh.K - k0 : P::BK;
+      if (COMP != kNone && TILE > 1 && k0 % TILE == 0) consume<P, COMP, FMA, TILE, true>(acc, sm, buf, kmax);
+      else consume<P, COMP, FMA, TILE, false>(acc, sm, buf, kmax);
+      if (COMP != kNone && TILE > 1 && ((k0 + P::BK) % TILE == 0 || !more)) acc.flush();
+      if (more) ld.store(sm, buf ^ 1);
+      __syncthreads();
+    }
+  }
+  store_tile(acc, m0, n0, vector_ok, sh, alpha, beta, A, B, C, out);
+}
+
+}  // namespace accsum::cuda::gemm_tile
