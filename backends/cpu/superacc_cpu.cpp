@@ -13,6 +13,9 @@
 // Terms that the table cannot hold (zeros, subnormals, infinities, NaN: biased exponent 0 or
 // 2047) land in four "special" slots; a block that touched one is re-scanned and those terms
 // are added to the superaccumulator one by one.
+//   level 2' (fpe = 0, a block whose terms span few binades, e.g. dynamic range 1): every term is
+//            cut exactly at two fixed boundaries and the pieces are summed exactly in AVX2
+//            registers, two doubles per block to the superaccumulator (narrow_block_sum below).
 #include <immintrin.h>
 
 #include <algorithm>
@@ -109,13 +112,111 @@ inline void tables_add_range(ChunkTable* t, const double* x, int64_t s, int64_t 
   for (; i < e; ++i) table_add(t[0], double_bits(x[i]), acc);
 }
 
+using v4d = __m256d;
+
+// ---- sum, fpe = 0, narrow blocks: exact two-level extraction ----
+// ExtractScalar (Rump, Ogita, Oishi, "Accurate floating-point summation part I: faithful
+// rounding", SISC 31(1), 2008, Alg. 3.2), with the shift sigma = 1.5 * 2^k of Demmel and Nguyen's
+// binned summation: for |x| <= 2^(k-1), q = fl(fl(sigma + x) - sigma) is x rounded to a multiple
+// of 2^(k-52) and r = fl(x - q) = x - q exactly, |r| <= 2^(k-53). With 2^kLogBlock >= kBlock terms
+// of |x| < 2^(Emax+1), k1 = Emax + 1 + kHeadBits and k2 = k1 - 53 + kHeadBits keep every partial
+// sum of the q1's (multiples of 2^(k1-52)) and of the q2's below 2^53 units: both sums are exact.
+// The second remainder is zero when every term's last bit is >= 2^(k2-52), i.e. when the block
+// spans at most kNarrowSpan = 52 - 2 kHeadBits binades; then the block's sum is T1 + T2 exactly.
+constexpr int kLogBlock = 10;
+static_assert(kBlock <= (int64_t(1) << kLogBlock), "the extraction's headroom covers one block");
+constexpr int kHeadBits = kLogBlock + 1;
+constexpr int kNarrowSpan = 52 - 2 * kHeadBits;
+// Biased exponents of max|x| for which both shifts are normal doubles with room to spare.
+constexpr unsigned kNarrowMinExp = 64, kNarrowMaxExp = 2023;
+// After a block that is not narrow, this many blocks go straight to the tables (a heuristic).
+constexpr int kWideSkip = 8;
+
+// Biased exponents of the largest and smallest |x[i]|, i in [0, len) (zeros give 0, NaN 2047).
+inline void exponent_span(const double* x, int64_t len, unsigned& emax, unsigned& emin) {
+  const __m256i abs_mask = _mm256_set1_epi64x(0x7FFFFFFFFFFFFFFFll);
+  __m256i hi = _mm256_setzero_si256(), lo = _mm256_set1_epi32(-1);
+  int64_t i = 0;
+  for (; i + 8 <= len; i += 8) {  // 32-bit max/min: the upper halves order |x| by exponent
+    _mm_prefetch(reinterpret_cast<const char*>(x + i + kPrefetchAhead), _MM_HINT_T0);
+    __m256i a = _mm256_and_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + i)), abs_mask);
+    __m256i b = _mm256_and_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + i + 4)), abs_mask);
+    hi = _mm256_max_epu32(hi, _mm256_max_epu32(a, b));
+    lo = _mm256_min_epu32(lo, _mm256_min_epu32(a, b));
+  }
+  alignas(32) uint32_t h[8], l[8];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(h), hi);
+  _mm256_store_si256(reinterpret_cast<__m256i*>(l), lo);
+  uint32_t top = 0, bottom = 0xFFFFFFFFu;
+  for (int k = 1; k < 8; k += 2) {
+    top = std::max(top, h[k]);
+    bottom = std::min(bottom, l[k]);
+  }
+  for (; i < len; ++i) {
+    uint32_t u = static_cast<uint32_t>((double_bits(x[i]) << 1) >> 33);
+    top = std::max(top, u);
+    bottom = std::min(bottom, u);
+  }
+  emax = top >> 20;
+  emin = bottom >> 20;
+}
+
+inline bool narrow(unsigned emax, unsigned emin) {
+  return emin != 0 && emax - emin <= static_cast<unsigned>(kNarrowSpan) && emax >= kNarrowMinExp &&
+         emax <= kNarrowMaxExp;
+}
+
+// Adds x[0, len) exactly to acc; the block is narrow with largest biased exponent emax.
+void narrow_block_sum(const double* x, int64_t len, unsigned emax, Superacc& acc) {
+  const int k1 = static_cast<int>(emax) - 1023 + 1 + kHeadBits, k2 = k1 - 53 + kHeadBits;
+  const double s1 = std::ldexp(1.5, k1), s2 = std::ldexp(1.5, k2);
+  constexpr int U = 4;  // independent accumulators per level: the adds' latency is hidden
+  const v4d sig1 = _mm256_set1_pd(s1), sig2 = _mm256_set1_pd(s2);
+  v4d t1[U], t2[U];
+  for (int u = 0; u < U; ++u) t1[u] = t2[u] = _mm256_setzero_pd();
+  int64_t i = 0;
+  for (; i + 4 * U <= len; i += 4 * U)
+    for (int u = 0; u < U; ++u) {
+      v4d v = _mm256_loadu_pd(x + i + 4 * u);
+      v4d q1 = _mm256_sub_pd(_mm256_add_pd(sig1, v), sig1);
+      v4d r1 = _mm256_sub_pd(v, q1);
+      v4d q2 = _mm256_sub_pd(_mm256_add_pd(sig2, r1), sig2);
+      t1[u] = _mm256_add_pd(t1[u], q1);
+      t2[u] = _mm256_add_pd(t2[u], q2);  // r1 - q2 = 0: the block is narrow
+    }
+  alignas(32) double l1[4], l2[4];
+  _mm256_store_pd(l1, _mm256_add_pd(_mm256_add_pd(t1[0], t1[1]), _mm256_add_pd(t1[2], t1[3])));
+  _mm256_store_pd(l2, _mm256_add_pd(_mm256_add_pd(t2[0], t2[1]), _mm256_add_pd(t2[2], t2[3])));
+  double T1 = (l1[0] + l1[1]) + (l1[2] + l1[3]), T2 = (l2[0] + l2[1]) + (l2[2] + l2[3]);
+  for (; i < len; ++i) {
+    double q1 = (s1 + x[i]) - s1;
+    T1 += q1;
+    T2 += ((s2 + (x[i] - q1)) - s2);
+  }
+  acc.add(T1);
+  acc.add(T2);
+}
+
 void sum_tables(const double* x, int64_t n, Superacc& acc) {
   std::unique_ptr<ChunkTable[]> tables(new ChunkTable[kTables]);  // cleared below, once
   for (int k = 0; k < kTables; ++k) tables[k].clear();
   ChunkTable* t = tables.get();
   int64_t fast_terms = 0;
+  int skip = 0;
   for (int64_t s = 0; s < n; s += kBlock) {
     int64_t e = std::min(n, s + kBlock);
+    if (skip == 0) {
+      unsigned emax, emin;
+      exponent_span(x + s, e - s, emax, emin);
+      if (narrow(emax, emin)) {
+        narrow_block_sum(x + s, e - s, emax, acc);
+        fast_terms += e - s;  // all nonzero
+        continue;
+      }
+      skip = kWideSkip;
+    } else {
+      --skip;
+    }
     if (e + kPrefetchAhead <= n) tables_add_range<true>(t, x, s, e, acc);  // prefetches stay inside x
     else tables_add_range<false>(t, x, s, e, acc);
     fast_terms += e - s;
@@ -134,8 +235,6 @@ void sum_tables(const double* x, int64_t n, Superacc& acc) {
   for (int k = 0; k < kTables; ++k) drain(tables[k], acc);
   acc.not_neg_zero_count += fast_terms;  // finite nonzero terms: decide the sign of a zero sum
 }
-
-using v4d = __m256d;
 
 // Adds the four lanes of a vector of finite values to the table without data-dependent
 // branches: a zero lane adds 0 to its slot; only a subnormal (rare) takes the exact slow path.
