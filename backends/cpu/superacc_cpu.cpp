@@ -34,9 +34,10 @@ namespace accsum::cpu {
 namespace {
 
 constexpr int64_t kBlock = 1024;        // terms per block: a special slot stays below 2^63
-// Interleaved tables: fewer store-to-load chains when many terms share a slot (range 1). 4
-// tables won at range 1 but lost at range 1e300 (the hot slots no longer fit L1); 2 balance.
-constexpr int kTables = 2;
+// Interleaved tables give fewer store-to-load chains when many terms share a slot, but each
+// adds 32 KiB that must stay in L1 at range 1e300. Narrow data (range 1, where slots were hot)
+// now takes the extraction path, so one table is enough.
+constexpr int kTables = 1;
 constexpr uint64_t kImplicit = uint64_t(1) << 52;
 // Software prefetch this many terms (8 KiB) ahead, one cache line per 8 terms, inside the
 // loop: a steady stream of requests keeps enough misses in flight to reach the streaming
