@@ -14,7 +14,7 @@
 // 2047) land in four "special" slots; a block that touched one is re-scanned and those terms
 // are added to the superaccumulator one by one.
 //   level 2' (fpe = 0, a block whose terms span few binades, e.g. dynamic range 1): every term is
-//            cut exactly at two fixed boundaries and the pieces are summed exactly in AVX2
+//            cut exactly at one fixed boundary and both pieces are summed exactly in AVX2
 //            registers, two doubles per block to the superaccumulator (narrow_block_sum below).
 #include <immintrin.h>
 
@@ -115,21 +115,21 @@ inline void tables_add_range(ChunkTable* t, const double* x, int64_t s, int64_t 
 
 using v4d = __m256d;
 
-// ---- sum, fpe = 0, narrow blocks: exact two-level extraction ----
+// ---- sum, fpe = 0, narrow blocks: exact extraction ----
 // ExtractScalar (Rump, Ogita, Oishi, "Accurate floating-point summation part I: faithful
 // rounding", SISC 31(1), 2008, Alg. 3.2), with the shift sigma = 1.5 * 2^k of Demmel and Nguyen's
 // binned summation: for |x| <= 2^(k-1), q = fl(fl(sigma + x) - sigma) is x rounded to a multiple
-// of 2^(k-52) and r = fl(x - q) = x - q exactly, |r| <= 2^(k-53). With 2^kLogBlock >= kBlock terms
-// of |x| < 2^(Emax+1), k1 = Emax + 1 + kHeadBits and k2 = k1 - 53 + kHeadBits keep every partial
-// sum of the q1's (multiples of 2^(k1-52)) and of the q2's below 2^53 units: both sums are exact.
-// The second remainder is zero when every term's last bit is >= 2^(k2-52), i.e. when the block
-// spans at most kNarrowSpan = 52 - 2 kHeadBits binades; then the block's sum is T1 + T2 exactly.
+// of 2^(k-52) and r = fl(x - q) = x - q exactly, |r| <= 2^(k-53). A block has at most
+// 2^kLogBlock terms, all normal, 2^emin <= |x| < 2^(Emax+1). With k = Emax + 1 + kHeadBits every
+// partial sum of the q's is a multiple of 2^(k-52) below 2^(k-1), and every partial sum of the r's
+// a multiple of 2^(emin-52) of at most 2^(Emax + 2 kHeadBits - 53) <= 2^emin when the block spans
+// at most kNarrowSpan = 53 - 2 kHeadBits binades: both sums are exact, the block's sum is T1 + T2.
 constexpr int kLogBlock = 10;
 static_assert(kBlock <= (int64_t(1) << kLogBlock), "the extraction's headroom covers one block");
 constexpr int kHeadBits = kLogBlock + 1;
-constexpr int kNarrowSpan = 52 - 2 * kHeadBits;
-// Biased exponents of max|x| for which both shifts are normal doubles with room to spare.
-constexpr unsigned kNarrowMinExp = 64, kNarrowMaxExp = 2023;
+constexpr int kNarrowSpan = 53 - 2 * kHeadBits;
+// The largest biased exponent of max|x| for which sigma (k <= 1023) and sigma + x are finite.
+constexpr unsigned kNarrowMaxExp = 1023 + 1023 - 1 - kHeadBits;
 // After a block that is not narrow, this many blocks go straight to the tables (a heuristic).
 constexpr int kWideSkip = 8;
 
@@ -163,36 +163,32 @@ inline void exponent_span(const double* x, int64_t len, unsigned& emax, unsigned
 }
 
 inline bool narrow(unsigned emax, unsigned emin) {
-  return emin != 0 && emax - emin <= static_cast<unsigned>(kNarrowSpan) && emax >= kNarrowMinExp &&
-         emax <= kNarrowMaxExp;
+  return emin != 0 && emax - emin <= static_cast<unsigned>(kNarrowSpan) && emax <= kNarrowMaxExp;
 }
 
 // Adds x[0, len) exactly to acc; the block is narrow with largest biased exponent emax.
 void narrow_block_sum(const double* x, int64_t len, unsigned emax, Superacc& acc) {
-  const int k1 = static_cast<int>(emax) - 1023 + 1 + kHeadBits, k2 = k1 - 53 + kHeadBits;
-  const double s1 = std::ldexp(1.5, k1), s2 = std::ldexp(1.5, k2);
-  constexpr int U = 4;  // independent accumulators per level: the adds' latency is hidden
-  const v4d sig1 = _mm256_set1_pd(s1), sig2 = _mm256_set1_pd(s2);
+  const double s = std::ldexp(1.5, static_cast<int>(emax) - 1023 + 1 + kHeadBits);
+  constexpr int U = 4;  // independent accumulators per sum: the adds' latency is hidden
+  const v4d sig = _mm256_set1_pd(s);
   v4d t1[U], t2[U];
   for (int u = 0; u < U; ++u) t1[u] = t2[u] = _mm256_setzero_pd();
   int64_t i = 0;
   for (; i + 4 * U <= len; i += 4 * U)
     for (int u = 0; u < U; ++u) {
       v4d v = _mm256_loadu_pd(x + i + 4 * u);
-      v4d q1 = _mm256_sub_pd(_mm256_add_pd(sig1, v), sig1);
-      v4d r1 = _mm256_sub_pd(v, q1);
-      v4d q2 = _mm256_sub_pd(_mm256_add_pd(sig2, r1), sig2);
-      t1[u] = _mm256_add_pd(t1[u], q1);
-      t2[u] = _mm256_add_pd(t2[u], q2);  // r1 - q2 = 0: the block is narrow
+      v4d q = _mm256_sub_pd(_mm256_add_pd(sig, v), sig);
+      t1[u] = _mm256_add_pd(t1[u], q);
+      t2[u] = _mm256_add_pd(t2[u], _mm256_sub_pd(v, q));
     }
   alignas(32) double l1[4], l2[4];
   _mm256_store_pd(l1, _mm256_add_pd(_mm256_add_pd(t1[0], t1[1]), _mm256_add_pd(t1[2], t1[3])));
   _mm256_store_pd(l2, _mm256_add_pd(_mm256_add_pd(t2[0], t2[1]), _mm256_add_pd(t2[2], t2[3])));
   double T1 = (l1[0] + l1[1]) + (l1[2] + l1[3]), T2 = (l2[0] + l2[1]) + (l2[2] + l2[3]);
   for (; i < len; ++i) {
-    double q1 = (s1 + x[i]) - s1;
-    T1 += q1;
-    T2 += ((s2 + (x[i] - q1)) - s2);
+    double q = (s + x[i]) - s;
+    T1 += q;
+    T2 += x[i] - q;
   }
   acc.add(T1);
   acc.add(T2);
