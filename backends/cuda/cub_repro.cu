@@ -36,29 +36,20 @@ void keep_pool_memory() {
   ACCSUM_CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
 }
 
-class CubRepro : public CudaKernel {
+class CubRepro : public LibraryCallKernel {
  public:
-  explicit CubRepro(const Problem& p) : CudaKernel(p), out_(1) { keep_pool_memory(); }
+  explicit CubRepro(const Problem& p) : LibraryCallKernel(p) { keep_pool_memory(); }
   double run() override {
     auto env = ::cuda::execution::require(::cuda::execution::determinism::gpu_to_gpu);
-    timer_.start();
-    if (in_->y) {
-      ACCSUM_CUDA_CHECK(cub::DeviceReduce::TransformReduce(::cuda::counting_iterator<int64_t>(0), out_.get(), in_->n,
-                                                           ::cuda::std::plus<double>{}, Product{in_->x, in_->y},
-                                                           0.0, env));
-    } else {
-      ACCSUM_CUDA_CHECK(
-          cub::DeviceReduce::Reduce(in_->x, out_.get(), in_->n, ::cuda::std::plus<double>{}, 0.0, env));
-    }
-    last_ = timer_.stop_seconds();
-    double r = 0;
-    ACCSUM_CUDA_CHECK(cudaMemcpy(&r, out_.get(), sizeof r, cudaMemcpyDeviceToHost));
-    return r;
+    if (in_->y)
+      return timed_call([&](double* out) {
+        return cub::DeviceReduce::TransformReduce(::cuda::counting_iterator<int64_t>(0), out, in_->n,
+                                                  ::cuda::std::plus<double>{}, Product{in_->x, in_->y}, 0.0, env);
+      });
+    return timed_call([&](double* out) {
+      return cub::DeviceReduce::Reduce(in_->x, out, in_->n, ::cuda::std::plus<double>{}, 0.0, env);
+    });
   }
-
- private:
-  DeviceBuffer<double> out_;
-  EventTimer timer_;
 };
 
 std::unique_ptr<Kernel> make_repro(const Problem& p, const Params&) { return std::make_unique<CubRepro>(p); }
