@@ -110,11 +110,26 @@ def time_peer(fn, x, reps):
     return value, times
 
 
+def fail(message):
+    print(f"peers.py: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+def run(cmd):
+    """Runs an accsum command; its own one-line error is already on stderr when it fails."""
+    try:
+        subprocess.run(cmd, check=True)
+    except subprocess.CalledProcessError as e:
+        fail(f"accsum {cmd[1]} failed (exit {e.returncode})")
+    except OSError as e:
+        fail(f"cannot run {cmd[0]}: {e.strerror}")
+
+
 def run_accsum(args, npy, tmpdir):
     out = os.path.join(tmpdir, "accsum.json")
     cmd = [args.accsum, "bench", f"--input={npy}", f"--algo={args.algo}", f"--backend={args.backend}",
            f"--reps={args.reps}", "--no-repro-check", "--format=json", "--out=/dev/null", f"--json={out}"]
-    subprocess.run(cmd, check=True)
+    run(cmd)
     with open(out) as f:
         return json.load(f), cmd
 
@@ -139,8 +154,10 @@ def compare_one(args, npy, tmpdir, report=None):
         report, cmd = run_accsum(args, npy, tmpdir)
     reference, dataset = report["reference"], report["dataset"]
     x = np.load(npy)
+    if x.ndim == 2 and 1 in x.shape:  # (1, n) and (n, 1) are sums for accsum too
+        x = x.reshape(-1)
     if x.ndim != 1:
-        sys.exit(f"peers.py: {npy}: a sum dataset (1-D .npy) is needed, got shape {x.shape}")
+        fail(f"{npy}: a sum dataset (1-D .npy) is needed, got shape {x.shape}")
     x = np.ascontiguousarray(x, dtype=np.float64)
     n = int(x.size)
     rows = accsum_rows(report, reference, n)
@@ -154,7 +171,7 @@ def compare_one(args, npy, tmpdir, report=None):
     ref_row = next((r for r in rows if r.get("algo") == "superacc"), None)
     for r in rows:
         r["speed_vs_accsum_superacc"] = (ref_row["time_s"] / r["time_s"]) if ref_row and r["time_s"] > 0 else None
-    return {"input": npy, "n": n, "dataset": dataset, "reference": reference, "accsum_command": cmd or report.get("command"),
+    return {"input": npy, "generated_by": GENERATED.get(npy), "n": n, "dataset": dataset, "reference": reference, "accsum_command": cmd or report.get("command"),
             "rows": rows}
 
 
@@ -192,10 +209,14 @@ def generate(args, tmpdir):
     files = []
     for rng in args.range.split(","):
         path = os.path.join(tmpdir, f"loguniform_{rng}.npy")
-        subprocess.run([args.accsum, "gen", "--dist=loguniform", f"--range={rng}", f"--n={args.n}",
-                        f"--seed={args.seed}", "-o", path], check=True)
+        cmd = [args.accsum, "gen", "--dist=loguniform", f"--range={rng}", f"--n={args.n}", f"--seed={args.seed}"]
+        run(cmd + ["-o", path])
         files.append(path)
+        GENERATED[path] = cmd
     return files
+
+
+GENERATED = {}  # generated input -> the accsum gen command that made it
 
 
 def main():
