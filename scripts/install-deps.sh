@@ -14,6 +14,7 @@ PKGS=(
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo  # OpenCL ICD loader + PoCL CPU device
   libopenmpi-dev openmpi-bin  # MPI backend
   python3 python3-pip   # plots
+  libeigen3-dev         # Eigen headers: building the accupy wheel (scripts/peers.py)
   clang libclang-rt-dev llvm  # clang + its compiler-rt (libFuzzer, ASan, UBSan) + llvm-symbolizer: fuzzing, sanitizer build
 )
 missing=()
@@ -29,5 +30,18 @@ fi
 # matplotlib + numpy for scripts/plot_*.py (pip, since the Python in PATH may not be Debian's)
 if ! python3 -c "import matplotlib, numpy" 2>/dev/null; then
   python3 -m pip install -q matplotlib numpy 2>/dev/null || python3 -m pip install -q --break-system-packages matplotlib numpy
+fi
+# The Python peers of scripts/peers.py: xsum (Neal's superaccumulators) and accupy (built from source
+# against Eigen; optional: peers.py leaves its rows out with a note when it is missing).
+pip_install() { python3 -m pip install -q "$@" 2>/dev/null || python3 -m pip install -q --break-system-packages "$@"; }
+python3 -c "import xsum" 2>/dev/null || pip_install xsum || echo "install-deps: xsum not installed; the peers_py test is left out"
+python3 -c "import accupy" 2>/dev/null || pip_install accupy || echo "install-deps: accupy did not build; scripts/peers.py runs without it"
+# CCCL >= 3.1 headers (the nvidia-cuda-cccl wheel) for CUB's reproducible reduction (cub-sum-repro,
+# cub-dot-repro): installed into .deps/cccl, where CMake looks first; without it the CUDA toolkit's CCCL is used.
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+# Pinned: the version built and run here (CCCL 3.5 with nvcc 13.0).
+if { command -v nvcc || [ -x /usr/local/cuda/bin/nvcc ]; } >/dev/null && [ ! -d "$ROOT/.deps/cccl/nvidia" ]; then
+  python3 -m pip install -q --no-deps --target "$ROOT/.deps/cccl" nvidia-cuda-cccl==13.3.5.0.6 \
+    || echo "install-deps: nvidia-cuda-cccl not installed; cub-sum-repro / cub-dot-repro will be absent"
 fi
 echo "install-deps: all dependencies present"

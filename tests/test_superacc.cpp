@@ -321,6 +321,56 @@ TEST(SuperaccCpu, SameExponentFloodFlushesSlots) {
   }
 }
 
+// Blocks summed by exact extraction (narrow exponent span) and their limits: spans of 30-32 binades
+// (31 is the last narrow one), the largest exponent the extraction takes and its neighbours, the
+// normal range's bottom, full significands, blocks of one repeated maximum (the headroom), cancellation, tails.
+TEST(SuperaccCpu, NarrowBlocksAtTheirLimits) {
+  std::mt19937_64 rng(5);
+  std::uniform_int_distribution<uint64_t> mant(0, (uint64_t(1) << 52) - 1);
+  int64_t compared = 0;
+  for (int top : {-991, -990, 0, 1010, 1011, 1012})
+    for (int span : {0, 30, 31, 32})
+      for (int64_t n : {int64_t(1024), int64_t(3 * 1024 + 17), int64_t(20000)}) {
+        std::vector<double> x(n);
+        for (int64_t i = 0; i < n; ++i) {
+          int e = top - static_cast<int>(rng() % (span + 1));
+          if (i % 97 == 0) e = top - span;  // the span is reached in every block
+          if (i % 89 == 0) e = top;
+          double v = std::ldexp(1.0 + std::ldexp(static_cast<double>(mant(rng)), -52), e);
+          x[i] = (rng() & 1) ? v : -v;
+        }
+        if (span == 0) std::fill(x.begin(), x.begin() + 1024, std::ldexp(0x1.fffffffffffffp0, top));
+        if (n == 20000)  // the second half cancels the first but for its last bits
+          for (int64_t i = n / 2; i < n; ++i) x[i] = -x[i - n / 2] * (i % 3 == 0 ? 1 + 0x1p-52 : 1.0);
+        double want = exact_sum(x.data(), n).rounded;
+        for (const auto& c : all_configs()) {
+          EXPECT_PRED2(same_bits, cpu_sum(x, c), want) << "top=" << top << " span=" << span << " n=" << n
+                                                       << " fpe=" << c.fpe;
+          ++compared;
+        }
+      }
+  EXPECT_EQ(compared, 6 * 4 * 3 * static_cast<int64_t>(all_configs().size()));
+}
+
+// The worst case of the extraction's remainders: 1023 terms x = 2^E + 2^(E-41) - 2^(E-52) (each
+// leaves nearly half a unit of the cut, all of one sign) and one 2^(E-span)(1 + 2^-52) whose last
+// bit the remainders' sum must keep; the next block (not narrow: it holds a zero) takes -x 1023
+// times, so that last bit decides the result.
+TEST(SuperaccCpu, NarrowBlockWorstCaseRemainders) {
+  for (int E : {-900, 0, 900})
+    for (int span : {30, 31, 33, 35}) {
+      const double big = std::ldexp(1.0, E) + std::ldexp(1.0, E - 41) - std::ldexp(1.0, E - 52);
+      std::vector<double> x(1023, big);
+      x.push_back(std::ldexp(1.0 + 0x1p-52, E - span));
+      for (int i = 0; i < 1023; ++i) x.push_back(-big);
+      x.push_back(0.0);
+      double want = exact_sum(x.data(), static_cast<int64_t>(x.size())).rounded;
+      EXPECT_EQ(want, std::ldexp(1.0 + 0x1p-52, E - span));
+      for (const auto& c : all_configs())
+        EXPECT_PRED2(same_bits, cpu_sum(x, c), want) << "E=" << E << " span=" << span << " fpe=" << c.fpe;
+    }
+}
+
 TEST(SuperaccCpu, HandMadeEdgeCasesThroughTheFastPaths) {
   const double ulp_max = 0x1p971;
   std::vector<std::vector<double>> cases = {

@@ -13,6 +13,9 @@
 // Terms that the table cannot hold (zeros, subnormals, infinities, NaN: biased exponent 0 or
 // 2047) land in four "special" slots; a block that touched one is re-scanned and those terms
 // are added to the superaccumulator one by one.
+//   level 2' (fpe = 0, a block whose terms span few binades, e.g. dynamic range 1): every term is
+//            cut exactly at one fixed boundary and both pieces are summed exactly in AVX2
+//            registers, two doubles per block to the superaccumulator (narrow_block_sum below).
 #include <immintrin.h>
 
 #include <algorithm>
@@ -31,9 +34,10 @@ namespace accsum::cpu {
 namespace {
 
 constexpr int64_t kBlock = 1024;        // terms per block: a special slot stays below 2^63
-// Interleaved tables: fewer store-to-load chains when many terms share a slot (range 1). 4
-// tables won at range 1 but lost at range 1e300 (the hot slots no longer fit L1); 2 balance.
-constexpr int kTables = 2;
+// Interleaved tables give fewer store-to-load chains when many terms share a slot, but each
+// adds 32 KiB that must stay in L1 at range 1e300. Narrow data (range 1, where slots were hot)
+// now takes the extraction path, so one table is enough.
+constexpr int kTables = 1;
 constexpr uint64_t kImplicit = uint64_t(1) << 52;
 // Software prefetch this many terms (8 KiB) ahead, one cache line per 8 terms, inside the
 // loop: a steady stream of requests keeps enough misses in flight to reach the streaming
@@ -109,13 +113,107 @@ inline void tables_add_range(ChunkTable* t, const double* x, int64_t s, int64_t 
   for (; i < e; ++i) table_add(t[0], double_bits(x[i]), acc);
 }
 
+using v4d = __m256d;
+
+// ---- sum, fpe = 0, narrow blocks: exact extraction ----
+// ExtractScalar (Rump, Ogita, Oishi, "Accurate floating-point summation part I: faithful
+// rounding", SISC 31(1), 2008, Alg. 3.2), with the shift sigma = 1.5 * 2^k of Demmel and Nguyen's
+// binned summation: for |x| <= 2^(k-1), q = fl(fl(sigma + x) - sigma) is x rounded to a multiple
+// of 2^(k-52) and r = fl(x - q) = x - q exactly, |r| <= 2^(k-53). A block has at most
+// 2^kLogBlock terms, all normal, 2^emin <= |x| < 2^(Emax+1). With k = Emax + 1 + kHeadBits every
+// partial sum of the q's is a multiple of 2^(k-52) below 2^(k-1), and every partial sum of the r's
+// a multiple of 2^(emin-52) of at most 2^(Emax + 2 kHeadBits - 53) <= 2^emin when the block spans
+// at most kNarrowSpan = 53 - 2 kHeadBits binades: both sums are exact, the block's sum is T1 + T2.
+constexpr int kLogBlock = 10;
+static_assert(kBlock <= (int64_t(1) << kLogBlock), "the extraction's headroom covers one block");
+constexpr int kHeadBits = kLogBlock + 1;
+constexpr int kNarrowSpan = 53 - 2 * kHeadBits;
+// The largest biased exponent of max|x| for which sigma (k <= 1023) and sigma + x are finite.
+constexpr unsigned kNarrowMaxExp = 1023 + 1023 - 1 - kHeadBits;
+// After a block that is not narrow, this many blocks go straight to the tables (a heuristic).
+constexpr int kWideSkip = 8;
+
+// Biased exponents of the largest and smallest |x[i]|, i in [0, len) (zeros give 0, NaN 2047).
+inline void exponent_span(const double* x, int64_t len, unsigned& emax, unsigned& emin) {
+  const __m256i abs_mask = _mm256_set1_epi64x(0x7FFFFFFFFFFFFFFFll);
+  __m256i hi = _mm256_setzero_si256(), lo = _mm256_set1_epi32(-1);
+  int64_t i = 0;
+  for (; i + 8 <= len; i += 8) {  // 32-bit max/min: the upper halves order |x| by exponent
+    _mm_prefetch(reinterpret_cast<const char*>(x + i + kPrefetchAhead), _MM_HINT_T0);
+    __m256i a = _mm256_and_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + i)), abs_mask);
+    __m256i b = _mm256_and_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + i + 4)), abs_mask);
+    hi = _mm256_max_epu32(hi, _mm256_max_epu32(a, b));
+    lo = _mm256_min_epu32(lo, _mm256_min_epu32(a, b));
+  }
+  alignas(32) uint32_t h[8], l[8];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(h), hi);
+  _mm256_store_si256(reinterpret_cast<__m256i*>(l), lo);
+  uint32_t top = 0, bottom = 0xFFFFFFFFu;
+  for (int k = 1; k < 8; k += 2) {
+    top = std::max(top, h[k]);
+    bottom = std::min(bottom, l[k]);
+  }
+  for (; i < len; ++i) {
+    uint32_t u = static_cast<uint32_t>((double_bits(x[i]) << 1) >> 33);
+    top = std::max(top, u);
+    bottom = std::min(bottom, u);
+  }
+  emax = top >> 20;
+  emin = bottom >> 20;
+}
+
+inline bool narrow(unsigned emax, unsigned emin) {
+  return emin != 0 && emax - emin <= static_cast<unsigned>(kNarrowSpan) && emax <= kNarrowMaxExp;
+}
+
+// Adds x[0, len) exactly to acc; the block is narrow with largest biased exponent emax.
+void narrow_block_sum(const double* x, int64_t len, unsigned emax, Superacc& acc) {
+  const double s = std::ldexp(1.5, static_cast<int>(emax) - 1023 + 1 + kHeadBits);
+  constexpr int U = 4;  // independent accumulators per sum: the adds' latency is hidden
+  const v4d sig = _mm256_set1_pd(s);
+  v4d t1[U], t2[U];
+  for (int u = 0; u < U; ++u) t1[u] = t2[u] = _mm256_setzero_pd();
+  int64_t i = 0;
+  for (; i + 4 * U <= len; i += 4 * U)
+    for (int u = 0; u < U; ++u) {
+      v4d v = _mm256_loadu_pd(x + i + 4 * u);
+      v4d q = _mm256_sub_pd(_mm256_add_pd(sig, v), sig);
+      t1[u] = _mm256_add_pd(t1[u], q);
+      t2[u] = _mm256_add_pd(t2[u], _mm256_sub_pd(v, q));
+    }
+  alignas(32) double l1[4], l2[4];
+  _mm256_store_pd(l1, _mm256_add_pd(_mm256_add_pd(t1[0], t1[1]), _mm256_add_pd(t1[2], t1[3])));
+  _mm256_store_pd(l2, _mm256_add_pd(_mm256_add_pd(t2[0], t2[1]), _mm256_add_pd(t2[2], t2[3])));
+  double T1 = (l1[0] + l1[1]) + (l1[2] + l1[3]), T2 = (l2[0] + l2[1]) + (l2[2] + l2[3]);
+  for (; i < len; ++i) {
+    double q = (s + x[i]) - s;
+    T1 += q;
+    T2 += x[i] - q;
+  }
+  acc.add(T1);
+  acc.add(T2);
+}
+
 void sum_tables(const double* x, int64_t n, Superacc& acc) {
   std::unique_ptr<ChunkTable[]> tables(new ChunkTable[kTables]);  // cleared below, once
   for (int k = 0; k < kTables; ++k) tables[k].clear();
   ChunkTable* t = tables.get();
   int64_t fast_terms = 0;
+  int skip = 0;
   for (int64_t s = 0; s < n; s += kBlock) {
     int64_t e = std::min(n, s + kBlock);
+    if (skip == 0) {
+      unsigned emax, emin;
+      exponent_span(x + s, e - s, emax, emin);
+      if (narrow(emax, emin)) {
+        narrow_block_sum(x + s, e - s, emax, acc);
+        fast_terms += e - s;  // all nonzero
+        continue;
+      }
+      skip = kWideSkip;
+    } else {
+      --skip;
+    }
     if (e + kPrefetchAhead <= n) tables_add_range<true>(t, x, s, e, acc);  // prefetches stay inside x
     else tables_add_range<false>(t, x, s, e, acc);
     fast_terms += e - s;
@@ -134,8 +232,6 @@ void sum_tables(const double* x, int64_t n, Superacc& acc) {
   for (int k = 0; k < kTables; ++k) drain(tables[k], acc);
   acc.not_neg_zero_count += fast_terms;  // finite nonzero terms: decide the sign of a zero sum
 }
-
-using v4d = __m256d;
 
 // Adds the four lanes of a vector of finite values to the table without data-dependent
 // branches: a zero lane adds 0 to its slot; only a subnormal (rare) takes the exact slow path.

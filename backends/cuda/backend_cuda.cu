@@ -57,28 +57,21 @@ std::string describe() {
 Registrar reg_cuda(BackendInfo{"cuda", "an NVIDIA GPU through CUDA", available, self_test, describe});
 
 // ---- CUB DeviceReduce::Sum: the sum family's baseline ----
-class CubSum : public CudaKernel {
+class CubSum : public LibraryCallKernel {
  public:
-  explicit CubSum(const Problem& p) : CudaKernel(p), out_(1) {
+  explicit CubSum(const Problem& p) : LibraryCallKernel(p) {
     size_t bytes = 0;
-    ACCSUM_CUDA_CHECK(cub::DeviceReduce::Sum(nullptr, bytes, in_->x, out_.get(), in_->n));
+    ACCSUM_CUDA_CHECK(cub::DeviceReduce::Sum(nullptr, bytes, in_->x, static_cast<double*>(nullptr), in_->n));
     temp_ = DeviceBuffer<unsigned char>(bytes ? bytes : 1);
     temp_bytes_ = bytes;
   }
   double run() override {
-    timer_.start();
-    ACCSUM_CUDA_CHECK(cub::DeviceReduce::Sum(temp_.get(), temp_bytes_, in_->x, out_.get(), in_->n));
-    last_ = timer_.stop_seconds();
-    double r = 0;
-    ACCSUM_CUDA_CHECK(cudaMemcpy(&r, out_.get(), sizeof r, cudaMemcpyDeviceToHost));
-    return r;
+    return timed_call([&](double* out) { return cub::DeviceReduce::Sum(temp_.get(), temp_bytes_, in_->x, out, in_->n); });
   }
 
  private:
-  DeviceBuffer<double> out_;
   DeviceBuffer<unsigned char> temp_;
   size_t temp_bytes_ = 0;
-  EventTimer timer_;
 };
 
 // ---- cuBLAS ddot: the dot family's baseline ----

@@ -89,4 +89,27 @@ class CudaKernel : public ScalarKernel {
   double last_ = -1.0;
 };
 
+// A kernel whose run is one library call writing one double to the device: timed with events,
+// then the result is copied back (the vendor baselines and peers).
+class LibraryCallKernel : public CudaKernel {
+ public:
+  using CudaKernel::CudaKernel;
+
+ protected:
+  // launch(double* device_result) -> cudaError_t
+  template <class Launch>
+  double timed_call(Launch launch) {
+    timer_.start();
+    ACCSUM_CUDA_CHECK(launch(out_.get()));
+    last_ = timer_.stop_seconds();
+    double r = 0;
+    ACCSUM_CUDA_CHECK(cudaMemcpy(&r, out_.get(), sizeof r, cudaMemcpyDeviceToHost));
+    return r;
+  }
+
+ private:
+  DeviceBuffer<double> out_{1};
+  EventTimer timer_;
+};
+
 }  // namespace accsum::cuda
