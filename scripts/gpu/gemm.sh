@@ -18,16 +18,16 @@ FRONT=sgemm,sgemm-kahan,sgemm-dcs,cublas-sgemm,cublas-tf32,cublas-bf16x9,sgemm-v
 
 # 1. Every tiled kernel bit for bit the cpu definition on odd shapes, the cuBLAS front against the
 #    exact product; then the odd shapes once more under compute-sanitizer (out-of-bounds accesses).
-"$B/accsum_tests" --gtest_filter='GemmCuda*' > "$OUT/gemm_tests.log" 2>&1
+timeout 90 "$B/accsum_tests" --gtest_filter='GemmCuda*' > "$OUT/gemm_tests.log" 2>&1
 echo "gemm cuda tests exit $?" >> "$OUT/gemm_tests.log"
 if command -v compute-sanitizer > /dev/null; then
-  timeout 120 compute-sanitizer --tool memcheck --print-limit 5 "$B/accsum_tests" \
+  timeout 60 compute-sanitizer --tool memcheck --print-limit 5 "$B/accsum_tests" \
     --gtest_filter='GemmCuda.TiledKernelsOnOddShapesAndEdgeTiles' > "$OUT/gemm_memcheck.log" 2>&1
   echo "memcheck exit $?" >> "$OUT/gemm_memcheck.log"
 fi
 
 # The family's verify sweep (odd shapes, BLAS scalars, specials, ill-conditioned) against the oracle.
-"$A" verify --backend=cuda --algo=sgemm,sgemm-kahan,sgemm-dcs > "$OUT/gemm_verify.txt" 2>&1
+timeout 60 "$A" verify --backend=cuda --algo=sgemm,sgemm-kahan,sgemm-dcs > "$OUT/gemm_verify.txt" 2>&1
 echo "verify exit $?" >> "$OUT/gemm_verify.txt"
 
 # 2. The front at the sizes, U[0,1], tiles 16 and 64, beside cuBLAS SGEMM in the same
