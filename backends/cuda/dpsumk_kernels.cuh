@@ -8,6 +8,7 @@
 
 #include <cstdint>
 
+#include "backends/cuda/blocks/lane_stream.cuh"
 #include "backends/cuda/blocks/warp.cuh"
 #include "core/dpsum.hpp"
 
@@ -69,11 +70,9 @@ __device__ __forceinline__ void fused_elem(double* a, int K, double x, double y)
     kf_sum_elem<KC, Ordered>(a, K, x);
 }
 
-// G lanes in all, LPT adjacent lanes per thread: lane g takes the 16-byte groups j = g, g + G,
-// ... (the elements 2j, 2j+1 in order). A thread's LPT lanes load LPT * 16 contiguous bytes per
-// row, so a warp reads 512 * LPT contiguous bytes. The thread merges its lanes (the first levels
-// of the lane tree), then the block's threads continue the tree; block b's root state goes to
-// out[k * gridDim.x + b]. LPT and Ordered (two_sum_ordered for TwoSum) change only the speed,
+// G lanes in all, LPT adjacent lanes per thread, streamed by stream_lanes (blocks/lane_stream.cuh).
+// The thread merges its lanes (the first levels of the lane tree), then the block's threads
+// continue the tree; block b's root state goes to out[k * gridDim.x + b]. LPT and Ordered (two_sum_ordered for TwoSum) change only the speed,
 // never the bits.
 template <int KC, bool Dot, bool Dekker, int LPT, bool Ordered>
 __global__ void __launch_bounds__(kThreads) fused_kernel(const double* __restrict__ x, const double* __restrict__ y,
@@ -85,44 +84,10 @@ __global__ void __launch_bounds__(kThreads) fused_kernel(const double* __restric
 #pragma unroll
   for (int l = 0; l < LPT; ++l) kf_clear<KC>(a[l], K);
   const int64_t g0 = (int64_t(blockIdx.x) * kThreads + threadIdx.x) * LPT;  // this thread's first lane
-  if (g0 < G) {
-    const double2* x2 = reinterpret_cast<const double2*>(x);
-    const double2* y2 = reinterpret_cast<const double2*>(y);
-    const int64_t groups = n / 2;
-    int64_t j = g0;
-    for (; j + (U - 1) * G + (LPT - 1) < groups; j += U * G) {
-      double2 xv[U][LPT], yv[U][LPT];
-#pragma unroll
-      for (int r = 0; r < U; ++r)
-#pragma unroll
-        for (int l = 0; l < LPT; ++l) {
-          xv[r][l] = __ldcs(x2 + j + r * G + l);
-          if (Dot) yv[r][l] = __ldcs(y2 + j + r * G + l);
-        }
-#pragma unroll
-      for (int r = 0; r < U; ++r)
-#pragma unroll
-        for (int l = 0; l < LPT; ++l) {
-          fused_elem<KC, Dot, Dekker, Ordered>(a[l], K, xv[r][l].x, Dot ? yv[r][l].x : 0.0);
-          fused_elem<KC, Dot, Dekker, Ordered>(a[l], K, xv[r][l].y, Dot ? yv[r][l].y : 0.0);
-        }
-    }
-    for (; j < groups; j += G) {
-#pragma unroll
-      for (int l = 0; l < LPT; ++l)
-        if (j + l < groups) {
-          double2 xv = __ldcs(x2 + j + l), yv = Dot ? __ldcs(y2 + j + l) : double2{0, 0};
-          fused_elem<KC, Dot, Dekker, Ordered>(a[l], K, xv.x, yv.x);
-          fused_elem<KC, Dot, Dekker, Ordered>(a[l], K, xv.y, yv.y);
-        }
-    }
-    if (n & 1) {  // the odd last element, in the lane that owns its group
-      const int64_t owner = groups % G;
-#pragma unroll
-      for (int l = 0; l < LPT; ++l)
-        if (owner == g0 + l) fused_elem<KC, Dot, Dekker, Ordered>(a[l], K, x[n - 1], Dot ? y[n - 1] : 0.0);
-    }
-  }
+  if (g0 < G)
+    stream_lanes<LPT, U, Dot>(x, y, n, G, g0, [&](int l, double xi, double yi) {
+      fused_elem<KC, Dot, Dekker, Ordered>(a[l], K, xi, yi);
+    });
   // The thread's lanes: lane tree levels w < LPT (only among lanes < G, as the serial tree).
 #pragma unroll
   for (int w = 1; w < LPT; w *= 2)

@@ -9,6 +9,7 @@
 #include <memory>
 #include <vector>
 
+#include "backends/cuda/blocks/lane_stream.cuh"
 #include "backends/cuda/blocks/warp.cuh"
 #include "backends/cuda/cuda_common.cuh"
 #include "backends/cuda/dpsumk_kernels.cuh"
@@ -92,44 +93,8 @@ __global__ void __launch_bounds__(kThreads) lanes_kernel(const double* __restric
 #pragma unroll
     for (int l = 0; l < R; ++l) a[k][l] = 0.0;
   const int64_t g0 = (int64_t(blockIdx.x) * kThreads + threadIdx.x) * LPT;
-  if (g0 < G) {
-    const double2* x2 = reinterpret_cast<const double2*>(x);
-    const double2* y2 = reinterpret_cast<const double2*>(y);
-    const int64_t groups = n / 2;
-    int64_t j = g0;
-    for (; j + (U - 1) * G + (LPT - 1) < groups; j += U * G) {
-      double2 xv[U][LPT], yv[U][LPT];
-#pragma unroll
-      for (int r = 0; r < U; ++r)
-#pragma unroll
-        for (int k = 0; k < LPT; ++k) {
-          xv[r][k] = __ldcs(x2 + j + r * G + k);
-          if (Dot) yv[r][k] = __ldcs(y2 + j + r * G + k);
-        }
-#pragma unroll
-      for (int r = 0; r < U; ++r)
-#pragma unroll
-        for (int k = 0; k < LPT; ++k) {
-          step<R, Dot>(a[k], xv[r][k].x, Dot ? yv[r][k].x : 0.0);
-          step<R, Dot>(a[k], xv[r][k].y, Dot ? yv[r][k].y : 0.0);
-        }
-    }
-    for (; j < groups; j += G) {
-#pragma unroll
-      for (int k = 0; k < LPT; ++k)
-        if (j + k < groups) {
-          double2 xv = __ldcs(x2 + j + k), yv = Dot ? __ldcs(y2 + j + k) : double2{0, 0};
-          step<R, Dot>(a[k], xv.x, yv.x);
-          step<R, Dot>(a[k], xv.y, yv.y);
-        }
-    }
-    if (n & 1) {  // the odd last element, in the lane that owns its group
-      const int64_t owner = groups % G;
-#pragma unroll
-      for (int k = 0; k < LPT; ++k)
-        if (owner == g0 + k) step<R, Dot>(a[k], x[n - 1], Dot ? y[n - 1] : 0.0);
-    }
-  }
+  if (g0 < G)
+    stream_lanes<LPT, U, Dot>(x, y, n, G, g0, [&](int l, double xi, double yi) { step<R, Dot>(a[l], xi, yi); });
 #pragma unroll
   for (int w = 1; w < LPT; w *= 2)
 #pragma unroll
