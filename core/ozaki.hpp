@@ -15,7 +15,8 @@
 //     |A'_ik| <= 2^bits_a. Columns of B likewise with bits_b. A'_ik is EXACT (no rounding) when the
 //     row's entries have no set bit below 2^(top_i - bits_a), i.e. when the row's bit span
 //     top_i - low_i (low_i: the exponent of the lowest set bit of any entry) is <= bits_a.
-//  2. Residues. For each modulus p_l (L pairwise coprime moduli <= 256, kModuli) the symmetric
+//     bits_a, bits_b <= kMaxSideBits = 62 (A', B' are int64), whatever the budget.
+//  2. Residues. For each modulus p_l (L pairwise coprime moduli <= 256, modulus(l)) the symmetric
 //     residues A'_ik mod p_l and B'_kj mod p_l fit int8 (odd p: [-(p-1)/2, (p-1)/2]; 256:
 //     [-128, 127]). "Slices" are these L residue matrices: one int8 product per modulus, no
 //     pairs to choose (scheme I's slice pairs (s, t) are replaced by L independent products).
@@ -24,9 +25,10 @@
 //     blocks. T_l = C'_ij mod p_l, C' = A'B' (exact integers).
 //  4. Reconstruction (CRT). |C'_ij| <= K 2^(bits_a + bits_b) < P/2, P = p_1 ... p_L (the plan
 //     makes it so), hence C'_ij is the unique representative of sum_l T_l W_l mod P in
-//     [-P/2, P/2) (W_l: the CRT weights). P < 2^64, so C' is an int64.
+//     [-P/2, P/2) (W_l: the CRT weights). P < 2^kMaxProductBits, so C' is an exact 128-bit integer
+//     (see "Why 128 bits are enough" below).
 //  5. One rounding. The exact entry is alpha C'_ij 2^(top_i + top_j - bits_a - bits_b) +
-//     beta c_ij: alpha C' is an exact integer product (24 x 63 bits), beta c_ij is exact
+//     beta c_ij: alpha C' is an exact integer product (24 x 101 bits), beta c_ij is exact
 //     (24 x 24 bits); their exact sum is rounded ONCE to float (round_sum). So whenever every row
 //     of A and every column of B is covered (exact scaling), each entry is the correctly rounded
 //     exact alpha*AB + beta*C. Rows or columns not covered lose the bits below 2^(top - bits) of
@@ -34,9 +36,24 @@
 //     counts them and the run reports the counts: never a silent loss.
 //
 // Choosing L: the budget of L moduli is the largest b with K 2^b < P/2; the default takes the
-// fewest L in [2, 8] whose budget covers need_a + need_b (the largest row and column bit spans;
-// 24 + 24 for the 24-bit uniform generators: L = 8 up to K = 2^14), else 8 and reports what is
-// not covered.
+// fewest L in [2, kMaxModuli] whose budget covers need_a + need_b (the largest row and column bit
+// spans; 24 + 24 for U[0,1]: L = 8 up to K = 2^14; 25 + 25 for U[-1,1]: L = 9 at K = 2^13),
+// else kMaxModuli and reports what is not covered.
+//
+// Why 128 bits are enough (kMaxProductBits = 102: P_L < 2^102 for every L <= kMaxModuli = 13;
+// the 13 moduli below are the most that fit, P_13 ~ 2^101.92):
+//  (a) CRT sum: s = sum_l r_l W_l with r_l < 256, W_l < P, L <= 13: s < 13 * 2^8 * 2^102 < 2^114,
+//      an unsigned 128-bit integer with no overflow.
+//  (b) floor(s/P) correction: s and P are rounded to double (relative errors <= 2^-52 each, the
+//      quotient's <= 2^-50 after the division), and s/P < 13 * 2^8 < 2^12, so the estimate q
+//      of floor(s/P) is off by at most 1 (absolute error < 2^-38); x = s - qP is then exact in
+//      [-P, 2P) (|x| < 2^103: a signed 128-bit integer) and at most one correction each way
+//      brings it to [0, P), one subtraction to [-P/2, P/2).
+//  (c) alpha/beta step: |C'| <= P/2 < 2^101 and |alpha| = m 2^e with |m| < 2^24, so
+//      |alpha C'| < 2^125 is exact in 128 bits; beta c < 2^48. round_sum adds the two exactly
+//      when their leading bits are within one of each other (aligned widths <= 125 + 2 < 127
+//      bits: a signed 128-bit integer) and otherwise cuts the smaller at >= 16 bits below the
+//      result's last bit with a sticky bit (one rounding of the exact sum either way).
 //
 // IEEE specials: a row of A or column of B holding NaN or an infinity makes every entry it meets
 // non-finite; those entries take the IEEE result of the exact computation (special_entry); the
@@ -53,12 +70,16 @@ namespace accsum::ozaki {
 __extension__ typedef __int128 i128;
 __extension__ typedef unsigned __int128 u128;
 
-constexpr int kMinModuli = 2, kMaxModuli = 8;
+constexpr int kMinModuli = 2, kMaxModuli = 13;
+constexpr int kMaxProductBits = 102;  // P < 2^kMaxProductBits (the header comment: why)
+constexpr int kMaxSideBits = 62;      // bits_a, bits_b <= 62: |A'|, |B'| <= 2^62 are int64 (and doubles)
 constexpr int64_t kBlockK = int64_t{1} << 16;  // kBlockK * 128^2 = 2^30 < 2^31: int32 exact
 constexpr uint32_t kInfBits = 0x7f800000u;     // |x| bits >= this: infinity or NaN
 constexpr int kNoLow = 1 << 30;                // the lowest-bit exponent of a line with no nonzero entry
 
-// The moduli, pairwise coprime: 2^8, 3*5*17, 11*23, 251, 13*19, 241, 239, 233 (P_8 ~ 2^63.6).
+// The moduli, pairwise coprime: 2^8, 3*5*17, 11*23, 251, 13*19, 241, 239, 233 (P_8 ~ 2^63.6),
+// 229, 227, 223, 7*31 (P_12 ~ 2^94.8), 139 (P_13 ~ 2^101.9: the largest modulus coprime to the
+// others that keeps P < 2^102).
 ACCSUM_HD constexpr int modulus(int l) {
   switch (l) {
     case 0: return 256;
@@ -68,9 +89,25 @@ ACCSUM_HD constexpr int modulus(int l) {
     case 4: return 247;
     case 5: return 241;
     case 6: return 239;
-    default: return 233;
+    case 7: return 233;
+    case 8: return 229;
+    case 9: return 227;
+    case 10: return 223;
+    case 11: return 217;
+    default: return 139;
   }
 }
+
+// P of the first L moduli.
+ACCSUM_HD constexpr u128 moduli_product(int moduli) {
+  u128 p = 1;
+  for (int l = 0; l < moduli; ++l) p *= static_cast<u128>(modulus(l));
+  return p;
+}
+static_assert(moduli_product(kMaxModuli) < (static_cast<u128>(1) << kMaxProductBits),
+              "every P must stay below 2^kMaxProductBits (the header comment: why)");
+static_assert(moduli_product(kMaxModuli) * 2 >= (static_cast<u128>(1) << kMaxProductBits),
+              "kMaxModuli is the most that fit: any further modulus (>= 2) would reach 2^kMaxProductBits");
 
 ACCSUM_HD int clz64(uint64_t v) {
 #if defined(__CUDA_ARCH__)
@@ -148,22 +185,28 @@ ACCSUM_HD int residue_symmetric(int64_t v, int p) {
 // The Chinese remainder reconstruction for the first `moduli` moduli.
 struct Crt {
   int moduli = 0;
-  uint64_t product = 0;         // P
+  u128 product = 0;             // P < 2^kMaxProductBits
   double product_double = 0;    // P rounded
-  uint64_t weight[kMaxModuli];  // W_l = (P/p_l) * ((P/p_l)^-1 mod p_l) mod P
+  u128 weight[kMaxModuli];      // W_l = (P/p_l) * ((P/p_l)^-1 mod p_l) mod P
 };
 
-// The integer X in [-P/2, P/2) with X = r_l (mod p_l) for every l (r_l in [0, p_l)).
-ACCSUM_HD int64_t crt_symmetric(const int* r, const Crt& c) {
-  u128 s = 0;  // < 8 * 256 * 2^64
-  for (int l = 0; l < c.moduli; ++l) s += static_cast<u128>(static_cast<uint64_t>(r[l])) * c.weight[l];
-  const double sd = static_cast<double>(static_cast<uint64_t>(s >> 64)) * 0x1p64 + static_cast<double>(static_cast<uint64_t>(s));
-  const uint64_t q = static_cast<uint64_t>(sd / c.product_double);  // floor(s/P), off by at most 1
-  i128 x = static_cast<i128>(s) - static_cast<i128>(static_cast<u128>(q) * c.product);
-  while (x < 0) x += c.product;
-  while (x >= static_cast<i128>(c.product)) x -= c.product;
-  if (x >= static_cast<i128>(c.product / 2)) x -= c.product;
-  return static_cast<int64_t>(x);
+// Exact u128 -> double conversion up to one rounding per half (relative error <= 2^-52).
+ACCSUM_HD double to_double(u128 v) {
+  return static_cast<double>(static_cast<uint64_t>(v >> 64)) * 0x1p64 + static_cast<double>(static_cast<uint64_t>(v));
+}
+
+// The integer X in [-P/2, P/2) with X = r_l (mod p_l) for every l (r_l in [0, p_l)); exact by
+// (a) and (b) of the header comment.
+ACCSUM_HD i128 crt_symmetric(const int* r, const Crt& c) {
+  u128 s = 0;  // < 13 * 2^8 * 2^102 < 2^114
+  for (int l = 0; l < c.moduli; ++l) s += static_cast<u128>(static_cast<uint32_t>(r[l])) * c.weight[l];
+  const u128 q = static_cast<u128>(static_cast<uint64_t>(to_double(s) / c.product_double));  // floor(s/P) +- 1
+  i128 x = static_cast<i128>(s) - static_cast<i128>(q * c.product);  // |x| < 2P < 2^103
+  const i128 P = static_cast<i128>(c.product);
+  while (x < 0) x += P;
+  while (x >= P) x -= P;
+  if (x >= P / 2) x -= P;
+  return x;
 }
 
 // (-1)^neg * mag * 2^exp, exactly.
@@ -199,13 +242,15 @@ ACCSUM_HD float round_to_float(const Wide& w) {
   return w.neg ? -r : r;
 }
 
-// RN_float(x + y) for |x.mag| < 2^88 and |y.mag| < 2^49: one rounding of the exact sum. Leading
-// bits within kNear of each other: the exact integer sum at the lower exponent (<= 120 bits).
-// Farther apart: the smaller is cut at G (>= 8 bits below the larger's leading bit, so at least
-// 16 bits below the result's last bit) and what is cut becomes a sticky half unit at G - 1,
-// which rounds exactly as the cut part would (no float midpoint lies strictly inside a unit).
+// RN_float(x + y) for x.mag, y.mag < 2^125: one rounding of the exact sum. Leading bits within
+// kNear = 1 of each other (the only case where the sum can cancel below the larger's leading
+// bit minus one): the exact integer sum at the lower exponent (< 2^(125 + 2) in magnitude).
+// Farther apart: |x + y| > 2^(lead - 1), so the result's last bit is >= lead - 24; the smaller is
+// cut at G <= lead - kGuard (>= 16 bits below the result's last bit) and what is cut becomes a
+// sticky half unit at G - 1, which rounds exactly as the cut part would (no float midpoint lies
+// strictly inside a unit); the larger is not cut (widths <= 125 + 2 bits).
 ACCSUM_HD float round_sum(Wide x, Wide y) {
-  constexpr int kNear = 32, kGuard = 40;
+  constexpr int kNear = 1, kGuard = 40;
   if (y.mag == 0) return round_to_float(x);
   if (x.mag == 0) return round_to_float(y);
   int lx = x.exp + bit_length(x.mag) - 1, ly = y.exp + bit_length(y.mag) - 1;
@@ -253,15 +298,15 @@ ACCSUM_HD void split_float(float v, int64_t* m, int* e) {
 ACCSUM_HD bool finite_float(float x) { return abs_bits(x) < kInfBits; }
 
 // One entry: alpha * C' 2^scale + beta * c, rounded once (C' exact; see the header comment).
-ACCSUM_HD float finish_entry(int64_t cprime, int scale, float alpha, float beta, const float* c_in) {
+ACCSUM_HD float finish_entry(i128 cprime, int scale, float alpha, float beta, const float* c_in) {
   if (alpha == 0.0f) return beta == 0.0f ? 0.0f : beta * *c_in;
   int64_t ma;
   int ea;
   split_float(alpha, &ma, &ea);
-  const u128 cm = static_cast<u128>(cprime < 0 ? -static_cast<i128>(cprime) : static_cast<i128>(cprime));
+  const u128 cm = static_cast<u128>(cprime < 0 ? -cprime : cprime);  // < 2^101
   Wide x;
   x.neg = (cprime < 0) != (ma < 0);
-  x.mag = cm * static_cast<u128>(ma < 0 ? -ma : ma);
+  x.mag = cm * static_cast<u128>(ma < 0 ? -ma : ma);  // < 2^125: exact
   x.exp = scale + ea;
   if (beta == 0.0f) return round_to_float(x);
   const float c = *c_in;
@@ -308,13 +353,6 @@ struct Plan {
   bool exact() const { return rows_uncovered == 0 && cols_uncovered == 0; }
 };
 
-// P of the first L moduli.
-inline uint64_t moduli_product(int moduli) {
-  uint64_t p = 1;
-  for (int l = 0; l < moduli; ++l) p *= static_cast<uint64_t>(modulus(l));
-  return p;
-}
-
 // The largest b with K 2^b < P/2 (-1 when none).
 inline int bit_budget(int moduli, int64_t K) {
   const u128 half = moduli_product(moduli) / 2;
@@ -339,12 +377,12 @@ inline Crt make_crt(int moduli) {
   Crt c;
   c.moduli = moduli;
   c.product = moduli_product(moduli);
-  c.product_double = static_cast<double>(c.product);
+  c.product_double = to_double(c.product);
   for (int l = 0; l < moduli; ++l) {
     const int p = modulus(l);
-    const uint64_t m = c.product / static_cast<uint64_t>(p);
-    const int inv = modular_inverse(static_cast<int>(m % static_cast<uint64_t>(p)), p);
-    c.weight[l] = static_cast<uint64_t>(static_cast<u128>(m) * static_cast<u128>(inv) % c.product);
+    const u128 m = c.product / static_cast<u128>(p);
+    const int inv = modular_inverse(static_cast<int>(m % static_cast<u128>(p)), p);
+    c.weight[l] = m * static_cast<u128>(inv) % c.product;  // m < 2^102, inv < 2^8: no overflow
   }
   for (int l = moduli; l < kMaxModuli; ++l) c.weight[l] = 0;
   return c;
@@ -380,6 +418,8 @@ inline Plan make_plan(int64_t K, const uint32_t* row_max, const int* row_low, in
     p.bits_a = b / 2;
     p.bits_b = b - p.bits_a;
   }
+  p.bits_a = std::min(p.bits_a, kMaxSideBits);  // the scaled integers stay int64 (scaled_integer)
+  p.bits_b = std::min(p.bits_b, kMaxSideBits);
   for (int64_t i = 0; i < M; ++i) p.rows_uncovered += line_span(row_max[i], row_low[i]) > p.bits_a;
   for (int64_t j = 0; j < N; ++j) p.cols_uncovered += line_span(col_max[j], col_low[j]) > p.bits_b;
   return p;

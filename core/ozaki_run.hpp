@@ -15,9 +15,11 @@ namespace accsum::ozaki {
 
 inline ParamSpec slices_param() {
   ParamSpec p{"slices",
-              "int8 products (moduli) of the Ozaki scheme II, 2..8; 0: the fewest that make every entry exact "
-              "(else 8, and the run reports the rows/columns not covered)",
-              true, 0, kMaxModuli, {"0", "2", "3", "4", "5", "6", "7", "8"}, "0"};
+              "int8 products (moduli) of the Ozaki scheme II, 2.." + std::to_string(kMaxModuli) +
+                  "; 0: the fewest that make every entry exact (else " + std::to_string(kMaxModuli) +
+                  ", and the run reports the rows/columns not covered)",
+              true, 0, kMaxModuli, {"0"}, "0"};
+  for (int L = kMinModuli; L <= kMaxModuli; ++L) p.choices.push_back(std::to_string(L));
   return p;
 }
 

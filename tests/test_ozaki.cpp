@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstring>
 #include <memory>
+#include <numeric>
 #include <random>
 #include <string>
 #include <vector>
@@ -81,6 +82,12 @@ Wide random_wide(std::mt19937_64& g, int max_bits, int exp_lo, int exp_hi) {
   return w;
 }
 
+// The residue of a 128-bit integer modulo p in [0, p).
+int residue_wide(i128 v, int p) {
+  const int r = static_cast<int>(v % p);
+  return r < 0 ? r + p : r;
+}
+
 bool same_float(float a, float b) { return (std::isnan(a) && std::isnan(b)) || std::memcmp(&a, &b, 4) == 0 || (a == 0 && b == 0); }
 
 }  // namespace
@@ -109,11 +116,12 @@ TEST(Ozaki, RoundSumRoundsTheExactSumOnce) {
   mpfr_init2(x, 600);
   mpfr_init2(y, 600);
   for (int t = 0; t < 200000; ++t) {
-    Wide a = random_wide(g, 88, -300, 100), b = random_wide(g, 49, -300, 100);
+    // alpha C' reaches 125 bits with kMaxModuli moduli; beta c has <= 49 (core/ozaki.hpp (c)).
+    Wide a = random_wide(g, t % 2 ? 125 : 88, -300, 100), b = random_wide(g, t % 5 == 1 ? 125 : 49, -300, 100);
     if (t % 3 == 0) {  // cancellation: b close to -a
       b.neg = !a.neg;
-      const int n = bit_length(a.mag);
-      b.exp = a.exp + (n > 49 ? n - 49 : 0);
+      const int n = bit_length(a.mag), nb = t % 2 ? 49 : 120;
+      b.exp = a.exp + (n > nb ? n - nb : 0);
       const i128 m = static_cast<i128>(a.mag >> (b.exp - a.exp)) + static_cast<i128>(g() % 5) - 2;
       b.mag = static_cast<u128>(m < 1 ? 1 : m);
     }
@@ -127,17 +135,27 @@ TEST(Ozaki, RoundSumRoundsTheExactSumOnce) {
 }
 
 TEST(Ozaki, CrtReconstructsEverySymmetricInteger) {
+  EXPECT_EQ(kMaxModuli, 13);
+  EXPECT_LT(moduli_product(kMaxModuli), static_cast<u128>(1) << kMaxProductBits);
+  EXPECT_GT(moduli_product(kMaxModuli), static_cast<u128>(1) << 101);  // the budget of 128-bit arithmetic is used
+  for (int l = 0; l < kMaxModuli; ++l) {
+    EXPECT_LE(modulus(l), 256);
+    for (int m = 0; m < l; ++m) EXPECT_EQ(std::gcd(modulus(l), modulus(m)), 1) << l << " " << m;
+  }
   std::mt19937_64 g(3);
   for (int L = kMinModuli; L <= kMaxModuli; ++L) {
     const Crt c = make_crt(L);
-    const int64_t half = static_cast<int64_t>(c.product / 2);
+    const i128 half = static_cast<i128>(c.product / 2);
     for (int t = 0; t < 20000; ++t) {
-      int64_t x = static_cast<int64_t>(g() % c.product) - half;
+      i128 x = static_cast<i128>((static_cast<u128>(g()) << 64 | g()) % c.product) - half;
       if (t == 0) x = -half;
       if (t == 1) x = half - 1;
+      if (t == 2) x = 0;
+      if (t == 3) x = -1;
       int r[kMaxModuli];
-      for (int l = 0; l < L; ++l) r[l] = residue_positive(x, modulus(l));
-      ASSERT_EQ(crt_symmetric(r, c), x) << "L=" << L;
+      for (int l = 0; l < L; ++l) r[l] = residue_wide(x, modulus(l));
+      const i128 got = crt_symmetric(r, c);
+      ASSERT_TRUE(got == x) << "L=" << L << " t=" << t;
     }
   }
 }
@@ -168,6 +186,62 @@ TEST(Ozaki, PlanCoversTwentyFourBitDataWithEightModuliUpToK16384) {
   EXPECT_EQ(q.moduli, 3);
   EXPECT_FALSE(q.exact());
   EXPECT_EQ(q.rows_uncovered + q.cols_uncovered, 2);
+  // U[-1,1]-like data need 25 + 25 bits: at K = 8192 eight moduli hold 49, nine 57.
+  EXPECT_EQ(bit_budget(8, 8192), 49);
+  EXPECT_GE(bit_budget(9, 8192), 50);
+  const Plan u = make_plan(8192, mx.data(), lo.data(), 1, mx.data(), lo.data(), 1, 0);
+  EXPECT_EQ(u.moduli, 9);
+  EXPECT_TRUE(u.exact());
+  // The most moduli hold 100 bits at K = 1 and never more than kMaxSideBits per side.
+  EXPECT_EQ(bit_budget(kMaxModuli, 1), 100);
+  std::vector<int> wide_lo{-99};  // span 100 on one side: the side is capped, the run says so
+  const Plan w = make_plan(1, mx.data(), wide_lo.data(), 1, mx.data(), lo.data(), 1, 0);
+  EXPECT_EQ(w.moduli, kMaxModuli);
+  EXPECT_LE(w.bits_a, kMaxSideBits);
+  EXPECT_LE(w.bits_b, kMaxSideBits);
+  EXPECT_EQ(w.rows_uncovered, 1);
+  EXPECT_EQ(w.cols_uncovered, 0);
+}
+
+// U[-1,1]-like data whose rows and columns need 25 bits each, at a K where eight moduli hold
+// only 49: the default takes nine and every entry is correctly rounded; eight leave lines
+// uncovered (and say so).
+TEST(Ozaki, SymmetricTwentyFiveBitDataTakeNineModuliAtK8192) {
+  Dataset d = gen("uniform-sym", "5,4,8192", 21, {{"beta", "0.5"}});
+  for (int64_t i = 0; i < d.rows; ++i) {
+    d.a[i + 0 * d.rows] = -0.75f;                       // top exponent 0
+    d.a[i + 1 * d.rows] = 0.25f + std::ldexp(1.0f, -25);  // lowest bit 2^-25: span 25
+  }
+  for (int64_t j = 0; j < d.cols; ++j) {
+    d.b[0 + j * d.inner] = 0.875f;
+    d.b[2 + j * d.inner] = -(0.25f + std::ldexp(3.0f, -25));
+  }
+  d.id = next_dataset_id();
+  const Result r = run_ozaki(d);
+  EXPECT_EQ(named(parse_figures(r.what), "ozaki_need_bits_a"), 25.0);
+  EXPECT_EQ(named(parse_figures(r.what), "ozaki_need_bits_b"), 25.0);
+  EXPECT_EQ(named(parse_figures(r.what), "ozaki_slices"), 9.0);
+  expect_exact(d);
+  const auto ex = std::static_pointer_cast<const GemmExact>(family("gemm").oracle(d).exact);
+  for (size_t e = 0; e < r.values.size(); ++e) EXPECT_EQ(r.values[e], ex->ref[e]) << e;
+  const Result eight = run_ozaki(d, {{"slices", "8"}});
+  EXPECT_EQ(named(parse_figures(eight.what), "ozaki_exact"), 0.0);
+  EXPECT_GT(named(parse_figures(eight.what), "ozaki_rows_uncovered") + named(parse_figures(eight.what), "ozaki_cols_uncovered"), 0.0);
+}
+
+// Spreads the int64 scheme could not hold: log-uniform 1e5 within rows and columns needs about
+// 41 + 41 bits; more than eight moduli cover it exactly.
+TEST(Ozaki, LogUniformSpreadsBeyondEightModuliAreExact) {
+  for (const char* shape : {"9,7,50", "6,5,3000"}) {
+    const Dataset d = gen("loguniform", shape, 22, {{"range", "1e5"}});
+    const Result r = run_ozaki(d);
+    const auto f = parse_figures(r.what);
+    SCOPED_TRACE(std::string(shape) + " need " + std::to_string(named(f, "ozaki_need_bits_a")) + "+" +
+                 std::to_string(named(f, "ozaki_need_bits_b")));
+    EXPECT_GT(named(f, "ozaki_need_bits_a") + named(f, "ozaki_need_bits_b"), bit_budget(8, d.inner));
+    EXPECT_GT(named(f, "ozaki_slices"), 8.0);
+    expect_exact(d);
+  }
 }
 
 // ---- whole products against the exact oracle ----
@@ -238,7 +312,8 @@ TEST(Ozaki, IeeeSpecials) {
   }
 }
 
-// A spread of 1e10 or 1e30 within every row and column needs more bits than 8 moduli hold: the
+// A spread of 1e10 or 1e30 within every row and column needs more bits (56 + 56 or more) than
+// kMaxModuli moduli hold (100 at K = 1, core/ozaki.hpp): the
 // run says how many lines it could not cover; entries whose row and column are covered stay
 // correctly rounded; the rest keep the scheme's normwise accuracy.
 TEST(Ozaki, WideSpreadsAreReportedAndCoveredEntriesStayExact) {
@@ -254,7 +329,7 @@ TEST(Ozaki, WideSpreadsAreReportedAndCoveredEntriesStayExact) {
     const Lines rows = summarize_lines(d.a.data(), M, K, 1, M), cols = summarize_lines(d.b.data(), N, K, K, 1);
     const Plan p = plan_for(K, rows, cols, 0);
     EXPECT_EQ(named(parse_figures(r.what), "ozaki_exact"), 0.0) << range;
-    EXPECT_EQ(named(parse_figures(r.what), "ozaki_slices"), 8.0);
+    EXPECT_EQ(named(parse_figures(r.what), "ozaki_slices"), kMaxModuli);
     EXPECT_EQ(named(parse_figures(r.what), "ozaki_rows_uncovered"), static_cast<double>(p.rows_uncovered));
     EXPECT_EQ(named(parse_figures(r.what), "ozaki_cols_uncovered"), static_cast<double>(p.cols_uncovered));
     EXPECT_GT(p.rows_uncovered + p.cols_uncovered, 0);
@@ -278,8 +353,9 @@ TEST(Ozaki, SlicesSweepReportsWhatEachSettingComputes) {
     EXPECT_EQ(named(parse_figures(r.what), "ozaki_int8_products"), L);
     const Metrics m = judge(d, r);
     if (named(parse_figures(r.what), "ozaki_exact") == 1.0) EXPECT_TRUE(m.correctly_rounded) << L;
-    // Eight moduli make every product of 24-bit data with K <= 2^14 exact.
-    if (L == kMaxModuli) EXPECT_TRUE(m.correctly_rounded);
+    // Eight or more moduli make every product of 24-bit data with K <= 2^14 exact.
+    if (L >= 8) EXPECT_TRUE(m.correctly_rounded) << L;
+    if (L >= 8) EXPECT_EQ(named(parse_figures(r.what), "ozaki_exact"), 1.0) << L;
   }
   int fewest = kMaxModuli;  // the default: the fewest moduli whose budget holds 24 + 24 bits
   while (fewest > kMinModuli && bit_budget(fewest - 1, d.inner) >= 48) --fewest;
@@ -292,7 +368,9 @@ TEST(Ozaki, RegisteredWithTheSlicesParameter) {
   const AlgoEntry* e = registry().find("sgemm-ozaki", "cpu");
   ASSERT_NE(e, nullptr);
   EXPECT_THROW(registry().resolve_params(*e, {{"slices", "1"}}), UsageError);
-  EXPECT_THROW(registry().resolve_params(*e, {{"slices", "9"}}), UsageError);
+  EXPECT_THROW(registry().resolve_params(*e, {{"slices", std::to_string(kMaxModuli + 1)}}), UsageError);
+  EXPECT_EQ(registry().resolve_params(*e, {{"slices", "9"}}).at("slices"), "9");
+  EXPECT_EQ(registry().resolve_params(*e, {{"slices", std::to_string(kMaxModuli)}}).at("slices"), std::to_string(kMaxModuli));
   EXPECT_EQ(registry().resolve_params(*e, {}).at("slices"), "0");
   EXPECT_THROW(run_ozaki(gen("uniform", "1,1,40000"), {{"slices", "2"}}), UsageError);  // 256 * 255 / 2 < K
 }

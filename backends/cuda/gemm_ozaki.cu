@@ -8,7 +8,7 @@
 //   products: one cuBLAS int8 GEMM per modulus and block of 2^16 inner indices (CUDA_R_8I in,
 //             CUDA_R_32I out, CUBLAS_COMPUTE_32I, TN layout, leading dimensions multiples of 32);
 //             between blocks the int32 planes are reduced mod p_l so the next block adds exactly.
-//   combine:  one pass over the L int32 planes: residues, CRT to the exact int64 C', alpha C' +
+//   combine:  one pass over the L int32 planes: residues, CRT to the exact 128-bit C', alpha C' +
 //             beta c rounded once to float (the accumulation and the rounding fused: each entry's
 //             L words are read once and one float written).
 #include <cublas_v2.h>
@@ -171,18 +171,13 @@ __global__ void combine(const int32_t* __restrict__ t, CombineArgs g, ozaki::Crt
   }
 }
 
-// Calls f(std::integral_constant<int, L>{}) for L = moduli (2..8).
-template <class F>
+// Calls f(std::integral_constant<int, L>{}) for L = moduli (kMinModuli..kMaxModuli).
+template <int L = ozaki::kMinModuli, class F>
 void with_moduli(int moduli, F&& f) {
-  switch (moduli) {
-    case 2: return f(std::integral_constant<int, 2>{});
-    case 3: return f(std::integral_constant<int, 3>{});
-    case 4: return f(std::integral_constant<int, 4>{});
-    case 5: return f(std::integral_constant<int, 5>{});
-    case 6: return f(std::integral_constant<int, 6>{});
-    case 7: return f(std::integral_constant<int, 7>{});
-    default: return f(std::integral_constant<int, 8>{});
+  if constexpr (L < kMaxModuli) {
+    if (moduli != L) return with_moduli<L + 1>(moduli, std::forward<F>(f));
   }
+  return f(std::integral_constant<int, L>{});
 }
 
 class Event {
