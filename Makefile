@@ -60,7 +60,7 @@ plots: deps
 	python3 scripts/plot_moddot.py results/moddot_table_cpu_time.json -o results/moddot_cpu_time.png
 	python3 scripts/plot_fpe.py results/fpe_table_cpu.json -o results/fpe_tables_cpu.png
 	if [ -f results/fpe_tables_cuda.json ]; then python3 scripts/plot_fpe.py results/fpe_tables_cuda.json -o results/fpe_tables_cuda.png; fi
-	python3 scripts/plot_gemm.py $(wildcard results/gemm_front_*.json results/gemm_cuda_*.json results/gemm_cpu_mt_*.json results/ozaki_*.json) -o results/gemm_front.png
+	python3 scripts/plot_gemm.py results/gemm_front_h200.json results/ozaki_uniform_n8192_h200.json results/ozaki13_uniform-sym_n8192_h200.json results/ozaki13_uniform_n16384_h200.json -o results/gemm_front.png
 
 clean:
 	rm -rf $(BUILD)
