@@ -15,6 +15,8 @@
 #include "core/registry.hpp"
 #include "datasets/dataset.hpp"
 
+#include "tests/dataset_util.hpp"
+
 namespace accsum {
 namespace {
 
@@ -55,28 +57,8 @@ Metrics check(const std::string& backend, const Case& c, const Dataset& d, const
   return measure(run_algo(backend, c, d), ex, proven_bound(*e, p, ex.facts));
 }
 
-Dataset make(const std::string& dist, bool dot, int64_t n, double cond = 1e16, uint64_t seed = 1,
-             double range = 1e16) {
-  GenSpec s;
-  s.dist = dist;
-  s.family = dot ? "dot" : "sum";
-  s.n = n;
-  s.seed = seed;
-  s.cond = cond;
-  s.range = range;
-  return generate(s);
-}
-
-Dataset from(std::vector<double> x, std::vector<double> y = {}) {
-  Dataset d;
-  d.family = y.empty() ? "sum" : "dot";
-  d.generator = "hand";
-  d.n = static_cast<int64_t>(x.size());
-  d.x = std::move(x);
-  d.y = std::move(y);
-  d.id = next_dataset_id();
-  return d;
-}
+using test::from;
+using test::make;
 
 std::vector<Case> all_cases(std::vector<int> Ks = {2, 3, 4}) {
   std::vector<Case> cs;

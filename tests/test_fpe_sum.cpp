@@ -18,6 +18,8 @@
 #include "core/registry.hpp"
 #include "datasets/dataset.hpp"
 
+#include "tests/dataset_util.hpp"
+
 namespace accsum {
 namespace {
 
@@ -54,28 +56,8 @@ Metrics check(const std::string& backend, const Dataset& d, int R, const ExactVa
   return measure(run(backend, d, R), ex, proven_bound(*e, p, ex.facts));
 }
 
-Dataset make(const std::string& dist, bool dot, int64_t n, double cond = 1e16, uint64_t seed = 1,
-             double range = 1e16) {
-  GenSpec s;
-  s.dist = dist;
-  s.family = dot ? "dot" : "sum";
-  s.n = n;
-  s.seed = seed;
-  s.cond = cond;
-  s.range = range;
-  return generate(s);
-}
-
-Dataset from(std::vector<double> x, std::vector<double> y = {}) {
-  Dataset d;
-  d.family = y.empty() ? "sum" : "dot";
-  d.generator = "hand";
-  d.n = static_cast<int64_t>(x.size());
-  d.x = std::move(x);
-  d.y = std::move(y);
-  d.id = next_dataset_id();
-  return d;
-}
+using test::from;
+using test::make;
 
 TEST(FpeSumSerial, TheR2StepIsAlgorithm1PlusRenormalize) {
   std::mt19937_64 rng(7);

@@ -1,0 +1,34 @@
+#pragma once
+// Datasets for the sum/dot tests: a generated one by distribution, or one from given vectors.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "datasets/dataset.hpp"
+
+namespace accsum::test {
+
+inline Dataset make(const std::string& dist, bool dot, int64_t n, double cond = 1e16, uint64_t seed = 1,
+                    double range = 1e16) {
+  GenSpec s;
+  s.dist = dist;
+  s.family = dot ? "dot" : "sum";
+  s.n = n;
+  s.seed = seed;
+  s.cond = cond;
+  s.range = range;
+  return generate(s);
+}
+
+inline Dataset from(std::vector<double> x, std::vector<double> y = {}) {
+  Dataset d;
+  d.family = y.empty() ? "sum" : "dot";
+  d.generator = "hand";
+  d.n = static_cast<int64_t>(x.size());
+  d.x = std::move(x);
+  d.y = std::move(y);
+  d.id = next_dataset_id();
+  return d;
+}
+
+}  // namespace accsum::test
