@@ -32,7 +32,11 @@ ASAN_BUILD ?= build-asan
 SAN_OPTS = detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=0
 SAN_ENV = LSAN_OPTIONS=suppressions=$(CURDIR)/tests/sanitizers/lsan.supp:print_suppressions=0 \
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-SAN_MPI_TESTS = ^(Mpi|mpi_np|IeeeRule)
+SAN_MPI_TESTS = ^(Mpi|mpi_np|IeeeRule|Moddot\.)
+# One test drives every backend (OpenCL's PoCL threads, MPI, cpu-mt) in one process, and LSan's
+# tracer crashes (signal 11) at its exit under the slow unwinder: it runs with ASan + UBSan but
+# without the leak check.
+SAN_NO_LEAK_TESTS = ^Moddot\.EveryAlgorithmMatchesGmpOnEveryGeneratorAndPrime$$
 asan: deps
 	CC=clang CXX=clang++ cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS=-gline-tables-only \
 	  -DACCSUM_CUDA=OFF -DACCSUM_SANITIZE=ON -DACCSUM_FUZZ=ON $(CMAKE_FLAGS)
@@ -40,7 +44,8 @@ asan: deps
 
 test-asan: asan
 	cd $(ASAN_BUILD) && $(SAN_ENV) ASAN_OPTIONS=$(SAN_OPTS) ctest --output-on-failure -j$(JOBS) -E '$(SAN_MPI_TESTS)'
-	cd $(ASAN_BUILD) && $(SAN_ENV) ASAN_OPTIONS=$(SAN_OPTS):fast_unwind_on_malloc=0 ctest --output-on-failure -j$(JOBS) -R '$(SAN_MPI_TESTS)'
+	cd $(ASAN_BUILD) && $(SAN_ENV) ASAN_OPTIONS=$(SAN_OPTS):fast_unwind_on_malloc=0 ctest --output-on-failure -j$(JOBS) -R '$(SAN_MPI_TESTS)' -E '$(SAN_NO_LEAK_TESTS)'
+	cd $(ASAN_BUILD) && $(SAN_ENV) ASAN_OPTIONS=$(subst detect_leaks=1,detect_leaks=0,$(SAN_OPTS)) ctest --output-on-failure -j$(JOBS) -R '$(SAN_NO_LEAK_TESTS)'
 
 fuzz: asan
 	BUILD=$(ASAN_BUILD) ./scripts/fuzz.sh

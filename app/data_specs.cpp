@@ -5,9 +5,18 @@
 #include <algorithm>
 
 #include "app/commands.hpp"
+#include "app/inputs.hpp"
 #include "app/parse.hpp"
 
 namespace accsum::cli {
+
+bool option_for_files(const std::string& name) {
+  for (auto& f : families()) {
+    const DataOption* o = find_option(f, name);
+    if (o && o->for_files) return true;
+  }
+  return false;
+}
 
 namespace {
 

@@ -4,14 +4,6 @@
 
 namespace accsum::cli {
 
-bool option_for_files(const std::string& name) {
-  for (auto& f : families()) {
-    const DataOption* o = find_option(f, name);
-    if (o && o->for_files) return true;
-  }
-  return false;
-}
-
 namespace {
 Dataset read_one(const FamilyDescriptor& fam, const std::string& path, const Params& options) {
   if (options.empty()) return fam.read(path);
