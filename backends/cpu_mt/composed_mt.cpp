@@ -28,7 +28,7 @@ bool compose(const AlgoEntry& from, AlgoEntry& twin) {
   twin.backend = "cpu-mt";
   twin.summary = from.summary + " [threads: slices merged in order]";
   twin.params.push_back(threads_param());
-  twin.is_baseline = false;
+  twin.is_baseline = from.is_baseline;  // the baseline of the cpu backend stays the baseline (e.g. the GMP loop)
   MergeableFactory make = from.state;
   twin.make = [make](const Problem& p, const Params& q) -> std::unique_ptr<Kernel> {
     return std::make_unique<ComposedKernel>(make, q, p);

@@ -56,7 +56,7 @@ bool compose(const AlgoEntry& from, AlgoEntry& twin) {
   twin = from;
   twin.backend = "mpi";
   twin.summary = from.summary + " [MPI ranks: states gathered and merged in rank order]";
-  twin.is_baseline = false;
+  twin.is_baseline = from.is_baseline;  // the baseline of the cpu backend stays the baseline (e.g. the GMP loop)
   MergeableFactory make = from.state;
   twin.make = [make](const Problem& p, const Params& q) -> std::unique_ptr<Kernel> {
     return std::make_unique<ComposedMpi>(make, q, p);
