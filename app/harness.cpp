@@ -128,8 +128,10 @@ ResultRow measure_entry(const AlgoEntry& e, const Params& params, const RunRecor
     auto kernel = e.make(d.problem(), params);
     row.transfer_s = kernel->transfer_seconds();
     row.placement = kernel->placement();
-    if (row.placement.empty() && !placement::recorded(e.backend).empty())
-      row.placement = {placement::recorded(e.backend)};
+    if (row.placement.empty()) {
+      std::string bound = placement::recorded(e.backend);
+      if (!bound.empty()) row.placement = {bound};
+    }
     for (int i = 0; i < opt.warmup; ++i) timed_execute(*kernel);
     std::vector<double> times;
     bool runs_identical = true;
@@ -152,6 +154,7 @@ ResultRow measure_entry(const AlgoEntry& e, const Params& params, const RunRecor
     double bound = run.reference.special ? -1 : proven_bound(e, params, run.reference.facts, &outside);
     if (!outside.empty()) bound = INFINITY;
     row.metrics = run.family->measure(value, run.reference, bound);
+    row.metrics.extra.insert(row.metrics.extra.end(), value.figures.begin(), value.figures.end());
     row.metrics.outside_domain = outside;
     check_reproducible(row, e, run, value, runs_identical, opt);
   } catch (const UsageError&) {

@@ -167,24 +167,6 @@ ExactValue exact_gemm(const Dataset& d) {
   return v;
 }
 
-std::vector<std::pair<std::string, double>> parse_figures(const std::string& what) {
-  std::vector<std::pair<std::string, double>> out;
-  size_t at = 0;
-  while (at < what.size()) {
-    size_t end = what.find(';', at);
-    if (end == std::string::npos) end = what.size();
-    const std::string item = what.substr(at, end - at);
-    const size_t eq = item.find('=');
-    if (eq != std::string::npos && eq > 0) {
-      char* stop = nullptr;
-      const double v = std::strtod(item.c_str() + eq + 1, &stop);
-      if (stop && *stop == 0 && stop != item.c_str() + eq + 1) out.push_back({item.substr(0, eq), v});
-    }
-    at = end + 1;
-  }
-  return out;
-}
-
 Metrics measure_gemm(const Result& r, const ExactValue& ref) {
   auto ex = std::static_pointer_cast<const GemmExact>(ref.exact);
   if (!ex) throw std::logic_error("gemm metrics need the gemm oracle");
@@ -255,7 +237,6 @@ Metrics measure_gemm(const Result& r, const ExactValue& ref) {
              {"gold_err_max", gold_max},
              {"gold_max_abs_err_vs_exact", gold_self},
              {"judged_entries", static_cast<double>(finite)}};
-  for (auto& f : parse_figures(r.what)) m.extra.push_back(f);
   return m;
 }
 

@@ -35,9 +35,6 @@ float superacc_to_float(const Superacc& acc, double* hi, double* lo);
 constexpr double kGemmOracleBudget = 0x1p32;
 
 ExactValue exact_gemm(const Dataset& d);
-// Figures an algorithm reports about its run in Result::what, as "name=value;name=value" (a
-// parameter chosen from the data, a time split): measure_gemm appends them to the metrics.
-std::vector<std::pair<std::string, double>> parse_figures(const std::string& what);
 
 // Metrics of a column-major M x N result (see core/family_gemm.cpp for the definitions).
 Metrics measure_gemm(const Result& r, const ExactValue& ref);

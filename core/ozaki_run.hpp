@@ -50,13 +50,6 @@ inline Plan plan_for(int64_t K, const Lines& rows, const Lines& cols, int moduli
                    cols.low.data(), static_cast<int64_t>(cols.low.size()), moduli);
 }
 
-// Figures as Result::what text ("name=value;...", read back by parse_figures, core/gemm_oracle.hpp).
-inline std::string figures_text(const std::vector<std::pair<std::string, double>>& figures) {
-  std::string s;
-  for (auto& [name, v] : figures) s += (s.empty() ? "" : ";") + name + "=" + fmt::format("{}", v);
-  return s;
-}
-
 // What every sgemm-ozaki run reports.
 inline std::vector<std::pair<std::string, double>> plan_info(const Plan& p, int64_t K) {
   return {{"ozaki_slices", static_cast<double>(p.moduli)},

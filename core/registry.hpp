@@ -70,7 +70,10 @@ struct Result {
   // What the values are, in the family's terms, for families whose algorithms compute different
   // things from the same data (e.g. "sum" or "product" of two expansions); "" otherwise.
   std::string what;
-  static Result scalar(double v) { return Result{{v}, {}}; }
+  // Figures of the run beyond its values (e.g. a plan's size, a time split); every report lists
+  // them beside the family's metrics.
+  std::vector<std::pair<std::string, double>> figures;
+  static Result scalar(double v) { return Result{{v}, {}, {}}; }
   double scalar() const;  // the one value; throws std::logic_error when there are several
 };
 

@@ -53,8 +53,8 @@ void expect_exact(const Dataset& d, Params user = {}) {
   const Metrics m = judge(d, r);
   EXPECT_TRUE(m.correctly_rounded) << d.generator << " share " << named(m.extra, "share_correctly_rounded");
   EXPECT_EQ(named(m.extra, "share_faithful"), 1.0);
-  EXPECT_EQ(named(parse_figures(r.what), "ozaki_exact"), 1.0);
-  EXPECT_EQ(named(parse_figures(r.what), "ozaki_rows_uncovered"), 0.0);
+  EXPECT_EQ(named(r.figures, "ozaki_exact"), 1.0);
+  EXPECT_EQ(named(r.figures, "ozaki_rows_uncovered"), 0.0);
 }
 
 float mpfr_to_float(const mpfr_t v) { return mpfr_get_flt(v, MPFR_RNDN); }
@@ -218,15 +218,15 @@ TEST(Ozaki, SymmetricTwentyFiveBitDataTakeNineModuliAtK8192) {
   }
   d.id = next_dataset_id();
   const Result r = run_ozaki(d);
-  EXPECT_EQ(named(parse_figures(r.what), "ozaki_need_bits_a"), 25.0);
-  EXPECT_EQ(named(parse_figures(r.what), "ozaki_need_bits_b"), 25.0);
-  EXPECT_EQ(named(parse_figures(r.what), "ozaki_slices"), 9.0);
+  EXPECT_EQ(named(r.figures, "ozaki_need_bits_a"), 25.0);
+  EXPECT_EQ(named(r.figures, "ozaki_need_bits_b"), 25.0);
+  EXPECT_EQ(named(r.figures, "ozaki_slices"), 9.0);
   expect_exact(d);
   const auto ex = std::static_pointer_cast<const GemmExact>(family("gemm").oracle(d).exact);
   for (size_t e = 0; e < r.values.size(); ++e) EXPECT_EQ(r.values[e], ex->ref[e]) << e;
   const Result eight = run_ozaki(d, {{"slices", "8"}});
-  EXPECT_EQ(named(parse_figures(eight.what), "ozaki_exact"), 0.0);
-  EXPECT_GT(named(parse_figures(eight.what), "ozaki_rows_uncovered") + named(parse_figures(eight.what), "ozaki_cols_uncovered"), 0.0);
+  EXPECT_EQ(named(eight.figures, "ozaki_exact"), 0.0);
+  EXPECT_GT(named(eight.figures, "ozaki_rows_uncovered") + named(eight.figures, "ozaki_cols_uncovered"), 0.0);
 }
 
 // Spreads the int64 scheme could not hold: log-uniform 1e5 within rows and columns needs about
@@ -235,7 +235,7 @@ TEST(Ozaki, LogUniformSpreadsBeyondEightModuliAreExact) {
   for (const char* shape : {"9,7,50", "6,5,3000"}) {
     const Dataset d = gen("loguniform", shape, 22, {{"range", "1e5"}});
     const Result r = run_ozaki(d);
-    const auto f = parse_figures(r.what);
+    const auto f = r.figures;
     SCOPED_TRACE(std::string(shape) + " need " + std::to_string(named(f, "ozaki_need_bits_a")) + "+" +
                  std::to_string(named(f, "ozaki_need_bits_b")));
     EXPECT_GT(named(f, "ozaki_need_bits_a") + named(f, "ozaki_need_bits_b"), bit_budget(8, d.inner));
@@ -328,10 +328,10 @@ TEST(Ozaki, WideSpreadsAreReportedAndCoveredEntriesStayExact) {
     const Result r = run_ozaki(d);
     const Lines rows = summarize_lines(d.a.data(), M, K, 1, M), cols = summarize_lines(d.b.data(), N, K, K, 1);
     const Plan p = plan_for(K, rows, cols, 0);
-    EXPECT_EQ(named(parse_figures(r.what), "ozaki_exact"), 0.0) << range;
-    EXPECT_EQ(named(parse_figures(r.what), "ozaki_slices"), kMaxModuli);
-    EXPECT_EQ(named(parse_figures(r.what), "ozaki_rows_uncovered"), static_cast<double>(p.rows_uncovered));
-    EXPECT_EQ(named(parse_figures(r.what), "ozaki_cols_uncovered"), static_cast<double>(p.cols_uncovered));
+    EXPECT_EQ(named(r.figures, "ozaki_exact"), 0.0) << range;
+    EXPECT_EQ(named(r.figures, "ozaki_slices"), kMaxModuli);
+    EXPECT_EQ(named(r.figures, "ozaki_rows_uncovered"), static_cast<double>(p.rows_uncovered));
+    EXPECT_EQ(named(r.figures, "ozaki_cols_uncovered"), static_cast<double>(p.cols_uncovered));
     EXPECT_GT(p.rows_uncovered + p.cols_uncovered, 0);
     const auto ex = std::static_pointer_cast<const GemmExact>(family("gemm").oracle(d).exact);
     int64_t covered = 0;
@@ -349,19 +349,19 @@ TEST(Ozaki, SlicesSweepReportsWhatEachSettingComputes) {
   const Dataset d = gen("uniform", "20,20,40", 13);
   for (int L = kMinModuli; L <= kMaxModuli; ++L) {
     const Result r = run_ozaki(d, {{"slices", std::to_string(L)}});
-    EXPECT_EQ(named(parse_figures(r.what), "ozaki_slices"), L);
-    EXPECT_EQ(named(parse_figures(r.what), "ozaki_int8_products"), L);
+    EXPECT_EQ(named(r.figures, "ozaki_slices"), L);
+    EXPECT_EQ(named(r.figures, "ozaki_int8_products"), L);
     const Metrics m = judge(d, r);
-    if (named(parse_figures(r.what), "ozaki_exact") == 1.0) EXPECT_TRUE(m.correctly_rounded) << L;
+    if (named(r.figures, "ozaki_exact") == 1.0) EXPECT_TRUE(m.correctly_rounded) << L;
     // Eight or more moduli make every product of 24-bit data with K <= 2^14 exact.
     if (L >= 8) EXPECT_TRUE(m.correctly_rounded) << L;
-    if (L >= 8) EXPECT_EQ(named(parse_figures(r.what), "ozaki_exact"), 1.0) << L;
+    if (L >= 8) EXPECT_EQ(named(r.figures, "ozaki_exact"), 1.0) << L;
   }
   int fewest = kMaxModuli;  // the default: the fewest moduli whose budget holds 24 + 24 bits
   while (fewest > kMinModuli && bit_budget(fewest - 1, d.inner) >= 48) --fewest;
   const Result def = run_ozaki(d);
-  EXPECT_EQ(named(parse_figures(def.what), "ozaki_slices"), fewest);
-  EXPECT_EQ(named(parse_figures(def.what), "ozaki_exact"), 1.0);
+  EXPECT_EQ(named(def.figures, "ozaki_slices"), fewest);
+  EXPECT_EQ(named(def.figures, "ozaki_exact"), 1.0);
 }
 
 TEST(Ozaki, RegisteredWithTheSlicesParameter) {

@@ -50,8 +50,8 @@ void expect_same(const Result& gpu, const Result& cpu, const std::string& what) 
     if (differ++ == 0) first = i;
   }
   EXPECT_EQ(differ, 0u) << what << ": first at " << first << " gpu " << gpu.values[first] << " cpu " << cpu.values[first];
-  const auto gf = parse_figures(gpu.what);
-  for (auto& [k, v] : parse_figures(cpu.what)) {
+  const auto gf = gpu.figures;
+  for (auto& [k, v] : cpu.figures) {
     if (k.size() > 2 && k.compare(k.size() - 2, 2, "_s") == 0) continue;
     bool found = false;
     for (auto& [k2, v2] : gf)
@@ -109,7 +109,7 @@ TEST(OzakiCuda, CorrectlyRoundedAgainstTheOracle) {
     const Metrics m = family("gemm").measure(r, family("gemm").oracle(d), -1);
     EXPECT_TRUE(m.correctly_rounded) << dist;
     bool timed = false;
-    for (auto& [k, v] : parse_figures(r.what)) timed |= k == "ozaki_products_s" && v > 0;
+    for (auto& [k, v] : r.figures) timed |= k == "ozaki_products_s" && v > 0;
     EXPECT_TRUE(timed) << "the time split is reported";
   }
 }

@@ -72,7 +72,7 @@ class OzakiCpuKernel : public Kernel {
   }
 
   Result result() override {
-    return Result{std::vector<double>(out_.begin(), out_.end()), figures_text(plan_info(plan_, p_.inner))};
+    return Result{std::vector<double>(out_.begin(), out_.end()), {}, plan_info(plan_, p_.inner)};
   }
 
  private:

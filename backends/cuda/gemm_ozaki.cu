@@ -1,6 +1,6 @@
 // sgemm-ozaki on CUDA: the Ozaki scheme II of core/ozaki.hpp, bit for bit the cpu backend's.
 //
-// Phases of one run (each timed with events; the figures in Result::what report the split):
+// Phases of one run (each timed with events; Result::figures report the split):
 //   scale:    row summaries of A and column summaries of B (max |entry| bits, lowest set bit),
 //             read back (M + N words) to choose the plan on the host; then the symmetric int8
 //             residues of the scaled A (transposed through shared memory to row-major, the "T"
@@ -262,7 +262,7 @@ class OzakiCudaKernel : public Kernel {
                                    {"ozaki_accumulate_round_s", combine_s_},
                                    {"ozaki_int8_tops", tops * 1e-12},
                                    {"ozaki_int8_peak_share", tops / kInt8PeakOps}});
-    return Result{std::vector<double>(h.begin(), h.end()), ozaki::figures_text(figures)};
+    return Result{std::vector<double>(h.begin(), h.end()), {}, figures};
   }
   double last_device_seconds() const override { return last_; }
   double transfer_seconds() const override { return upload_s_; }
