@@ -343,6 +343,90 @@ ACCSUM_HD float special_entry(const float* a_row, int64_t lda, const float* b_co
   return r;
 }
 
+// ---- faster equivalents for the cuda backend (the same values as the definitions above) ----
+
+// 2^e as a double, exactly, for e in [-1022, 1023].
+ACCSUM_HD double pow2(int e) {
+  const uint64_t bits = static_cast<uint64_t>(e + 1023) << 52;
+#if defined(__CUDA_ARCH__)
+  return __longlong_as_double(static_cast<long long>(bits));
+#else
+  double d;
+  __builtin_memcpy(&d, &bits, 8);
+  return d;
+#endif
+}
+
+// scaled_integer(x, shift) with factor = pow2(shift): the shifts of step 1 lie in [-128, 210]
+// (line_top in [-148, 128], bits in [0, kMaxSideBits]), so the factor is a normal double and
+// x * factor is exact (24-bit significand, magnitude in [2^-277, 2^63]): the value ldexp gives.
+ACCSUM_HD int64_t scaled_integer_by(float x, double factor) {
+  const double v = static_cast<double>(x) * factor;
+#if defined(__CUDA_ARCH__)
+  return static_cast<int64_t>(rint(v));
+#else
+  return static_cast<int64_t>(std::rint(v));
+#endif
+}
+
+// residue_symmetric(v, p) in 32-bit unsigned arithmetic (|v| <= 2^62): |v| = hi 2^32 + lo gives
+// |v| mod p = ((hi mod p) (2^32 mod p) + lo mod p) mod p (every term < 2^16: no overflow), then
+// the sign and the symmetric range. With p a constant (unrolled over the moduli) each remainder
+// is a multiply-high, not a 64-bit division.
+ACCSUM_HD int residue_symmetric_split(int64_t v, int p) {
+  const uint32_t up = static_cast<uint32_t>(p);
+  const uint64_t mag = v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
+  const uint32_t hi = static_cast<uint32_t>(mag >> 32), lo = static_cast<uint32_t>(mag);
+  uint32_t r = lo % up;
+  if (hi != 0) r = (hi % up * static_cast<uint32_t>((uint64_t{1} << 32) % up) + r) % up;
+  const int s = v < 0 && r != 0 ? p - static_cast<int>(r) : static_cast<int>(r);
+  return s > (p - 1) / 2 ? s - p : s;
+}
+
+// The CRT weights as four 32-bit limbs (W_l < P < 2^102: limb 3 < 2^6) and 1/P rounded.
+struct CrtLimbs {
+  uint32_t weight[kMaxModuli][4];
+  u128 product = 0;
+  double inv_product = 0;
+};
+
+inline CrtLimbs make_crt_limbs(const Crt& c) {
+  CrtLimbs k;
+  for (int l = 0; l < kMaxModuli; ++l)
+    for (int q = 0; q < 4; ++q) k.weight[l][q] = static_cast<uint32_t>(c.weight[l] >> (32 * q));
+  k.product = c.product;
+  k.inv_product = 1.0 / c.product_double;
+  return k;
+}
+
+// crt_symmetric(r, c) for L moduli (r_l in [0, p_l)), the same exact X by other arithmetic:
+//  - s = sum_l r_l W_l by limbs: acc_q = sum_l r_l w_lq < 13 * 2^8 * 2^32 < 2^44 (32 x 32 -> 64
+//    bit multiply-adds, no overflow), s = sum_q acc_q 2^(32 q) < 2^114 (as in (a)): exact.
+//  - floor(s/P) estimated as to_double(s) * RN(1/to_double(P)): four roundings (s, P, the
+//    reciprocal, the product), each of relative error <= 2^-52, so the relative error is < 2^-49;
+//    s/P < 2^12, so the absolute error is < 2^-37 and the truncated estimate is floor(s/P) or one
+//    off, as in (b) (no multiply by a double division: cheaper on a GPU);
+//    x = s - qP is exact in [-P, 2P) and the same corrections bring it to the unique
+//    representative in [-P/2, P/2).
+template <int L>
+ACCSUM_HD i128 crt_symmetric_limbs(const int* r, const CrtLimbs& c) {
+  uint64_t acc[4] = {0, 0, 0, 0};
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+  for (int l = 0; l < L; ++l)
+    for (int q = 0; q < 4; ++q) acc[q] += static_cast<uint64_t>(static_cast<uint32_t>(r[l])) * c.weight[l][q];
+  const u128 s = static_cast<u128>(acc[0]) + (static_cast<u128>(acc[1]) << 32) + (static_cast<u128>(acc[2]) << 64) +
+                 (static_cast<u128>(acc[3]) << 96);
+  const uint64_t q = static_cast<uint64_t>(to_double(s) * c.inv_product);  // floor(s/P) +- 1
+  i128 x = static_cast<i128>(s) - static_cast<i128>(static_cast<u128>(q) * c.product);  // |x| < 2P < 2^103
+  const i128 P = static_cast<i128>(c.product);
+  while (x < 0) x += P;
+  while (x >= P) x -= P;
+  if (x >= P / 2) x -= P;
+  return x;
+}
+
 // ---- the plan (host) ----
 
 struct Plan {

@@ -12,6 +12,7 @@
 #include <numeric>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/family.hpp"
@@ -158,6 +159,50 @@ TEST(Ozaki, CrtReconstructsEverySymmetricInteger) {
       ASSERT_TRUE(got == x) << "L=" << L << " t=" << t;
     }
   }
+}
+
+template <int L>
+void expect_limb_crt_matches(std::mt19937_64& g) {
+  const Crt c = make_crt(L);
+  const CrtLimbs k = make_crt_limbs(c);
+  const i128 half = static_cast<i128>(c.product / 2);
+  for (int t = 0; t < 20000; ++t) {
+    i128 x = static_cast<i128>((static_cast<u128>(g()) << 64 | g()) % c.product) - half;
+    if (t == 0) x = -half;
+    if (t == 1) x = half - 1;
+    if (t == 2) x = 0;
+    if (t == 3) x = -1;
+    int r[kMaxModuli];
+    for (int l = 0; l < L; ++l) r[l] = residue_wide(x, modulus(l));
+    if (t == 4)
+      for (int l = 0; l < L; ++l) r[l] = modulus(l) - 1;  // the largest sum s
+    ASSERT_TRUE(crt_symmetric_limbs<L>(r, k) == crt_symmetric(r, c)) << "L=" << L << " t=" << t;
+  }
+}
+
+template <int... Ls>
+void expect_limb_crt_matches_all(std::integer_sequence<int, Ls...>) {
+  std::mt19937_64 g(5);
+  (expect_limb_crt_matches<Ls + kMinModuli>(g), ...);
+}
+
+TEST(Ozaki, CudaFormsMatchTheDefinition) {
+  expect_limb_crt_matches_all(std::make_integer_sequence<int, kMaxModuli - kMinModuli + 1>{});
+  std::mt19937_64 g(7);
+  const int64_t top = int64_t{1} << kMaxSideBits;
+  for (int t = 0; t < 200000; ++t) {
+    int64_t v = static_cast<int64_t>(g() % (2 * static_cast<uint64_t>(top) + 1)) - top;
+    if (t % 3 == 1) v >>= g() % 62;
+    const int64_t edge[] = {0, 1, -1, top, -top, INT32_MAX, INT32_MIN, int64_t{1} << 32, -(int64_t{1} << 32), (int64_t{1} << 32) - 1};
+    if (t < 10) v = edge[t];
+    for (int l = 0; l < kMaxModuli; ++l)
+      ASSERT_EQ(residue_symmetric_split(v, modulus(l)), residue_symmetric(v, modulus(l))) << v << " " << modulus(l);
+  }
+  for (int shift = -128; shift <= 210; ++shift)
+    for (float x : {0.0f, 1.0f, -1.0f, 0x1p-149f, -0x1.fffffep127f, 0x1.234568p-3f, 3.0f, -2.5f}) {
+      if (std::fabs(std::ldexp(static_cast<double>(x), shift)) > 0x1p62) continue;
+      ASSERT_EQ(scaled_integer_by(x, pow2(shift)), scaled_integer(x, shift)) << x << " " << shift;
+    }
 }
 
 TEST(Ozaki, ResiduesFitInt8AndProductsInt32) {

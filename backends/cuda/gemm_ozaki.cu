@@ -33,6 +33,8 @@ using ozaki::modulus;
 
 constexpr int kTile = 32;             // residue tiles and padding of M, N, K
 constexpr int kRowsPerPass = 8;       // thread rows of a residue tile block (32 x 8 threads)
+constexpr int kPack = 4;              // residues stored per thread and plane (one char4: 4 bytes)
+static_assert(kTile * kRowsPerPass == kTile * (kTile / kPack), "a residue tile block stores its 32 x 32 tile in one pass");
 constexpr int kSummaryChunk = 2048;   // column summaries: entries per block
 constexpr double kInt8PeakOps = 1979e12;  // H100/H200 SXM dense INT8 tensor-core peak (ops/s)
 
@@ -84,24 +86,38 @@ __global__ void col_summaries(const float* __restrict__ b, int64_t K, int64_t N,
     }
 }
 
-// The L residues of one scaled entry into planes out[l * plane + at].
+// The L residues of kPack consecutive entries of one line (scaled by 2^(bits - line_top)), stored
+// as one char4 per plane at out[l * plane + at] (at a multiple of kPack: the padded dimensions are
+// multiples of kTile). Each entry's scaled integer is computed once; its residues come from
+// 32-bit remainders by constants (residue_symmetric_split: the values of residue_symmetric).
 template <int L>
-__device__ __forceinline__ void store_residues(float v, uint32_t line_max, int bits, int8_t* __restrict__ out, size_t plane,
-                                               size_t at) {
+__device__ __forceinline__ void store_residues(const float (&v)[kPack], uint32_t line_max, int bits, int8_t* __restrict__ out,
+                                               size_t plane, size_t at) {
   const bool used = line_max != 0 && !ozaki::special_line(line_max);
-  const int64_t x = used ? ozaki::scaled_integer(v, bits - ozaki::line_top(line_max)) : 0;
+  const double factor = used ? ozaki::pow2(bits - ozaki::line_top(line_max)) : 0.0;
+  int64_t x[kPack];
 #pragma unroll
-  for (int l = 0; l < L; ++l) out[l * plane + at] = static_cast<int8_t>(ozaki::residue_symmetric(x, modulus(l)));
+  for (int c = 0; c < kPack; ++c) x[c] = used ? ozaki::scaled_integer_by(v[c], factor) : 0;
+#pragma unroll
+  for (int l = 0; l < L; ++l) {
+    const char4 r = make_char4(static_cast<signed char>(ozaki::residue_symmetric_split(x[0], modulus(l))),
+                               static_cast<signed char>(ozaki::residue_symmetric_split(x[1], modulus(l))),
+                               static_cast<signed char>(ozaki::residue_symmetric_split(x[2], modulus(l))),
+                               static_cast<signed char>(ozaki::residue_symmetric_split(x[3], modulus(l))));
+    *reinterpret_cast<char4*>(out + l * plane + at) = r;
+  }
 }
 
 // A (M x K, column-major) -> planes of Mp x Kp row-major residues (row i at i * Kp), through a
-// 32 x 32 shared tile (reads coalesced along i, writes along k).
+// 32 x 32 shared tile (reads coalesced along i; each thread then stores kPack consecutive k of one
+// row i, a char4 per plane).
 template <int L>
 __global__ void __launch_bounds__(kTile* kRowsPerPass) residues_rows(const float* __restrict__ a, int64_t M, int64_t K,
                                                                      int64_t Mp, int64_t Kp, const uint32_t* __restrict__ max_bits,
                                                                      int bits, int8_t* __restrict__ out) {
-  __shared__ float tile[kTile][kTile + 1];
+  __shared__ float tile[kTile][kTile + 1];  // [i - i0][k - k0]; rows of 33: the char4 reads hit 32 banks
   const int tx = threadIdx.x, ty = threadIdx.y;
+  const int row = (ty * kTile + tx) / (kTile / kPack), quad = (ty * kTile + tx) % (kTile / kPack);
   const size_t plane = static_cast<size_t>(Mp * Kp);
   for (int64_t i0 = blockIdx.y * static_cast<int64_t>(kTile); i0 < Mp; i0 += gridDim.y * static_cast<int64_t>(kTile))
     for (int64_t k0 = blockIdx.x * static_cast<int64_t>(kTile); k0 < Kp; k0 += gridDim.x * static_cast<int64_t>(kTile)) {
@@ -110,23 +126,37 @@ __global__ void __launch_bounds__(kTile* kRowsPerPass) residues_rows(const float
         tile[tx][r] = i < M && k < K ? a[i + k * M] : 0.0f;
       }
       __syncthreads();
-      for (int r = ty; r < kTile; r += kRowsPerPass) {
-        const int64_t i = i0 + r, k = k0 + tx;
-        store_residues<L>(tile[r][tx], i < M ? max_bits[i] : 0u, bits, out, plane, static_cast<size_t>(i * Kp + k));
-      }
+      const int64_t i = i0 + row, k = k0 + quad * kPack;
+      float v[kPack];
+#pragma unroll
+      for (int c = 0; c < kPack; ++c) v[c] = tile[row][quad * kPack + c];
+      store_residues<L>(v, i < M ? max_bits[i] : 0u, bits, out, plane, static_cast<size_t>(i * Kp + k));
       __syncthreads();
     }
 }
 
-// B (K x N, column-major) -> planes of Kp x Np column-major residues (column j at j * Kp).
+// B (K x N, column-major) -> planes of Kp x Np column-major residues (column j at j * Kp); each
+// thread takes kPack consecutive k (one float4 load where K is a multiple of kPack: 16-byte
+// aligned, as cudaMalloc'd buffers are).
 template <int L>
 __global__ void residues_cols(const float* __restrict__ b, int64_t K, int64_t N, int64_t Kp, int64_t Np,
                               const uint32_t* __restrict__ max_bits, int bits, int8_t* __restrict__ out) {
   const size_t plane = static_cast<size_t>(Kp * Np);
-  for (int64_t j = blockIdx.y; j < Np; j += gridDim.y)
-    for (int64_t k = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; k < Kp; k += gridDim.x * static_cast<int64_t>(blockDim.x))
-      store_residues<L>(k < K && j < N ? b[k + j * K] : 0.0f, j < N ? max_bits[j] : 0u, bits, out, plane,
-                        static_cast<size_t>(k + j * Kp));
+  for (int64_t j = blockIdx.y; j < Np; j += gridDim.y) {
+    const uint32_t line_max = j < N ? max_bits[j] : 0u;
+    for (int64_t k = (blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x) * kPack; k < Kp;
+         k += gridDim.x * static_cast<int64_t>(blockDim.x) * kPack) {
+      float v[kPack];
+      if (j < N && K % kPack == 0 && k + kPack <= K) {
+        const float4 q = *reinterpret_cast<const float4*>(b + k + j * K);
+        v[0] = q.x, v[1] = q.y, v[2] = q.z, v[3] = q.w;
+      } else {
+#pragma unroll
+        for (int c = 0; c < kPack; ++c) v[c] = k + c < K && j < N ? b[k + c + j * K] : 0.0f;
+      }
+      store_residues<L>(v, line_max, bits, out, plane, static_cast<size_t>(k + j * Kp));
+    }
+  }
 }
 
 // Between inner blocks: each int32 plane l reduced mod p_l (so the next block's sum stays exact).
@@ -151,7 +181,7 @@ struct CombineArgs {
 
 // The CRT and one rounding per entry (core/ozaki.hpp steps 4-5), IEEE specials on their lines.
 template <int L>
-__global__ void combine(const int32_t* __restrict__ t, CombineArgs g, ozaki::Crt crt, float* __restrict__ out) {
+__global__ void combine(const int32_t* __restrict__ t, CombineArgs g, ozaki::CrtLimbs crt, float* __restrict__ out) {
   for (int64_t j = blockIdx.y; j < g.N; j += gridDim.y) {
     const uint32_t cb = g.col_max[j];
     for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < g.M; i += gridDim.x * static_cast<int64_t>(blockDim.x)) {
@@ -166,7 +196,7 @@ __global__ void combine(const int32_t* __restrict__ t, CombineArgs g, ozaki::Crt
 #pragma unroll
       for (int l = 0; l < L; ++l) r[l] = ozaki::residue_positive(t[l * g.plane + at], modulus(l));
       const int scale = ozaki::line_top(ra) - g.bits_a + ozaki::line_top(cb) - g.bits_b;
-      out[e] = ozaki::finish_entry(ozaki::crt_symmetric(r, crt), scale, g.alpha, g.beta, g.c + e);
+      out[e] = ozaki::finish_entry(ozaki::crt_symmetric_limbs<L>(r, crt), scale, g.alpha, g.beta, g.c + e);
     }
   }
 }
@@ -295,7 +325,7 @@ class OzakiCudaKernel : public Kernel {
     dim3 block(kTile, kRowsPerPass);
     dim3 rg(capped(Kp_ / kTile, 1 << 20), capped(Mp_ / kTile, 65535));
     residues_rows<L><<<rg, block>>>(a_.get(), p_.rows, p_.inner, Mp_, Kp_, row_max_.get(), plan_.bits_a, ra_.get());
-    dim3 cg(capped((Kp_ + 255) / 256, 1 << 20), capped(Np_, 65535));
+    dim3 cg(capped((Kp_ / kPack + 255) / 256, 1 << 20), capped(Np_, 65535));
     residues_cols<L><<<cg, 256>>>(b_.get(), p_.inner, p_.cols, Kp_, Np_, col_max_.get(), plan_.bits_b, rb_.get());
   }
 
@@ -323,7 +353,7 @@ class OzakiCudaKernel : public Kernel {
     CombineArgs g{p_.rows, p_.cols,  p_.inner, Mp_,    static_cast<size_t>(Mp_ * Np_), row_max_.get(), col_max_.get(),
                   plan_.bits_a, plan_.bits_b, alpha_, beta_, a_.get(), b_.get(), c_.get()};
     dim3 grid(capped((p_.rows + 255) / 256, 1 << 20), capped(p_.cols, 65535));
-    combine<L><<<grid, 256>>>(t_.get(), g, ozaki::make_crt(L), out_.get());
+    combine<L><<<grid, 256>>>(t_.get(), g, ozaki::make_crt_limbs(ozaki::make_crt(L)), out_.get());
   }
 
   Problem p_;
