@@ -74,6 +74,24 @@ bool bench_dataset(const Dataset& d, const std::vector<Selection>& sel, const Me
   return ok;
 }
 
+// --generate=by-index keeps the entries that make their own data; one the user named that
+// cannot is an error, baselines added for comparison that cannot are left out.
+void keep_by_index_entries(std::vector<Selection>& sel, const std::string& algos) {
+  const auto named = algos == "all" ? std::vector<std::string>{} : split_list(algos);
+  std::vector<Selection> kept;
+  for (auto& s : sel) {
+    if (s.entry->makes_own_data) {
+      kept.push_back(s);
+    } else if (std::find(named.begin(), named.end(), s.entry->algo) != named.end()) {
+      throw UsageError(s.entry->algo + " on " + s.entry->backend +
+                       " needs its data in host memory; --generate=by-index runs only the algorithms marked "
+                       "'by index' in `accsum list`");
+    }
+  }
+  if (kept.empty()) throw UsageError("--generate=by-index: no selected algorithm makes its own data by index");
+  sel = kept;
+}
+
 }  // namespace
 
 int run_bench(const BenchArgs& a, const std::vector<std::string>& argv) {
@@ -81,6 +99,11 @@ int run_bench(const BenchArgs& a, const std::vector<std::string>& argv) {
   if (a.reps < 1 || a.reps > 100000) throw UsageError("--reps must be in [1, 100000]");
   if (a.warmup < 0 || a.warmup > 1000) throw UsageError("--warmup must be in [0, 1000]");
   check_outputs(a.out, a.data.input);
+  const bool by_index = a.generate == "by-index";
+  if (by_index) {
+    if (!a.data.input.empty()) throw UsageError("--generate=by-index makes generated data; it cannot read --input");
+    keep_by_index_entries(sel, a.algo);
+  }
   auto fams = families_of(sel);
   check_options_known(a.data, fams);
   if (!a.data.input.empty() && !a.data.dist.empty()) throw UsageError("--input cannot be combined with --dist");
@@ -106,10 +129,12 @@ int run_bench(const BenchArgs& a, const std::vector<std::string>& argv) {
     Progress progress("bench", total);
     for (auto* f : fams)
       for (auto& spec : specs_of(a.data, *f)) {
+        if (by_index && !f->generate_by_index)
+          throw UsageError("--generate=by-index: the " + f->name + " family's data cannot be made by index");
         // One dataset alive at a time: the pre-check (app/memcheck.hpp) is per dataset.
-        check_run_memory(sel, *f, 0, f->input_bytes ? f->input_bytes(spec) : 0, opt.repro_check);
+        if (!by_index) check_run_memory(sel, *f, 0, f->input_bytes ? f->input_bytes(spec) : 0, opt.repro_check);
         progress.status(fmt::format("generating {} n={} {}", f->name, format_size(spec.n), spec.dist));
-        Dataset d = f->generate(spec);
+        Dataset d = by_index ? f->generate_by_index(spec) : f->generate(spec);
         ok &= bench_dataset(d, sel, opt, out, progress);
       }
   }

@@ -54,8 +54,10 @@ int run_list(const std::string& format) {
     json jb = json::array();
     for (auto* e : es) {
       bool here = !reg.backend(e->backend)->available || reg.backend(e->backend)->available();
-      backends += (backends.empty() ? "" : ",") + e->backend + (here ? "" : "(absent)");
-      json entry{{"backend", e->backend}, {"present", here}, {"summary", e->summary}, {"baseline", e->is_baseline}};
+      backends += (backends.empty() ? "" : ",") + e->backend + (here ? "" : "(absent)") +
+                  (e->makes_own_data ? "(by index)" : "");
+      json entry{{"backend", e->backend}, {"present", here}, {"summary", e->summary}, {"baseline", e->is_baseline},
+                 {"by_index", e->makes_own_data}};
       json jp = json::array();
       for (auto& p : e->params) {
         std::string allowed = !p.choices.empty() ? fmt::format("{}", fmt::join(p.choices, "|"))

@@ -35,6 +35,7 @@ struct BenchArgs {
   DataArgs data;
   int reps = 10, warmup = 2;
   bool no_repro_check = false;
+  std::string generate = "host";  // or "by-index": no process holds the data (Dataset::generated_by)
   ParamLists params;
   OutArgs out;
 };

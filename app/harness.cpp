@@ -80,7 +80,7 @@ void check_reproducible(ResultRow& row, const AlgoEntry& e, const RunRecord& run
       row.repro_checks.push_back(params_str(variant));
       if (!same_bits(run_once(e, d, variant), value)) row.reproducible = false;
     }
-  if (d.n > 1 && run.family->permute) {
+  if (d.n > 1 && run.family->permute && !d.generated_by) {  // data made by index are not permuted
     row.repro_checks.push_back("permutation");
     if (!same_bits(run_once(e, permuted(*run.family, d), row.params), value)) row.reproducible = false;
   }
@@ -114,7 +114,9 @@ RunRecord begin_run(const Dataset& d) {
   run.dataset = &d;
   run.family = &family(d.family);
   run.reference = run.family->oracle(d);
-  run.dynamic_range_log10 = dynamic_range_log10_of(d);
+  const ExactFacts& f = run.reference.facts;
+  run.dynamic_range_log10 = !d.generated_by ? dynamic_range_log10_of(d)
+                            : f.min_abs_x > 0 ? std::log10(f.max_abs_x) - std::log10(f.min_abs_x) : 0.0;
   return run;
 }
 
@@ -125,6 +127,8 @@ ResultRow measure_entry(const AlgoEntry& e, const Params& params, const RunRecor
   row.params = params;
   try {
     require_backend(e.backend);
+    if (d.generated_by && !e.makes_own_data)
+      throw UsageError(e.algo + " on " + e.backend + " needs its data in host memory (drop --generate=by-index)");
     auto kernel = e.make(d.problem(), params);
     row.transfer_s = kernel->transfer_seconds();
     row.placement = kernel->placement();

@@ -165,6 +165,12 @@ int main(int argc, char** argv) {
   b->add_option("--reps", bench.reps, "timed repetitions (median reported)")->capture_default_str();
   b->add_option("--warmup", bench.warmup, "untimed warm-up runs")->capture_default_str();
   b->add_flag("--no-repro-check", bench.no_repro_check, "skip the launch-shape and permutation reproducibility runs");
+  b->add_option("--generate", bench.generate,
+                "where generated data are made: host (the whole array in host memory) or by-index (each GPU or MPI "
+                "rank makes its own elements by global index; no process holds the array; algorithms marked "
+                "'by index' in `accsum list`)")
+      ->check(CLI::IsMember({"host", "by-index"}))
+      ->capture_default_str();
   add_param_options(b, bench.params, bench_generic);
   add_out_options(b, bench.out);
   add_device_option(b);

@@ -89,6 +89,9 @@ struct FamilyDescriptor {
   std::vector<DataOption> options;
   std::string file_formats;                     // what --input accepts, for help and errors
   std::function<Dataset(const GenSpec&)> generate;
+  // The same dataset described by index, holding no array (Dataset::generated_by); null when
+  // the family's data cannot be made element by element where they are used.
+  std::function<Dataset(const GenSpec&)> generate_by_index;
   std::function<Dataset(const std::string& path)> read;
   // Reads a file with the data options marked for_files that were given (null: read).
   std::function<Dataset(const std::string& path, const Params& options)> read_with;

@@ -21,13 +21,20 @@ double option_at_least_one(const Params& o, const std::string& name, double def)
   return v;
 }
 
-Dataset generate_vectors(GenSpec spec, const std::string& family) {
+GenSpec vector_spec(GenSpec spec, const std::string& family) {
   spec.family = family;
   spec.range = option_at_least_one(spec.options, "range", spec.range);
   spec.cond = option_at_least_one(spec.options, "cond", spec.cond);
   for (auto& [k, v] : spec.options)
     if (k != "range" && k != "cond") throw UsageError("the " + family + " family has no data option --" + k);
-  return generate(spec);
+  return spec;
+}
+
+// The exact value of either kind of dataset: held arrays, or elements remade by index.
+ExactValue exact_vectors(const Dataset& d, bool dot) {
+  if (!d.generated_by) return dot ? exact_dot(d.x.data(), d.y.data(), d.n) : exact_sum(d.x.data(), d.n);
+  auto fill = [r = d.generated_by](int64_t b, int64_t e, double* x, double* y) { generate_range(*r, b, e, x, y); };
+  return dot ? exact_dot_generated(fill, d.n) : exact_sum_generated(fill, d.n);
 }
 
 std::vector<VerifyCase> verify_cases(bool full) {
@@ -139,7 +146,7 @@ FamilyDescriptor vector_family(const std::string& name) {
                 "illcond"}};
   f.file_formats = dot ? ".npy (2, n) float64/float32, raw (x then y), text (two columns)"
                        : ".npy (n,) float64/float32, raw little-endian float64, text (one number per line)";
-  f.generate = [name](const GenSpec& s) { return generate_vectors(s, name); };
+  f.generate = [name](const GenSpec& s) { return generate(vector_spec(s, name)); };
   f.read = [name](const std::string& path) { return read_dataset(path, name); };
   f.encode = [](const std::string& path, Dataset& d, const std::string& dtype,
                 const std::function<void(const void*, size_t)>& sink) {
@@ -151,7 +158,8 @@ FamilyDescriptor vector_family(const std::string& name) {
       d.id = next_dataset_id();
     }
   };
-  f.oracle = [dot](const Dataset& d) { return dot ? exact_dot(d.x.data(), d.y.data(), d.n) : exact_sum(d.x.data(), d.n); };
+  f.generate_by_index = [name](const GenSpec& s) { return generate_by_index(vector_spec(s, name)); };
+  f.oracle = [dot](const Dataset& d) { return exact_vectors(d, dot); };
   f.measure = [](const Result& r, const ExactValue& ref, double bound) { return measure(r.scalar(), ref, bound); };
   f.permute = permuted_copy;
   f.verify_cases = verify_cases;

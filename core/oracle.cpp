@@ -41,6 +41,7 @@ struct Partial {
   bool all_neg_zero = true;  // every term seen is -0 (decides the sign of an exact zero)
   int64_t count = 0;
   double max_x = 0, max_y = 0;   // over finite elements
+  double min_x = INFINITY;        // over finite nonzero x
   bool products_underflow = false;
 };
 
@@ -61,6 +62,7 @@ void accumulate(Partial& acc, const double* x, const double* y, int64_t n, mpfr_
       double a = x[base + i];
       double t = a;
       if (std::isfinite(a)) acc.max_x = std::max(acc.max_x, std::fabs(a));
+      if (std::isfinite(a) && a != 0) acc.min_x = std::min(acc.min_x, std::fabs(a));
       if (dot) {
         double b = y[base + i];
         if (std::isfinite(b)) acc.max_y = std::max(acc.max_y, std::fabs(b));
@@ -118,6 +120,7 @@ void merge(Partial& a, const Partial& b) {
   a.count += b.count;
   a.max_x = std::max(a.max_x, b.max_x);
   a.max_y = std::max(a.max_y, b.max_y);
+  a.min_x = std::min(a.min_x, b.min_x);
   a.products_underflow |= b.products_underflow;
 }
 
@@ -163,8 +166,11 @@ struct ExactHolder {
   mpfr_t v;
 };
 
-ExactValue exact_reduce(const double* x, const double* y, int64_t n) {
-  const mpfr_prec_t prec = y ? kDotPrec : kSumPrec;
+// work(partial, begin, end) accumulates elements [begin, end) on up to 16 threads (one for
+// small n); returns the merged state.
+std::unique_ptr<Partial> reduce_threads(int64_t n, bool dot,
+                                        const std::function<void(Partial&, int64_t, int64_t)>& work) {
+  const mpfr_prec_t prec = dot ? kDotPrec : kSumPrec;
   int threads = 1;
   if (n >= (int64_t(1) << 16)) threads = std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
   std::vector<std::unique_ptr<Partial>> parts;
@@ -172,14 +178,42 @@ ExactValue exact_reduce(const double* x, const double* y, int64_t n) {
   std::vector<std::thread> pool;
   for (int t = 0; t < threads; ++t) {
     int64_t b = n * t / threads, e = n * (t + 1) / threads;
-    auto work = [&, t, b, e] { accumulate(*parts[t], x + b, y ? y + b : nullptr, e - b, prec); };
-    if (t == threads - 1) work();
-    else pool.emplace_back(work);
+    auto run = [&, t, b, e] { work(*parts[t], b, e); };
+    if (t == threads - 1) run();
+    else pool.emplace_back(run);
   }
   for (auto& th : pool) th.join();
   for (int t = 1; t < threads; ++t) merge(*parts[0], *parts[t]);
-  Partial& acc = *parts[0];
+  return std::move(parts[0]);
+}
 
+ExactValue finish(const Partial& acc, bool dot, int64_t n);
+
+ExactValue exact_reduce(const double* x, const double* y, int64_t n) {
+  const mpfr_prec_t prec = y ? kDotPrec : kSumPrec;
+  auto acc = reduce_threads(n, y != nullptr, [&](Partial& p, int64_t b, int64_t e) {
+    accumulate(p, x + b, y ? y + b : nullptr, e - b, prec);
+  });
+  return finish(*acc, y != nullptr, n);
+}
+
+// Elements made slice by slice into per-thread buffers: exact with no array of n held.
+ExactValue exact_reduce_generated(const FillFn& fill, int64_t n, bool dot) {
+  constexpr int64_t kSlice = int64_t(1) << 16;
+  const mpfr_prec_t prec = dot ? kDotPrec : kSumPrec;
+  auto acc = reduce_threads(n, dot, [&](Partial& p, int64_t b, int64_t e) {
+    std::vector<double> x(std::min(kSlice, e - b)), y(dot ? x.size() : 0);
+    for (int64_t s = b; s < e; s += kSlice) {
+      const int64_t len = std::min(kSlice, e - s);
+      fill(s, s + len, x.data(), dot ? y.data() : nullptr);
+      accumulate(p, x.data(), dot ? y.data() : nullptr, len, prec);
+    }
+  });
+  return finish(*acc, dot, n);
+}
+
+ExactValue finish(const Partial& acc, bool dot, int64_t n) {
+  const mpfr_prec_t prec = dot ? kDotPrec : kSumPrec;
   ExactValue r;
   auto holder = std::make_shared<ExactHolder>(prec);
   r.special = acc.nan || acc.pinf || acc.ninf;
@@ -220,15 +254,16 @@ ExactValue exact_reduce(const double* x, const double* y, int64_t n) {
       r.cond = mpfr_get_d(q.v, MPFR_RNDN);  // exact (or +inf beyond the double range)
     }
   }
-  r.cond_definition = y ? "sum|x_i y_i| / |sum x_i y_i| (Ogita-Rump-Oishi's cond(x'y) is twice this)"
+  r.cond_definition = dot ? "sum|x_i y_i| / |sum x_i y_i| (Ogita-Rump-Oishi's cond(x'y) is twice this)"
                         : "sum|x_i| / |sum x_i|";
-  r.method = y ? "exact 106-bit products summed by MPFR mpfr_sum (4352 bits), rounded to nearest-even"
+  r.method = dot ? "exact 106-bit products summed by MPFR mpfr_sum (4352 bits), rounded to nearest-even"
                : "MPFR mpfr_sum, exact (2240-bit accumulator), rounded to nearest-even";
   r.facts.n = n;
   r.facts.abs_sum = r.abs_sum;
   r.facts.sum_abs = r.sum_abs;
   r.facts.max_abs_x = acc.max_x;
   r.facts.max_abs_y = acc.max_y;
+  r.facts.min_abs_x = std::isfinite(acc.min_x) ? acc.min_x : 0.0;
   r.facts.products_underflow = acc.products_underflow;
   r.facts.partial_sums_may_overflow = !(r.sum_abs <= kOverflowSafeMass);
   r.exact = holder;
@@ -249,6 +284,8 @@ std::string hex_double(double v) {
 
 ExactValue exact_sum(const double* x, int64_t n) { return exact_reduce(x, nullptr, n); }
 ExactValue exact_dot(const double* x, const double* y, int64_t n) { return exact_reduce(x, y, n); }
+ExactValue exact_sum_generated(const FillFn& fill, int64_t n) { return exact_reduce_generated(fill, n, false); }
+ExactValue exact_dot_generated(const FillFn& fill, int64_t n) { return exact_reduce_generated(fill, n, true); }
 
 Metrics measure(double computed, const ExactValue& ref, double bound) {
   Metrics m;

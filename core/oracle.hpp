@@ -2,6 +2,7 @@
 // The exact oracle: MPFR (mpfr_sum is exact and correctly rounded at any size) and the
 // metrics of the IEEE 754 rules in the README. Never a floating-point "reference".
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -36,6 +37,11 @@ struct ExactValue {
 
 ExactValue exact_sum(const double* x, int64_t n);
 ExactValue exact_dot(const double* x, const double* y, int64_t n);
+// The same for data made on demand: fill(begin, end, x, y) writes elements [begin, end) (y null
+// for a sum); threads make and accumulate slices, so no array of n is held.
+using FillFn = std::function<void(int64_t begin, int64_t end, double* x, double* y)>;
+ExactValue exact_sum_generated(const FillFn& fill, int64_t n);
+ExactValue exact_dot_generated(const FillFn& fill, int64_t n);
 
 struct Metrics {
   double value = 0;

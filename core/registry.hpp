@@ -17,6 +17,8 @@
 
 namespace accsum {
 
+struct ElementRecipe;  // datasets/elements.hpp: how to make element i of a counter-based dataset
+
 // Bad input from the user (unknown name, parameter out of range, malformed file, ...):
 // the CLI prints what() as one line on stderr and exits with code 2.
 struct UsageError : std::runtime_error {
@@ -41,6 +43,10 @@ struct Problem {
   int64_t rows = 0, cols = 0, inner = 0;
   Params data;
   uint64_t id = 0;  // changes whenever the data change: keys device-side caches
+  // Vectors described rather than held (x and y null): element i of this problem is element
+  // first + i of the recipe, made where the algorithm runs (AlgoEntry::makes_own_data).
+  const ElementRecipe* generated = nullptr;
+  int64_t first = 0;
 
   // A vector problem: x (and y) of n doubles.
   static Problem vectors(const double* x, const double* y, int64_t n, uint64_t id) {
@@ -57,6 +63,7 @@ struct Problem {
     s.x = x ? x + begin : nullptr;
     s.y = y ? y + begin : nullptr;
     s.n = end - begin;
+    s.first = first + begin;
     s.id = slice_id;
     return s;
   }
@@ -135,6 +142,7 @@ struct ExactFacts {
   double sum_abs = 0;      // S = sum |x_i| (sum) or sum |x_i*y_i| (dot), rounded up
   double max_abs_x = 0;    // max |x_i| over finite x_i
   double max_abs_y = 0;    // max |y_i| over finite y_i (0 without y)
+  double min_abs_x = 0;    // min |x_i| over finite nonzero x_i (0 when there is none)
   bool products_underflow = false;      // some nonzero exact product x_i*y_i is below 2^-1022
   bool partial_sums_may_overflow = false;  // S exceeds what any partial sum or EFT can hold
   // Family-specific facts by name (1/0 for yes/no), for families whose bounds are not stated in
@@ -178,6 +186,9 @@ struct AlgoEntry {
   // Peak host memory of one measured run as a multiple of the dataset's bytes, the harness's
   // copies included; 0 = derived by the memory pre-check (app/memcheck.hpp).
   double peak_data_multiple = 0;
+  // Runs on a Problem whose vectors are a recipe (Problem::generated): it makes the elements
+  // where it computes (on its GPU, or its rank's slice), so no process holds the whole array.
+  bool makes_own_data = false;
 
   // Builders, so registrations read as named fields.
   AlgoEntry& promises(Guarantee g) { guarantee = g; return *this; }
@@ -189,6 +200,7 @@ struct AlgoEntry {
   AlgoEntry& within_domain(DomainFn f) { domain = std::move(f); return *this; }
   AlgoEntry& shapes(ShapesFn f) { shape_variants = std::move(f); return *this; }
   AlgoEntry& mergeable(MergeableFactory f) { state = std::move(f); return *this; }
+  AlgoEntry& generates_by_index() { makes_own_data = true; return *this; }
 };
 
 // The entry's proven absolute bound on data with these facts, or -1 when it proves none: no

@@ -9,21 +9,31 @@ std::mutex& lock() {
   static std::mutex m;
   return m;
 }
-std::map<std::string, SuperaccPartialFactory>& table() {  // function-local: any init order
-  static std::map<std::string, SuperaccPartialFactory> t;
+struct Registered {
+  SuperaccPartialFactory make;
+  bool makes_own_data = false;
+};
+std::map<std::string, Registered>& table() {  // function-local: any init order
+  static std::map<std::string, Registered> t;
   return t;
 }
 }  // namespace
 
-void register_superacc_partial(const std::string& backend, SuperaccPartialFactory make) {
+void register_superacc_partial(const std::string& backend, bool makes_own_data, SuperaccPartialFactory make) {
   std::lock_guard<std::mutex> g(lock());
-  table()[backend] = std::move(make);
+  table()[backend] = Registered{std::move(make), makes_own_data};
 }
 
 SuperaccPartialFactory find_superacc_partial(const std::string& backend) {
   std::lock_guard<std::mutex> g(lock());
   auto it = table().find(backend);
-  return it == table().end() ? nullptr : it->second;
+  return it == table().end() ? nullptr : it->second.make;
+}
+
+bool superacc_partial_makes_own_data(const std::string& backend) {
+  std::lock_guard<std::mutex> g(lock());
+  auto it = table().find(backend);
+  return it != table().end() && it->second.makes_own_data;
 }
 
 }  // namespace accsum

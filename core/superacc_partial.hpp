@@ -7,7 +7,8 @@
 // A backend registers with a file-scope
 //   static accsum::SuperaccPartialRegistrar reg("cuda", [](const Problem& slice, const Params& p) {...});
 // where p holds the mpi entry's resolved parameters (fpe, early_exit, threads, ...; use defaults
-// for anything else) and slice.x / slice.y point into host memory.
+// for anything else) and slice.x / slice.y point into host memory (or, for a factory registered
+// with makes_own_data, slice.generated describes them).
 #include <functional>
 #include <memory>
 #include <string>
@@ -27,13 +28,19 @@ class SuperaccPartial {
 
 using SuperaccPartialFactory = std::function<std::unique_ptr<SuperaccPartial>(const Problem&, const Params&)>;
 
-void register_superacc_partial(const std::string& backend, SuperaccPartialFactory make);
+// makes_own_data: the factory accepts a slice described by a recipe (Problem::generated) and
+// makes its elements where it computes; other factories get slices in host memory.
+void register_superacc_partial(const std::string& backend, bool makes_own_data, SuperaccPartialFactory make);
 // Null when `backend` registered none.
 SuperaccPartialFactory find_superacc_partial(const std::string& backend);
+bool superacc_partial_makes_own_data(const std::string& backend);
 
 struct SuperaccPartialRegistrar {
   SuperaccPartialRegistrar(const std::string& backend, SuperaccPartialFactory make) {
-    register_superacc_partial(backend, std::move(make));
+    register_superacc_partial(backend, false, std::move(make));
+  }
+  SuperaccPartialRegistrar(const std::string& backend, bool makes_own_data, SuperaccPartialFactory make) {
+    register_superacc_partial(backend, makes_own_data, std::move(make));
   }
 };
 

@@ -3,6 +3,7 @@
 // distribution allows it) or read from a file. Every dataset says what it is.
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,8 @@ struct Dataset {
   std::vector<float> a, b, c;
   int64_t rows = 0, cols = 0, inner = 0;
   Params data;               // the dataset's own parameters (a modulus, alpha, ...), reported
+  // Set instead of x and y for a dataset made by index where it is used (generate_by_index).
+  std::shared_ptr<const ElementRecipe> generated_by;
   uint64_t id = 0;           // unique per dataset object in this process (device caches key on it)
   Problem problem() const {
     Problem p;
@@ -48,6 +51,7 @@ struct Dataset {
     p.inner = inner;
     p.data = data;
     p.id = id;
+    p.generated = generated_by.get();
     return p;
   }
 };
@@ -75,6 +79,19 @@ Dataset generate(const GenSpec& spec);
 // may be null for "sum"): any slice can be made on its own (threads, MPI ranks) and equals the
 // same slice of the whole. Throws UsageError for illcond, which is inherently sequential.
 void generate_range(const GenSpec& spec, int64_t begin, int64_t end, double* x, double* y);
+
+// How to make element i of a counter-based dataset (datasets/elements.hpp), for host threads
+// and GPU threads alike. Throws UsageError for illcond.
+ElementRecipe recipe(const GenSpec& spec);
+// Elements [begin, end) of a recipe, as generate_range(spec, ...) makes them (y: dot only).
+void generate_range(const ElementRecipe& r, int64_t begin, int64_t end, double* x, double* y);
+// The same on the host's threads (ACCSUM_THREADS or all), for large slices.
+void generate_range_threaded(const ElementRecipe& r, int64_t begin, int64_t end, double* x, double* y);
+
+// The dataset generate(spec) would make, described by its recipe and holding no array: the
+// algorithms that run on it make their elements by global index (AlgoEntry::makes_own_data),
+// so n may exceed host memory. Counter-based sums and dots only.
+Dataset generate_by_index(const GenSpec& spec);
 
 // True for the distributions generate_range can slice (all but illcond).
 bool counter_based(const std::string& dist);

@@ -235,4 +235,60 @@ ACCSUM_HD void ties_element(const TieShape& t, int64_t n, const rng::CounterRng&
   tie_base(t, n, rx, ry, perm(i), dot, x, y);
 }
 
+// ---- one element of any counter-based distribution, from a recipe a host thread or a GPU
+// thread holds by value: the host driver (generate_range) and the device generator both call
+// element(), so data made on a GPU by global index are the host's bits.
+enum class Dist : int { uniform, uniform_sym, loguniform, subnormal, huge, specials, overflow_cancel, ties };
+
+}  // namespace accsum::gen
+
+namespace accsum {
+struct ElementRecipe {
+  gen::Dist dist = gen::Dist::uniform;
+  bool dot = false;
+  uint64_t seed = 0;
+  int64_t n = 0;
+  gen::LogWindow x_window, y_window;  // loguniform, subnormal (y), huge
+  rng::CounterRng rx{0, gen::kStreamX}, ry{0, gen::kStreamY};
+  rng::FeistelPermutation perm{1, 0, gen::kStreamPerm};  // overflow-cancel, ties
+  gen::TieShape tie;
+};
+}  // namespace accsum
+
+namespace accsum::gen {
+
+ACCSUM_HD void element(const ElementRecipe& r, uint64_t i, double& x, double& y) {
+  y = 0;
+  switch (r.dist) {
+    case Dist::uniform:
+      x = uniform01(r.rx, i);
+      if (r.dot) y = uniform01(r.ry, i);
+      return;
+    case Dist::uniform_sym:
+      x = uniform_sym(r.rx, i);
+      if (r.dot) y = uniform_sym(r.ry, i);
+      return;
+    case Dist::loguniform:
+    case Dist::huge:
+      x = loguniform(r.rx, i, r.x_window);
+      if (r.dot) y = loguniform(r.ry, i, r.y_window);
+      return;
+    case Dist::subnormal:
+      x = subnormal(r.rx, i);
+      if (r.dot) y = loguniform(r.ry, i, r.y_window);
+      return;
+    case Dist::specials:
+      x = specials_x(r.seed, r.rx, i);
+      if (r.dot) y = specials_y(r.seed, r.rx, r.ry, i);
+      return;
+    case Dist::overflow_cancel:
+      overflow_cancel(r.n, r.rx, r.ry, r.perm, i, r.dot, x, y);
+      return;
+    case Dist::ties:
+      ties_element(r.tie, r.n, r.rx, r.ry, r.perm, i, r.dot, x, y);
+      if (!r.dot) y = 0;
+      return;
+  }
+}
+
 }  // namespace accsum::gen

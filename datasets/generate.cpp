@@ -93,61 +93,61 @@ void generate_range(const GenSpec& spec, int64_t begin, int64_t end, double* x, 
                      std::to_string(spec.n) + ")");
   const bool dot = spec.family == "dot";
   if (dot && y == nullptr) throw UsageError("a dot dataset needs a y buffer");
-  const uint64_t seed = spec.seed;
-  const int64_t n = spec.n;
-  const rng::CounterRng rx(seed, gen::kStreamX), ry(seed, gen::kStreamY);
-  const std::string& d = spec.dist;
+  generate_range(recipe(spec), begin, end, x, y);
+}
+
+void generate_range(const ElementRecipe& r, int64_t begin, int64_t end, double* x, double* y) {
   double unused = 0;
-  double* yy = dot ? y : &unused;
-  const int64_t ystep = dot ? 1 : 0;
+  for (int64_t i = begin; i < end; ++i) gen::element(r, static_cast<uint64_t>(i), x[i - begin], r.dot ? y[i - begin] : unused);
+}
+
+void generate_range_threaded(const ElementRecipe& r, int64_t begin, int64_t end, double* x, double* y) {
+  datasets_detail::parallel_chunks(end - begin, [&](int64_t b, int64_t e) {
+    generate_range(r, begin + b, begin + e, x + b, r.dot ? y + b : nullptr);
+  });
+}
+
+ElementRecipe recipe(const GenSpec& spec) {
+  validate(spec);
+  if (!counter_based(spec.dist))
+    throw UsageError("'" + spec.dist + "' is generated sequentially (Ogita-Rump-Oishi); it has no per-element recipe");
+  ElementRecipe r;
+  r.dot = spec.family == "dot";
+  r.seed = spec.seed;
+  r.n = spec.n;
+  r.rx = rng::CounterRng(spec.seed, gen::kStreamX);
+  r.ry = rng::CounterRng(spec.seed, gen::kStreamY);
+  const std::string& d = spec.dist;
   if (d == "uniform") {
-    for (int64_t i = begin; i < end; ++i) {
-      x[i - begin] = gen::uniform01(rx, i);
-      if (dot) y[i - begin] = gen::uniform01(ry, i);
-    }
+    r.dist = gen::Dist::uniform;
   } else if (d == "uniform-sym") {
-    for (int64_t i = begin; i < end; ++i) {
-      x[i - begin] = gen::uniform_sym(rx, i);
-      if (dot) y[i - begin] = gen::uniform_sym(ry, i);
-    }
+    r.dist = gen::Dist::uniform_sym;
   } else if (d == "loguniform") {
     // Dot: x carries the dynamic range, y = +-(1 + w) so products have the range of x.
-    const gen::LogWindow w = gen::log_window(spec.range), unit{0, 0};
-    for (int64_t i = begin; i < end; ++i) {
-      x[i - begin] = gen::loguniform(rx, i, w);
-      if (dot) y[i - begin] = gen::loguniform(ry, i, unit);
-    }
+    r.dist = gen::Dist::loguniform;
+    r.x_window = gen::log_window(spec.range);
+    r.y_window = gen::LogWindow{0, 0};
   } else if (d == "subnormal") {
     // Dot: y = +-(1 + w) 2^[-1, 1], so products stay subnormal-heavy.
-    const gen::LogWindow near_one{-1, 2};
-    for (int64_t i = begin; i < end; ++i) {
-      x[i - begin] = gen::subnormal(rx, i);
-      if (dot) y[i - begin] = gen::loguniform(ry, i, near_one);
-    }
+    r.dist = gen::Dist::subnormal;
+    r.y_window = gen::LogWindow{-1, 2};
   } else if (d == "huge") {
     // |x| in [2^990, 2^1001): beyond what Dekker's Split can scale (it multiplies by 2^27 + 1),
     // yet every partial sum stays finite for n < 2^20. Dot: y = +-(1 + w) 2^[-40, -20], so the
     // products lie near 2^960 and the dot is finite too.
-    const gen::LogWindow top{990, 10}, small{-40, 20};
-    for (int64_t i = begin; i < end; ++i) {
-      x[i - begin] = gen::loguniform(rx, i, top);
-      if (dot) y[i - begin] = gen::loguniform(ry, i, small);
-    }
+    r.dist = gen::Dist::huge;
+    r.x_window = gen::LogWindow{990, 10};
+    r.y_window = gen::LogWindow{-40, 20};
   } else if (d == "specials") {
-    for (int64_t i = begin; i < end; ++i) {
-      x[i - begin] = gen::specials_x(seed, rx, i);
-      if (dot) y[i - begin] = gen::specials_y(seed, rx, ry, i);
-    }
-  } else if (d == "overflow-cancel") {
-    const rng::FeistelPermutation perm(static_cast<uint64_t>(n), seed, gen::kStreamPerm);
-    for (int64_t i = begin; i < end; ++i)
-      gen::overflow_cancel(n, rx, ry, perm, i, dot, x[i - begin], yy[(i - begin) * ystep]);
-  } else if (d == "ties") {
-    const rng::FeistelPermutation perm(static_cast<uint64_t>(n), seed, gen::kStreamPerm);
-    const gen::TieShape shape = gen::tie_shape(seed, n, dot);
-    for (int64_t i = begin; i < end; ++i)
-      gen::ties_element(shape, n, rx, ry, perm, i, dot, x[i - begin], yy[(i - begin) * ystep]);
+    r.dist = gen::Dist::specials;
+  } else if (d == "overflow-cancel" || d == "ties") {
+    r.dist = d == "ties" ? gen::Dist::ties : gen::Dist::overflow_cancel;
+    r.perm = rng::FeistelPermutation(static_cast<uint64_t>(spec.n), spec.seed, gen::kStreamPerm);
+    if (d == "ties") r.tie = gen::tie_shape(spec.seed, spec.n, r.dot);
+  } else {
+    throw UsageError("no per-element recipe for '" + d + "'");
   }
+  return r;
 }
 
 Dataset generate(const GenSpec& spec) {
@@ -178,6 +178,18 @@ Dataset generate(const GenSpec& spec) {
   datasets_detail::parallel_chunks(spec.n, [&](int64_t b, int64_t e) {
     generate_range(spec, b, e, d.x.data() + b, dot ? d.y.data() + b : nullptr);
   });
+  return d;
+}
+
+Dataset generate_by_index(const GenSpec& spec) {
+  Dataset d;
+  d.generated_by = std::make_shared<const ElementRecipe>(recipe(spec));  // validates; illcond refused
+  d.family = spec.family;
+  d.generator = spec.dist;
+  d.seed = spec.seed;
+  d.n = spec.n;
+  d.range = spec.dist == "loguniform" ? spec.range : 0;
+  d.id = next_dataset_id();
   return d;
 }
 

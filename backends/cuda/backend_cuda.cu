@@ -113,12 +113,14 @@ class CublasDot : public CudaKernel {
 Registrar reg_cub(AlgoEntry("sum", "cub-sum", "cuda",
     "CUB DeviceReduce::Sum (vendor baseline, not reproducible)")
     .baseline()
+    .generates_by_index()
     .maker([](const Problem& p, const Params&) -> std::unique_ptr<Kernel> {
                               return std::make_unique<CubSum>(p);
                             }));
 Registrar reg_cublas(AlgoEntry("dot", "cublas-dot", "cuda",
     "cuBLAS ddot (vendor baseline)")
     .baseline()
+    .generates_by_index()
     .maker([](const Problem& p, const Params&) -> std::unique_ptr<Kernel> {
                                  return std::make_unique<CublasDot>(p);
                                }));

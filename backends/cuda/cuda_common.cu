@@ -55,21 +55,24 @@ std::shared_ptr<const DeviceInput> device_input(const Problem& p) {
   cached.reset();  // free the old copy before allocating a new one
   auto in = std::make_shared<OwnedInput>();
   size_t n = static_cast<size_t>(p.n);
+  const bool has_y = p.generated ? recipe_has_y(*p.generated) : p.y != nullptr;
   size_t free_b = 0, total_b = 0;
   ACCSUM_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
-  size_t need = n * sizeof(double) * (p.y ? 2 : 1);
+  size_t need = n * sizeof(double) * (has_y ? 2 : 1);
   if (need + (256u << 20) > free_b)
     throw UsageError("input of " + std::to_string(need >> 20) + " MiB does not fit in the GPU's free memory (" +
                      std::to_string(free_b >> 20) + " MiB)");
   auto t0 = std::chrono::steady_clock::now();
   in->bx = DeviceBuffer<double>(n ? n : 1);
-  if (n) ACCSUM_CUDA_CHECK(cudaMemcpy(in->bx.get(), p.x, n * sizeof(double), cudaMemcpyHostToDevice));
-  if (p.y) {
-    in->by = DeviceBuffer<double>(n ? n : 1);
-    if (n) ACCSUM_CUDA_CHECK(cudaMemcpy(in->by.get(), p.y, n * sizeof(double), cudaMemcpyHostToDevice));
+  if (has_y) in->by = DeviceBuffer<double>(n ? n : 1);
+  if (p.generated) {
+    generate_on_device(*p.generated, p.first, p.n, in->bx.get(), has_y ? in->by.get() : nullptr);
+  } else if (n) {
+    ACCSUM_CUDA_CHECK(cudaMemcpy(in->bx.get(), p.x, n * sizeof(double), cudaMemcpyHostToDevice));
+    if (has_y) ACCSUM_CUDA_CHECK(cudaMemcpy(in->by.get(), p.y, n * sizeof(double), cudaMemcpyHostToDevice));
   }
   in->x = in->bx.get();
-  in->y = p.y ? in->by.get() : nullptr;
+  in->y = has_y ? in->by.get() : nullptr;
   in->n = p.n;
   in->upload_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   cached = in;

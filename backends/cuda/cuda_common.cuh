@@ -60,10 +60,16 @@ struct DeviceInput {
   int64_t n = 0;
   double upload_seconds = 0;
 };
-// Uploads problem (or returns the cached copy); the cache holds one problem at a time.
+// Uploads problem (or returns the cached copy); the cache holds one problem at a time. A
+// problem described by a recipe (Problem::generated) is made on the device instead.
 std::shared_ptr<const DeviceInput> device_input(const Problem& p);
 // Drops the cached copy (frees device memory).
 void release_device_input();
+
+// Elements [first, first + n) of a recipe into device arrays x (and y for a dot): same bits as
+// the host generator (backends/cuda/generate_cuda.cu).
+void generate_on_device(const ElementRecipe& r, int64_t first, int64_t n, double* x, double* y);
+bool recipe_has_y(const ElementRecipe& r);
 
 // Times a region of GPU work on the default stream with CUDA events.
 class EventTimer {

@@ -249,7 +249,8 @@ Registrar reg_superacc(AlgoEntry("sum", "superacc", "cuda",
     .maker([](const Problem& p, const Params& params) -> std::unique_ptr<Kernel> {
       return std::make_unique<SuperaccCuda<false>>(p, params);
     })
-    .shapes(superacc_shapes));
+    .shapes(superacc_shapes)
+    .generates_by_index());
 
 Registrar reg_superacc_dot(AlgoEntry("dot", "superacc-dot", "cuda",
     "correctly rounded dot: TwoProductFMA + per-thread FP expansion + superaccumulators (Collange, Defour, Graillat, Iakymchuk 2015)")
@@ -259,7 +260,8 @@ Registrar reg_superacc_dot(AlgoEntry("dot", "superacc-dot", "cuda",
     .maker([](const Problem& p, const Params& params) -> std::unique_ptr<Kernel> {
       return std::make_unique<SuperaccCuda<true>>(p, params);
     })
-    .shapes(superacc_shapes));
+    .shapes(superacc_shapes)
+    .generates_by_index());
 
 // The mpi backend's inner=cuda: each rank sums its slice on the GPU and hands back the exact,
 // unrounded superaccumulator; MPI merges them and rounds once (Collange et al. 2015, level 4).
@@ -292,8 +294,9 @@ class SuperaccCudaPartial : public SuperaccPartial {
   SuperaccCuda<DOT> kernel_;
 };
 
-SuperaccPartialRegistrar reg_partial("cuda", [](const Problem& slice, const Params& q) -> std::unique_ptr<SuperaccPartial> {
-  if (slice.y) return std::make_unique<SuperaccCudaPartial<true>>(slice, q);
+SuperaccPartialRegistrar reg_partial("cuda", /*makes_own_data=*/true, [](const Problem& slice, const Params& q) -> std::unique_ptr<SuperaccPartial> {
+  if (slice.generated ? recipe_has_y(*slice.generated) : slice.y != nullptr)
+    return std::make_unique<SuperaccCudaPartial<true>>(slice, q);
   return std::make_unique<SuperaccCudaPartial<false>>(slice, q);
 });
 

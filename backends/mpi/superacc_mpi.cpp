@@ -18,6 +18,7 @@
 #include "core/eft.hpp"
 #include "core/superacc.hpp"
 #include "core/superacc_partial.hpp"
+#include "datasets/dataset.hpp"
 
 namespace accsum::mpi {
 namespace {
@@ -69,10 +70,23 @@ class SuperaccMpi : public ScalarKernel {
     int64_t b = static_cast<int64_t>(static_cast<__int128>(p.n) * r / ranks);
     int64_t e = static_cast<int64_t>(static_cast<__int128>(p.n) * (r + 1) / ranks);
     Problem slice = p.vector_slice(b, e, p.id ^ (0x9E3779B97F4A7C15ull * uint64_t(r + 1)));
+    if (slice.generated && !superacc_partial_makes_own_data(inner)) slice = hold_slice(slice);
     partial_ = make(slice, q);
     placement_ = rank_placements(inner);
   }
   std::vector<std::string> placement() const override { return placement_; }
+  // A slice described by index, made in this rank's host memory for an inner backend that
+  // reads host arrays: each rank holds n / P elements, never the whole input.
+  Problem hold_slice(Problem s) {
+    const bool dot = std::is_same_v<SA, SuperaccDot>;
+    x_.resize(static_cast<size_t>(s.n));
+    y_.resize(dot ? x_.size() : 0);
+    generate_range_threaded(*s.generated, s.first, s.first + s.n, x_.data(), dot ? y_.data() : nullptr);
+    s.x = x_.data();
+    s.y = dot ? y_.data() : nullptr;
+    s.generated = nullptr;
+    return s;
+  }
   double run() override {
     SA local, total;
     local.clear();
@@ -84,6 +98,7 @@ class SuperaccMpi : public ScalarKernel {
   }
 
  private:
+  std::vector<double> x_, y_;  // this rank's slice, when held on the host
   std::unique_ptr<SuperaccPartial> partial_;
   std::vector<std::string> placement_;
 };
@@ -131,7 +146,8 @@ Registrar reg_sum(AlgoEntry("sum", "superacc", "mpi",
     .maker([](const Problem& p, const Params& q) -> std::unique_ptr<Kernel> {
       return std::make_unique<SuperaccMpi<Superacc>>(p, q);
     })
-    .shapes(inner_variants));
+    .shapes(inner_variants)
+    .generates_by_index());
 Registrar reg_dot(AlgoEntry("dot", "superacc-dot", "mpi",
     "correctly rounded dot over MPI ranks (slices merged exactly by MPI_Allreduce)")
     .promises(Guarantee::correctly_rounded)
@@ -140,7 +156,8 @@ Registrar reg_dot(AlgoEntry("dot", "superacc-dot", "mpi",
     .maker([](const Problem& p, const Params& q) -> std::unique_ptr<Kernel> {
       return std::make_unique<SuperaccMpi<SuperaccDot>>(p, q);
     })
-    .shapes(inner_variants));
+    .shapes(inner_variants)
+    .generates_by_index());
 
 }  // namespace
 }  // namespace accsum::mpi
