@@ -44,6 +44,42 @@ TEST(Cli, BadInputIsOneLineAndExitTwo) {
   expect_usage_error("gen --n=10 -o " + tmpdir() + "/x.weird", "weird");
 }
 
+// --generate=by-index (issue 14): only entries that make their own data run; asking for one that
+// cannot, or for a file, or for data that cannot be sliced, is a usage error.
+TEST(Cli, GenerateByIndexRunsOnlyEntriesThatMakeTheirOwnData) {
+  expect_usage_error("bench --generate=by-index --algo=naive --backend=cpu --n=100", "by-index");
+  expect_usage_error("bench --generate=by-index --algo=superacc --backend=mpi --dist=illcond --n=100", "illcond");
+  expect_usage_error("bench --generate=by-index --algo=superacc --backend=mpi --input=/nonexistent.npy", "input");
+  expect_usage_error("bench --generate=elsewhere --algo=superacc --n=100", "generate");
+  CliRun l = accsum("list --format json");
+  ASSERT_EQ(l.code, 0) << l.err;
+  bool mpi_sum_by_index = false;
+  const auto listed = nlohmann::json::parse(l.out);
+  for (auto& a : listed["algorithms"])
+    if (a["algo"] == "superacc")
+      for (auto& b : a["backends"])
+        if (b["backend"] == "mpi") mpi_sum_by_index = b["by_index"].get<bool>();
+  if (l.out.find("\"mpi\"") == std::string::npos) return;
+  EXPECT_TRUE(mpi_sum_by_index);
+  // The same data made whole on the host and by index: the same correctly rounded bits.
+  std::string value[2];
+  const char* where[2] = {"host", "by-index"};
+  for (int i = 0; i < 2; ++i) {
+    std::string path = tmpdir() + "/by_index_" + where[i] + ".json";
+    CliRun r = accsum(std::string("bench --generate=") + where[i] +
+                      " --algo=superacc --backend=mpi --dist=loguniform --range=1e250 --n=100003 --reps=2 --json=" + path);
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto doc = nlohmann::json::parse(slurp(path));
+    for (auto& res : doc["results"])
+      if (res["algo"] == "superacc" && res["backend"] == "mpi") {
+        EXPECT_TRUE(res["correctly_rounded"].get<bool>()) << where[i];
+        value[i] = res["value_hex"];
+      }
+  }
+  EXPECT_FALSE(value[0].empty());
+  EXPECT_EQ(value[0], value[1]);
+}
+
 TEST(Cli, MissingBackendIsAClearError) {
   // CUDA is compiled in CI but no GPU is present: asking for it must say so, not crash.
   CliRun r = accsum("bench --algo=cub-sum --backend=cuda --n=100");

@@ -55,8 +55,10 @@ struct MpiSuperacc {
   }
 };
 
+// A run's figures: this rank's own accumulation and its wait in the combine (MPI_Allreduce, which
+// includes waiting for the slowest rank), so a report shows what share the merge costs.
 template <class SA>
-class SuperaccMpi : public ScalarKernel {
+class SuperaccMpi : public Kernel {
  public:
   SuperaccMpi(const Problem& p, const Params& q) {
     const std::string& inner = param_str(q, "inner");
@@ -87,20 +89,31 @@ class SuperaccMpi : public ScalarKernel {
     s.generated = nullptr;
     return s;
   }
-  double run() override {
+  void execute() override {
     SA local, total;
+    const double t0 = MPI_Wtime();
     local.clear();
     if constexpr (std::is_same_v<SA, Superacc>) partial_->accumulate_sum(local);
     else partial_->accumulate_dot(local);
     local.normalize();  // every digit < 2^32: any number of ranks merges without overflow
+    const double t1 = MPI_Wtime();
     MPI_Allreduce(&local, &total, 1, MpiSuperacc<SA>::type(), MpiSuperacc<SA>::op(), MPI_COMM_WORLD);
-    return total.round();
+    value_ = total.round();
+    local_s_ = t1 - t0;
+    combine_s_ = MPI_Wtime() - t1;
+  }
+  Result result() override {
+    Result r = Result::scalar(value_);
+    r.figures = {{"mpi_local_s", local_s_}, {"mpi_combine_s", combine_s_},
+                 {"mpi_combine_share", combine_s_ / (local_s_ + combine_s_)}};
+    return r;
   }
 
  private:
   std::vector<double> x_, y_;  // this rank's slice, when held on the host
   std::unique_ptr<SuperaccPartial> partial_;
   std::vector<std::string> placement_;
+  double value_ = 0, local_s_ = 0, combine_s_ = 0;
 };
 
 std::vector<ParamSpec> params() {
