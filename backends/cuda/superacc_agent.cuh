@@ -20,6 +20,7 @@ struct SuperaccAgent {
   static constexpr int kVecs = Policy::kVecsPerThread;
   static constexpr int64_t kLinePairs = 8;  // 16-byte pairs per 128-byte line
   static __device__ __forceinline__ int64_t round_up(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
+  static __device__ __forceinline__ int64_t lesser(int64_t a, int64_t b) { return a < b ? a : b; }
   using Record = typename Policy::Record;
 
   double a[kTerms];  // level 1: the expansion (FPE > 0)
@@ -226,7 +227,7 @@ struct SuperaccAgent {
     const int64_t nvec = n / 2, tile = static_cast<int64_t>(blockDim.x) * kVecs, stride = tile * gridDim.x;
     const int64_t rounds = nvec / stride, rest0 = rounds * stride;
     const int64_t share = round_up((nvec - rest0 + gridDim.x - 1) / gridDim.x, kLinePairs);
-    const int64_t rb = min(nvec, rest0 + share * blockIdx.x), re = min(nvec, rb + share);
+    const int64_t rb = lesser(nvec, rest0 + share * blockIdx.x), re = lesser(nvec, rb + share);
     double2 vx[kVecs], vy[kVecs];
     int64_t t = static_cast<int64_t>(blockIdx.x) * tile;
     if (rounds > 0) load<true>(xv, yv, t, 0, vx, vy);

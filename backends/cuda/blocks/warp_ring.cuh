@@ -78,16 +78,18 @@ __device__ __forceinline__ void warp_reduce_lane_digits(int64_t (*dig)[kWarpThre
   __syncwarp();
   uint64_t t0 = 0, t1 = 0;  // the digits summed modulo 2^64 (lane_sum_from_total)
   int h0 = 0, h1 = 0;       // their high parts: |.| <= 32 * 2^13
+  const int64_t* row0_digits = dig[lane];
+  const int64_t* row1_digits = dig[lane < 2 * kUpperRows ? row1 : kWarpThreads] + half;
 #pragma unroll 8
   for (int j = 0; j < kWarpThreads; ++j) {
-    const int64_t v = dig[lane][(j + lane) & (kWarpThreads - 1)];
+    const int64_t v = row0_digits[(j + lane) & (kWarpThreads - 1)];
     t0 += static_cast<uint64_t>(v);
     h0 += static_cast<int>(v >> kLaneDigitBits);
   }
   if (lane < 2 * kUpperRows) {
 #pragma unroll 8
     for (int j = 0; j < kHalf; ++j) {
-      const int64_t v = dig[row1][half + ((j + lane) & (kHalf - 1))];
+      const int64_t v = row1_digits[(j + lane) & (kHalf - 1)];
       t1 += static_cast<uint64_t>(v);
       h1 += static_cast<int>(v >> kLaneDigitBits);
     }
