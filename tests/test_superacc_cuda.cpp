@@ -2,14 +2,17 @@
 // MPFR oracle.
 //
 // SuperaccCudaModel* run everywhere (CI has no GPU): a host model of the kernel's numerics built
-// from the same ACCSUM_HD pieces (superacc_lanes.cuh: the lane digit split, normalization,
-// re-cut into core's digits, the dot slow path, the record merge and the flags), fed the way
-// the kernel feeds them: per-lane expansions whose term 0 starts at -0, residues compacted per
-// warp, private accumulators, block records, one device-level merge and core's round().
+// from the same ACCSUM_HD pieces (superacc_lanes.cuh: the lane digit split, normalization, the
+// carry-free warp sum of unnormalized lanes, re-cut into core's digits, the dot slow path, the
+// record merge, the flags, the carry functions and the window rounding), fed the way the kernel
+// feeds them: per-lane expansions whose term 0 starts at -0, residues compacted per warp,
+// private accumulators, block records, one device-level merge and the warp's parallel-prefix
+// rounding (emulated lane by lane), checked against core's round().
 //
 // SuperaccCuda* need a CUDA device and skip with a notice without one: every distribution and
-// expansion size, edge cases, contention (every lane flushing into the same digits, every
-// product into one block's shared digits), launch shapes, the cpu backend, and n > 2^31.
+// expansion size, edge cases, small sizes and tile / grid boundaries, lanes full of pending
+// pieces, contention (every lane flushing into the same digits, every product into one block's
+// shared digits), launch shapes, the cpu backend, and n > 2^31.
 #include <gtest/gtest.h>
 
 #include <cfloat>

@@ -22,8 +22,8 @@ bench() {  # name, algorithms, time limit
     --out="$OUT/superacc_n_$1_h200.md" 2>> "$LOG"
   echo "bench $1 exit $?" >> "$LOG"
 }
-bench sum superacc,cub-sum 100
-bench dot superacc-dot,cublas-dot 130
+bench sum superacc,cub-sum 120
+bench dot superacc-dot,cublas-dot 150
 if command -v python3 > /dev/null; then
   python3 scripts/plot_ratio_n.py "$OUT"/superacc_n_sum_h200.json "$OUT"/superacc_n_dot_h200.json \
     --md "$OUT/superacc_n_ratios.md" >> "$LOG" 2>&1
