@@ -2,14 +2,17 @@
 // MPFR oracle.
 //
 // SuperaccCudaModel* run everywhere (CI has no GPU): a host model of the kernel's numerics built
-// from the same ACCSUM_HD pieces (superacc_lanes.cuh: the lane digit split, normalization,
-// re-cut into core's digits, the dot slow path, the record merge and the flags), fed the way
-// the kernel feeds them: per-lane expansions whose term 0 starts at -0, residues compacted per
-// warp, private accumulators, block records, one device-level merge and core's round().
+// from the same ACCSUM_HD pieces (superacc_lanes.cuh: the lane digit split, normalization, the
+// carry-free warp sum of unnormalized lanes, re-cut into core's digits, the dot slow path, the
+// record merge, the flags, the carry functions and the window rounding), fed the way the kernel
+// feeds them: per-lane expansions whose term 0 starts at -0, residues compacted per warp,
+// private accumulators, block records, one device-level merge and the warp's parallel-prefix
+// rounding (emulated lane by lane), checked against core's round().
 //
 // SuperaccCuda* need a CUDA device and skip with a notice without one: every distribution and
-// expansion size, edge cases, contention (every lane flushing into the same digits, every
-// product into one block's shared digits), launch shapes, the cpu backend, and n > 2^31.
+// expansion size, edge cases, small sizes and tile / grid boundaries, lanes full of pending
+// pieces, contention (every lane flushing into the same digits, every product into one block's
+// shared digits), launch shapes, the cpu backend, and n > 2^31.
 #include <gtest/gtest.h>
 
 #include <cfloat>
@@ -40,6 +43,72 @@ double hexd(const char* s) { return std::strtod(s, nullptr); }
 ExactValue exact_of(const std::vector<double>& x, const std::vector<double>& y) {
   return y.empty() ? exact_sum(x.data(), static_cast<int64_t>(x.size()))
                    : exact_dot(x.data(), y.data(), static_cast<int64_t>(x.size()));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Host emulation of level 5 on one warp (blocks/device_finish.cuh: warp_normalize, warp_round),
+// step by step as the device runs it: v[r][lane] is the register of lane `lane` holding digit
+// lane + 32 r, and a shuffle reads another lane's register.
+template <int D, int RW>
+void emulate_warp_normalize(int64_t (&v)[RW][32]) {
+  const int64_t mask = static_cast<int64_t>(kDigitMask);
+  for (int pass = 0; pass < 2; ++pass) {
+    int64_t c[RW][32], below[RW][32];
+    for (int r = 0; r < RW; ++r)
+      for (int lane = 0; lane < 32; ++lane) {
+        const bool low = lane + 32 * r < D - 1;
+        c[r][lane] = low ? v[r][lane] >> kSuperaccDigitBits : 0;
+        if (low) v[r][lane] &= mask;
+      }
+    for (int r = 0; r < RW; ++r)
+      for (int lane = 0; lane < 32; ++lane) below[r][lane] = c[r][(lane + 31) & 31];
+    for (int r = 0; r < RW; ++r)
+      for (int lane = 0; lane < 32; ++lane) v[r][lane] += lane > 0 ? below[r][lane] : (r > 0 ? below[r - 1][lane] : 0);
+  }
+  int row_carry = 0;
+  for (int r = 0; r < RW; ++r) {
+    unsigned f[32], g[32];
+    for (int lane = 0; lane < 32; ++lane)
+      f[lane] = lane + 32 * r < D - 1 ? carry_fn(v[r][lane]) : kCarryIdentity;
+    for (int off = 1; off < 32; off <<= 1) {
+      for (int lane = 0; lane < 32; ++lane) g[lane] = lane >= off ? f[lane - off] : f[lane];  // __shfl_up_sync
+      for (int lane = 0; lane < 32; ++lane)
+        if (lane >= off) f[lane] = carry_compose(f[lane], g[lane]);
+    }
+    for (int lane = 0; lane < 32; ++lane) {
+      const int d = lane + 32 * r;
+      const int carry = lane > 0 ? carry_apply(f[lane - 1], row_carry) : row_carry;
+      if (d < D - 1) v[r][lane] = (v[r][lane] + carry) & mask;
+      else if (d == D - 1) v[r][lane] += carry;
+    }
+    row_carry = carry_apply(f[31], row_carry);
+  }
+}
+
+template <class R>
+double emulate_warp_round(const int64_t* digit, unsigned flags, int64_t n) {
+  constexpr int D = R::kDigits, RW = (D + 31) / 32;
+  int64_t v[RW][32];
+  for (int r = 0; r < RW; ++r)
+    for (int lane = 0; lane < 32; ++lane) v[r][lane] = lane + 32 * r < D ? digit[lane + 32 * r] : 0;
+  emulate_warp_normalize<D>(v);
+  const bool negative = v[(D - 1) / 32][(D - 1) % 32] < 0;
+  if (negative) {
+    for (auto& row : v)
+      for (int64_t& x : row) x = -x;
+    emulate_warp_normalize<D>(v);
+  }
+  int k = -1;
+  for (int r = RW - 1; r >= 0; --r) {
+    unsigned m = 0;
+    for (int lane = 0; lane < 32; ++lane) m |= (v[r][lane] != 0 ? 1u : 0u) << lane;
+    if (k < 0 && m) k = 32 * r + 31 - __builtin_clz(m);
+  }
+  bool sticky = false;
+  for (int r = 0; r < RW; ++r)
+    for (int lane = 0; lane < 32; ++lane) sticky |= lane + 32 * r < k - 2 && v[r][lane] != 0;
+  auto at = [&](int d) { return d >= 0 ? v[d / 32][d % 32] : int64_t(0); };
+  return round_window<R::kLsbExp>(flags, n, negative, k, at(k), at(k - 1), at(k - 2), sticky);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -89,8 +158,19 @@ class KernelModel {
         }
         warp.finish();
         for (int l = 0; l < 32; ++l) block_flags |= warp.lanes[l].flags;
+        // The warp's carry-free reduction of its unnormalized lanes (warp_reduce_lane_digits).
+        LaneSum rows[kLaneDigits];
+        for (int d = 0; d < kLaneDigits; ++d) {
+          uint64_t total = 0;
+          int high = 0;
+          for (int l = 0; l < 32; ++l) {
+            total += static_cast<uint64_t>(warp.lanes[l].digit[d]);
+            high += static_cast<int>(warp.lanes[l].digit[d] >> kLaneDigitBits);
+          }
+          rows[d] = lane_sum_from_total(total, high);
+        }
         for (int d = 0; d < kLaneDigits; ++d)
-          for (int l = 0; l < 32; ++l) block_digits[d] += warp.lanes[l].digit[d];
+          block_digits[d] += merged_digit<kLaneDigits, kLaneDigitBits>(d, rows[d], d > 0 ? &rows[d - 1] : nullptr);
       }
       for (int d = 0; d < kLaneDigits; ++d) add_int64_at(rec, block_digits[d], lane_digit_pos<Record::kLsbExp>(d));
       set_flags(rec, block_flags, 0);
@@ -106,8 +186,10 @@ class KernelModel {
     Record acc;
     acc.clear();
     for (int d = 0; d < D; ++d) acc.digit[d] = merged_digit<D>(d, sums[d], d > 0 ? &sums[d - 1] : nullptr);
+    const double got = emulate_warp_round<Record>(acc.digit, flags, n);
     set_flags(acc, flags, n);
-    return acc.round();
+    if (!test::same_bits(got, acc.round())) ADD_FAILURE() << "warp rounding differs from core's round()";
+    return got;
   }
 
   int64_t slow_terms = 0, flush_rounds = 0;
@@ -173,8 +255,7 @@ class KernelModel {
         if (!lane.fpe0)
           for (double v : lane.a) lane.add(v);
         if (double_bits(lane.a[0]) != (uint64_t(1) << 63)) lane.flags |= kFlagNotNegZero;
-        lane.normalize();
-      }
+      }  // left unnormalized, pending pieces and all, as on the device
     }
   };
 
@@ -423,6 +504,156 @@ TEST(SuperaccCudaModel, FloodOfOneValueNeedsManyNormalizations) {
   KernelModel<false> m(2, 1, 1);
   EXPECT_TRUE(same_bits(m.run(x, {}), want));
   EXPECT_EQ(m.slow_terms, 1);
+}
+
+// Digit vectors that exercise carries: random values below 2^53 (merged record digits), values
+// on the carry boundaries, and long runs that a single carry or borrow must cross.
+std::vector<int64_t> carry_test_digits(std::mt19937_64& rng, int D) {
+  const int64_t w = int64_t(1) << 32;
+  const int64_t edge[] = {0, 1, -1, w - 1, w, w + 1, -w, w - 2, 2 * w - 1, -(w - 1)};
+  std::vector<int64_t> v(D);
+  const int kind = static_cast<int>(rng() % 5);
+  for (int d = 0; d < D; ++d) {
+    const int64_t r = static_cast<int64_t>(rng() >> 11) * ((rng() & 1) ? 1 : -1);  // |r| < 2^53
+    switch (kind) {
+      case 0: v[d] = r; break;
+      case 1: v[d] = edge[rng() % 10]; break;
+      case 2: v[d] = (rng() % 4) ? w - 1 : r % w; break;  // runs of 2^32 - 1
+      case 3: v[d] = (rng() % 4) ? 0 : r % 4; break;      // runs of zeros
+      default: v[d] = (rng() % 3) ? edge[rng() % 10] : r >> (rng() % 50); break;
+    }
+  }
+  if (kind >= 2 && rng() % 2) v[rng() % 3] = (rng() & 1) ? -1 : w;  // a borrow or a carry at the bottom
+  if (rng() % 4 == 0) v[D - 1] = 0;
+  return v;
+}
+
+template <int D>
+void check_warp_normalize(std::mt19937_64& rng, int rounds) {
+  constexpr int RW = (D + 31) / 32;
+  for (int i = 0; i < rounds; ++i) {
+    std::vector<int64_t> want = carry_test_digits(rng, D);
+    int64_t v[RW][32];
+    for (int d = 0; d < 32 * RW; ++d) v[d / 32][d % 32] = d < D ? want[d] : 0;
+    accsum_normalize(want.data(), D);
+    emulate_warp_normalize<D>(v);
+    for (int d = 0; d < 32 * RW; ++d) ASSERT_EQ(v[d / 32][d % 32], d < D ? want[d] : 0) << "D=" << D << " digit " << d;
+  }
+}
+
+TEST(SuperaccCudaModel, WarpCarryPrefixMatchesSequentialNormalization) {
+  // The carry functions compose as functions do (associativity is what the prefix relies on).
+  for (int64_t a : {int64_t(-1), int64_t(0), int64_t(5), (int64_t(1) << 32) - 1, int64_t(1) << 32})
+    for (int64_t b : {int64_t(-1), int64_t(0), (int64_t(1) << 32) - 1, int64_t(1) << 32})
+      for (int c = -1; c <= 1; ++c) {
+        const int sequential = static_cast<int>((b + ((a + c) >> 32)) >> 32);
+        ASSERT_EQ(carry_apply(carry_compose(carry_fn(b), carry_fn(a)), c), sequential) << a << " " << b << " " << c;
+        ASSERT_EQ(carry_apply(carry_compose(kCarryIdentity, carry_fn(a)), c), carry_apply(carry_fn(a), c));
+      }
+  std::mt19937_64 rng(12);
+  check_warp_normalize<kSumDigits>(rng, 20000);
+  check_warp_normalize<kDotDigits>(rng, 20000);
+}
+
+// Unnormalized representations of meaningful values: core's accumulator of some terms, then
+// 2^32 units moved between neighbouring digits at random (the value does not change).
+template <class R>
+void scramble(R& acc, std::mt19937_64& rng) {
+  for (int d = 0; d + 1 < R::kDigits; ++d) {
+    const int64_t t = static_cast<int64_t>(rng() % (1u << 20)) - (1 << 19);
+    acc.digit[d] += t * (int64_t(1) << 32);
+    acc.digit[d + 1] -= t;
+  }
+}
+
+TEST(SuperaccCudaModel, WarpRoundingMatchesCoreRounding) {
+  std::mt19937_64 rng(13);
+  int checked = 0;
+  for (int i = 0; i < 20000; ++i) {
+    std::vector<double> x = test::random_terms(rng, 1 + rng() % 6);
+    if (i % 7 == 0) x = {1.0, 0x1p-53 * ((i & 8) ? 1 : -1), 0x1p-1074 * ((i & 16) ? 1 : 0)};  // ties and near-ties
+    if (i % 11 == 0) x = {DBL_MAX, hexd("0x1p970"), -0x1p918 * static_cast<double>(i % 3)};  // overflow by rounding
+    if (i % 13 == 0) x = {0x1p-1074 * static_cast<double>(i % 5), -0x1p-1060};  // subnormal results
+    Superacc s;
+    SuperaccDot t;
+    s.clear();
+    t.clear();
+    for (size_t j = 0; j < x.size(); ++j) {
+      s.add(x[j]);
+      t.add_product(x[j], x[(j + 1) % x.size()]);
+    }
+    const bool scrambled = i % 2 == 0;
+    if (scrambled) {
+      scramble(s, rng);
+      scramble(t, rng);
+    }
+    for (unsigned flags : {0u, kFlagNotNegZero, kFlagNan, kFlagPosInf, kFlagNegInf | kFlagNotNegZero}) {
+      if (flags != kFlagNotNegZero && i % 50) continue;
+      const int64_t n = i % 3 == 0 ? 0 : 5;
+      const double got_s = emulate_warp_round<Superacc>(s.digit, flags, n);
+      const double got_t = emulate_warp_round<SuperaccDot>(t.digit, flags, n);
+      set_flags(s, flags, n);
+      set_flags(t, flags, n);
+      ASSERT_TRUE(same_bits(got_s, s.round())) << test::dump(x) << " flags=" << flags;
+      ASSERT_TRUE(same_bits(got_t, t.round())) << test::dump(x) << " flags=" << flags;
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 20000);
+  // Digits of any size below 2^53 (merged records), both signs.
+  for (int i = 0; i < 5000; ++i) {
+    Superacc s;
+    s.clear();
+    std::vector<int64_t> d = carry_test_digits(rng, kSumDigits);
+    for (int j = 0; j < kSumDigits; ++j) s.digit[j] = j < kSumDigits - 3 ? d[j] : d[j] % 1000;
+    const double got = emulate_warp_round<Superacc>(s.digit, kFlagNotNegZero, 1);
+    set_flags(s, kFlagNotNegZero, 1);
+    ASSERT_TRUE(same_bits(got, s.round())) << i;
+  }
+}
+
+// A warp's lanes full of pending pieces (kLaneMaxPending of up to 2^52 on a normalized digit)
+// summed by LaneSum / merged_digit as warp_reduce_lane_digits does: the same value as adding
+// every lane's digits one by one to core's accumulator.
+TEST(SuperaccCudaModel, WarpSumOfUnnormalizedLanesIsExact) {
+  std::mt19937_64 rng(14);
+  for (int round = 0; round < 300; ++round) {
+    int64_t lanes[32][kLaneDigits];
+    for (auto& lane : lanes) {
+      for (int d = 0; d < kLaneDigits; ++d) {
+        const int64_t normalized = static_cast<int64_t>(rng() & static_cast<uint64_t>(kLaneDigitMask));
+        const int64_t pieces = (round % 3 == 0) ? kLaneMaxPending : static_cast<int64_t>(rng() % (kLaneMaxPending + 1));
+        const int64_t piece = (static_cast<int64_t>(1) << 52) - static_cast<int64_t>(rng() % 1000);
+        const int sign = (round % 3 == 1) ? 1 : (round % 3 == 2) ? -1 : ((rng() & 1) ? 1 : -1);
+        lane[d] = normalized + sign * pieces * piece;
+      }
+      lane[kLaneDigits - 1] = static_cast<int64_t>(rng() % (uint64_t(1) << 33)) - (int64_t(1) << 32);
+    }
+    Superacc got, want;
+    got.clear();
+    want.clear();
+    LaneSum rows[kLaneDigits] = {};
+    for (int d = 0; d < kLaneDigits; ++d) {
+      uint64_t total = 0;
+      int high = 0;
+      for (auto& lane : lanes) {
+        rows[d].add(lane[d]);
+        total += static_cast<uint64_t>(lane[d]);
+        high += static_cast<int>(lane[d] >> kLaneDigitBits);
+        add_int64_at(want, lane[d], lane_digit_pos<kSumLsb>(d));
+      }
+      const LaneSum fast = lane_sum_from_total(total, high);
+      ASSERT_TRUE(fast.low == rows[d].low && fast.high == rows[d].high) << "digit " << d;
+    }
+    for (int d = 0; d < kLaneDigits; ++d) {
+      const int64_t v = merged_digit<kLaneDigits, kLaneDigitBits>(d, rows[d], d > 0 ? &rows[d - 1] : nullptr);
+      ASSERT_LT(std::llabs(v), int64_t(1) << 56);
+      add_int64_at(got, v, lane_digit_pos<kSumLsb>(d));
+    }
+    got.normalize();
+    want.normalize();
+    for (int d = 0; d < kSumDigits; ++d) ASSERT_EQ(got.digit[d], want.digit[d]) << "round " << round << " digit " << d;
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -724,6 +955,76 @@ TEST(SuperaccCuda, MpiInnerCudaMatchesTheOracle) {
           EXPECT_TRUE(same_bits(mpi->make(d.problem(), p)->run_scalar(), want)) << algo << " " << dist << " n=" << n;
         }
       }
+  }
+}
+
+// Sizes around every boundary of the work split (SuperaccAgent::consume): tiny n, a warp, the
+// pairs of one block row, one tile, the grid-stride rounds of several blocks, the even split of
+// the rest into 128-byte lines, and the odd last term; with more blocks than work, too.
+TEST(SuperaccCuda, SmallSizesAndTileBoundaries) {
+  REQUIRE_CUDA();
+  std::mt19937_64 rng(15);
+  GenSpec s;
+  s.dist = "loguniform";
+  s.n = 3 * 2 * 4 * 512 * 3 + 1000;  // enough for every size below
+  s.range = 1e50;
+  s.seed = 51;
+  const Dataset pool = generate(s);
+  std::vector<int64_t> sizes = {0, 1, 2, 3, 15, 16, 17, 31, 32, 33, 63, 64, 65, 255, 256, 257, 1023, 1024, 1025};
+  for (int64_t block : {128, 512})
+    for (int64_t tile_terms : {2 * 2 * block, 2 * 4 * block})  // dot and sum tiles (2, 4 pairs per thread)
+      for (int64_t blocks : {1, 3})
+        for (int64_t k : {1, 2})
+          for (int64_t delta : {-17, -2, -1, 0, 1, 2, 16, 17}) sizes.push_back(k * blocks * tile_terms + delta);
+  int cases = 0;
+  for (int64_t n : sizes) {
+    if (n < 0 || n > static_cast<int64_t>(pool.x.size())) continue;
+    std::vector<double> x(pool.x.begin(), pool.x.begin() + n), y(static_cast<size_t>(n));
+    if (n % 5 == 2) x = test::random_terms(rng, static_cast<size_t>(n));  // both ends of the range
+    for (auto& v : y) v = std::ldexp(1.0 + static_cast<double>(rng() >> 12) * 0x1p-52, static_cast<int>(rng() % 40) - 20);
+    const double want = exact_of(x, {}).rounded, want_dot = exact_of(x, y).rounded;
+    for (const char* block : {"128", "512"})
+      for (const char* grid : {"1", "3", "0", "1000"})
+        for (const char* fpe : {"0", "2"}) {
+          const Params p{{"block", block}, {"grid", grid}, {"fpe", fpe}};
+          ASSERT_TRUE(same_bits(run_cuda("superacc", x, {}, p), want))
+              << "n=" << n << " block=" << block << " grid=" << grid << " fpe=" << fpe;
+          ASSERT_TRUE(same_bits(run_cuda("superacc-dot", x, y, p), want_dot))
+              << "dot n=" << n << " block=" << block << " grid=" << grid << " fpe=" << fpe;
+          ++cases;
+        }
+  }
+  EXPECT_GT(cases, 1000);
+}
+
+// Lanes whose digits are full of pending pieces at the end: the private digits are not
+// normalized after the last term (warp_reduce_lane_digits splits them instead), and with
+// fpe = 0 every term adds a piece of up to 2^52 to two digits of its lane, kPiecesPerIter (16)
+// per iteration, normalized only every 127 iterations. One block of 512 threads running 126
+// iterations leaves 2016 pieces of nearly 2^52 (digits near 2^63), all of one sign, in every
+// lane; sizes around it end just before and just after a normalization.
+TEST(SuperaccCuda, LanesFullOfPendingPiecesAtTheEnd) {
+  REQUIRE_CUDA();
+  // (2^53 - 1) * 2^25: the lowest bit at 2^-1074 * 2^1099, 1099 = 50 * 21 + 49, so its upper
+  // piece is the largest there is (just below 2^52).
+  const double big = std::ldexp(0x1p53 - 1, 25);
+  for (const char* family : {"sum", "dot"}) {
+    const bool dot = std::string(family) == "dot";
+    const int64_t iter_terms = dot ? 2 * 2 * 512 : 2 * 4 * 512;  // terms per block and iteration
+    for (int64_t iters : {125, 126, 127, 128})
+      for (int64_t extra : {int64_t(0), int64_t(1), iter_terms / 2 + 1})
+        for (double sign : {1.0, -1.0}) {
+          const int64_t n = iters * iter_terms + extra;
+          std::vector<double> x(static_cast<size_t>(n), sign * big), y;
+          if (dot) y.assign(static_cast<size_t>(n), 1.0);
+          x[static_cast<size_t>(n) / 3] = -sign * 0x1p-1000;  // a tiny term of the other sign
+          const double want = exact_of(x, y).rounded;
+          for (const char* fpe : {"0", "2"}) {
+            const Params p{{"block", "512"}, {"grid", "1"}, {"fpe", fpe}, {"adaptive", "1"}};
+            ASSERT_TRUE(same_bits(run_cuda(dot ? "superacc-dot" : "superacc", x, y, p), want))
+                << family << " iters=" << iters << " extra=" << extra << " sign=" << sign << " fpe=" << fpe;
+          }
+        }
   }
 }
 

@@ -17,6 +17,10 @@ struct SuperaccAgent {
   static constexpr int kTerms = Policy::kExpansionTerms;
   static constexpr int FPE = Policy::kFpe;
   static constexpr bool EE = Policy::kEarlyExit, DOT = Policy::kDot;
+  static constexpr int kVecs = Policy::kVecsPerThread;
+  static constexpr int64_t kLinePairs = 8;  // 16-byte pairs per 128-byte line
+  static __device__ __forceinline__ int64_t round_up(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
+  static __device__ __forceinline__ int64_t lesser(int64_t a, int64_t b) { return a < b ? a : b; }
   using Record = typename Policy::Record;
 
   double a[kTerms];  // level 1: the expansion (FPE > 0)
@@ -42,8 +46,7 @@ struct SuperaccAgent {
     acc.digit = &area.digit[0][lane];
     ring.ring = area.ring;
     ring.lane = lane;
-    block_acc = bacc;
-    acc.clear();
+    block_acc = bacc;  // the lane digits are cleared by consume(), under the first loads
   }
   __device__ bool bypass() const { return FPE == 0 || direct; }
 
@@ -164,109 +167,133 @@ struct SuperaccAgent {
     }
   }
 
-  // The full tiles of kVecsPerThread 16-byte vectors per thread, grid-stride, the next tile's
-  // loads in flight while this one is processed. x (and y) are 16-byte aligned. Returns the
-  // first pair after the full tiles.
+  // One chunk of the pairs (16-byte vectors): vector j of this thread is pair
+  // base + threadIdx.x + j * blockDim.x. FULL: every pair is below `end` (no test); otherwise
+  // pairs at or past `end` are not read and stand as x = -0.0, y = 1.0, which add nothing.
+  template <bool FULL>
+  __device__ __forceinline__ void load(const double2* xv, const double2* yv, int64_t base, int64_t end,
+                                       double2 (&bx)[kVecs], double2 (&by)[kVecs]) const {
+#pragma unroll
+    for (int j = 0; j < kVecs; ++j) {
+      const int64_t i = base + threadIdx.x + static_cast<int64_t>(j) * blockDim.x;
+      if (FULL || i < end) {
+        bx[j] = __ldcs(xv + i);
+        if constexpr (DOT) by[j] = __ldcs(yv + i);
+      } else {
+        bx[j] = make_double2(-0.0, -0.0);
+        if constexpr (DOT) by[j] = make_double2(1.0, 1.0);
+      }
+    }
+  }
+
+  // The terms of one chunk; bits 2j and 2j+1 of `valid` belong to vector j (dot: the others
+  // pass nothing; sum: they hold -0.0 already).
+  __device__ __forceinline__ void process(const double2 (&vx)[kVecs], const double2 (&vy)[kVecs], unsigned valid) {
+    if constexpr (DOT) {
+      double bx[2 * kVecs], by[2 * kVecs];
+#pragma unroll
+      for (int j = 0; j < kVecs; ++j) {
+        bx[2 * j] = vx[j].x;
+        bx[2 * j + 1] = vx[j].y;
+        by[2 * j] = vy[j].x;
+        by[2 * j + 1] = vy[j].y;
+      }
+      dot_batch(bx, by, valid);
+    } else {
+      double b[2 * kVecs];
+#pragma unroll
+      for (int j = 0; j < kVecs; ++j) {
+        b[2 * j] = vx[j].x;
+        b[2 * j + 1] = vx[j].y;
+      }
+      sum_batch(b);
+    }
+  }
+
+  // Levels 1-2 over this block's share of the n terms (x, y 16-byte aligned). Tiles of
+  // kVecsPerThread vectors per thread: first `rounds` full tiles per block, grid-stride, the
+  // next tile's loads in flight while one is processed; the pairs after them are split evenly,
+  // a contiguous run of whole 128-byte lines per block (no block waits for others' extra tile),
+  // whose first chunk is loaded during the last full tile. The odd last term goes to warp 0 of
+  // the last block. The lane digits are cleared, then `ready()` runs (the block's clear and
+  // barrier), while the first loads are in flight.
   // (Prefetching the tile after next into L2 as well was measured slower: it capped the H200 at
   // about 3.95 TB/s for every configuration, against 4.25 TB/s without.)
-  __device__ __forceinline__ int64_t consume_tiles(const double2* xv, const double2* yv, int64_t nvec) {
-    constexpr int U = Policy::kVecsPerThread;
-    const int64_t tile = static_cast<int64_t>(blockDim.x) * U;
-    const int64_t full_tiles = nvec / tile;
-    double2 vx[U], vy[U];
-    int64_t t = blockIdx.x;
-    auto load = [&](int64_t tt, double2(&bx)[U], double2(&by)[U]) {
-      const int64_t base = tt * tile + threadIdx.x;
-#pragma unroll
-      for (int j = 0; j < U; ++j) {
-        bx[j] = __ldcs(xv + base + j * blockDim.x);
-        if constexpr (DOT) by[j] = __ldcs(yv + base + j * blockDim.x);
-      }
-    };
-    if (t < full_tiles) load(t, vx, vy);
-    while (t < full_tiles) {
-      const int64_t tn = t + gridDim.x;
-      double2 wx[U], wy[U];
-      if (tn < full_tiles) load(tn, wx, wy);
-      if constexpr (DOT) {
-        double bx[2 * U], by[2 * U];
-#pragma unroll
-        for (int j = 0; j < U; ++j) {
-          bx[2 * j] = vx[j].x;
-          bx[2 * j + 1] = vx[j].y;
-          by[2 * j] = vy[j].x;
-          by[2 * j + 1] = vy[j].y;
-        }
-        dot_batch(bx, by, (1u << (2 * U)) - 1);
-      } else {
-        double b[2 * U];
-#pragma unroll
-        for (int j = 0; j < U; ++j) {
-          b[2 * j] = vx[j].x;
-          b[2 * j + 1] = vx[j].y;
-        }
-        sum_batch(b);
-      }
+  template <class Ready>
+  __device__ __forceinline__ void consume(const double* x, const double* y, int64_t n, Ready&& ready) {
+    constexpr unsigned kAllValid = (1u << (2 * kVecs)) - 1;
+    const auto* xv = reinterpret_cast<const double2*>(x);
+    const auto* yv = reinterpret_cast<const double2*>(y);
+    const int64_t nvec = n / 2, tile = static_cast<int64_t>(blockDim.x) * kVecs, stride = tile * gridDim.x;
+    const int64_t rounds = nvec / stride, rest0 = rounds * stride;
+    const int64_t share = round_up((nvec - rest0 + gridDim.x - 1) / gridDim.x, kLinePairs);
+    const int64_t rb = lesser(nvec, rest0 + share * blockIdx.x), re = lesser(nvec, rb + share);
+    double2 vx[kVecs], vy[kVecs];
+    int64_t t = static_cast<int64_t>(blockIdx.x) * tile;
+    if (rounds > 0) load<true>(xv, yv, t, 0, vx, vy);
+    else load<false>(xv, yv, rb, re, vx, vy);
+    acc.clear();
+    ready();
+    auto full_tile = [&](const double2 (&wx)[kVecs], const double2 (&wy)[kVecs]) {
+      process(vx, vy, kAllValid);
       adapt();
       count_pieces<Policy::kPiecesPerIter>();
 #pragma unroll
-      for (int j = 0; j < U; ++j) {
+      for (int j = 0; j < kVecs; ++j) {
         vx[j] = wx[j];
         if constexpr (DOT) vy[j] = wy[j];
       }
-      t = tn;
+      t += stride;
+    };
+    for (int64_t k = 1; k < rounds; ++k) {
+      double2 wx[kVecs], wy[kVecs];
+      load<true>(xv, yv, t + stride, 0, wx, wy);
+      full_tile(wx, wy);
     }
-    return full_tiles * tile;
-  }
-
-  // The pairs from `first` on (those after the last full tile), one per thread (a block-uniform
-  // loop: votes need the whole warp), then the last element when n is odd.
-  __device__ __forceinline__ void consume_tail(const double* x, const double* y, int64_t n, int64_t first) {
-    const double2* xv = reinterpret_cast<const double2*>(x);
-    const double2* yv = reinterpret_cast<const double2*>(y);
-    const int64_t nvec = n / 2;
-    for (int64_t base = first + static_cast<int64_t>(blockIdx.x) * blockDim.x; base < nvec + 1;
-         base += static_cast<int64_t>(gridDim.x) * blockDim.x) {
-      const int64_t i = base + threadIdx.x;
-      double x0 = -0.0, x1 = -0.0, y0 = 1.0, y1 = 1.0;
-      bool v0 = false, v1 = false;
-      if (i < nvec) {
-        double2 p = xv[i];
-        x0 = p.x;
-        x1 = p.y;
-        if constexpr (DOT) {
-          double2 q = yv[i];
-          y0 = q.x;
-          y1 = q.y;
-        }
-        v0 = v1 = true;
-      } else if (i == nvec && (n & 1)) {
-        x0 = x[n - 1];
-        if constexpr (DOT) y0 = y[n - 1];
-        v0 = true;
+    if (rounds > 0) {  // the last full tile, the first chunk of the share loaded meanwhile
+      double2 wx[kVecs], wy[kVecs];
+      load<false>(xv, yv, rb, re, wx, wy);
+      full_tile(wx, wy);
+    }
+    // The share (usually one chunk, loaded above). Block-uniform; a warp with no pair skips.
+    for (int64_t base = rb; base < re; base += tile) {
+      if (base != rb) load<false>(xv, yv, base, re, vx, vy);
+      const int64_t first = base + threadIdx.x;
+      if (__any_sync(kFullMask, first < re)) {
+        unsigned valid = 0;
+#pragma unroll
+        for (int j = 0; j < kVecs; ++j)
+          if (first + static_cast<int64_t>(j) * blockDim.x < re) valid |= 3u << (2 * j);
+        process(vx, vy, valid);
       }
+      count_pieces<Policy::kPiecesPerIter>();
+    }
+    if ((n & 1) && blockIdx.x == gridDim.x - 1 && warp_of(threadIdx.x) == 0) {
+      const bool mine = threadIdx.x == 0;
+      double b[2] = {mine ? x[n - 1] : -0.0, -0.0};
       if constexpr (DOT) {
-        double bx[2] = {x0, x1}, by[2] = {y0, y1};
-        dot_batch(bx, by, (v0 ? 1u : 0u) | (v1 ? 2u : 0u));
+        double c[2] = {mine ? y[n - 1] : 1.0, 1.0};
+        dot_batch(b, c, mine ? 1u : 0u);
       } else {
-        double b[2] = {x0, x1};
         sum_batch(b);
       }
       count_pieces<Policy::kPiecesPerTail>();
     }
   }
 
-  // Level 2 done: the ring and the expansion emptied into the private accumulator, which is
-  // left normalized; returns the warp's flags (OR over its lanes).
+  // Level 2 done: the ring and the expansion emptied into the private accumulator. Its digits
+  // are left unnormalized (the warp reduction splits them instead), so normalize only if these
+  // last 1 + FPE additions could pass the bound of superacc_lanes.cuh; returns the warp's
+  // flags (OR over its lanes).
   __device__ __forceinline__ unsigned finish_thread() {
-    acc.normalize();
+    constexpr int kLastPieces = 1 + FPE;
+    if (pieces > kLaneMaxPending - kLastPieces) acc.normalize();
     ring.drain(acc);
     if constexpr (FPE > 0) {
 #pragma unroll
       for (int i = 0; i < FPE; ++i) acc.add(a[i]);
     }
     if (double_bits(a[0]) != kSignBit || double_bits(z) != kSignBit) flags |= kFlagNotNegZero;
-    acc.normalize();
     return __reduce_or_sync(kFullMask, flags);
   }
   static constexpr uint64_t kSignBit = uint64_t(1) << 63;  // the bits of -0.0

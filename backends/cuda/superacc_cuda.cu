@@ -18,11 +18,12 @@
 //     compacted per warp first (ballot + a 64-entry ring): a warp pays for a flush only when 32
 //     are waiting. With `adaptive`, a warp whose expansion keeps leaving residues bypasses it for
 //     a while (SuperaccAgent::adapt).
-//   level 3 (block; blocks/block_merge.cuh): the lanes' digits are summed per warp, then per
-//     block, and re-cut into core/superacc.hpp's 32-bit digits: one record per block in device
-//     memory.
+//   level 3 (block; blocks/block_merge.cuh): the lanes' digits are summed per warp with no carry
+//     propagated (low and high parts, so no lane needs a final normalization), then per block,
+//     and re-cut into core/superacc.hpp's 32-bit digits: one record per block in device memory.
 //   level 4-5 (device; blocks/device_finish.cuh): the last block to finish sums the records digit
-//     by digit and rounds with core's BasicSuperacc::round(); the host receives one double.
+//     by digit; one warp propagates the carries as a parallel prefix and rounds as core's
+//     BasicSuperacc::round() does; the host receives one double.
 //
 // Inputs that break the expansion's preconditions take a slow path (rare on real data): sum
 // terms with |x| >= 2^970 or non-finite go straight to the private accumulator or to the
@@ -62,10 +63,10 @@ namespace {
 template <bool DOT>
 using Record = std::conditional_t<DOT, SuperaccDot, Superacc>;
 
-// Levels 1-5: each block reduces a grid-stride share of the data into one record; the last block
-// to finish merges the records and rounds. x (and y) are 16-byte aligned; nvec = n / 2 pairs,
-// plus the last element when n is odd. Shared memory: one WarpArea per warp, then the block's
-// Record and flags (reused by finish_records at the end).
+// Levels 1-5: each block reduces its share of the data into one record (SuperaccAgent::consume);
+// the last block to finish merges the records and rounds. x (and y) are 16-byte aligned.
+// Shared memory: one WarpArea per warp, then the block's Record and flags (reused by
+// finish_records at the end).
 template <class Policy>
 __global__ void __launch_bounds__(Policy::kMaxBlockThreads, Policy::kMinBlocksPerSm)
     superacc_blocks(const double* __restrict__ x, const double* __restrict__ y, int64_t n,
@@ -79,16 +80,13 @@ __global__ void __launch_bounds__(Policy::kMaxBlockThreads, Policy::kMinBlocksPe
   auto* block_acc = reinterpret_cast<R*>(smem + sizeof(Area) * warps);
   auto* block_flags = reinterpret_cast<unsigned*>(block_acc + 1);
 
+  // Levels 1-2 (shared memory is cleared while the first loads are in flight).
   SuperaccAgent<Policy> agent;
   agent.init(areas[warp], lane, block_acc, adapt != 0);
-  block_clear(block_acc, block_flags);
-  __syncthreads();
-
-  // Levels 1-2.
-  const auto* xv = reinterpret_cast<const double2*>(x);
-  const auto* yv = reinterpret_cast<const double2*>(y);
-  const int64_t tail = agent.consume_tiles(xv, yv, n / 2);
-  agent.consume_tail(x, y, n, tail);
+  agent.consume(x, y, n, [&] {
+    block_clear(block_acc, block_flags);
+    __syncthreads();
+  });
   const unsigned wflags = agent.finish_thread();
   if (lane == 0) atomicOr(block_flags, wflags);
 

@@ -191,22 +191,83 @@ ACCSUM_HD unsigned dot_slow_terms(double a, double b, AddPiece&& add_piece) {
   return kFlagNotNegZero;
 }
 
-// ---- level 4: summing block records digit by digit ----
-// A record digit may be any int64; summed as its low w = 32 bits and its high part (v >> w), the
-// partial sums of up to 2^31 records cannot overflow. Digit d of the total is then
-// low[d] + high[d-1] (the top digit, which holds the sign, also keeps high[D-1] * 2^w).
-struct DigitSum {  // aggregate (no initializers) so that it may live in __shared__; use DigitSum{}
+// ---- summing digits without carries (levels 3 and 4) ----
+// Digits that may be any int64 (a lane's digits with pending pieces, block records) are summed
+// as their low W bits and their high part (v >> W, below 2^(63 - W) in magnitude): sums of up to
+// min(2^(63 - W), 2^W) values cannot overflow. Digit d of the total is then low[d] + high[d-1];
+// the top digit, which holds the sign, also keeps high[D-1] * 2^W. No carry is propagated: that
+// is done once, at the very end (level 5).
+template <int W>
+struct SplitSum {  // aggregate (no initializers) so that it may live in __shared__; use SplitSum{}
   int64_t low, high;
   ACCSUM_HD void add(int64_t v) {
-    low += v & static_cast<int64_t>(kDigitMask);
-    high += v >> kSuperaccDigitBits;
+    low += v & ((int64_t(1) << W) - 1);
+    high += v >> W;
   }
 };
-template <int D>
-ACCSUM_HD int64_t merged_digit(int d, const DigitSum& here, const DigitSum* below) {
+// Records (core's w = 32): 2^31 records of any int64 digits cannot overflow the sums.
+using DigitSum = SplitSum<kSuperaccDigitBits>;
+template <int D, int W = kSuperaccDigitBits>
+ACCSUM_HD int64_t merged_digit(int d, const SplitSum<W>& here, const SplitSum<W>* below) {
   int64_t v = here.low + (d > 0 ? below->high : 0);
-  if (d == D - 1) v += here.high * (int64_t(1) << kSuperaccDigitBits);
+  if (d == D - 1) v += here.high * (int64_t(1) << W);
   return v;
+}
+// Lane digits (w = 50) summed over the 32 lanes of a warp: low sums < 2^55, high parts < 2^18 in
+// magnitude (a lane digit with at most kLaneMaxPending pending pieces is below 2^63), so a warp's
+// digits and their sum over the 16 warps of a block stay below 2^60. The top lane digit holds
+// floor(lane value / 2^2100), |.| <= 2^32 for 2^34 terms, so its high part times 2^50 fits.
+using LaneSum = SplitSum<kLaneDigitBits>;
+// The same LaneSum from the sum of the whole digits modulo 2^64 and the sum of their high parts
+// (cheaper per digit): the low sum is total - high * 2^50, exact because it lies in [0, 2^63).
+ACCSUM_HD LaneSum lane_sum_from_total(uint64_t total, int64_t high) {
+  return LaneSum{static_cast<int64_t>(total - (static_cast<uint64_t>(high) << kLaneDigitBits)), high};
+}
+
+// ---- level 5: carry propagation as a parallel prefix (one warp) ----
+// Two passes of "digit & (2^32 - 1), plus the carry (digit >> 32) of the digit below" leave every
+// digit but the top in [-1, 2^32] and every carry in {-1, 0, 1} (|digit| < 2^63 before). The
+// carry out of digit d is then floor((v_d + c) / 2^32), a function of the carry c into it with
+// values in {-1, 0, 1}; such functions compose, so the carries of all digits are a prefix
+// "sum" (Ladner, Fischer, "Parallel prefix computation", JACM 1980, as in carry-lookahead
+// adders). A function is kept as three 2-bit fields, field c+1 = f(c) + 1.
+constexpr unsigned kCarryIdentity = 0u | (1u << 2) | (2u << 4);
+// The carry function of a digit v in [-1, 2^32].
+ACCSUM_HD unsigned carry_fn(int64_t v) {
+  unsigned f = 0;
+  for (int c = -1; c <= 1; ++c) f |= static_cast<unsigned>(((v + c) >> kSuperaccDigitBits) + 1) << (2 * (c + 1));
+  return f;
+}
+ACCSUM_HD int carry_apply(unsigned f, int c) { return static_cast<int>((f >> (2 * (c + 1))) & 3u) - 1; }
+// g after f: c -> g(f(c)).
+ACCSUM_HD unsigned carry_compose(unsigned g, unsigned f) {
+  unsigned h = 0;
+  for (int i = 0; i < 3; ++i) h |= ((g >> (2 * ((f >> (2 * i)) & 3u))) & 3u) << (2 * i);
+  return h;
+}
+
+// core's BasicSuperacc<D, L>::round() from its flags (set_flags' meaning, n terms) and the
+// normalized magnitude: the sign, the top non-zero digit k (-1: zero), digits k, k-1, k-2 (0
+// below digit 0) and whether any digit below k-2 is non-zero. accsum_round_magnitude reads only
+// these: the window {sticky, d[k-2], d[k-1], d[k]} with digit 0 of weight 2^(L + 32 (k - 3))
+// rounds to the same bits (the bits kept and the round bit lie in the top three digits).
+template <int L>
+ACCSUM_HD double round_window(unsigned flags, int64_t n, bool negative, int k, int64_t dk, int64_t dk1, int64_t dk2,
+                              bool sticky) {
+  const double inf = bits_double(uint64_t(0x7FF) << 52);
+  if ((flags & kFlagNan) || ((flags & kFlagPosInf) && (flags & kFlagNegInf))) return bits_double(uint64_t(0x7FF8) << 48);
+  if (flags & kFlagPosInf) return inf;
+  if (flags & kFlagNegInf) return -inf;
+  if (k < 0) return (n > 0 && !(flags & kFlagNotNegZero)) ? -0.0 : 0.0;
+  uint64_t bits;
+  if (k < 3) {
+    int64_t d[3] = {k == 2 ? dk2 : k == 1 ? dk1 : dk, k == 2 ? dk1 : dk, dk};
+    bits = accsum_round_magnitude(d, k, L);  // no digit below k-2
+  } else {
+    int64_t w[4] = {sticky ? 1 : 0, dk2, dk1, dk};
+    bits = accsum_round_magnitude(w, 3, L + kSuperaccDigitBits * (k - 3));
+  }
+  return bits_double(bits | (negative ? uint64_t(1) << 63 : 0));
 }
 
 // Sets core's special-value and zero-sign counters from merged flags (n terms in all).

@@ -28,9 +28,10 @@ __device__ __forceinline__ unsigned block_add_product(double a, double b, Supera
   return dot_slow_terms(a, b, [&acc](int idx, int64_t v) { atomic_add_digit(&acc.digit[idx], v); });
 }
 
-// Level 3: every warp sums its lanes' digits (warp_reduce_lane_digits), then thread i < 43 sums
-// digit i over the block's warps and re-cuts the sum into core's 32-bit digits of block_acc
-// (each core digit gets at most 3 pieces per lane digit). Ends with __syncthreads().
+// Level 3: every warp sums its lanes' digits without carries (warp_reduce_lane_digits), then
+// thread i < 43 sums digit i over the block's warps (below 2^60 for 16 warps) and re-cuts the
+// sum into core's 32-bit digits of block_acc (each core digit gets at most 3 pieces per lane
+// digit). Ends with __syncthreads().
 template <class Record, int RING>
 __device__ __forceinline__ void block_merge_lanes(WarpArea<RING>* areas, Record* block_acc) {
   const int warps = warp_of(blockDim.x), warp = warp_of(threadIdx.x), lane = lane_of(threadIdx.x);

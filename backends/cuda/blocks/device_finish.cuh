@@ -1,10 +1,12 @@
 #pragma once
-// Device level: the last block to finish sums the G block records digit by digit and rounds
-// with core's BasicSuperacc::round(); the host receives one double (Collange, Defour, Graillat,
-// Iakymchuk, Parallel Computing 2015, Sec. 3.3, levels 4-5). The usual fence-and-count pattern
-// picks the last block, as CUB's single-pass reductions do without a second launch.
+// Device level: the last block to finish sums the G block records digit by digit, and one warp
+// propagates the carries and rounds to what core's BasicSuperacc::round() gives; the host
+// receives one double (Collange, Defour, Graillat, Iakymchuk, Parallel Computing 2015, Sec. 3.3,
+// levels 4-5). The usual fence-and-count pattern picks the last block, as CUB's single-pass
+// reductions do without a second launch.
 #include <cuda_runtime.h>
 
+#include "backends/cuda/blocks/warp.cuh"
 #include "backends/cuda/superacc_lanes.cuh"
 #include "core/superacc.hpp"
 
@@ -12,21 +14,104 @@ namespace accsum::cuda {
 
 // True in every thread of the last block to arrive (each block's record is visible device-wide
 // before its count is). The last block resets the counter for the next launch with
-// reset_block_counter() once it is done.
+// reset_block_counter() once it is done. One fence by thread 0 after the barrier covers the
+// whole block's writes (PTX fences are cumulative; cooperative groups' grid sync does the same),
+// instead of a fence in every warp.
 __device__ __forceinline__ bool last_block_done(unsigned* done) {
   __shared__ bool last;
-  __threadfence();
   __syncthreads();
-  if (threadIdx.x == 0) last = atomicAdd(done, 1u) == gridDim.x - 1;
+  if (threadIdx.x == 0) {
+    __threadfence();
+    last = atomicAdd(done, 1u) == gridDim.x - 1;
+    if (last) __threadfence();
+  }
   __syncthreads();
-  if (last) __threadfence();
   return last;
 }
 __device__ __forceinline__ void reset_block_counter(unsigned* done) {
   if (threadIdx.x == 0) *done = 0;
 }
 
-// The G records summed digit by digit and rounded. Record digits may be anything below 2^63 in
+// Level 5, carry propagation on one warp: lane l holds digits l + 32 r (r < RW; zero from D on)
+// of a D-digit core accumulator, each below 2^63 in magnitude; afterwards they are what
+// accsum_normalize leaves (digits below the top in [0, 2^32), the top signed). Two local passes
+// bring every carry into {-1, 0, 1}, then a prefix of carry functions over the warp
+// (superacc_lanes.cuh: carry_fn) resolves chains of any length in 5 shuffle steps per row of 32.
+template <int D, int RW>
+__device__ __forceinline__ void warp_normalize(int64_t (&v)[RW], int lane) {
+  constexpr int64_t kMask = static_cast<int64_t>(kDigitMask);
+  const int from = (lane + kWarpThreads - 1) & (kWarpThreads - 1);
+  for (int pass = 0; pass < 2; ++pass) {
+    int64_t c[RW], below[RW];
+#pragma unroll
+    for (int r = 0; r < RW; ++r) {
+      const bool low = lane + kWarpThreads * r < D - 1;
+      c[r] = low ? v[r] >> kSuperaccDigitBits : 0;
+      if (low) v[r] &= kMask;
+      below[r] = __shfl_sync(kFullMask, c[r], from);
+    }
+#pragma unroll
+    for (int r = 0; r < RW; ++r) v[r] += lane > 0 ? below[r] : (r > 0 ? below[r - 1] : 0);
+  }
+  int row_carry = 0;  // into digit 32 r
+#pragma unroll
+  for (int r = 0; r < RW; ++r) {
+    const int d = lane + kWarpThreads * r;
+    unsigned f = d < D - 1 ? carry_fn(v[r]) : kCarryIdentity;  // then: digits 32 r .. d composed
+#pragma unroll
+    for (int off = 1; off < kWarpThreads; off <<= 1) {
+      const unsigned g = __shfl_up_sync(kFullMask, f, off);
+      if (lane >= off) f = carry_compose(f, g);
+    }
+    const unsigned lower = __shfl_up_sync(kFullMask, f, 1);
+    const int carry = lane > 0 ? carry_apply(lower, row_carry) : row_carry;
+    if (d < D - 1) v[r] = (v[r] + carry) & kMask;
+    else if (d == D - 1) v[r] += carry;
+    row_carry = carry_apply(__shfl_sync(kFullMask, f, kWarpThreads - 1), row_carry);
+  }
+}
+
+// Level 5 on one warp (all 32 lanes call it; every lane returns the result): core's
+// BasicSuperacc<D, L>::round() of the digits (shared memory, any int64 below 2^63 in magnitude)
+// with the merged flags: normalize, negate and normalize again when negative, find the top
+// digit and the sticky bit by votes, and round the top three digits (round_window).
+template <class R>
+__device__ __forceinline__ double warp_round(const int64_t* digit, unsigned flags, int64_t n, int lane) {
+  constexpr int D = R::kDigits, RW = (D + kWarpThreads - 1) / kWarpThreads;
+  int64_t v[RW];
+#pragma unroll
+  for (int r = 0; r < RW; ++r) v[r] = lane + kWarpThreads * r < D ? digit[lane + kWarpThreads * r] : 0;
+  warp_normalize<D>(v, lane);
+  const bool negative = __shfl_sync(kFullMask, v[(D - 1) / kWarpThreads], (D - 1) % kWarpThreads) < 0;
+  if (negative) {
+#pragma unroll
+    for (int r = 0; r < RW; ++r) v[r] = -v[r];
+    warp_normalize<D>(v, lane);
+  }
+  int k = -1;
+#pragma unroll
+  for (int r = RW - 1; r >= 0; --r) {
+    const unsigned m = __ballot_sync(kFullMask, v[r] != 0);
+    if (k < 0 && m) k = kWarpThreads * r + kWarpThreads - 1 - __clz(m);
+  }
+  bool below = false;
+#pragma unroll
+  for (int r = 0; r < RW; ++r) below |= lane + kWarpThreads * r < k - 2 && v[r] != 0;
+  const bool sticky = __any_sync(kFullMask, below);
+  auto digit_at = [&](int d) {  // warp-uniform d; 0 below digit 0
+    int64_t out = 0;
+#pragma unroll
+    for (int r = 0; r < RW; ++r) {
+      const int64_t t = __shfl_sync(kFullMask, v[r], d & (kWarpThreads - 1));
+      if (d >= 0 && d / kWarpThreads == r) out = t;
+    }
+    return out;
+  };
+  const int64_t dk = digit_at(k), dk1 = digit_at(k - 1), dk2 = digit_at(k - 2);
+  return round_window<R::kLsbExp>(flags, n, negative, k, dk, dk1, dk2, sticky);
+}
+
+// The G records summed digit by digit and rounded (warp_round). Record digits may be anything below 2^63 in
 // magnitude: each is summed as its low 32 bits and its high part (DigitSum), so that G < 2^31
 // records cannot overflow. Thread t sums digit t % D of every (threads / D)-th record:
 // consecutive threads read consecutive digits, many loads in flight. `scratch` is shared memory
@@ -67,9 +152,9 @@ __device__ __noinline__ void finish_records(const R* records, int blocks, int64_
     acc.digit[d] = merged_digit<D>(d, here, &below);
   }
   __syncthreads();
-  if (threadIdx.x == 0) {
-    set_flags(acc, *flags, n);
-    *out = acc.round();
+  if (threadIdx.x < kWarpThreads) {
+    const double r = warp_round<R>(acc.digit, *flags, n, static_cast<int>(threadIdx.x));
+    if (threadIdx.x == 0) *out = r;
   }
 }
 

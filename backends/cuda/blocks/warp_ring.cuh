@@ -66,21 +66,46 @@ struct WarpResidueRing {
   }
 };
 
-// The warp's 32 lane accumulators summed digit by digit into column 0 of dig (lane l sums
-// digits l and l + 32; the rotation (j + l) & 31 keeps the lanes on distinct banks). Digits are
-// < 2^50 after normalization, so sums of 32 lanes (and later of 16 warps) stay below 2^59.
+// The warp's 32 lane accumulators summed digit by digit into column 0 of dig, with no carry
+// propagated (superacc_lanes.cuh, LaneSum): the lanes' digits may still hold up to
+// kLaneMaxPending pending pieces, so no lane is normalized at the end. Row d (digit d of the 32
+// lanes) becomes low[d] + high[d-1], its low and high parts summed over the lanes. Lane l sums
+// row l, and lanes 2i, 2i+1 each half of row 32 + i (i < 11); the rotations keep each half-warp
+// on distinct banks. Results stay below 2^56 in magnitude.
 __device__ __forceinline__ void warp_reduce_lane_digits(int64_t (*dig)[kWarpThreads], int lane) {
+  constexpr int kHalf = kWarpThreads / 2, kUpperRows = kLaneDigits - kWarpThreads;
+  const int row1 = kWarpThreads + (lane >> 1), half = (lane & 1) * kHalf;
   __syncwarp();
-  int64_t s0 = 0, s1 = 0;
+  uint64_t t0 = 0, t1 = 0;  // the digits summed modulo 2^64 (lane_sum_from_total)
+  int h0 = 0, h1 = 0;       // their high parts: |.| <= 32 * 2^13
+  const int64_t* row0_digits = dig[lane];
+  const int64_t* row1_digits = dig[lane < 2 * kUpperRows ? row1 : kWarpThreads] + half;
 #pragma unroll 8
   for (int j = 0; j < kWarpThreads; ++j) {
-    const int c = (j + lane) & (kWarpThreads - 1);
-    s0 += dig[lane][c];
-    if (lane + kWarpThreads < kLaneDigits) s1 += dig[lane + kWarpThreads][c];
+    const int64_t v = row0_digits[(j + lane) & (kWarpThreads - 1)];
+    t0 += static_cast<uint64_t>(v);
+    h0 += static_cast<int>(v >> kLaneDigitBits);
   }
+  if (lane < 2 * kUpperRows) {
+#pragma unroll 8
+    for (int j = 0; j < kHalf; ++j) {
+      const int64_t v = row1_digits[(j + lane) & (kHalf - 1)];
+      t1 += static_cast<uint64_t>(v);
+      h1 += static_cast<int>(v >> kLaneDigitBits);
+    }
+  }
+  t1 += __shfl_xor_sync(kFullMask, t1, 1);
+  h1 += __shfl_xor_sync(kFullMask, h1, 1);
+  // The high part of the row below: row l - 1 in lane l - 1; row 31 in lane 31 (below row 32);
+  // row 32 + i - 1 in lane 2 (i - 1).
+  const int below_l = __shfl_sync(kFullMask, h0, (lane + kWarpThreads - 1) & (kWarpThreads - 1));
+  const int below_31 = __shfl_sync(kFullMask, h0, kWarpThreads - 1);
+  const int below_up = __shfl_sync(kFullMask, h1, (lane + kWarpThreads - 2) & (kWarpThreads - 1));
+  const LaneSum below0{0, lane > 0 ? below_l : 0}, below1{0, row1 == kWarpThreads ? below_31 : below_up};
   __syncwarp();
-  dig[lane][0] = s0;
-  if (lane + kWarpThreads < kLaneDigits) dig[lane + kWarpThreads][0] = s1;
+  dig[lane][0] = merged_digit<kLaneDigits, kLaneDigitBits>(lane, lane_sum_from_total(t0, h0), &below0);
+  if (lane < 2 * kUpperRows && half == 0)
+    dig[row1][0] = merged_digit<kLaneDigits, kLaneDigitBits>(row1, lane_sum_from_total(t1, h1), &below1);
 }
 
 }  // namespace accsum::cuda

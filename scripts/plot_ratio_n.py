@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""Speed of the correctly rounded sum / dot relative to the vendor's inexact one, against n.
+
+Reads `accsum bench --json` reports (schema accsum-report/1), e.g. the superacc_n_{sum,dot}_h200.json
+of scripts/gpu/superacc_n.sh, and for every dataset size takes each non-baseline result's
+`ratio_to_baseline` (its median time beside CUB DeviceReduce::Sum or cuBLAS ddot, measured in the
+same process). One line per algorithm; the target (issue 13: >= 0.90 for every n >= 2^24) is drawn
+in. --before adds an earlier report's line (dashed) for comparison; --md writes the table
+(no matplotlib needed for that).
+
+  scripts/plot_ratio_n.py results/superacc_n_sum_h200.json results/superacc_n_dot_h200.json --range 1 \\
+      --before results/superacc_cuda_sum_n.json -o results/superacc_n_ratio.png
+  scripts/plot_ratio_n.py results/superacc_n_*_h200.json --md results/superacc_n_ratios.md
+"""
+import argparse
+import collections
+import json
+import math
+
+TARGET_RATIO = 0.90
+TARGET_FROM_LOG2N = 24
+
+
+def rows(paths, algos=None, params=None, rng=None):
+    """{(algo, backend): {n: (ratio, time, baseline time, baseline name, correctly rounded)}} (one range: rng)."""
+    out = collections.defaultdict(dict)
+    for path in paths:
+        with open(path) as f:
+            doc = json.load(f)
+        for run in doc.get("runs") or [doc]:
+            ds = run.get("dataset") or {}
+            n = ds.get("n")
+            if rng is not None and ds.get("range_requested") not in (None, rng):
+                continue
+            results = run.get("results") or []
+            base = {r["algo"]: r for r in results if r.get("is_baseline")}
+            for r in results:
+                if r.get("is_baseline") or r.get("ratio_to_baseline") is None:
+                    continue
+                if algos and r["algo"] not in algos:
+                    continue
+                p = r.get("params") or {}
+                if params and any(str(p.get(k)) != v for k, v in params.items()):
+                    continue
+                b = base.get(r.get("baseline")) or {}
+                out[(r["algo"], r["backend"])][n] = (
+                    r["ratio_to_baseline"], (r.get("time_s") or {}).get("median"),
+                    (b.get("time_s") or {}).get("median"), r.get("baseline"), r.get("correctly_rounded"))
+    return out
+
+
+def log2n(n):
+    k = math.log2(n)
+    return "2^%d" % k if k == int(k) else str(n)
+
+
+def write_md(data, path):
+    lines = ["| algorithm | n | baseline | baseline median | median | ratio | correctly rounded | target (>= %.2f for n >= 2^%d) |"
+             % (TARGET_RATIO, TARGET_FROM_LOG2N), "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for (algo, backend), by_n in sorted(data.items()):
+        for n in sorted(by_n):
+            ratio, t, tb, bname, cr = by_n[n]
+            if n >= 2 ** TARGET_FROM_LOG2N:
+                verdict = "met" if ratio >= TARGET_RATIO else "**not met**"
+            else:
+                verdict = "-"
+            us = lambda s: "%.1f us" % (s * 1e6) if s is not None else "?"
+            lines.append("| %s/%s | %s | %s | %s | %s | %.3f | %s | %s |"
+                         % (algo, backend, log2n(n), bname, us(tb), us(t), ratio, "yes" if cr else "**no**", verdict))
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+def plot(data, before, out, title):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(8, 4.8))
+    for (algo, backend), by_n in sorted(data.items()):
+        ns = sorted(by_n)
+        ax.plot(ns, [by_n[n][0] for n in ns], marker="o", label="%s/%s" % (algo, backend))
+    for (algo, backend), by_n in sorted(before.items()):
+        ns = sorted(by_n)
+        ax.plot(ns, [by_n[n][0] for n in ns], linestyle="--", marker=".", alpha=0.6,
+                label="%s/%s (before)" % (algo, backend))
+    lo = 2 ** TARGET_FROM_LOG2N
+    hi = max([n for by_n in list(data.values()) + list(before.values()) for n in by_n] + [lo])
+    ax.hlines(TARGET_RATIO, lo, hi, colors="k", linestyles=":", label="target %.2f for n >= 2^%d"
+              % (TARGET_RATIO, TARGET_FROM_LOG2N))
+    ax.axhline(1.0, color="grey", linewidth=0.5)
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("n (doubles)")
+    ax.set_ylabel("speed / vendor baseline (same process)")
+    ax.set_title(title)
+    ax.set_ylim(0, 1.1)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8, loc="lower right")
+    fig.tight_layout()
+    fig.savefig(out, dpi=120)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("reports", nargs="+")
+    ap.add_argument("--before", nargs="*", default=[], help="earlier reports, drawn dashed")
+    ap.add_argument("--algo", default="superacc,superacc-dot", help="algorithms to draw (comma list)")
+    ap.add_argument("--params", default="fpe=0", help="keep results with these parameters (k=v,...)")
+    ap.add_argument("--range", type=float, help="keep datasets of this requested dynamic range only")
+    ap.add_argument("-o", "--out", help="figure (PNG)")
+    ap.add_argument("--md", help="Markdown table")
+    ap.add_argument("--title", default="Correctly rounded superacc on CUDA vs CUB Sum / cuBLAS ddot")
+    a = ap.parse_args()
+    algos = set(a.algo.split(",")) if a.algo else None
+    params = dict(kv.split("=", 1) for kv in a.params.split(",") if kv) if a.params else None
+    data = rows(a.reports, algos, params, a.range)
+    if not data:
+        raise SystemExit("no results of %s with %s in %s" % (a.algo, a.params, " ".join(a.reports)))
+    if a.md:
+        write_md(data, a.md)
+    if a.out:
+        plot(data, rows(a.before, algos, params, a.range) if a.before else {}, a.out, a.title)
+
+
+if __name__ == "__main__":
+    main()
