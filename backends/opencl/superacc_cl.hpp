@@ -6,7 +6,8 @@
 // (ACCSUM_DIGIT_BITS-bit digits, the cut accsum_split_mantissa, accsum_normalize and the rounding
 // accsum_round_magnitude). DIGITS signed 64-bit digits, digit i of weight 2^(w i + LSB).
 //
-//   superacc_partial: work-group g reduces the contiguous slice [n g / G, n (g+1) / G). Each
+//   superacc_partial: work-group g reduces a contiguous slice of about n / G terms, read as
+//     16-byte vectors, U per work-item in flight (the next batch loads while one is added). Each
 //     work-item keeps a private FP expansion of FPE_N terms (Collange et al. Alg. 2, EARLY_EXIT optional);
 //     residues and terms the expansion must not take go, as three pieces, into one of COPIES
 //     superaccumulators in local memory with 64-bit atom_add (cl_khr_int64_base_atomics).
@@ -14,10 +15,10 @@
 //     superaccumulator and writes it as its own partial. A slice has < 2^29 terms, so a digit
 //     receives < 2^31 pieces in all: no carry handling before the end. One work-item then
 //     sums the copies, propagates carries and writes the partial (digits, then 5 counters).
-//   superacc_final: one work-group adds the partials digit by digit (normalized digits are
-//     < 2^w, so 2^(63-w) partials fit), then one work-item normalizes and rounds to nearest even
-//     on the device; the host reads one double.
-// Build options: -DDIGITS -DLSB -DDOT -DFPE_N -DEARLY_EXIT -DCOPIES -DHAVE_ATOM64.
+//   superacc_final: one work-group adds the partials digit by digit, many partials at once
+//     (normalized digits are < 2^w, so 2^(63-w) partials fit), then one work-item normalizes
+//     and rounds to nearest even on the device; the host reads one double.
+// Build options: -DDIGITS -DLSB -DDOT -DFPE_N -DEARLY_EXIT -DCOPIES -DHAVE_ATOM64 -DU.
 namespace accsum::opencl {
 inline const char* superacc_source = R"CLC(
 #if HAVE_ATOM64
@@ -106,6 +107,57 @@ inline void fpe_accumulate(double* a, acc_t* dig, double x) {
 // Carry propagation on a private copy: digits [0, 2^w) below the top, the top signed.
 inline void normalize(long* d) { accsum_normalize(d, DIGITS); }
 
+// The state of one work-item: its expansion, its accumulator (a local copy or its own), the
+// special-value flags and whether a finite nonzero term went through the expansion.
+typedef struct {
+  double a[FPE_N > 0 ? FPE_N : 1];
+  int flags[5];
+  int fed;
+} item_t;
+
+// One term (sum) or one product (dot) into the work-item's state.
+#if DOT
+inline void take(item_t* st, acc_t* dig, double u, double v) {
+  double p = u * v;
+  if (fabs(p) >= DOT_MIN_PRODUCT && fabs(p) < FPE_MAX_INPUT) {
+    double e = fma(u, v, -p);  // exact: the product's lowest bit is >= 2^-1074
+    st->fed = 1;
+#if FPE_N > 0
+    fpe_accumulate(st->a, dig, p);
+    if (e != 0.0) fpe_accumulate(st->a, dig, e);
+#else
+    add_finite(dig, p);
+    if (e != 0.0) add_finite(dig, e);
+#endif
+  } else {
+    add_product(dig, st->flags, u, v);
+  }
+}
+#else
+inline void take(item_t* st, acc_t* dig, double t, double unused) {
+  if (t != 0.0 && fabs(t) < FPE_MAX_INPUT) {
+    st->fed = 1;
+#if FPE_N > 0
+    fpe_accumulate(st->a, dig, t);
+#else
+    add_finite(dig, t);
+#endif
+  } else if (note_term(st->flags, t)) {
+    add_finite(dig, t);
+  }
+}
+#endif
+
+#if DOT
+#define LOAD_Y(v, i) ((v) = yv[i])
+#else
+#define LOAD_Y(v, i) ((v) = (double2)(0.0))
+#endif
+
+// Work-group g takes the 16-byte vectors [nv g / G, nv (g+1) / G) of x (and y), nv = n / 2; its
+// work-items read them U at a time (vector base + lid + j ls: coalesced), the next batch's loads
+// in flight while this one is processed (several loads per work-item hide the memory latency).
+// The last group also takes the odd last term.
 __kernel void superacc_partial(__global const double* x, __global const double* y, long n,
                                __global long* partial) {
   const int lid = get_local_id(0), ls = get_local_size(0);
@@ -121,47 +173,40 @@ __kernel void superacc_partial(__global const double* x, __global const double* 
   long dig[DIGITS];
   for (int i = 0; i < DIGITS; ++i) dig[i] = 0;
 #endif
-  int flags[5] = {0, 0, 0, 0, 0};
-  double a[FPE_N > 0 ? FPE_N : 1];
-  for (int j = 0; j < FPE_N; ++j) a[j] = 0.0;
-  int fed = 0;
-  const long begin = n * g / groups, end = n * (g + 1) / groups;
-  for (long i = begin + lid; i < end; i += ls) {
-#if DOT
-    double u = x[i], v = y[i], p = u * v;
-    if (fabs(p) >= DOT_MIN_PRODUCT && fabs(p) < FPE_MAX_INPUT) {
-      double e = fma(u, v, -p);  // exact: the product's lowest bit is >= 2^-1074
-      fed = 1;
-#if FPE_N > 0
-      fpe_accumulate(a, dig, p);
-      if (e != 0.0) fpe_accumulate(a, dig, e);
-#else
-      add_finite(dig, p);
-      if (e != 0.0) add_finite(dig, e);
-#endif
-    } else {
-      add_product(dig, flags, u, v);
+  item_t st;
+  for (int f = 0; f < 5; ++f) st.flags[f] = 0;
+  for (int j = 0; j < (FPE_N > 0 ? FPE_N : 1); ++j) st.a[j] = 0.0;
+  st.fed = 0;
+  __global const double2* xv = (__global const double2*)x;
+  __global const double2* yv = (__global const double2*)y;
+  const long nv = n / 2, vb = nv * g / groups, ve = nv * (g + 1) / groups, batch = (long)ls * U;
+  const long full_end = vb + (ve - vb) / batch * batch;
+  double2 cx[U], cy[U], nx[U], ny[U];
+  if (vb < full_end)
+    for (int j = 0; j < U; ++j) { cx[j] = xv[vb + lid + j * ls]; LOAD_Y(cy[j], vb + lid + j * ls); }
+  for (long b = vb; b < full_end; b += batch) {
+    const long next = b + batch + lid;
+    if (b + batch < full_end)
+      for (int j = 0; j < U; ++j) { nx[j] = xv[next + j * ls]; LOAD_Y(ny[j], next + j * ls); }
+    for (int j = 0; j < U; ++j) {
+      take(&st, dig, cx[j].x, cy[j].x);
+      take(&st, dig, cx[j].y, cy[j].y);
     }
-#else
-    double t = x[i];
-    if (t != 0.0 && fabs(t) < FPE_MAX_INPUT) {
-      fed = 1;
-#if FPE_N > 0
-      fpe_accumulate(a, dig, t);
-#else
-      add_finite(dig, t);
-#endif
-    } else if (note_term(flags, t)) {
-      add_finite(dig, t);
-    }
-#endif
+    for (int j = 0; j < U; ++j) { cx[j] = nx[j]; cy[j] = ny[j]; }
   }
+  for (long i = full_end + lid; i < ve; i += ls) {
+    double2 u = xv[i], v;
+    LOAD_Y(v, i);
+    take(&st, dig, u.x, v.x);
+    take(&st, dig, u.y, v.y);
+  }
+  if ((n & 1) && g == groups - 1 && lid == 0) take(&st, dig, x[n - 1], DOT ? y[n - 1] : 0.0);
   for (int j = 0; j < FPE_N; ++j)
-    if (a[j] != 0.0) add_finite(dig, a[j]);
-  if (fed) flags[F_OTHER] = 1;
+    if (st.a[j] != 0.0) add_finite(dig, st.a[j]);
+  if (st.fed) st.flags[F_OTHER] = 1;
 #if HAVE_ATOM64
   for (int f = 0; f < 5; ++f)
-    if (flags[f]) atomic_or(&group_flags[f], 1);
+    if (st.flags[f]) atomic_or(&group_flags[f], 1);
   barrier(CLK_LOCAL_MEM_FENCE);
   // Sum the copies digit by digit (< 2^31 pieces per digit in all: no overflow), then one
   // work-item propagates the carries and writes the group's partial.
@@ -185,7 +230,7 @@ __kernel void superacc_partial(__global const double* x, __global const double* 
   normalize(dig);
   __global long* out = partial + get_global_id(0) * STRIDE;
   for (int i = 0; i < DIGITS; ++i) out[i] = dig[i];
-  for (int f = 0; f < 5; ++f) out[DIGITS + f] = flags[f];
+  for (int f = 0; f < 5; ++f) out[DIGITS + f] = st.flags[f];
 #endif
 }
 
@@ -206,14 +251,23 @@ inline double round_digits(long* d, __local long* flags) {
   return as_double(accsum_round_magnitude(d, k, LSB) | (negative ? ACCSUM_SIGN_BIT : 0UL));
 }
 
-__kernel void superacc_final(__global const long* partial, long count, __global double* result) {
-  __local long sum[STRIDE];
+// The partials are summed by all work-items at once: `rows` = ls / STRIDE rows of STRIDE cells,
+// cell (q, d) adds digit (or counter) d of partials q, q + rows, ... (consecutive work-items read
+// consecutive words), then work-item d adds its column and work-item 0 rounds. sum: rows * STRIDE
+// longs of local memory (at least STRIDE).
+__kernel void superacc_final(__global const long* partial, long count, __global double* result,
+                             __local long* sum) {
   const int lid = get_local_id(0), ls = get_local_size(0);
-  for (int i = lid; i < STRIDE; i += ls) {
+  const int rows = ls >= STRIDE ? ls / STRIDE : 1;
+  for (int c = lid; c < rows * STRIDE; c += ls) {
+    const int q = c / STRIDE, d = c - q * STRIDE;
     long s = 0;
-    for (long g = 0; g < count; ++g) s += partial[g * STRIDE + i];
-    sum[i] = s;
+    for (long p = q; p < count; p += rows) s += partial[p * STRIDE + d];
+    sum[c] = s;
   }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int d = lid; d < STRIDE; d += ls)
+    for (int q = 1; q < rows; ++q) sum[d] += sum[q * STRIDE + d];
   barrier(CLK_LOCAL_MEM_FENCE);
   if (lid == 0) {
     long d[DIGITS];
