@@ -34,6 +34,22 @@ constexpr int kVecsInFlight = 4;  // U: 16-byte loads per work-item in flight
 constexpr int kGpuGroupsPerUnit = 8, kCpuGroupsPerUnit = 1;
 constexpr size_t kFinalLocal = 1024;  // the merge of the partials: many partials summed at once
 
+constexpr size_t kWarp = 32;
+size_t lane_bytes(size_t local) { return local * kLaneDigits * sizeof(cl_long); }
+
+// Whether `local` private lane accumulators and the group's one accumulator fit the device's
+// local memory (NVIDIA's OpenCL gives a work-group 48 KiB: 128 work-items for a sum or a dot).
+bool lanes_fit(const Context& c, bool dot, size_t& local) {
+  cl_ulong mem = 0;
+  clGetDeviceInfo(c.device, CL_DEVICE_LOCAL_MEM_SIZE, sizeof mem, &mem, nullptr);
+  const size_t group = ((dot ? SuperaccDot::kDigits : Superacc::kDigits) + 8) * sizeof(cl_long) + 256;  // + flags, slack
+  if (mem < group + lane_bytes(1)) return false;
+  size_t most = (mem - group) / lane_bytes(1);
+  if (most >= kWarp) most -= most % kWarp;  // whole warps
+  local = std::min(local, most);
+  return true;
+}
+
 class SuperaccCl : public ClKernel {
  public:
   SuperaccCl(const Problem& p, const Params& q, bool dot) : ClKernel(p), dot_(dot) {
@@ -43,14 +59,17 @@ class SuperaccCl : public ClKernel {
     local_ = want_local > 0 ? static_cast<size_t>(want_local) : (c.is_gpu ? 256 : 64);
     local_ = std::min(local_, c.max_work_group);
     atom64_ = use_atom64();
+    // fpe = 0: private accumulators in local memory when they fit (LANES), else per-term atomics.
+    lanes_ = cfg.fpe == 0 && atom64_ && lanes_fit(c, dot, local_);
     digits_ = dot ? SuperaccDot::kDigits : Superacc::kDigits;
     int lsb = dot ? SuperaccDot::kLsbExp : Superacc::kLsbExp;
     // Several superaccumulators per group spread the atomic contention (Collange et al. 2015, Sec. 4.1, use 16).
-    int copies = c.is_gpu ? 16 : 1;
+    int copies = c.is_gpu && !lanes_ ? 16 : 1;
     std::string opts = "-DDIGITS=" + std::to_string(digits_) + " -DLSB=" + std::to_string(lsb) +
                        " -DDOT=" + (dot ? "1" : "0") + " -DFPE_N=" + std::to_string(cfg.fpe) +
                        " -DEARLY_EXIT=" + (cfg.early_exit ? "1" : "0") + " -DCOPIES=" + std::to_string(copies) +
-                       " -DHAVE_ATOM64=" + (atom64_ ? "1" : "0") + " -DU=" + std::to_string(kVecsInFlight);
+                       " -DHAVE_ATOM64=" + (atom64_ ? "1" : "0") + " -DU=" + std::to_string(kVecsInFlight) +
+                       " -DLANES=" + (lanes_ ? "1" : "0") + " -DLANE_DIGITS=" + std::to_string(kLaneDigits);
     cl_program prog = program(std::string(eft_prelude) + superacc_source, opts);
     partial_k_ = make_kernel(prog, "superacc_partial");
     final_k_ = make_kernel(prog, "superacc_final");
@@ -81,6 +100,7 @@ class SuperaccCl : public ClKernel {
     ACCSUM_CL_CHECK(clSetKernelArg(partial_k_, 1, sizeof y, &y));
     ACCSUM_CL_CHECK(clSetKernelArg(partial_k_, 2, sizeof n, &n));
     ACCSUM_CL_CHECK(clSetKernelArg(partial_k_, 3, sizeof part, &part));
+    ACCSUM_CL_CHECK(clSetKernelArg(partial_k_, 4, lanes_ ? lane_bytes(local_) : sizeof(cl_long), nullptr));
     ACCSUM_CL_CHECK(clSetKernelArg(final_k_, 0, sizeof part, &part));
     ACCSUM_CL_CHECK(clSetKernelArg(final_k_, 1, sizeof count, &count));
     ACCSUM_CL_CHECK(clSetKernelArg(final_k_, 2, sizeof res, &res));
@@ -95,7 +115,7 @@ class SuperaccCl : public ClKernel {
 
  private:
   bool dot_;
-  bool atom64_ = true;
+  bool atom64_ = true, lanes_ = false;
   int digits_ = 0;
   size_t local_ = 64, final_local_ = 64, final_cells_ = 0;
   int64_t groups_ = 1, count_ = 1;
