@@ -17,13 +17,13 @@ A="$B/accsum"
 export ACCSUM_OPENCL_DEVICE=${ACCSUM_OPENCL_DEVICE:-NVIDIA}  # NVIDIA's platform, not PoCL on the host CPU
 LOG="$OUT/opencl_tests_gpu.log"
 { nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv; timeout 10 "$A" info; } > "$LOG" 2>&1
-timeout 40 "$B/accsum_tests" --gtest_brief=1 --gtest_filter='*OpenCL*' >> "$LOG" 2>&1
+timeout 50 "$B/accsum_tests" --gtest_brief=1 --gtest_filter='*OpenCL*' >> "$LOG" 2>&1
 echo "opencl tests exit $?" >> "$LOG"
 
 # One bench per family; the baselines of each backend (cub-sum / cublas-dot, naive / dot) join by themselves.
 bench() {  # family algo
   local fam=$1 algo=$2
-  timeout 50 "$A" bench --backend=cuda,opencl --algo="$algo" --n="$N" --dist=loguniform --range="$RANGES" \
+  timeout 45 "$A" bench --backend=cuda,opencl --algo="$algo" --n="$N" --dist=loguniform --range="$RANGES" \
     --fpe="$FPE" --early-exit=1 --reps=20 --warmup=3 --no-repro-check --json="$OUT/opencl_$fam.json" --format=md \
     > "$OUT/opencl_$fam.md" 2>> "$LOG"
   local rc=$?
@@ -31,7 +31,7 @@ bench() {  # family algo
   # One process could not hold both backends (a quick failure, not a timeout): each alone, ratios across processes.
   if [ $rc -ne 0 ] && [ $rc -ne 124 ]; then
     for be in cuda opencl; do
-      timeout 25 "$A" bench --backend=$be --algo="$algo" --n="$N" --dist=loguniform --range="$RANGES" \
+      timeout 22 "$A" bench --backend=$be --algo="$algo" --n="$N" --dist=loguniform --range="$RANGES" \
         --fpe="$FPE" --early-exit=1 --reps=20 --warmup=3 --no-repro-check --json="$OUT/opencl_${fam}_$be.json" --format=md \
         > "$OUT/opencl_${fam}_$be.md" 2>> "$LOG"
       echo "bench $fam $be exit $?" >> "$LOG"
