@@ -352,6 +352,31 @@ TEST(SuperaccCpu, NarrowBlocksAtTheirLimits) {
   EXPECT_EQ(compared, 6 * 4 * 3 * static_cast<int64_t>(all_configs().size()));
 }
 
+// Narrow blocks scan the next block in the same loop: runs of narrow, wide and special blocks in
+// every order (narrow before wide, before a block with a zero or an infinity, a short last block
+// after a narrow one), so a span carried to the next block is always that block's own.
+TEST(SuperaccCpu, NarrowScanCarriesToEveryKindOfNextBlock) {
+  std::mt19937_64 rng(6);
+  for (int trial = 0; trial < 40; ++trial) {
+    std::vector<double> x;
+    const int blocks = 1 + static_cast<int>(rng() % 24);
+    for (int b = 0; b < blocks; ++b) {
+      const int kind = static_cast<int>(rng() % 4);  // narrow, wide, narrow with a zero, narrow with inf
+      const int64_t len = (b == blocks - 1) ? 1 + static_cast<int64_t>(rng() % 1024) : 1024;
+      const int top = static_cast<int>(rng() % 200) - 100;
+      for (int64_t i = 0; i < len; ++i) {
+        int e = kind == 1 ? top - static_cast<int>(rng() % 300) : top - static_cast<int>(rng() % 20);
+        double v = std::ldexp(1.0 + std::ldexp(static_cast<double>(rng() >> 12), -52), e);
+        x.push_back((rng() & 1) ? v : -v);
+      }
+      if (kind >= 2) x[x.size() - 1 - rng() % len] = kind == 2 ? 0.0 : kInf;
+    }
+    double want = exact_sum(x.data(), static_cast<int64_t>(x.size())).rounded;
+    for (const auto& c : all_configs())
+      EXPECT_PRED2(same_bits, cpu_sum(x, c), want) << "trial " << trial << " n=" << x.size() << " fpe=" << c.fpe;
+  }
+}
+
 // The worst case of the extraction's remainders: 1023 terms x = 2^E + 2^(E-41) - 2^(E-52) (each
 // leaves nearly half a unit of the cut, all of one sign) and one 2^(E-span)(1 + 2^-52) whose last
 // bit the remainders' sum must keep; the next block (not narrow: it holds a zero) takes -x 1023

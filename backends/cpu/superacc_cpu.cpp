@@ -15,7 +15,7 @@
 // are added to the superaccumulator one by one.
 //   level 2' (fpe = 0, a block whose terms span few binades, e.g. dynamic range 1): every term is
 //            cut exactly at one fixed boundary and both pieces are summed exactly in AVX2
-//            registers, two doubles per block to the superaccumulator (narrow_block_sum below).
+//            registers, two doubles per block to the superaccumulator (narrow_block_sum_scan below).
 #include <immintrin.h>
 
 #include <algorithm>
@@ -133,65 +133,111 @@ constexpr unsigned kNarrowMaxExp = 1023 + 1023 - 1 - kHeadBits;
 // After a block that is not narrow, this many blocks go straight to the tables (a heuristic).
 constexpr int kWideSkip = 8;
 
-// Biased exponents of the largest and smallest |x[i]|, i in [0, len) (zeros give 0, NaN 2047).
-inline void exponent_span(const double* x, int64_t len, unsigned& emax, unsigned& emin) {
+// The biased exponents of the largest and smallest |x| of a block (zeros give 0, NaN 2047), 8
+// terms at a time: 32-bit max/min of the upper halves order |x| by exponent.
+struct ExponentSpan {
   const __m256i abs_mask = _mm256_set1_epi64x(0x7FFFFFFFFFFFFFFFll);
   __m256i hi = _mm256_setzero_si256(), lo = _mm256_set1_epi32(-1);
-  int64_t i = 0;
-  for (; i + 8 <= len; i += 8) {  // 32-bit max/min: the upper halves order |x| by exponent
-    _mm_prefetch(reinterpret_cast<const char*>(x + i + kPrefetchAhead), _MM_HINT_T0);
-    __m256i a = _mm256_and_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + i)), abs_mask);
-    __m256i b = _mm256_and_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + i + 4)), abs_mask);
+  inline void add8(const double* x) {
+    __m256i a = _mm256_and_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x)), abs_mask);
+    __m256i b = _mm256_and_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + 4)), abs_mask);
     hi = _mm256_max_epu32(hi, _mm256_max_epu32(a, b));
     lo = _mm256_min_epu32(lo, _mm256_min_epu32(a, b));
   }
-  alignas(32) uint32_t h[8], l[8];
-  _mm256_store_si256(reinterpret_cast<__m256i*>(h), hi);
-  _mm256_store_si256(reinterpret_cast<__m256i*>(l), lo);
-  uint32_t top = 0, bottom = 0xFFFFFFFFu;
-  for (int k = 1; k < 8; k += 2) {
-    top = std::max(top, h[k]);
-    bottom = std::min(bottom, l[k]);
+  // Takes the last `count` (< 8 or any) terms one by one and gives the exponents.
+  void finish(const double* x, int64_t count, unsigned& emax, unsigned& emin) const {
+    alignas(32) uint32_t h[8], l[8];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(h), hi);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(l), lo);
+    uint32_t top = 0, bottom = 0xFFFFFFFFu;
+    for (int k = 1; k < 8; k += 2) {
+      top = std::max(top, h[k]);
+      bottom = std::min(bottom, l[k]);
+    }
+    for (int64_t i = 0; i < count; ++i) {
+      uint32_t u = static_cast<uint32_t>((double_bits(x[i]) << 1) >> 33);
+      top = std::max(top, u);
+      bottom = std::min(bottom, u);
+    }
+    emax = top >> 20;
+    emin = bottom >> 20;
   }
-  for (; i < len; ++i) {
-    uint32_t u = static_cast<uint32_t>((double_bits(x[i]) << 1) >> 33);
-    top = std::max(top, u);
-    bottom = std::min(bottom, u);
+};
+
+inline void exponent_span(const double* x, int64_t len, unsigned& emax, unsigned& emin) {
+  ExponentSpan sp;
+  int64_t i = 0;
+  for (; i + 8 <= len; i += 8) {
+    _mm_prefetch(reinterpret_cast<const char*>(x + i + kPrefetchAhead), _MM_HINT_T0);
+    sp.add8(x + i);
   }
-  emax = top >> 20;
-  emin = bottom >> 20;
+  sp.finish(x + i, len - i, emax, emin);
 }
 
 inline bool narrow(unsigned emax, unsigned emin) {
   return emin != 0 && emax - emin <= static_cast<unsigned>(kNarrowSpan) && emax <= kNarrowMaxExp;
 }
 
-// Adds x[0, len) exactly to acc; the block is narrow with largest biased exponent emax.
-void narrow_block_sum(const double* x, int64_t len, unsigned emax, Superacc& acc) {
-  const double s = std::ldexp(1.5, static_cast<int>(emax) - 1023 + 1 + kHeadBits);
-  constexpr int U = 4;  // independent accumulators per sum: the adds' latency is hidden
-  const v4d sig = _mm256_set1_pd(s);
-  v4d t1[U], t2[U];
-  for (int u = 0; u < U; ++u) t1[u] = t2[u] = _mm256_setzero_pd();
-  int64_t i = 0;
-  for (; i + 4 * U <= len; i += 4 * U)
+// The extraction sums T1 (the q's) and T2 (the r's) of a narrow block, 16 terms at a time in
+// 4 x 2 independent AVX2 accumulators (the adds' latency is hidden).
+struct NarrowSums {
+  static constexpr int U = 4;
+  double s;
+  v4d sig, t1[U], t2[U];
+  explicit NarrowSums(unsigned emax) : s(std::ldexp(1.5, static_cast<int>(emax) - 1023 + 1 + kHeadBits)) {
+    sig = _mm256_set1_pd(s);
+    for (int u = 0; u < U; ++u) t1[u] = t2[u] = _mm256_setzero_pd();
+  }
+  inline void add16(const double* x) {
     for (int u = 0; u < U; ++u) {
-      v4d v = _mm256_loadu_pd(x + i + 4 * u);
+      v4d v = _mm256_loadu_pd(x + 4 * u);
       v4d q = _mm256_sub_pd(_mm256_add_pd(sig, v), sig);
       t1[u] = _mm256_add_pd(t1[u], q);
       t2[u] = _mm256_add_pd(t2[u], _mm256_sub_pd(v, q));
     }
-  alignas(32) double l1[4], l2[4];
-  _mm256_store_pd(l1, _mm256_add_pd(_mm256_add_pd(t1[0], t1[1]), _mm256_add_pd(t1[2], t1[3])));
-  _mm256_store_pd(l2, _mm256_add_pd(_mm256_add_pd(t2[0], t2[1]), _mm256_add_pd(t2[2], t2[3])));
-  double T1 = (l1[0] + l1[1]) + (l1[2] + l1[3]), T2 = (l2[0] + l2[1]) + (l2[2] + l2[3]);
-  for (; i < len; ++i) {
-    double q = (s + x[i]) - s;
-    T1 += q;
-    T2 += x[i] - q;
   }
-  acc.add(T1);
-  acc.add(T2);
+  // Adds the last `count` terms one by one and both sums to acc.
+  void finish(const double* x, int64_t count, Superacc& acc) const {
+    alignas(32) double l1[4], l2[4];
+    _mm256_store_pd(l1, _mm256_add_pd(_mm256_add_pd(t1[0], t1[1]), _mm256_add_pd(t1[2], t1[3])));
+    _mm256_store_pd(l2, _mm256_add_pd(_mm256_add_pd(t2[0], t2[1]), _mm256_add_pd(t2[2], t2[3])));
+    double T1 = (l1[0] + l1[1]) + (l1[2] + l1[3]), T2 = (l2[0] + l2[1]) + (l2[2] + l2[3]);
+    for (int64_t i = 0; i < count; ++i) {
+      double q = (s + x[i]) - s;
+      T1 += q;
+      T2 += x[i] - q;
+    }
+    acc.add(T1);
+    acc.add(T2);
+  }
+};
+
+// Adds x[0, len) exactly to acc (the block is narrow with largest biased exponent emax) and, in
+// the same loop, takes the exponent span of the next block nx[0, nlen): the next block streams in
+// from memory while this one (in L1 since its own scan) is summed, so loads stay in flight the
+// whole time instead of only during the scans (measured: the scan's loads stalled, issue 13).
+// Prefetches stay below nx + nlen + ahead_ok.
+void narrow_block_sum_scan(const double* x, int64_t len, unsigned emax, Superacc& acc, const double* nx, int64_t nlen,
+                           int64_t ahead_ok, unsigned& nemax, unsigned& nemin) {
+  NarrowSums ns(emax);
+  ExponentSpan sp;
+  const int64_t both = std::min(len, nlen) & ~int64_t(15);
+  const bool prefetch = nlen + ahead_ok >= both + kPrefetchAhead;
+  int64_t i = 0;
+  for (; i < both; i += 16) {
+    if (prefetch) {
+      _mm_prefetch(reinterpret_cast<const char*>(nx + i + kPrefetchAhead), _MM_HINT_T0);
+      _mm_prefetch(reinterpret_cast<const char*>(nx + i + 8 + kPrefetchAhead), _MM_HINT_T0);
+    }
+    ns.add16(x + i);
+    sp.add8(nx + i);
+    sp.add8(nx + i + 8);
+  }
+  int64_t j = i;
+  for (; j + 16 <= len; j += 16) ns.add16(x + j);
+  ns.finish(x + j, len - j, acc);
+  for (j = i; j + 8 <= nlen; j += 8) sp.add8(nx + j);
+  sp.finish(nx + j, nlen - j, nemax, nemin);
 }
 
 void sum_tables(const double* x, int64_t n, Superacc& acc) {
@@ -200,13 +246,17 @@ void sum_tables(const double* x, int64_t n, Superacc& acc) {
   ChunkTable* t = tables.get();
   int64_t fast_terms = 0;
   int skip = 0;
+  bool scanned = false;  // emax, emin already hold this block's span (from the previous narrow block)
+  unsigned emax = 0, emin = 0;
   for (int64_t s = 0; s < n; s += kBlock) {
     int64_t e = std::min(n, s + kBlock);
     if (skip == 0) {
-      unsigned emax, emin;
-      exponent_span(x + s, e - s, emax, emin);
+      if (!scanned) exponent_span(x + s, e - s, emax, emin);
+      scanned = false;
       if (narrow(emax, emin)) {
-        narrow_block_sum(x + s, e - s, emax, acc);
+        const int64_t ne = std::min(n, e + kBlock);
+        narrow_block_sum_scan(x + s, e - s, emax, acc, x + e, ne - e, n - ne, emax, emin);
+        scanned = true;
         fast_terms += e - s;  // all nonzero
         continue;
       }

@@ -30,35 +30,63 @@ bool use_atom64() {
 }
 
 constexpr int64_t kMaxSlice = int64_t(1) << 29;  // terms per partial: < 2^31 pieces per digit
+constexpr int kVecsInFlight = 4;  // U: 16-byte loads per work-item in flight
+constexpr int kGpuGroupsPerUnit = 8, kCpuGroupsPerUnit = 1;
+constexpr size_t kFinalLocal = 1024;  // the merge of the partials: many partials summed at once
+
+constexpr size_t kWarp = 32;
+size_t lane_bytes(size_t local) { return local * kLaneDigits * sizeof(cl_long); }
+
+// Whether `local` private lane accumulators and the group's one accumulator fit the device's
+// local memory (NVIDIA's OpenCL gives a work-group 48 KiB: 128 work-items for a sum or a dot).
+bool lanes_fit(const Context& c, bool dot, size_t& local) {
+  cl_ulong mem = 0;
+  clGetDeviceInfo(c.device, CL_DEVICE_LOCAL_MEM_SIZE, sizeof mem, &mem, nullptr);
+  const size_t group = ((dot ? SuperaccDot::kDigits : Superacc::kDigits) + 8) * sizeof(cl_long) + 256;  // + flags, slack
+  if (mem < group + lane_bytes(1)) return false;
+  size_t most = (mem - group) / lane_bytes(1);
+  if (most >= kWarp) most -= most % kWarp;  // whole warps
+  local = std::min(local, most);
+  return true;
+}
 
 class SuperaccCl : public ClKernel {
  public:
   SuperaccCl(const Problem& p, const Params& q, bool dot) : ClKernel(p), dot_(dot) {
     Context& c = context();
     cpu::SuperaccConfig cfg = cpu::superacc_config(q);
-    long long want_local = param_int(q, "local");
+    long long want_local = param_int(q, "local"), want_groups = param_int(q, "groups");
     local_ = want_local > 0 ? static_cast<size_t>(want_local) : (c.is_gpu ? 256 : 64);
     local_ = std::min(local_, c.max_work_group);
     atom64_ = use_atom64();
+    // fpe = 0: private accumulators in local memory when they fit (LANES), else per-term atomics.
+    lanes_ = cfg.fpe == 0 && atom64_ && lanes_fit(c, dot, local_);
     digits_ = dot ? SuperaccDot::kDigits : Superacc::kDigits;
     int lsb = dot ? SuperaccDot::kLsbExp : Superacc::kLsbExp;
     // Several superaccumulators per group spread the atomic contention (Collange et al. 2015, Sec. 4.1, use 16).
-    int copies = c.is_gpu ? 16 : 1;
+    int copies = c.is_gpu && !lanes_ ? 16 : 1;
     std::string opts = "-DDIGITS=" + std::to_string(digits_) + " -DLSB=" + std::to_string(lsb) +
                        " -DDOT=" + (dot ? "1" : "0") + " -DFPE_N=" + std::to_string(cfg.fpe) +
                        " -DEARLY_EXIT=" + (cfg.early_exit ? "1" : "0") + " -DCOPIES=" + std::to_string(copies) +
-                       " -DHAVE_ATOM64=" + (atom64_ ? "1" : "0");
+                       " -DHAVE_ATOM64=" + (atom64_ ? "1" : "0") + " -DU=" + std::to_string(kVecsInFlight) +
+                       " -DLANES=" + (lanes_ ? "1" : "0") + " -DLANE_DIGITS=" + std::to_string(kLaneDigits);
     cl_program prog = program(std::string(eft_prelude) + superacc_source, opts);
     partial_k_ = make_kernel(prog, "superacc_partial");
     final_k_ = make_kernel(prog, "superacc_final");
     // Enough groups to fill the device, and slices below kMaxSlice terms.
     int64_t n = in_->n;
-    groups_ = std::max<int64_t>(c.is_gpu ? 4 * int64_t(c.compute_units) : int64_t(c.compute_units), 1);
-    groups_ = std::max<int64_t>(groups_, (n + kMaxSlice - 1) / kMaxSlice);
+    int64_t per_unit = c.is_gpu ? kGpuGroupsPerUnit : kCpuGroupsPerUnit;
+    groups_ = want_groups > 0 ? want_groups : std::max<int64_t>(per_unit * int64_t(c.compute_units), 1);
+    groups_ = std::max<int64_t>(groups_, (n + kMaxSlice - 5) / (kMaxSlice - 4));  // a slice: <= n / G + 3 terms
     groups_ = std::min<int64_t>(groups_, std::max<int64_t>(1, n / int64_t(local_)));  // tiny n: few groups
     count_ = atom64_ ? groups_ : groups_ * static_cast<int64_t>(local_);
     partial_ = Buffer(static_cast<size_t>(count_) * (digits_ + 5) * sizeof(cl_long));
     result_ = Buffer(sizeof(double));
+    size_t kernel_max = c.max_work_group;  // the final kernel's own limit (its registers)
+    clGetKernelWorkGroupInfo(final_k_, c.device, CL_KERNEL_WORK_GROUP_SIZE, sizeof kernel_max, &kernel_max, nullptr);
+    final_local_ = std::max<size_t>(1, std::min({kFinalLocal, c.max_work_group, kernel_max}));
+    const size_t stride = digits_ + 5;
+    final_cells_ = std::max<size_t>(final_local_ / stride, 1) * stride;
   }
   ~SuperaccCl() override {
     clReleaseKernel(partial_k_);
@@ -72,23 +100,24 @@ class SuperaccCl : public ClKernel {
     ACCSUM_CL_CHECK(clSetKernelArg(partial_k_, 1, sizeof y, &y));
     ACCSUM_CL_CHECK(clSetKernelArg(partial_k_, 2, sizeof n, &n));
     ACCSUM_CL_CHECK(clSetKernelArg(partial_k_, 3, sizeof part, &part));
+    ACCSUM_CL_CHECK(clSetKernelArg(partial_k_, 4, lanes_ ? lane_bytes(local_) : sizeof(cl_long), nullptr));
     ACCSUM_CL_CHECK(clSetKernelArg(final_k_, 0, sizeof part, &part));
     ACCSUM_CL_CHECK(clSetKernelArg(final_k_, 1, sizeof count, &count));
     ACCSUM_CL_CHECK(clSetKernelArg(final_k_, 2, sizeof res, &res));
+    ACCSUM_CL_CHECK(clSetKernelArg(final_k_, 3, final_cells_ * sizeof(cl_long), nullptr));
     size_t global = static_cast<size_t>(groups_) * local_;
-    size_t final_local = std::min<size_t>(64, context().max_work_group);
     cl_event e1, e2;
     ACCSUM_CL_CHECK(clEnqueueNDRangeKernel(context().queue, partial_k_, 1, nullptr, &global, &local_, 0, nullptr, &e1));
     ACCSUM_CL_CHECK(
-        clEnqueueNDRangeKernel(context().queue, final_k_, 1, nullptr, &final_local, &final_local, 0, nullptr, &e2));
+        clEnqueueNDRangeKernel(context().queue, final_k_, 1, nullptr, &final_local_, &final_local_, 0, nullptr, &e2));
     return finish(result_, e1, e2);
   }
 
  private:
   bool dot_;
-  bool atom64_ = true;
+  bool atom64_ = true, lanes_ = false;
   int digits_ = 0;
-  size_t local_ = 64;
+  size_t local_ = 64, final_local_ = 64, final_cells_ = 0;
   int64_t groups_ = 1, count_ = 1;
   Buffer partial_, result_;
   cl_kernel partial_k_{}, final_k_{};
@@ -99,6 +128,7 @@ std::vector<ParamSpec> params() {
   // 10% of the best at range 1): fpe=8 with early exit, 256 work-items per group.
   std::vector<ParamSpec> ps = cpu::superacc_params(8, 1);
   ps.push_back(ParamSpec{"local", "work-group size (0 = 256 on a GPU, 64 on a CPU device)", true, 0, 1024, {}, "0"});
+  ps.push_back(ParamSpec{"groups", "work-groups (0 = 8 per compute unit on a GPU, 1 on a CPU device)", true, 0, 1 << 20, {}, "0"});
   return ps;
 }
 

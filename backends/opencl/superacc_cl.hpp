@@ -6,7 +6,8 @@
 // (ACCSUM_DIGIT_BITS-bit digits, the cut accsum_split_mantissa, accsum_normalize and the rounding
 // accsum_round_magnitude). DIGITS signed 64-bit digits, digit i of weight 2^(w i + LSB).
 //
-//   superacc_partial: work-group g reduces the contiguous slice [n g / G, n (g+1) / G). Each
+//   superacc_partial: work-group g reduces a contiguous slice of about n / G terms, read as
+//     16-byte vectors, U per work-item in flight (the next batch loads while one is added). Each
 //     work-item keeps a private FP expansion of FPE_N terms (Collange et al. Alg. 2, EARLY_EXIT optional);
 //     residues and terms the expansion must not take go, as three pieces, into one of COPIES
 //     superaccumulators in local memory with 64-bit atom_add (cl_khr_int64_base_atomics).
@@ -14,11 +15,17 @@
 //     superaccumulator and writes it as its own partial. A slice has < 2^29 terms, so a digit
 //     receives < 2^31 pieces in all: no carry handling before the end. One work-item then
 //     sums the copies, propagates carries and writes the partial (digits, then 5 counters).
-//   superacc_final: one work-group adds the partials digit by digit (normalized digits are
-//     < 2^w, so 2^(63-w) partials fit), then one work-item normalizes and rounds to nearest even
-//     on the device; the host reads one double.
-// Build options: -DDIGITS -DLSB -DDOT -DFPE_N -DEARLY_EXIT -DCOPIES -DHAVE_ATOM64.
+//   superacc_final: one work-group adds the partials digit by digit, many partials at once
+//     (normalized digits are < 2^w, so 2^(63-w) partials fit), then one work-item normalizes
+//     and rounds to nearest even on the device; the host reads one double.
+//   LANES (fpe = 0 with local 64-bit atomics): no per-term atomics; each work-item adds its terms
+//     to a private superaccumulator in local memory (see lane_add) and flushes it to the group's
+//     accumulator once at the end.
+// Build options: -DDIGITS -DLSB -DDOT -DFPE_N -DEARLY_EXIT -DCOPIES -DHAVE_ATOM64 -DU -DLANES.
 namespace accsum::opencl {
+// Digits of a work-item's private accumulator in LANES mode: bits 0 .. 2149 above 2^-1074, every
+// double and 2^52 terms of headroom (the layout of backends/cuda/superacc_lanes.cuh).
+constexpr int kLaneDigits = 43;
 inline const char* superacc_source = R"CLC(
 #if HAVE_ATOM64
 #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
@@ -106,8 +113,155 @@ inline void fpe_accumulate(double* a, acc_t* dig, double x) {
 // Carry propagation on a private copy: digits [0, 2^w) below the top, the top signed.
 inline void normalize(long* d) { accsum_normalize(d, DIGITS); }
 
+#if LANES
+// Level 2 without atomics (LANES: fpe = 0 with 64-bit local atomics): each work-item keeps a
+// private superaccumulator in local memory, in the compact layout of the CUDA kernel
+// (backends/cuda/superacc_lanes.cuh, which explains it): LANE_DIGITS digits of LANE_BITS = 50 bits,
+// digit i of weight 2^(50 i - 1074), interleaved [digit][work-item]. A double is cut by the FP64
+// unit into two signed pieces (|piece| <= 2^52); tiny ones (biased exponent < 51) by integers into
+// three. A normalized digit absorbs LANE_MAX_PENDING pieces: 2^50 + 2046 * 2^52 < 2^63.
+// LANE_DIGITS (kLaneDigits below) is a build option: the host sizes the local memory with it.
+#define LANE_BITS 50
+#define LANE_MASK (((long)1 << LANE_BITS) - 1)
+#define LANE_MAX_PENDING 2046
+#define LANE_FAST_MIN_BIASED 51
+
+inline void lane_add(__local long* lane, int ls, double x) {
+  const ulong bits = as_ulong(x);
+  const uint biased = (uint)(bits >> 52) & 0x7FF;
+  if (biased >= LANE_FAST_MIN_BIASED || (bits << 1) == 0) {
+    const double magic2 = 0x1.8p53, magic1 = 0x1.8p52;  // doubles whose ulp is 2 and 1
+    const uint pos = max(biased, (uint)LANE_FAST_MIN_BIASED) - 1;
+    const int k = (int)mul_hi(pos, 85899346u);  // floor(pos / 50) for pos < 2^20
+    const double q = x * as_double((ulong)(2047 - 50 * k) << 52);  // x / 2^(50 (k+1) - 1074), exact
+    const double t = q + magic2;
+    const long hi = 2 * (long)(as_ulong(t) - as_ulong(magic2));
+    const double r = q - (t - magic2);
+    const long lo = (long)(as_ulong(fma(r, 0x1p50, magic1)) - as_ulong(magic1));
+    lane[k * ls] += lo;
+    lane[(k + 1) * ls] += hi;
+  } else {
+    ulong m;
+    int pos;
+    accsum_decompose(bits, &m, &pos);  // |x| = m 2^(pos - 1074)
+    const long neg = -(long)(bits >> 63), sm = ((long)m ^ neg) - neg;
+    const int k = (int)mul_hi((uint)pos, 85899346u), sh = pos - 50 * k;
+    const long rest = sm >> (LANE_BITS - sh);
+    lane[k * ls] += (long)(((ulong)sm << sh) & (ulong)LANE_MASK);
+    lane[(k + 1) * ls] += rest & LANE_MASK;
+    lane[(k + 2) * ls] += rest >> LANE_BITS;
+  }
+}
+
+inline void lane_normalize(__local long* lane, int ls) {
+  long carry = 0;
+  for (int i = 0; i < LANE_DIGITS - 1; ++i) {
+    const long d = lane[i * ls] + carry;
+    carry = d >> LANE_BITS;
+    lane[i * ls] = d & LANE_MASK;
+  }
+  lane[(LANE_DIGITS - 1) * ls] += carry;
+}
+
+// Adds the normalized lane to the group's accumulator: lane digit i is v 2^pos in units of
+// 2^LSB, cut into three pieces of 32-bit digits (superacc_lanes.cuh: int64_pieces), |piece| < 2^33.
+inline void lane_flush(__local long* lane, int ls, acc_t* dig) {
+  lane_normalize(lane, ls);
+  for (int i = 0; i < LANE_DIGITS; ++i) {
+    const long v = lane[i * ls];
+    if (v == 0) continue;
+    const int pos = LANE_BITS * i + (ACCSUM_EXP_LSB - LSB), s = pos & (ACCSUM_DIGIT_BITS - 1);
+    const int idx = pos >> ACCSUM_DIGIT_LOG2;
+    const ulong a = ((ulong)v & ACCSUM_DIGIT_MASK) << s;
+    const long b = (v >> ACCSUM_DIGIT_BITS) * ((long)1 << s);
+    ACC_ADD(dig + idx, (long)(a & ACCSUM_DIGIT_MASK));
+    ACC_ADD(dig + idx + 1, (long)(a >> ACCSUM_DIGIT_BITS) + (b & (long)ACCSUM_DIGIT_MASK));
+    ACC_ADD(dig + idx + 2, b >> ACCSUM_DIGIT_BITS);
+  }
+}
+#endif
+
+// The state of one work-item: its expansion, its accumulator (a local copy or its own), the
+// special-value flags and whether a finite nonzero term went through the expansion.
+typedef struct {
+  double a[FPE_N > 0 ? FPE_N : 1];
+  int flags[5];
+  int fed;
+#if LANES
+  __local long* lane;  // this work-item's digit 0; digit i at lane[i * ls]
+  int ls, pending;     // pieces a digit may have had since the last normalization
+#endif
+} item_t;
+
+// One term (sum) or one product (dot) into the work-item's state.
+#if DOT
+inline void take(item_t* st, acc_t* dig, double u, double v) {
+#if LANES
+  if (++st->pending > LANE_MAX_PENDING / 2) {  // a product adds up to 2 pieces to a digit
+    lane_normalize(st->lane, st->ls);
+    st->pending = 1;
+  }
+#endif
+  double p = u * v;
+  if (fabs(p) >= DOT_MIN_PRODUCT && fabs(p) < FPE_MAX_INPUT) {
+    double e = fma(u, v, -p);  // exact: the product's lowest bit is >= 2^-1074
+    st->fed = 1;
+#if LANES
+    lane_add(st->lane, st->ls, p);
+    lane_add(st->lane, st->ls, e);  // e may be tiny or 0 (then it adds nothing)
+#elif FPE_N > 0
+    fpe_accumulate(st->a, dig, p);
+    if (e != 0.0) fpe_accumulate(st->a, dig, e);
+#else
+    add_finite(dig, p);
+    if (e != 0.0) add_finite(dig, e);
+#endif
+  } else {
+    add_product(dig, st->flags, u, v);
+  }
+}
+#else
+inline void take(item_t* st, acc_t* dig, double t, double unused) {
+#if LANES
+  if (++st->pending > LANE_MAX_PENDING) {
+    lane_normalize(st->lane, st->ls);
+    st->pending = 1;
+  }
+  // Any finite term (zeros, subnormals, up to DBL_MAX) into the lane; F_OTHER unless it is -0.
+  if (isfinite(t)) {
+    st->fed |= as_ulong(t) != ACCSUM_SIGN_BIT;
+    st->flags[F_NEGZERO] = 1;  // a term was seen: the sum of -0s only is -0
+    lane_add(st->lane, st->ls, t);
+  } else {
+    note_term(st->flags, t);
+  }
+  return;
+#endif
+  if (t != 0.0 && fabs(t) < FPE_MAX_INPUT) {
+    st->fed = 1;
+#if FPE_N > 0
+    fpe_accumulate(st->a, dig, t);
+#else
+    add_finite(dig, t);
+#endif
+  } else if (note_term(st->flags, t)) {
+    add_finite(dig, t);
+  }
+}
+#endif
+
+#if DOT
+#define LOAD_Y(v, i) ((v) = yv[i])
+#else
+#define LOAD_Y(v, i) ((v) = (double2)(0.0))
+#endif
+
+// Work-group g takes the 16-byte vectors [nv g / G, nv (g+1) / G) of x (and y), nv = n / 2; its
+// work-items read them U at a time (vector base + lid + j ls: coalesced), the next batch's loads
+// in flight while this one is processed (several loads per work-item hide the memory latency).
+// The last group also takes the odd last term.
 __kernel void superacc_partial(__global const double* x, __global const double* y, long n,
-                               __global long* partial) {
+                               __global long* partial, __local long* lanes) {
   const int lid = get_local_id(0), ls = get_local_size(0);
   const long groups = get_num_groups(0), g = get_group_id(0);
 #if HAVE_ATOM64
@@ -121,47 +275,49 @@ __kernel void superacc_partial(__global const double* x, __global const double* 
   long dig[DIGITS];
   for (int i = 0; i < DIGITS; ++i) dig[i] = 0;
 #endif
-  int flags[5] = {0, 0, 0, 0, 0};
-  double a[FPE_N > 0 ? FPE_N : 1];
-  for (int j = 0; j < FPE_N; ++j) a[j] = 0.0;
-  int fed = 0;
-  const long begin = n * g / groups, end = n * (g + 1) / groups;
-  for (long i = begin + lid; i < end; i += ls) {
-#if DOT
-    double u = x[i], v = y[i], p = u * v;
-    if (fabs(p) >= DOT_MIN_PRODUCT && fabs(p) < FPE_MAX_INPUT) {
-      double e = fma(u, v, -p);  // exact: the product's lowest bit is >= 2^-1074
-      fed = 1;
-#if FPE_N > 0
-      fpe_accumulate(a, dig, p);
-      if (e != 0.0) fpe_accumulate(a, dig, e);
-#else
-      add_finite(dig, p);
-      if (e != 0.0) add_finite(dig, e);
+  item_t st;
+  for (int f = 0; f < 5; ++f) st.flags[f] = 0;
+  for (int j = 0; j < (FPE_N > 0 ? FPE_N : 1); ++j) st.a[j] = 0.0;
+  st.fed = 0;
+#if LANES
+  st.lane = lanes + lid;
+  st.ls = ls;
+  st.pending = 0;
+  for (int i = 0; i < LANE_DIGITS; ++i) st.lane[i * ls] = 0;
 #endif
-    } else {
-      add_product(dig, flags, u, v);
+  __global const double2* xv = (__global const double2*)x;
+  __global const double2* yv = (__global const double2*)y;
+  const long nv = n / 2, vb = nv * g / groups, ve = nv * (g + 1) / groups, batch = (long)ls * U;
+  const long full_end = vb + (ve - vb) / batch * batch;
+  double2 cx[U], cy[U], nx[U], ny[U];
+  if (vb < full_end)
+    for (int j = 0; j < U; ++j) { cx[j] = xv[vb + lid + j * ls]; LOAD_Y(cy[j], vb + lid + j * ls); }
+  for (long b = vb; b < full_end; b += batch) {
+    const long next = b + batch + lid;
+    if (b + batch < full_end)
+      for (int j = 0; j < U; ++j) { nx[j] = xv[next + j * ls]; LOAD_Y(ny[j], next + j * ls); }
+    for (int j = 0; j < U; ++j) {
+      take(&st, dig, cx[j].x, cy[j].x);
+      take(&st, dig, cx[j].y, cy[j].y);
     }
-#else
-    double t = x[i];
-    if (t != 0.0 && fabs(t) < FPE_MAX_INPUT) {
-      fed = 1;
-#if FPE_N > 0
-      fpe_accumulate(a, dig, t);
-#else
-      add_finite(dig, t);
-#endif
-    } else if (note_term(flags, t)) {
-      add_finite(dig, t);
-    }
-#endif
+    for (int j = 0; j < U; ++j) { cx[j] = nx[j]; cy[j] = ny[j]; }
   }
+  for (long i = full_end + lid; i < ve; i += ls) {
+    double2 u = xv[i], v;
+    LOAD_Y(v, i);
+    take(&st, dig, u.x, v.x);
+    take(&st, dig, u.y, v.y);
+  }
+  if ((n & 1) && g == groups - 1 && lid == 0) take(&st, dig, x[n - 1], DOT ? y[n - 1] : 0.0);
   for (int j = 0; j < FPE_N; ++j)
-    if (a[j] != 0.0) add_finite(dig, a[j]);
-  if (fed) flags[F_OTHER] = 1;
+    if (st.a[j] != 0.0) add_finite(dig, st.a[j]);
+#if LANES
+  lane_flush(st.lane, ls, dig);
+#endif
+  if (st.fed) st.flags[F_OTHER] = 1;
 #if HAVE_ATOM64
   for (int f = 0; f < 5; ++f)
-    if (flags[f]) atomic_or(&group_flags[f], 1);
+    if (st.flags[f]) atomic_or(&group_flags[f], 1);
   barrier(CLK_LOCAL_MEM_FENCE);
   // Sum the copies digit by digit (< 2^31 pieces per digit in all: no overflow), then one
   // work-item propagates the carries and writes the group's partial.
@@ -185,7 +341,7 @@ __kernel void superacc_partial(__global const double* x, __global const double* 
   normalize(dig);
   __global long* out = partial + get_global_id(0) * STRIDE;
   for (int i = 0; i < DIGITS; ++i) out[i] = dig[i];
-  for (int f = 0; f < 5; ++f) out[DIGITS + f] = flags[f];
+  for (int f = 0; f < 5; ++f) out[DIGITS + f] = st.flags[f];
 #endif
 }
 
@@ -206,14 +362,23 @@ inline double round_digits(long* d, __local long* flags) {
   return as_double(accsum_round_magnitude(d, k, LSB) | (negative ? ACCSUM_SIGN_BIT : 0UL));
 }
 
-__kernel void superacc_final(__global const long* partial, long count, __global double* result) {
-  __local long sum[STRIDE];
+// The partials are summed by all work-items at once: `rows` = ls / STRIDE rows of STRIDE cells,
+// cell (q, d) adds digit (or counter) d of partials q, q + rows, ... (consecutive work-items read
+// consecutive words), then work-item d adds its column and work-item 0 rounds. sum: rows * STRIDE
+// longs of local memory (at least STRIDE).
+__kernel void superacc_final(__global const long* partial, long count, __global double* result,
+                             __local long* sum) {
   const int lid = get_local_id(0), ls = get_local_size(0);
-  for (int i = lid; i < STRIDE; i += ls) {
+  const int rows = ls >= STRIDE ? ls / STRIDE : 1;
+  for (int c = lid; c < rows * STRIDE; c += ls) {
+    const int q = c / STRIDE, d = c - q * STRIDE;
     long s = 0;
-    for (long g = 0; g < count; ++g) s += partial[g * STRIDE + i];
-    sum[i] = s;
+    for (long p = q; p < count; p += rows) s += partial[p * STRIDE + d];
+    sum[c] = s;
   }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int d = lid; d < STRIDE; d += ls)
+    for (int q = 1; q < rows; ++q) sum[d] += sum[q * STRIDE + d];
   barrier(CLK_LOCAL_MEM_FENCE);
   if (lid == 0) {
     long d[DIGITS];

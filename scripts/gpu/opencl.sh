@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# OpenCL on the GPU machine (issue 13): the OpenCL tests on NVIDIA's platform, then `accsum bench` of
+# the OpenCL plain sum/dot (the OpenCL baseline) and superacc/superacc-dot beside CUB
+# DeviceReduce::Sum and cuBLAS ddot, in one process (--backend=cuda,opencl; two processes only if
+# that fails), n = 2^28, log-uniform ranges 1 / 1e50 / 1e300, superacc with expansions of 0, 2, 4, 8 terms. Run from the repository root with
+# the binaries in build-gpu/bin; everything lands in $OUT: opencl_tests_gpu.log, opencl_sum.json,
+# opencl_dot.json (and their tables), opencl_ratios.md: OpenCL plain / CUB (target >= 0.90) and
+# OpenCL superacc / OpenCL plain (target >= 0.80). About 2 minutes on an H200; the timeouts bound it to 2.5.
+set -uo pipefail
+B=${BIN:-build-gpu/bin}
+OUT=${OUT:-gpu-out}
+N=${OPENCL_N:-2^28}
+RANGES=${OPENCL_RANGES:-1,1e50,1e300}
+FPE=${OPENCL_FPE:-0,2,4,8}  # expansion sizes compared (OpenCL default 8, CUDA default 0)
+mkdir -p "$OUT"
+A="$B/accsum"
+export ACCSUM_OPENCL_DEVICE=${ACCSUM_OPENCL_DEVICE:-NVIDIA}  # NVIDIA's platform, not PoCL on the host CPU
+LOG="$OUT/opencl_tests_gpu.log"
+{ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv; timeout 10 "$A" info; } > "$LOG" 2>&1
+timeout 50 "$B/accsum_tests" --gtest_brief=1 --gtest_filter='*OpenCL*' >> "$LOG" 2>&1
+echo "opencl tests exit $?" >> "$LOG"
+
+# One bench per family; the baselines of each backend (cub-sum / cublas-dot, naive / dot) join by themselves.
+bench() {  # family algo
+  local fam=$1 algo=$2
+  timeout 45 "$A" bench --backend=cuda,opencl --algo="$algo" --n="$N" --dist=loguniform --range="$RANGES" \
+    --fpe="$FPE" --early-exit=1 --reps=20 --warmup=3 --no-repro-check --json="$OUT/opencl_$fam.json" --format=md \
+    > "$OUT/opencl_$fam.md" 2>> "$LOG"
+  local rc=$?
+  echo "bench $fam (one process) exit $rc" >> "$LOG"
+  # One process could not hold both backends (a quick failure, not a timeout): each alone, ratios across processes.
+  if [ $rc -ne 0 ] && [ $rc -ne 124 ]; then
+    for be in cuda opencl; do
+      timeout 22 "$A" bench --backend=$be --algo="$algo" --n="$N" --dist=loguniform --range="$RANGES" \
+        --fpe="$FPE" --early-exit=1 --reps=20 --warmup=3 --no-repro-check --json="$OUT/opencl_${fam}_$be.json" --format=md \
+        > "$OUT/opencl_${fam}_$be.md" 2>> "$LOG"
+      echo "bench $fam $be exit $?" >> "$LOG"
+    done
+  fi
+}
+bench sum superacc
+bench dot superacc-dot
+
+python3 - "$OUT" > "$OUT/opencl_ratios.md" 2>> "$LOG" <<'PY'
+import glob, json, os, sys
+out = sys.argv[1]
+times = {}  # (family, range) -> {(backend, algo, fpe params): median seconds}
+for path in sorted(glob.glob(os.path.join(out, "opencl_*.json"))):
+    doc = json.load(open(path))
+    for run in doc.get("runs") or [doc]:
+        ds = run["dataset"]
+        key = (ds["family"], ds.get("range_requested"))
+        for r in run["results"]:
+            if not r.get("error"):
+                prm = " ".join(f"{k}={v}" for k, v in sorted(r.get("params", {}).items()) if k in ("fpe", "early_exit"))
+                times.setdefault(key, {})[(r["backend"], r["algo"], prm)] = r["time_s"]["median"]
+vendor = {"sum": ("cub-sum", "naive", "superacc"), "dot": ("cublas-dot", "dot", "superacc-dot")}
+print("| family | range | vendor (CUDA) ms | OpenCL plain ms | plain / vendor (>= 0.90) | OpenCL superacc | ms | superacc / plain (>= 0.80) | CUDA superacc / vendor |")
+print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+ms = lambda x: f"{x * 1e3:.4f}" if x else "-"
+for (fam, rng), t in sorted(times.items(), key=lambda kv: (kv[0][0], kv[0][1] or 0)):
+    v, p, s = vendor[fam]
+    tv, tp = t.get(("cuda", v, "")), t.get(("opencl", p, ""))
+    r1 = tv / tp if tv and tp else 0
+    for (be, algo, prm), ts in sorted(t.items()):
+        if be != "opencl" or algo != s:
+            continue
+        tc = t.get(("cuda", s, prm))
+        r2 = tp / ts if tp and ts else 0
+        r3 = tv / tc if tv and tc else 0
+        print(f"| {fam} | {rng:g} | {ms(tv)} | {ms(tp)} | {r1:.3f}x {'met' if r1 >= 0.90 else 'MISSED'} | {prm} | {ms(ts)} | "
+              f"{r2:.3f}x {'met' if r2 >= 0.80 else 'MISSED'} | {r3:.3f}x |")
+PY
+echo "ratios exit $?" >> "$LOG"
+ls -la "$OUT" >> "$LOG"
