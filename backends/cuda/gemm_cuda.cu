@@ -87,7 +87,7 @@ class GemmCudaKernel : public Kernel {
   double last_ = -1;
 };
 
-std::vector<gemm_tile::PolicyInfo> tiled_policies(int comp) {
+const std::vector<gemm_tile::PolicyInfo>& tiled_policies(int comp) {
   static const auto plain = gemm_tile::plain_policies(), kahan = gemm_tile::kahan_policies(),
                     dcs = gemm_tile::dcs_policies();
   return comp == kNone ? plain : comp == kKahan ? kahan : dcs;
@@ -97,7 +97,7 @@ std::vector<gemm_tile::PolicyInfo> tiled_policies(int comp) {
 ParamSpec policy_param(int comp) {
   ParamSpec p{"policy",
               "tiling of the CUDA kernel, BMxBNxBK-TMxTN (block tile, per-thread tile; compensated: -regs/-smc/-smsc, "
-              "where the total s and compensation c live); auto: the measured best (backends/cuda/blocks/gemm_policy.cuh)",
+              "where the total s and compensation c live); auto: the one named in backends/cuda/blocks/gemm_policy.cuh",
               false, 0, 0, {"auto"}, "auto"};
   for (auto& i : tiled_policies(comp)) p.choices.push_back(i.name);
   return p;
@@ -107,7 +107,7 @@ ParamSpec policy_param(int comp) {
 int policy_index(int comp, const std::string& asked) {
   const char* automatic = comp == kNone ? kAutoPlainPolicy : comp == kKahan ? kAutoKahanPolicy : kAutoDcsPolicy;
   const std::string name = asked == "auto" ? automatic : asked;
-  const auto list = tiled_policies(comp);
+  const auto& list = tiled_policies(comp);
   for (size_t i = 0; i < list.size(); ++i)
     if (list[i].name == name) return static_cast<int>(i);
   throw std::logic_error("gemm policy '" + name + "' is not in the list (check kAuto*Policy)");
