@@ -334,14 +334,19 @@ __global__ void __launch_bounds__(P::kThreads, P::kMinBlocksPerSm)
     ld.load(0);
     ld.store(sm, 0);
     __syncthreads();
+    int in_strip = 0;  // products of the current strip so far (counted, not k0 % tile: no division)
     for (int t = 0; t < tiles; ++t) {
       const int buf = t & 1, k0 = t * P::BK;
       const bool more = t + 1 < tiles;
       if (more) ld.load(k0 + P::BK);
       const int kmax = sh.K - k0 < P::BK ? sh.K - k0 : P::BK;
-      if (kStrips && k0 % tile == 0) consume<P, COMP, FMA, EACH, true>(acc, sm, buf, kmax);
+      if (kStrips && in_strip == 0) consume<P, COMP, FMA, EACH, true>(acc, sm, buf, kmax);
       else consume<P, COMP, FMA, EACH, false>(acc, sm, buf, kmax);
-      if (kStrips && ((k0 + P::BK) % tile == 0 || !more)) acc.flush();
+      in_strip += P::BK;
+      if (kStrips && (in_strip == tile || !more)) {
+        acc.flush();
+        in_strip = 0;
+      }
       if (more) ld.store(sm, buf ^ 1);
       __syncthreads();
     }
