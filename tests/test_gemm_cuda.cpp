@@ -1,8 +1,10 @@
 // The gemm family on CUDA (backends/cuda/gemm_cuda.cu): the tiled kernels bit for bit equal to
-// the cpu backend (any M, N, K, every tile and fma), the cuBLAS front against the exact oracle,
-// IEEE specials. Skipped without a CUDA device (the GPU machine runs them).
+// the cpu backend (any M, N, K, every tile and fma, every --policy), the cuBLAS front against the
+// exact oracle, IEEE specials. Skipped without a CUDA device (the GPU machine runs them), except
+// the checks of the --policy parameter itself.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -10,6 +12,9 @@
 
 #include "core/family.hpp"
 #include "core/registry.hpp"
+#if ACCSUM_HAVE_CUDA
+#include "backends/cuda/blocks/gemm_policy.cuh"
+#endif
 
 using namespace accsum;
 
@@ -44,6 +49,24 @@ bool same_bits(const Result& a, const Result& b) {
     if (std::memcmp(&a.values[i], &b.values[i], 8) != 0) return false;
   }
   return true;
+}
+
+double figure(const Result& r, const std::string& key) {
+  for (auto& [k, v] : r.figures)
+    if (k == key) return v;
+  return NAN;
+}
+
+// The names --policy takes for algo on cuda, "auto" left out.
+std::vector<std::string> policies_of(const std::string& algo) {
+  for (auto& spec : registry().find(algo, "cuda")->params)
+    if (spec.name == "policy") {
+      std::vector<std::string> out;
+      for (auto& c : spec.choices)
+        if (c != "auto") out.push_back(c);
+      return out;
+    }
+  return {};
 }
 
 double extra(const Metrics& m, const std::string& key) {
@@ -156,4 +179,83 @@ TEST(GemmCuda, CompensatedTiledKernelsBeatPlainOnUniform) {
     // summation is about as accurate here, so only "no worse than twice cuBLAS" is asserted.
     EXPECT_LT(m.abs_err, cublas * 2) << algo;
   }
+}
+
+// --policy: every tiled algorithm takes it, "auto" by default; the names are unique, the auto
+// constants name policies of their lists, and an unknown name is a usage error (one line, exit 2).
+TEST(GemmCuda, PolicyParameter) {
+  if (!registry().backend("cuda")) GTEST_SKIP() << "built without the CUDA backend";
+  for (const char* algo : {"sgemm", "sgemm-kahan", "sgemm-dcs"}) {
+    const AlgoEntry* e = registry().find(algo, "cuda");
+    EXPECT_EQ(registry().resolve_params(*e, {}).at("policy"), "auto") << algo;
+    auto names = policies_of(algo);
+    EXPECT_GE(names.size(), 5u) << algo;
+    for (size_t i = 0; i < names.size(); ++i)
+      for (size_t j = i + 1; j < names.size(); ++j) EXPECT_NE(names[i], names[j]) << algo;
+    for (auto& n : names) EXPECT_EQ(registry().resolve_params(*e, {{"policy", n}}).at("policy"), n);
+    EXPECT_THROW(registry().resolve_params(*e, {{"policy", "128x128x8-8x9"}}), UsageError) << algo;
+  }
+#if ACCSUM_HAVE_CUDA
+  auto has = [](const std::string& algo, const std::string& name) {
+    auto names = policies_of(algo);
+    return std::find(names.begin(), names.end(), name) != names.end();
+  };
+  EXPECT_TRUE(has("sgemm", accsum::cuda::kAutoPlainPolicy));
+  EXPECT_TRUE(has("sgemm-kahan", accsum::cuda::kAutoKahanPolicy));
+  EXPECT_TRUE(has("sgemm-dcs", accsum::cuda::kAutoDcsPolicy));
+#endif
+}
+
+// Every policy of every tiled algorithm gives the cpu definition's bits, at every tile and fma:
+// edge tiles of every block shape (M, N not multiples of 64 .. 256), K tails of both k-tiles
+// (8, 16), the 16-byte path on interior tiles, a partial raster strip, the non-finite fallback,
+// alpha and beta, K = 0. The result names the policy that ran (the report's policy_* figures).
+TEST(GemmCuda, EveryPolicyIsTheCpuDefinitionBitForBit) {
+  REQUIRE_GEMM_CUDA();
+  struct Case {
+    std::string dist, shape;
+    bool scaled;
+  };
+  for (const Case& c : std::vector<Case>{{"uniform-sym", "256,384,260", false},
+                                         {"uniform", "257,263,269", true},
+                                         {"uniform-sym", "520,264,100", true},
+                                         {"uniform-sym", "1155,200,64", false},
+                                         {"illcond", "132,260,96", false},
+                                         {"specials", "256,128,73", false},
+                                         {"uniform-sym", "1,300,5", false}}) {
+    Params o;
+    if (c.scaled) o = {{"alpha", "-1.25"}, {"beta", "0.5"}};
+    Dataset d = gen(c.dist, c.shape, 7, o);
+    for (const char* fma : {"0", "1"})
+      for (const char* algo : {"sgemm", "sgemm-kahan", "sgemm-dcs"}) {
+        const bool plain = std::string(algo) == "sgemm";
+        for (const char* tile : {"1", "16", "32", "64", "128"}) {
+          if (plain && std::string(tile) != "1") continue;
+          Params p{{"fma", fma}};
+          if (!plain) p["tile"] = tile;
+          const Result want = run(algo, "cpu", d, p);
+          for (auto& name : policies_of(algo)) {
+            Params q = p;
+            q["policy"] = name;
+            const Result got = run(algo, "cuda", d, q);
+            EXPECT_TRUE(same_bits(got, want)) << algo << " policy " << name << " tile " << tile << " fma " << fma
+                                              << " " << c.dist << " " << c.shape << (c.scaled ? " scaled" : "");
+            const std::string shape = std::to_string(int(figure(got, "policy_bm"))) + "x" +
+                                      std::to_string(int(figure(got, "policy_bn"))) + "x" +
+                                      std::to_string(int(figure(got, "policy_bk"))) + "-" +
+                                      std::to_string(int(figure(got, "policy_tm"))) + "x" +
+                                      std::to_string(int(figure(got, "policy_tn")));
+            EXPECT_EQ(name.substr(0, shape.size()), shape) << algo;
+            EXPECT_GE(figure(got, "policy_blocks_per_sm"), 1) << algo << " " << name;
+          }
+        }
+      }
+  }
+  Dataset d = gen("uniform-sym", "37,41,1", 5, {{"alpha", "2"}, {"beta", "0.5"}});
+  d.inner = 0;  // K = 0: every entry is beta * c
+  d.a.clear();
+  d.b.clear();
+  for (const char* algo : {"sgemm", "sgemm-kahan", "sgemm-dcs"})
+    for (auto& name : policies_of(algo))
+      EXPECT_TRUE(same_bits(run(algo, "cuda", d, {{"policy", name}}), run(algo, "cpu", d))) << algo << " " << name;
 }

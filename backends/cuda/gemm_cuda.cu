@@ -4,7 +4,8 @@
 // process: cublas-sgemm (FP32 pedantic, the baseline), cublas-tf32, cublas-bf16x9,
 // sgemm-via-dgemm, cublas-fixedpoint.
 //
-// The tiled kernels: backends/cuda/gemm_tile_agent.cuh (policies: blocks/gemm_policy.cuh).
+// The tiled kernels: backends/cuda/gemm_tile_agent.cuh, one translation unit per variant
+// (gemm_tiled_{plain,kahan,dcs}.cu), each under any policy of its list (blocks/gemm_policy.cuh).
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -13,7 +14,7 @@
 #include <vector>
 
 #include "backends/cuda/cuda_common.cuh"
-#include "backends/cuda/gemm_tile_agent.cuh"
+#include "backends/cuda/gemm_tile_launch.cuh"
 #include "core/gemm_params.hpp"
 #include "core/gemm_serial.hpp"
 
@@ -86,61 +87,102 @@ class GemmCudaKernel : public Kernel {
   double last_ = -1;
 };
 
-template <class P, int COMP, bool FMA, int TILE>
-void launch_tiled(const Problem& p, const GemmDeviceData& d, float alpha, float beta, float* out) {
-  constexpr size_t smem = gemm_tile::smem_bytes<P, COMP>();
-  static const bool opted_in = [] {  // shared memory beyond 48 KiB must be asked for, once per kernel
-    ACCSUM_CUDA_CHECK(cudaFuncSetAttribute(gemm_tile::sgemm_blocked<P, COMP, FMA, TILE>,
-                                           cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
-    return true;
-  }();
-  (void)opted_in;
-  const gemm_tile::Shape sh{static_cast<int>(p.rows), static_cast<int>(p.cols), static_cast<int>(p.inner)};
-  gemm_tile::sgemm_blocked<P, COMP, FMA, TILE><<<gemm_tile::blocks_of<P>(p.rows, p.cols), P::kThreads, smem>>>(
-      sh, alpha, beta, d.a.get(), d.b.get(), d.c.get(), out);
+const std::vector<gemm_tile::PolicyInfo>& tiled_policies(int comp) {
+  static const auto plain = gemm_tile::plain_policies(), kahan = gemm_tile::kahan_policies(),
+                    dcs = gemm_tile::dcs_policies();
+  return comp == kNone ? plain : comp == kKahan ? kahan : dcs;
 }
 
-template <int COMP, bool FMA>
-void launch_comp(int tile, const Problem& p, const GemmDeviceData& d, float alpha, float beta, float* out) {
-  switch (tile) {
-    case 1: return launch_tiled<CompGemmPolicy, COMP, FMA, 1>(p, d, alpha, beta, out);
-    case 16: return launch_tiled<CompGemmPolicy, COMP, FMA, 16>(p, d, alpha, beta, out);
-    case 32: return launch_tiled<CompGemmPolicy, COMP, FMA, 32>(p, d, alpha, beta, out);
-    case 64: return launch_tiled<CompGemmPolicy, COMP, FMA, 64>(p, d, alpha, beta, out);
-    default: return launch_tiled<CompGemmPolicy, COMP, FMA, 128>(p, d, alpha, beta, out);
-  }
+// --policy: "auto" or a name of the variant's list (`accsum list` shows them).
+ParamSpec policy_param(int comp) {
+  ParamSpec p{"policy",
+              "tiling of the CUDA kernel, BMxBNxBK-TMxTN (block tile, per-thread tile; compensated: -regs/-smc/-smsc, "
+              "where the total s and compensation c live); auto: the one named in backends/cuda/blocks/gemm_policy.cuh",
+              false, 0, 0, {"auto"}, "auto"};
+  for (auto& i : tiled_policies(comp)) p.choices.push_back(i.name);
+  return p;
+}
+
+// The policy a run asks for: "auto" (the variant's kAuto*Policy) or a name of its list.
+int policy_index(int comp, const std::string& asked) {
+  const char* automatic = comp == kNone ? kAutoPlainPolicy : comp == kKahan ? kAutoKahanPolicy : kAutoDcsPolicy;
+  const std::string name = asked == "auto" ? automatic : asked;
+  const auto& list = tiled_policies(comp);
+  for (size_t i = 0; i < list.size(); ++i)
+    if (list[i].name == name) return static_cast<int>(i);
+  throw std::logic_error("gemm policy '" + name + "' is not in the list (check kAuto*Policy)");
 }
 
 class TiledKernel : public GemmCudaKernel {
  public:
-  TiledKernel(const Problem& p, int comp, int tile, bool fma) : GemmCudaKernel(p), comp_(comp), tile_(tile), fma_(fma) {}
+  TiledKernel(const Problem& p, int comp, int tile, bool fma, const std::string& policy)
+      : GemmCudaKernel(p),
+        comp_(comp),
+        tile_(tile),
+        fma_(fma),
+        policy_(policy_index(comp, policy)),
+        info_(tiled_policies(comp)[policy_]) {
+    const gemm_tile::Launch l = args();
+    facts_ = comp_ == kNone    ? gemm_tile::plain_facts(policy_, l)
+             : comp_ == kKahan ? gemm_tile::kahan_facts(policy_, l)
+                               : gemm_tile::dcs_facts(policy_, l);
+  }
+  Result result() override {
+    Result r = GemmCudaKernel::result();
+    // Which policy ran, as numbers (the report lists them beside the metrics): its shape, and
+    // what ptxas and this device made of it (registers, spill bytes, resident blocks per SM).
+    r.figures = {{"policy_bm", info_.bm},
+                 {"policy_bn", info_.bn},
+                 {"policy_bk", info_.bk},
+                 {"policy_tm", info_.tm},
+                 {"policy_tn", info_.tn},
+                 {"policy_threads", info_.threads},
+                 {"policy_home", info_.home},
+                 {"policy_smem_bytes", static_cast<double>(info_.smem_bytes)},
+                 {"policy_regs", facts_.regs},
+                 {"policy_local_bytes", static_cast<double>(facts_.local_bytes)},
+                 {"policy_blocks_per_sm", facts_.blocks_per_sm}};
+    return r;
+  }
 
  protected:
   void launch() override {
     if (out_.size() == 0) return;
-    const GemmDeviceData& d = *dev_;
-    float* o = out_.get();
-    if (comp_ == kNone) {
-      if (fma_) launch_tiled<PlainGemmPolicy, kNone, true, 1>(p_, d, alpha_, beta_, o);
-      else launch_tiled<PlainGemmPolicy, kNone, false, 1>(p_, d, alpha_, beta_, o);
-    } else if (comp_ == kKahan) {
-      if (fma_) launch_comp<kKahan, true>(tile_, p_, d, alpha_, beta_, o);
-      else launch_comp<kKahan, false>(tile_, p_, d, alpha_, beta_, o);
-    } else {
-      if (fma_) launch_comp<kDcs, true>(tile_, p_, d, alpha_, beta_, o);
-      else launch_comp<kDcs, false>(tile_, p_, d, alpha_, beta_, o);
-    }
+    const gemm_tile::Launch l = args();
+    if (comp_ == kNone) gemm_tile::plain_launch(policy_, l);
+    else if (comp_ == kKahan) gemm_tile::kahan_launch(policy_, l);
+    else gemm_tile::dcs_launch(policy_, l);
   }
 
  private:
+  gemm_tile::Launch args() const {
+    const gemm_tile::Shape sh{static_cast<int>(p_.rows), static_cast<int>(p_.cols), static_cast<int>(p_.inner)};
+    return gemm_tile::Launch{sh, tile_, fma_, alpha_, beta_, dev_->a.get(), dev_->b.get(), dev_->c.get(), out_.get()};
+  }
   int comp_, tile_;
   bool fma_;
+  int policy_;
+  gemm_tile::PolicyInfo info_;
+  gemm_tile::KernelFacts facts_;
 };
+
+// Every policy gives the same bits (the same products in the same order per entry): bench's
+// reproducibility check runs the others too.
+template <int COMP>
+std::vector<Params> other_policies(const Params& p) {
+  std::vector<Params> out;
+  for (auto& i : tiled_policies(COMP)) {
+    Params q = p;
+    q["policy"] = i.name;
+    out.push_back(q);
+  }
+  return out;
+}
 
 template <int COMP>
 std::unique_ptr<Kernel> make_tiled(const Problem& p, const Params& prm) {
   const int tile = prm.count("tile") ? static_cast<int>(param_int(prm, "tile")) : 1;
-  return std::make_unique<TiledKernel>(p, COMP, tile, param_int(prm, "fma") != 0);
+  return std::make_unique<TiledKernel>(p, COMP, tile, param_int(prm, "fma") != 0, param_str(prm, "policy"));
 }
 
 // ---- the cuBLAS front ----
@@ -218,17 +260,20 @@ class CublasKernel : public GemmCudaKernel {
 
 std::unique_ptr<Kernel> make_front(Front f, const Problem& p, int bits = 0) { return std::make_unique<CublasKernel>(p, f, bits); }
 
-Registrar reg_sgemm(AlgoEntry("gemm", "sgemm", "cuda", "tiled float GEMM (128x128x8 blocks, 8x8 per thread), products summed plainly in k order")
+Registrar reg_sgemm(AlgoEntry("gemm", "sgemm", "cuda", "tiled float GEMM (--policy: block and thread tiles), products summed plainly in k order")
                         .promises_reproducible()
-                        .with_params({gemm::fma_param()})
+                        .with_params({gemm::fma_param(), policy_param(kNone)})
+                        .shapes(other_policies<kNone>)
                         .maker(make_tiled<kNone>));
 Registrar reg_kahan(AlgoEntry("gemm", "sgemm-kahan", "cuda", "tiled float GEMM, selective Kahan summation per strip")
                         .promises_reproducible()
-                        .with_params({gemm::tile_param(), gemm::fma_param()})
+                        .with_params({gemm::tile_param(), gemm::fma_param(), policy_param(kKahan)})
+                        .shapes(other_policies<kKahan>)
                         .maker(make_tiled<kKahan>));
 Registrar reg_dcs(AlgoEntry("gemm", "sgemm-dcs", "cuda", "tiled float GEMM, selective doubly compensated summation")
                       .promises_reproducible()
-                      .with_params({gemm::tile_param(), gemm::fma_param()})
+                      .with_params({gemm::tile_param(), gemm::fma_param(), policy_param(kDcs)})
+                      .shapes(other_policies<kDcs>)
                       .maker(make_tiled<kDcs>));
 Registrar reg_cublas(AlgoEntry("gemm", "cublas-sgemm", "cuda", "cuBLAS SGEMM, CUBLAS_COMPUTE_32F_PEDANTIC (baseline)")
                          .baseline()

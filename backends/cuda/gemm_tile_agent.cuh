@@ -2,7 +2,7 @@
 // The tiled SGEMM kernel with selective compensation (core/gemm_serial.hpp; Badin, Bic,
 // Dillencourt, Nicolau, "Improving accuracy for matrix multiplications on GPUs", 2011, Figs. 1-3),
 // in CUB's layering: the block loads k-tiles (TileLoader), each thread accumulates its micro-tile
-// (MicroTile), the kernel drives them. Every entry receives its products in the order k = 0..K-1
+// (MicroTile), the kernel drives them; every size and place is the policy's (blocks/gemm_policy.cuh). Every entry receives its products in the order k = 0..K-1
 // and its compensated additions after the same strips as the readable definition, so results are
 // bit for bit the cpu backend's (--fmad=false keeps fma = 0 unfused).
 //
@@ -27,14 +27,14 @@ struct Smem {
   float a[2][P::BK][P::BM];
   float b[2][P::BK][P::BN + P::kPadB];
 };
-static_assert(sizeof(Smem<PlainGemmPolicy>) % 16 == 0 && sizeof(Smem<CompGemmPolicy>) % 16 == 0,
-              "the c groups follow the tiles 16-byte aligned");
 
 struct Shape {
   int M, N, K;
 };
 
 // Block level: one k-tile of A and B, global -> registers (load) -> shared memory (store).
+// A: a warp loads 32 consecutive float4 along m. B: a warp loads 16 columns x two 4-k groups
+// (float4 along k), so its transposed scalar stores hit 32 distinct banks (Policy::kPadB).
 template <class P>
 struct TileLoader {
   float4 ra[P::kALoads], rb[P::kBLoads];
@@ -47,12 +47,24 @@ struct TileLoader {
   __device__ static float at(const float* X, int rows, int r, int c, int cols) {
     return (r < rows && c < cols) ? X[r + static_cast<size_t>(c) * rows] : 0.0f;
   }
+  // Load l of this thread: A at (k, m), B at (k, n), k and m multiples of 4.
+  __device__ static void a_place(int l, int& k, int& m) {
+    const int e = threadIdx.x + l * P::kThreads;
+    k = e / (P::BM / 4);
+    m = e % (P::BM / 4) * 4;
+  }
+  __device__ static void b_place(int l, int& k, int& n) {
+    const int e = threadIdx.x + l * P::kThreads, r = e % (2 * P::BN);
+    n = r / 2;
+    k = (e / (2 * P::BN) * 2 + r % 2) * 4;
+  }
 
   __device__ void load(int k0) {
     const bool fast = vector_ok && k0 + P::BK <= sh.K;
 #pragma unroll
     for (int l = 0; l < P::kALoads; ++l) {
-      const int e = threadIdx.x + l * P::kThreads, k = e / (P::BM / 4), m = e % (P::BM / 4) * 4;
+      int k, m;
+      a_place(l, k, m);
       const int gm = m0 + m, gk = k0 + k;
       if (fast) {
         ra[l] = *reinterpret_cast<const float4*>(A + gm + static_cast<size_t>(gk) * sh.M);
@@ -63,7 +75,8 @@ struct TileLoader {
     }
 #pragma unroll
     for (int l = 0; l < P::kBLoads; ++l) {
-      const int e = threadIdx.x + l * P::kThreads, n = e / (P::BK / 4), k = e % (P::BK / 4) * 4;
+      int k, n;
+      b_place(l, k, n);
       const int gk = k0 + k, gn = n0 + n;
       if (fast) {
         rb[l] = *reinterpret_cast<const float4*>(B + gk + static_cast<size_t>(gn) * sh.K);
@@ -77,12 +90,14 @@ struct TileLoader {
   __device__ void store(Smem<P>& s, int buf) const {
 #pragma unroll
     for (int l = 0; l < P::kALoads; ++l) {
-      const int e = threadIdx.x + l * P::kThreads, k = e / (P::BM / 4), m = e % (P::BM / 4) * 4;
+      int k, m;
+      a_place(l, k, m);
       *reinterpret_cast<float4*>(&s.a[buf][k][m]) = ra[l];
     }
 #pragma unroll
     for (int l = 0; l < P::kBLoads; ++l) {
-      const int e = threadIdx.x + l * P::kThreads, n = e / (P::BK / 4), k = e % (P::BK / 4) * 4;
+      int k, n;
+      b_place(l, k, n);
       s.b[buf][k][n] = rb[l].x;
       s.b[buf][k + 1][n] = rb[l].y;
       s.b[buf][k + 2][n] = rb[l].z;
@@ -93,35 +108,85 @@ struct TileLoader {
 
 // Thread level: the TM x TN entries one thread owns. Plain: s accumulates every product.
 // Compensated: p accumulates a strip (its first product enters as mul_add(a, b, 0), as in the
-// definition, so no reset is needed), flush() adds p to the total (s, c) by Kahan or DCS. s and
-// p live in registers; the compensations c, touched once per strip, in shared memory (float4
-// groups of 4 columns, thread-interleaved: conflict-free), which keeps the thread under the
-// register file.
+// definition, so no reset is needed), flush() adds p to the total (s, c) by Kahan or DCS. p lives
+// in registers; s and c, touched once per strip, where the policy's kHome says: in registers, or
+// in shared memory as float4 groups of 4 columns, thread-interleaved (group q of thread t at
+// [q * kThreads + t]: conflict-free), which keeps the thread's registers for p.
 template <class P, int COMP, bool FMA>
 struct MicroTile {
-  static constexpr int kStripM = COMP == kNone ? 1 : P::TM, kStripN = COMP == kNone ? 1 : P::TN;
-  static constexpr int kCompGroups = P::TM * P::TN / 4;  // float4 groups of c per thread
-  float s[P::TM][P::TN];
-  float p[kStripM][kStripN];
-  float4* c;  // this thread's first c group; group q at c[q * kThreads]
+  static constexpr bool kComp = COMP != kNone;
+  static constexpr bool kSInSmem = kComp && P::kHome == kTotalInSmem;
+  static constexpr bool kCInSmem = kComp && P::kHome != kCompInRegs;
+  static constexpr int kGroups = P::TM * P::TN / 4;  // float4 groups of entries per thread
+  // Register arrays that a configuration does not use shrink to one element.
+  static constexpr int kSM = kSInSmem ? 1 : P::TM, kSN = kSInSmem ? 1 : P::TN;
+  static constexpr int kCM = kComp && !kCInSmem ? P::TM : 1, kCN = kComp && !kCInSmem ? P::TN : 1;
+  static constexpr int kPM = kComp ? P::TM : 1, kPN = kComp ? P::TN : 1;
+  float s[kSM][kSN];
+  float c[kCM][kCN];
+  float p[kPM][kPN];
+  float4* cs;  // this thread's first c group in shared memory
+  float4* ss;  // and s group
   int ty, tx;  // the thread's place in the block's thread grid
 
-  __device__ void init(float4* comp) {
+  // Shared float4 groups of (s, c) per block, after the k-tiles.
+  static constexpr int smem_groups() { return (int(kCInSmem) + int(kSInSmem)) * kGroups * P::kThreads; }
+
+  __device__ void init(float4* state) {
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     ty = warp / P::kWarpsN * P::kWarpThreadsM + lane / P::kWarpThreadsN;
     tx = warp % P::kWarpsN * P::kWarpThreadsN + lane % P::kWarpThreadsN;
+    cs = state + threadIdx.x;
+    ss = cs + (kCInSmem ? kGroups * P::kThreads : 0);
+    const float4 zero = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
 #pragma unroll
-    for (int i = 0; i < P::TM; ++i)
-#pragma unroll
-      for (int j = 0; j < P::TN; ++j) s[i][j] = 0.0f;
-    c = comp + threadIdx.x;
-    if (COMP != kNone)
-#pragma unroll
-      for (int q = 0; q < kCompGroups; ++q) c[q * P::kThreads] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    for (int q = 0; q < kGroups; ++q) {
+      set_s(q, zero);
+      set_c(q, zero);
+    }
   }
   // Row (column) of the block tile held in entry i (j).
   __device__ int row(int i) const { return i / 4 * P::kGroupStrideM + ty * 4 + i % 4; }
   __device__ int col(int j) const { return j / 4 * P::kGroupStrideN + tx * 4 + j % 4; }
+
+  // Group q = i * TN / 4 + g: entries (i, 4g .. 4g + 3).
+  __device__ float4 get_s(int q) const {
+    if constexpr (kSInSmem) return ss[q * P::kThreads];
+    else return make_float4(s[q / (P::TN / 4)][q % (P::TN / 4) * 4], s[q / (P::TN / 4)][q % (P::TN / 4) * 4 + 1],
+                            s[q / (P::TN / 4)][q % (P::TN / 4) * 4 + 2], s[q / (P::TN / 4)][q % (P::TN / 4) * 4 + 3]);
+  }
+  __device__ void set_s(int q, float4 v) {
+    if constexpr (kSInSmem) {
+      ss[q * P::kThreads] = v;
+    } else {
+      float* r = &s[q / (P::TN / 4)][q % (P::TN / 4) * 4];
+      r[0] = v.x, r[1] = v.y, r[2] = v.z, r[3] = v.w;
+    }
+  }
+  __device__ float4 get_c(int q) const {
+    if constexpr (kCInSmem) return cs[q * P::kThreads];
+    else if constexpr (kComp)
+      return make_float4(c[q / (P::TN / 4)][q % (P::TN / 4) * 4], c[q / (P::TN / 4)][q % (P::TN / 4) * 4 + 1],
+                         c[q / (P::TN / 4)][q % (P::TN / 4) * 4 + 2], c[q / (P::TN / 4)][q % (P::TN / 4) * 4 + 3]);
+    else return make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+  }
+  __device__ void set_c(int q, float4 v) {
+    if constexpr (kCInSmem) {
+      cs[q * P::kThreads] = v;
+    } else if constexpr (kComp) {
+      float* r = &c[q / (P::TN / 4)][q % (P::TN / 4) * 4];
+      r[0] = v.x, r[1] = v.y, r[2] = v.z, r[3] = v.w;
+    }
+  }
+  // The total of entry (i, j), for the store.
+  __device__ float total(int i, int j) const {
+    if constexpr (kSInSmem) {
+      const float4 v = ss[(i * (P::TN / 4) + j / 4) * P::kThreads];
+      return j % 4 == 0 ? v.x : j % 4 == 1 ? v.y : j % 4 == 2 ? v.z : v.w;
+    } else {
+      return s[i][j];
+    }
+  }
 
   // One k of the shared tile: the thread's fragments of A's column and B's row, TM x TN products.
   // FIRST: the first product of a strip.
@@ -142,52 +207,52 @@ struct MicroTile {
     for (int i = 0; i < P::TM; ++i)
 #pragma unroll
       for (int j = 0; j < P::TN; ++j) {
-        if (COMP == kNone) s[i][j] = gemm::mul_add(a[i], b[j], s[i][j], FMA);
-        else p[i][j] = gemm::mul_add(a[i], b[j], FIRST ? 0.0f : p[i][j], FMA);
+        if constexpr (kComp) p[i][j] = gemm::mul_add(a[i], b[j], FIRST ? 0.0f : p[i][j], FMA);
+        else s[i][j] = gemm::mul_add(a[i], b[j], s[i][j], FMA);
       }
   }
 
   __device__ void flush() {
-    if constexpr (COMP != kNone) {
+    if constexpr (kComp) {
 #pragma unroll
-      for (int i = 0; i < P::TM; ++i)
-#pragma unroll
-        for (int g = 0; g < P::TN / 4; ++g) {
-          float4& cg = c[(i * (P::TN / 4) + g) * P::kThreads];
-          float4 v = cg;
-          gemm::comp_add(COMP, s[i][4 * g], v.x, p[i][4 * g]);
-          gemm::comp_add(COMP, s[i][4 * g + 1], v.y, p[i][4 * g + 1]);
-          gemm::comp_add(COMP, s[i][4 * g + 2], v.z, p[i][4 * g + 2]);
-          gemm::comp_add(COMP, s[i][4 * g + 3], v.w, p[i][4 * g + 3]);
-          cg = v;
-        }
+      for (int q = 0; q < kGroups; ++q) {
+        const float* x = &p[q / (P::TN / 4)][q % (P::TN / 4) * 4];
+        float4 t = get_s(q), v = get_c(q);
+        gemm::comp_add(COMP, t.x, v.x, x[0]);
+        gemm::comp_add(COMP, t.y, v.y, x[1]);
+        gemm::comp_add(COMP, t.z, v.z, x[2]);
+        gemm::comp_add(COMP, t.w, v.w, x[3]);
+        set_s(q, t);
+        set_c(q, v);
+      }
     }
   }
 };
 
-// Shared memory of one kernel instance: the k-tiles, then (compensated) the c groups.
+// Shared memory of one kernel instance: the k-tiles, then the (s, c) groups the policy puts there.
 template <class P, int COMP>
 constexpr size_t smem_bytes() {
-  return sizeof(Smem<P>) + (COMP == kNone ? 0 : sizeof(float4) * P::TM * P::TN / 4 * P::kThreads);
+  static_assert(sizeof(Smem<P>) % 16 == 0, "the (s, c) groups follow the k-tiles 16-byte aligned");
+  return sizeof(Smem<P>) + sizeof(float4) * MicroTile<P, COMP, true>::smem_groups();
 }
 
-// One k-tile of the shared tiles: all BK steps (FULL, unrolled) or the first kmax. FIRST: the
-// tile starts a strip.
-template <class P, int COMP, bool FMA, int TILE, bool FULL, bool FIRST>
+// One k-tile of the shared tiles: all BK steps (FULL, unrolled) or the first kmax. EACH: a
+// compensated addition after every product (tile = 1); FIRST: the tile starts a strip.
+template <class P, int COMP, bool FMA, bool EACH, bool FULL, bool FIRST>
 __device__ void consume_tile(MicroTile<P, COMP, FMA>& acc, const Smem<P>& sm, int buf, int kmax) {
 #pragma unroll
   for (int kk = 0; kk < P::BK; ++kk) {
     if (!FULL && kk >= kmax) break;
-    if (TILE == 1 || (FIRST && kk == 0)) acc.template step<true>(sm, buf, kk);
+    if (EACH || (FIRST && kk == 0)) acc.template step<true>(sm, buf, kk);
     else acc.template step<false>(sm, buf, kk);
-    if (TILE == 1) acc.flush();
+    if (EACH) acc.flush();
   }
 }
 
-template <class P, int COMP, bool FMA, int TILE, bool FIRST>
+template <class P, int COMP, bool FMA, bool EACH, bool FIRST>
 __device__ void consume(MicroTile<P, COMP, FMA>& acc, const Smem<P>& sm, int buf, int kmax) {
-  if (kmax == P::BK) consume_tile<P, COMP, FMA, TILE, true, FIRST>(acc, sm, buf, kmax);
-  else consume_tile<P, COMP, FMA, TILE, false, FIRST>(acc, sm, buf, kmax);
+  if (kmax == P::BK) consume_tile<P, COMP, FMA, EACH, true, FIRST>(acc, sm, buf, kmax);
+  else consume_tile<P, COMP, FMA, EACH, false, FIRST>(acc, sm, buf, kmax);
 }
 
 // Block (tile_m, tile_n) of the grid, in column strips of kGroupTilesM row tiles.
@@ -213,7 +278,7 @@ unsigned blocks_of(int64_t M, int64_t N) {
 template <class P, int COMP, bool FMA>
 __device__ float entry_out(const MicroTile<P, COMP, FMA>& acc, int i, int j, int gm, int gn, const Shape& sh,
                            float alpha, float beta, const float* A, const float* B, const float* C) {
-  float v = acc.s[i][j];
+  float v = acc.total(i, j);
   if (COMP != kNone && alpha != 0.0f && !gemm::finite(v))
     v = gemm::dot_entry(A + gm, sh.M, B + static_cast<size_t>(gn) * sh.K, sh.K, kNone, 1, FMA);
   return gemm::finish(v, alpha, beta, C + gm + static_cast<size_t>(gn) * sh.M, FMA);
@@ -246,12 +311,15 @@ __device__ void store_tile(const MicroTile<P, COMP, FMA>& acc, int m0, int n0, b
 }
 
 // The kernel: C tile of block_tile(), k-tiles double-buffered (the next tile's global loads are
-// in flight while the current one is consumed; one barrier per k-tile).
-template <class P, int COMP, bool FMA, int TILE>
+// in flight while the current one is consumed; one barrier per k-tile). Compensated: EACH
+// compensates after every product (tile = 1); otherwise strips of `tile` products, a multiple of
+// BK, so strips end on k-tile boundaries (the last one where K ends).
+template <class P, int COMP, bool FMA, bool EACH>
 __global__ void __launch_bounds__(P::kThreads, P::kMinBlocksPerSm)
-    sgemm_blocked(Shape sh, float alpha, float beta, const float* __restrict__ A, const float* __restrict__ B,
-                  const float* __restrict__ C, float* __restrict__ out) {
-  static_assert(COMP == kNone || TILE == 1 || TILE % P::BK == 0, "strips end on k-tile boundaries");
+    sgemm_blocked(Shape sh, int tile, float alpha, float beta, const float* __restrict__ A,
+                  const float* __restrict__ B, const float* __restrict__ C, float* __restrict__ out) {
+  static_assert(COMP != kNone || !EACH, "the plain kernel has no strips");
+  constexpr bool kStrips = COMP != kNone && !EACH;
   extern __shared__ float4 smem_raw[];
   Smem<P>& sm = *reinterpret_cast<Smem<P>*>(smem_raw);
   int tile_m, tile_n;
@@ -266,14 +334,19 @@ __global__ void __launch_bounds__(P::kThreads, P::kMinBlocksPerSm)
     ld.load(0);
     ld.store(sm, 0);
     __syncthreads();
+    int in_strip = 0;  // products of the current strip so far (counted, not k0 % tile: no division)
     for (int t = 0; t < tiles; ++t) {
       const int buf = t & 1, k0 = t * P::BK;
       const bool more = t + 1 < tiles;
       if (more) ld.load(k0 + P::BK);
       const int kmax = sh.K - k0 < P::BK ? sh.K - k0 : P::BK;
-      if (COMP != kNone && TILE > 1 && k0 % TILE == 0) consume<P, COMP, FMA, TILE, true>(acc, sm, buf, kmax);
-      else consume<P, COMP, FMA, TILE, false>(acc, sm, buf, kmax);
-      if (COMP != kNone && TILE > 1 && ((k0 + P::BK) % TILE == 0 || !more)) acc.flush();
+      if (kStrips && in_strip == 0) consume<P, COMP, FMA, EACH, true>(acc, sm, buf, kmax);
+      else consume<P, COMP, FMA, EACH, false>(acc, sm, buf, kmax);
+      in_strip += P::BK;
+      if (kStrips && (in_strip == tile || !more)) {
+        acc.flush();
+        in_strip = 0;
+      }
       if (more) ld.store(sm, buf ^ 1);
       __syncthreads();
     }

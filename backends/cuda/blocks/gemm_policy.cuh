@@ -4,16 +4,25 @@
 //
 // A block of kThreads computes a BM x BN tile of C; every k-tile of BK it stages A (BM x BK) and
 // B (BK x BN) in shared memory, double-buffered through registers. Each thread owns TM x TN
-// entries of C in registers: TM / 4 groups of 4 consecutive rows and TN / 4 groups of 4
-// consecutive columns (one 16-byte shared-memory read per group and k), the groups a half tile
-// apart. A warp is 4 x 8 threads (rows x columns), so a fragment read touches 4 (A) and 8 (B)
-// distinct 16-byte words: one shared-memory wavefront each.
+// entries of C: TM / 4 groups of 4 consecutive rows and TN / 4 groups of 4 consecutive columns
+// (one 16-byte shared-memory read per group and k), the groups a half (quarter) tile apart. A warp
+// is 4 x 8 threads (rows x columns), so a fragment read touches 4 (A) and 8 (B) distinct 16-byte
+// words: one shared-memory wavefront each.
+//
+// The compensated kernels keep, per entry, the strip sum p in registers and the total s and its
+// compensation c where HOME says: both in registers, c in shared memory (touched once per strip),
+// or both in shared memory (the thread then holds only p: fewer registers, more blocks per SM).
+#include <string>
+
 namespace accsum::cuda {
 
-template <int BM_, int BN_, int BK_, int TM_, int TN_, int MIN_BLOCKS_PER_SM_>
+enum GemmCompHome : int { kCompInRegs = 0, kCompInSmem = 1, kTotalInSmem = 2 };
+
+template <int BM_, int BN_, int BK_, int TM_, int TN_, int MIN_BLOCKS_PER_SM_, int HOME_ = kCompInSmem>
 struct GemmTilePolicy {
   static constexpr int BM = BM_, BN = BN_, BK = BK_, TM = TM_, TN = TN_;
   static constexpr int kMinBlocksPerSm = MIN_BLOCKS_PER_SM_;  // __launch_bounds__: caps registers
+  static constexpr int kHome = HOME_;                         // compensated kernels only
   static constexpr int kThreadsM = BM / TM, kThreadsN = BN / TN;
   static constexpr int kThreads = kThreadsM * kThreadsN;
   static constexpr int kWarpThreadsM = 4, kWarpThreadsN = 8;  // one warp: 4 x 8 threads
@@ -23,8 +32,9 @@ struct GemmTilePolicy {
   // Loads per thread and k-tile: 16 bytes each, A along m (contiguous in column-major A), B along
   // k (contiguous in column-major B, transposed into shared memory).
   static constexpr int kALoads = BM * BK / 4 / kThreads, kBLoads = BN * BK / 4 / kThreads;
-  // B's shared rows are padded: the transposed stores of the two k-halves of a warp land in
-  // different banks (4 * (BN + 4) floats is an odd multiple of 16 banks).
+  // B's shared rows are padded: a warp's transposed stores cover 16 columns and two 4-k groups
+  // (TileLoader), which then land in different banks (4 * (BN + 4) floats is an odd multiple of
+  // 16 banks).
   static constexpr int kPadB = 4;
   // Raster: blocks run in column strips of kGroupTilesM row tiles, so the blocks resident at one
   // time share A panels and B panels in L2.
@@ -34,14 +44,51 @@ struct GemmTilePolicy {
   static_assert(kThreadsM % kWarpThreadsM == 0 && kThreadsN % kWarpThreadsN == 0, "whole warps");
   static_assert((kThreadsM / kWarpThreadsM) * kWarpsN * 32 == kThreads, "warp layout covers the block");
   static_assert(BM * BK % (4 * kThreads) == 0 && BN * BK % (4 * kThreads) == 0, "whole float4 loads per thread");
-  static_assert(BK % 4 == 0, "B is loaded as float4 along k");
-  static_assert(kThreads % (BM / 4) == 0 && kThreads % (BK / 4) == 0, "a load covers whole rows of the tile");
+  static_assert(BK % 8 == 0 && 16 % BK == 0, "B loads pair 4-k groups; strips of 16 end on k-tile boundaries");
+  static_assert(kThreads % (BM / 4) == 0, "an A load covers whole columns of the tile");
+  static_assert((BN + kPadB) % 8 == 4, "the padded B row is an odd multiple of 16 banks");
+
+  // "BMxBNxBK-TMxTN" (plain), with the home of (s, c) appended for the compensated kernels.
+  static std::string name(bool compensated) {
+    std::string n = std::to_string(BM) + "x" + std::to_string(BN) + "x" + std::to_string(BK) + "-" +
+                    std::to_string(TM) + "x" + std::to_string(TN);
+    if (compensated) n += kHome == kCompInRegs ? "-regs" : kHome == kCompInSmem ? "-smc" : "-smsc";
+    return n;
+  }
 };
 
-// Plain SGEMM: 64 accumulators per thread, two blocks per SM.
-using PlainGemmPolicy = GemmTilePolicy<128, 128, 8, 8, 8, 2>;
-// Selective compensation: (strip sum, total, compensation) per entry, 192 registers of state per
-// thread; one block per SM leaves ptxas the whole register file.
-using CompGemmPolicy = GemmTilePolicy<128, 128, 8, 8, 8, 1>;
+template <class... P>
+struct GemmPolicyList {
+  static constexpr int size = sizeof...(P);
+};
+
+// Plain SGEMM: accumulators only, so several blocks per SM. The first is the kernel measured at
+// 0.77x cuBLAS (README); the others trade barrier count (BK = 16), warps per SM and reuse.
+using PlainGemmPolicies = GemmPolicyList<GemmTilePolicy<128, 128, 8, 8, 8, 2>,    // 256 threads
+                                         GemmTilePolicy<128, 128, 16, 8, 8, 2>,   // 256
+                                         GemmTilePolicy<128, 64, 16, 8, 4, 3>,    // 256
+                                         GemmTilePolicy<64, 128, 16, 4, 8, 2>,    // 256
+                                         GemmTilePolicy<128, 128, 16, 8, 4, 1>,   // 512
+                                         GemmTilePolicy<128, 64, 16, 8, 8, 3>,    // 128
+                                         GemmTilePolicy<128, 128, 8, 8, 16, 2>,   // 128
+                                         GemmTilePolicy<256, 128, 16, 8, 8, 1>>;  // 512
+
+// Kahan and DCS: (p, s, c) per entry. 8 x 8 per thread with s in registers needs > 128
+// registers, hence one block per SM (the measured 0.70x / 0.66x). With s and c in shared memory
+// a thread holds only p, which buys two blocks per SM (a block's barrier no longer idles the SM)
+// or 16 warps in one block. (-smc at two blocks per SM spills under the 128-register cap, ptxas
+// of nvcc 13.0, so those are -smsc.)
+using CompGemmPolicies = GemmPolicyList<GemmTilePolicy<128, 128, 8, 8, 8, 1, kCompInSmem>,    // 256 threads
+                                        GemmTilePolicy<128, 128, 16, 8, 8, 1, kCompInSmem>,   // 256
+                                        GemmTilePolicy<128, 128, 16, 8, 4, 1, kTotalInSmem>,  // 512
+                                        GemmTilePolicy<128, 64, 16, 8, 4, 2, kTotalInSmem>,   // 256
+                                        GemmTilePolicy<64, 128, 16, 4, 8, 2, kTotalInSmem>,   // 256
+                                        GemmTilePolicy<128, 64, 16, 8, 8, 2, kTotalInSmem>,   // 128
+                                        GemmTilePolicy<64, 64, 16, 4, 4, 2, kCompInRegs>>;    // 256
+
+// What --policy=auto runs (set from the H200 sweep, scripts/gpu/gemm_policies.sh).
+inline constexpr const char* kAutoPlainPolicy = "128x128x8-8x8";
+inline constexpr const char* kAutoKahanPolicy = "128x128x8-8x8-smc";
+inline constexpr const char* kAutoDcsPolicy = "128x128x8-8x8-smc";
 
 }  // namespace accsum::cuda

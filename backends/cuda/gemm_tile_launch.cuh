@@ -1,0 +1,140 @@
+#pragma once
+// Launching the tiled SGEMM kernels (gemm_tile_agent.cuh) under any policy of a variant's list
+// (blocks/gemm_policy.cuh). Each variant instantiates its list in its own translation unit
+// (gemm_tiled_plain.cu, gemm_tiled_kahan.cu, gemm_tiled_dcs.cu), so no one file compiles every
+// kernel; gemm_cuda.cu reaches them through the plain functions declared at the end.
+#include <cuda_runtime.h>
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "backends/cuda/cuda_common.cuh"
+#include "backends/cuda/gemm_tile_agent.cuh"
+
+namespace accsum::cuda::gemm_tile {
+
+struct Launch {
+  Shape sh;
+  int tile;  // compensated: 1 (after every product) or a multiple of the policy's BK
+  bool fma;
+  float alpha, beta;
+  const float* A;
+  const float* B;
+  const float* C;
+  float* out;
+};
+
+// A policy as the report shows it.
+struct PolicyInfo {
+  std::string name;
+  int bm, bn, bk, tm, tn, threads, min_blocks_per_sm, home;
+  size_t smem_bytes;
+};
+
+// What ptxas and the device made of one kernel instance.
+struct KernelFacts {
+  int regs = 0;              // registers per thread
+  size_t local_bytes = 0;    // local memory per thread (spills)
+  int blocks_per_sm = 0;     // resident blocks per SM on this device
+};
+
+template <class P, int COMP, bool FMA, bool EACH>
+void set_smem_once() {
+  static const bool opted_in = [] {  // shared memory beyond 48 KiB must be asked for, once per kernel
+    ACCSUM_CUDA_CHECK(cudaFuncSetAttribute(sgemm_blocked<P, COMP, FMA, EACH>,
+                                           cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           static_cast<int>(smem_bytes<P, COMP>())));
+    return true;
+  }();
+  (void)opted_in;
+}
+
+template <class P, int COMP, bool FMA, bool EACH>
+void launch_one(const Launch& l) {
+  set_smem_once<P, COMP, FMA, EACH>();
+  sgemm_blocked<P, COMP, FMA, EACH><<<blocks_of<P>(l.sh.M, l.sh.N), P::kThreads, smem_bytes<P, COMP>()>>>(
+      l.sh, l.tile, l.alpha, l.beta, l.A, l.B, l.C, l.out);
+}
+
+template <class P, int COMP, bool FMA, bool EACH>
+KernelFacts facts_one() {
+  set_smem_once<P, COMP, FMA, EACH>();
+  cudaFuncAttributes a{};
+  ACCSUM_CUDA_CHECK(cudaFuncGetAttributes(&a, sgemm_blocked<P, COMP, FMA, EACH>));
+  KernelFacts f;
+  f.regs = a.numRegs;
+  f.local_bytes = a.localSizeBytes;
+  ACCSUM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&f.blocks_per_sm, sgemm_blocked<P, COMP, FMA, EACH>,
+                                                                   P::kThreads, smem_bytes<P, COMP>()));
+  return f;
+}
+
+// The instance a run takes: fma, and (compensated) tile 1 or strips.
+template <class P, int COMP, class F>
+auto with_instance(const Launch& l, F&& f) {
+  if (COMP != kNone && l.tile != 1 && l.tile % P::BK != 0)
+    throw UsageError("tile " + std::to_string(l.tile) + " is not a multiple of policy " + P::name(true) + "'s k-tile");
+  if constexpr (COMP == kNone) {
+    return l.fma ? f.template operator()<P, COMP, true, false>() : f.template operator()<P, COMP, false, false>();
+  } else {
+    if (l.tile == 1)
+      return l.fma ? f.template operator()<P, COMP, true, true>() : f.template operator()<P, COMP, false, true>();
+    return l.fma ? f.template operator()<P, COMP, true, false>() : f.template operator()<P, COMP, false, false>();
+  }
+}
+
+struct LaunchIt {
+  const Launch& l;
+  template <class P, int COMP, bool FMA, bool EACH>
+  int operator()() const {
+    launch_one<P, COMP, FMA, EACH>(l);
+    return 0;
+  }
+};
+struct FactsOf {
+  template <class P, int COMP, bool FMA, bool EACH>
+  KernelFacts operator()() const {
+    return facts_one<P, COMP, FMA, EACH>();
+  }
+};
+
+template <class P, int COMP>
+PolicyInfo info_of() {
+  return PolicyInfo{P::name(COMP != kNone), P::BM, P::BN, P::BK, P::TM, P::TN, P::kThreads, P::kMinBlocksPerSm,
+                    COMP != kNone ? P::kHome : -1, smem_bytes<P, COMP>()};
+}
+
+// Policy `index` of the list: launch it (or read its facts) for this run.
+template <int COMP, class... P>
+void launch_in(GemmPolicyList<P...>, int index, const Launch& l) {
+  int i = 0;
+  const bool done = ((i++ == index ? (with_instance<P, COMP>(l, LaunchIt{l}), true) : false) || ...);
+  if (!done) throw std::logic_error("gemm policy index " + std::to_string(index) + " out of range");
+}
+template <int COMP, class... P>
+KernelFacts facts_in(GemmPolicyList<P...>, int index, const Launch& l) {
+  int i = 0;
+  KernelFacts f;
+  const bool done = ((i++ == index ? (f = with_instance<P, COMP>(l, FactsOf{}), true) : false) || ...);
+  if (!done) throw std::logic_error("gemm policy index " + std::to_string(index) + " out of range");
+  return f;
+}
+template <int COMP, class... P>
+std::vector<PolicyInfo> infos_of(GemmPolicyList<P...>) {
+  return {info_of<P, COMP>()...};
+}
+
+// One set per variant, each defined in its own gemm_tiled_<variant>.cu: the policy list's
+// names and shapes, a launch of policy `policy` (its index in the list), and its kernel's facts.
+std::vector<PolicyInfo> plain_policies();
+void plain_launch(int policy, const Launch& l);
+KernelFacts plain_facts(int policy, const Launch& l);
+std::vector<PolicyInfo> kahan_policies();
+void kahan_launch(int policy, const Launch& l);
+KernelFacts kahan_facts(int policy, const Launch& l);
+std::vector<PolicyInfo> dcs_policies();
+void dcs_launch(int policy, const Launch& l);
+KernelFacts dcs_facts(int policy, const Launch& l);
+
+}  // namespace accsum::cuda::gemm_tile
