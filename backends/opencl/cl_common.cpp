@@ -1,6 +1,7 @@
 #include "backends/opencl/cl_common.hpp"
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -128,6 +129,25 @@ std::string describe_devices() {
   return s.empty() ? "no fp64 OpenCL device" : s;
 }
 
+namespace {
+// ACCSUM_OPENCL_DUMP=DIR writes each built program's binary (PTX on NVIDIA's platform) to
+// DIR/program_<k>.bin, to read what the vendor compiler made of a kernel (no profiler reads OpenCL).
+void dump_binary(cl_program prog, size_t index) {
+  const char* dir = std::getenv("ACCSUM_OPENCL_DUMP");
+  if (!dir || !*dir) return;
+  size_t size = 0;
+  if (clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, nullptr) != CL_SUCCESS || size == 0) return;
+  std::vector<unsigned char> bin(size);
+  unsigned char* ptr = bin.data();
+  if (clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof ptr, &ptr, nullptr) != CL_SUCCESS) return;
+  const std::string path = std::string(dir) + "/program_" + std::to_string(index) + ".bin";
+  if (FILE* f = std::fopen(path.c_str(), "wb")) {
+    std::fwrite(bin.data(), 1, bin.size(), f);
+    std::fclose(f);
+  }
+}
+}  // namespace
+
 cl_program program(const std::string& source, const std::string& options) {
   Context& c = context();
   static std::mutex pm;
@@ -150,6 +170,7 @@ cl_program program(const std::string& source, const std::string& options) {
     throw std::runtime_error("OpenCL program build failed: " + log);
   }
   cache[key] = prog;
+  dump_binary(prog, cache.size());
   return prog;
 }
 
