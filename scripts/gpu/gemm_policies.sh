@@ -7,7 +7,8 @@
 # all). Run from the repository root with the binaries built for sm_90 in build-gpu/bin (BIN
 # overrides). Writes $OUT/gemm_policies.log, gemm_policies_h200.json (the bench reports, merged)
 # and gemm_policies_h200.md (TFLOP/s and ratio to cuBLAS per policy, registers, spills, blocks per
-# SM, against the targets). POLICY_N narrows the sizes (e.g. POLICY_N=8192).
+# SM, against the targets). POLICY_N narrows the sizes (e.g. POLICY_N=8192), POLICY_ALGOS the
+# algorithms, POLICY_BUDGET (seconds) widens the benches' budget.
 set -uo pipefail
 B=${BIN:-build-gpu/bin}
 OUT=${OUT:-gpu-out}
@@ -40,10 +41,10 @@ for a in algos:
 ' "$1"
 }
 
-BUDGET=150
+BUDGET=${POLICY_BUDGET:-150}
 start=$SECONDS
 for n in ${POLICY_N:-5120 8192}; do
-  for algo in sgemm sgemm-kahan sgemm-dcs; do
+  for algo in ${POLICY_ALGOS:-sgemm sgemm-kahan sgemm-dcs}; do
     left=$((BUDGET - (SECONDS - start)))
     if [ "$left" -le 5 ]; then echo "bench $algo n=$n skipped: the ${BUDGET} s budget is spent" >> "$LOG"; continue; fi
     tile=(); [ "$algo" != sgemm ] && tile=(--tile=64)
