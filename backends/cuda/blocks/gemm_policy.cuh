@@ -84,12 +84,13 @@ using CompGemmPolicies = GemmPolicyList<GemmTilePolicy<128, 128, 8, 8, 8, 1, kCo
                                         GemmTilePolicy<128, 64, 16, 8, 4, 2, kTotalInSmem>,   // 256
                                         GemmTilePolicy<64, 128, 16, 4, 8, 2, kTotalInSmem>,   // 256
                                         GemmTilePolicy<128, 64, 16, 8, 8, 2, kTotalInSmem>,   // 128
-                                        GemmTilePolicy<64, 64, 16, 4, 4, 2, kCompInRegs>,     // 256
-                                        GemmTilePolicy<128, 128, 8, 8, 16, 1, kTotalInSmem>>; // 128
+                                        GemmTilePolicy<64, 64, 16, 4, 4, 2, kCompInRegs>>;    // 256
+// (128x128x8-8x16 with both totals in shared memory, the plain winner's shape, was tried: 0.49-0.61x,
+// one 4-warp block per SM; results/gemm_policies_comp_h200.md.)
 
 // What --policy=auto runs: the fastest of the H200 sweep (scripts/gpu/gemm_policies.sh,
-// results/gemm_policies_h200.md; N = 5120 and 8192, U[0,1)): sgemm 0.873-0.883x cuBLAS SGEMM,
-// Kahan and DCS (tile 64) 0.779x and 0.721x at 5120.
+// results/gemm_policies_h200.md, gemm_policies_comp_h200.md; N = 5120 and 8192, U[0,1)): sgemm
+// 0.873-0.883x cuBLAS SGEMM, Kahan and DCS (tile 64) 0.744-0.782x and 0.688-0.723x.
 inline constexpr const char* kAutoPlainPolicy = "128x128x8-8x16";
 inline constexpr const char* kAutoKahanPolicy = "128x128x16-8x8-smc";
 inline constexpr const char* kAutoDcsPolicy = "128x128x16-8x8-smc";
