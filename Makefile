@@ -32,7 +32,7 @@ ASAN_BUILD ?= build-asan
 SAN_OPTS = detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=0
 SAN_ENV = LSAN_OPTIONS=suppressions=$(CURDIR)/tests/sanitizers/lsan.supp:print_suppressions=0 \
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-SAN_MPI_TESTS = ^(Mpi|mpi_np|IeeeRule|Moddot\.)
+SAN_MPI_TESTS = ^(Mpi|mpi_np|IeeeRule|Moddot\.|Cli\.GenerateByIndex)
 # One test drives every backend (OpenCL's PoCL threads, MPI, cpu-mt) in one process, and LSan's
 # tracer crashes (signal 11) at its exit under the slow unwinder: it runs with ASan + UBSan but
 # without the leak check.
