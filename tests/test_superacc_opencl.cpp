@@ -134,6 +134,18 @@ TEST(SuperaccOpenCL, WorkGroupSizesGiveIdenticalBits) {
   }
 }
 
+// The variants a GPU run sweeps: per-term local atomics instead of private lanes (lanes=0), load
+// depths (vecs), group counts, and the NVIDIA-only register cap (ignored elsewhere).
+TEST(SuperaccOpenCL, SweptVariantsMatchOracle) {
+  REQUIRE_OPENCL();
+  const std::vector<Params> variants = {
+      {{"fpe", "0"}, {"lanes", "0"}}, {{"fpe", "4"}, {"early_exit", "1"}, {"lanes", "0"}},
+      {{"fpe", "0"}, {"vecs", "1"}}, {{"fpe", "2"}, {"vecs", "8"}, {"groups", "3"}},
+      {{"fpe", "8"}, {"early_exit", "1"}, {"vecs", "2"}, {"local", "64"}}, {{"fpe", "0"}, {"regs", "64"}}};
+  check_cases("sum", 200, 25, 1, 3000, variants);
+  check_cases("dot", 200, 26, 1, 3000, variants);
+}
+
 // The fallback for devices without 64-bit local atomics: private accumulators per work-item.
 TEST(SuperaccOpenCL, PrivateAccumulatorFallback) {
   REQUIRE_OPENCL();
