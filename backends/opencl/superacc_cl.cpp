@@ -79,7 +79,7 @@ class SuperaccCl : public ClKernel {
                        " -DDOT=" + (dot ? "1" : "0") + " -DFPE_N=" + std::to_string(cfg.fpe) +
                        " -DEARLY_EXIT=" + (cfg.early_exit ? "1" : "0") + " -DCOPIES=" + std::to_string(copies) +
                        " -DHAVE_ATOM64=" + (atom64_ ? "1" : "0") + " -DU=" + std::to_string(u) +
-                       " -DLANES=" + (lanes_ ? "1" : "0") + " -DLANE_DIGITS=" + std::to_string(kLaneDigits);
+                       " -DLANES=" + (lanes_ ? "1" : "0") + " -DLS=" + std::to_string(local_) + " -DLANE_DIGITS=" + std::to_string(kLaneDigits);
     // NVIDIA's compiler only: a register cap per work-item (more resident groups).
     if (regs > 0 && c.platform_name.find("NVIDIA") != std::string::npos)
       opts += " -cl-nv-maxrregcount=" + std::to_string(regs);

@@ -13,7 +13,8 @@
 // per-work-item state struct, the expansion and the load buffers in local memory, .local, because
 // of dynamically indexed arrays): every state is a scalar or an array indexed only inside fully
 // unrolled loops, flags are one bit mask, the piece count is checked once per batch of 2 U terms,
-// and special or tiny terms leave the straight path after one test per batch.
+// and special or tiny terms leave the straight path after one test per batch. Build options of
+// superacc_cl.hpp, and -DLS (the work-group size) and -DLANE_DIGITS.
 namespace accsum::opencl {
 // Digits of a lane: bits 0 .. 2149 above 2^-1074, every double and 2^52 terms of headroom (the
 // layout of backends/cuda/superacc_lanes.cuh). The host sizes the local memory with it.
@@ -223,7 +224,7 @@ inline void sum_batch(double* t, double* a, double* z, uint* fl, __local long* l
 // batch; the last group also takes the odd last term.
 __kernel void superacc_partial(__global const double* restrict x, __global const double* restrict y, long n,
                                __global long* restrict partial, __local long* lanes) {
-  const int lid = get_local_id(0), ls = get_local_size(0);
+  const int lid = get_local_id(0), ls = LS;  // the work-group size, a build option: constant strides
   const long groups = get_num_groups(0), g = get_group_id(0);
   __local long dig[DIGITS];
   __local uint group_flags;
