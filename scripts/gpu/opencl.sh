@@ -8,8 +8,9 @@
 # the repository root with the binaries in build-gpu/bin; everything lands in $OUT:
 # opencl_tests_gpu.log, opencl_sum.json, opencl_dot.json, sweep_sum.json (and their tables),
 # opencl_ratios.md: OpenCL plain / CUB (target >= 0.90), OpenCL superacc / OpenCL plain (target
-# >= 0.80) and the sweep sorted by time; ptx/: the programs NVIDIA's OpenCL built for the main
-# benches (ACCSUM_OPENCL_DUMP), to read for .local spills. The timeouts bound it to 155 s.
+# >= 0.80) and the sweep sorted by time; ptx/sum, ptx/dot: the programs NVIDIA's OpenCL built for
+# the main benches (ACCSUM_OPENCL_DUMP: program_<k>.bin, its build options in program_<k>.txt),
+# to read for .local spills. The timeouts bound it to 155 s.
 set -uo pipefail
 B=${BIN:-build-gpu/bin}
 OUT=${OUT:-gpu-out}
@@ -28,7 +29,8 @@ echo "opencl tests exit $?" >> "$LOG"
 # One bench per family; the baselines of each backend (cub-sum / cublas-dot, naive / dot) join by themselves.
 bench() {  # family algo vecs seconds
   local fam=$1 algo=$2 vecs=$3 limit=$4
-  ACCSUM_OPENCL_DUMP="$OUT/ptx" timeout "$limit" "$A" bench --backend=cuda,opencl --algo="$algo" --n="$N" --dist=loguniform \
+  mkdir -p "$OUT/ptx/$fam"
+  ACCSUM_OPENCL_DUMP="$OUT/ptx/$fam" timeout "$limit" "$A" bench --backend=cuda,opencl --algo="$algo" --n="$N" --dist=loguniform \
     --range="$RANGES" --fpe="$FPE" --vecs="$vecs" --early-exit=1 --reps=20 --warmup=3 --no-repro-check \
     --json="$OUT/opencl_$fam.json" --format=md \
     > "$OUT/opencl_$fam.md" 2>> "$LOG"
@@ -37,7 +39,7 @@ bench() {  # family algo vecs seconds
   # One process could not hold both backends (a quick failure, not a timeout): each alone, ratios across processes.
   if [ $rc -ne 0 ] && [ $rc -ne 124 ]; then
     for be in cuda opencl; do
-      ACCSUM_OPENCL_DUMP="$OUT/ptx" timeout 16 "$A" bench --backend=$be --algo="$algo" --n="$N" --dist=loguniform \
+      ACCSUM_OPENCL_DUMP="$OUT/ptx/$fam" timeout 16 "$A" bench --backend=$be --algo="$algo" --n="$N" --dist=loguniform \
         --range="$RANGES" --fpe="$FPE" --vecs="$vecs" --early-exit=1 --reps=20 --warmup=3 --no-repro-check --json="$OUT/opencl_${fam}_$be.json" --format=md \
         > "$OUT/opencl_${fam}_$be.md" 2>> "$LOG"
       echo "bench $fam $be exit $?" >> "$LOG"
