@@ -70,6 +70,7 @@ class SuperaccCl : public ClKernel {
     // else the per-term atomics of superacc_cl.hpp. lanes=0 forces the latter.
     lanes_ = param_int(q, "lanes") != 0 && atom64_ && lanes_fit(c, dot, local_);
     const long long vecs = param_int(q, "vecs"), regs = param_int(q, "regs");
+    global_merge_ = lanes_ && param_int(q, "merge") != 0;
     const int u = vecs > 0 ? static_cast<int>(vecs) : dot ? kDotVecs : kSumVecs;
     digits_ = dot ? SuperaccDot::kDigits : Superacc::kDigits;
     int lsb = dot ? SuperaccDot::kLsbExp : Superacc::kLsbExp;
@@ -79,7 +80,7 @@ class SuperaccCl : public ClKernel {
                        " -DDOT=" + (dot ? "1" : "0") + " -DFPE_N=" + std::to_string(cfg.fpe) +
                        " -DEARLY_EXIT=" + (cfg.early_exit ? "1" : "0") + " -DCOPIES=" + std::to_string(copies) +
                        " -DHAVE_ATOM64=" + (atom64_ ? "1" : "0") + " -DU=" + std::to_string(u) +
-                       " -DLANES=" + (lanes_ ? "1" : "0") + " -DLS=" + std::to_string(local_) + " -DLANE_DIGITS=" + std::to_string(kLaneDigits);
+                       " -DLANES=" + (lanes_ ? "1" : "0") + " -DGLOBAL_MERGE=" + (global_merge_ ? "1" : "0") + " -DLS=" + std::to_string(local_) + " -DLANE_DIGITS=" + std::to_string(kLaneDigits);
     // NVIDIA's compiler only: a register cap per work-item (more resident groups).
     if (regs > 0 && c.platform_name.find("NVIDIA") != std::string::npos)
       opts += " -cl-nv-maxrregcount=" + std::to_string(regs);
@@ -94,8 +95,12 @@ class SuperaccCl : public ClKernel {
       groups_ = std::min<int64_t>(groups_, std::max<int64_t>(1, n / (int64_t(local_) * 2 * u * kMinBatchesPerGroup)));
     groups_ = std::max<int64_t>(groups_, (n + kMaxSlice - 5) / (kMaxSlice - 4));  // a slice: <= n / G + 3 terms
     groups_ = std::min<int64_t>(groups_, std::max<int64_t>(1, n / int64_t(local_)));  // tiny n: few groups
-    count_ = atom64_ ? groups_ : groups_ * static_cast<int64_t>(local_);
+    count_ = global_merge_ ? 1 : atom64_ ? groups_ : groups_ * static_cast<int64_t>(local_);
     partial_ = Buffer(static_cast<size_t>(count_) * (digits_ + 5) * sizeof(cl_long));
+    if (global_merge_) {  // the one partial starts at zero; superacc_final clears it after each run
+      std::vector<cl_long> zero(digits_ + 5, 0);
+      partial_.write(zero.data(), zero.size() * sizeof(cl_long));
+    }
     result_ = Buffer(sizeof(double));
     size_t kernel_max = c.max_work_group;  // the final kernel's own limit (its registers)
     clGetKernelWorkGroupInfo(final_k_, c.device, CL_KERNEL_WORK_GROUP_SIZE, sizeof kernel_max, &kernel_max, nullptr);
@@ -130,7 +135,7 @@ class SuperaccCl : public ClKernel {
 
  private:
   bool dot_;
-  bool atom64_ = true, lanes_ = false;
+  bool atom64_ = true, lanes_ = false, global_merge_ = false;
   int digits_ = 0;
   size_t local_ = 64, final_local_ = 64, final_cells_ = 0;
   int64_t groups_ = 1, count_ = 1;
@@ -147,6 +152,8 @@ std::vector<ParamSpec> params() {
                          true, 0, 1 << 20, {}, "0"});
   ps.push_back(ParamSpec{"lanes", "private accumulators in local memory (1) or per-term local atomics (0)", true, 0, 1,
                          {"0", "1"}, "1"});
+  ps.push_back(ParamSpec{"merge", "lanes: groups add their digits into one partial with global atomics (1) or write one "
+                         "partial each for the final kernel (0)", true, 0, 1, {"0", "1"}, "1"});
   ps.push_back(ParamSpec{"vecs", "16-byte loads per input, work-item and batch (0 = 4 for a sum, 2 for a dot)", true, 0, 8,
                          {}, "0"});
   ps.push_back(ParamSpec{"regs", "register cap per work-item on NVIDIA's OpenCL (0 = the compiler's choice)", true, 0, 255,

@@ -17,12 +17,15 @@
 //     sums the copies, propagates carries and writes the partial (digits, then 5 counters).
 //   superacc_final: one work-group adds the partials digit by digit, many partials at once
 //     (normalized digits are < 2^w, so 2^(63-w) partials fit), then one work-item normalizes
-//     and rounds to nearest even on the device; the host reads one double.
+//     and rounds to nearest even on the device; the host reads one double. GLOBAL_MERGE (LANES
+//     only): the groups add their nonzero digits into one partial with global 64-bit atomics
+//     instead, and superacc_final reads that one (count = 1) and clears it for the next run.
 //   LANES (the default where local 64-bit atomics exist): superacc_partial is the one of
 //     superacc_lanes_cl.hpp instead (private accumulators in local memory, no per-term atomics);
 //     the partial of this file is the fallback (per-term atomics, or private accumulators
 //     without 64-bit local atomics).
-// Build options: -DDIGITS -DLSB -DDOT -DFPE_N -DEARLY_EXIT -DCOPIES -DHAVE_ATOM64 -DU -DLANES.
+// Build options: -DDIGITS -DLSB -DDOT -DFPE_N -DEARLY_EXIT -DCOPIES -DHAVE_ATOM64 -DU -DLANES
+// -DGLOBAL_MERGE.
 namespace accsum::opencl {
 inline const char* superacc_source = R"CLC(
 #if HAVE_ATOM64
@@ -262,17 +265,26 @@ inline double round_digits(long* d, __local long* flags) {
 // cell (q, d) adds digit (or counter) d of partials q, q + rows, ... (consecutive work-items read
 // consecutive words), then work-item d adds its column and work-item 0 rounds. sum: rows * STRIDE
 // longs of local memory (at least STRIDE).
-__kernel void superacc_final(__global const long* partial, long count, __global double* result,
+__kernel void superacc_final(__global long* partial, long count, __global double* result,
                              __local long* sum) {
   const int lid = get_local_id(0), ls = get_local_size(0);
   const int rows = ls >= STRIDE ? ls / STRIDE : 1;
   for (int c = lid; c < rows * STRIDE; c += ls) {
     const int q = c / STRIDE, d = c - q * STRIDE;
-    long s = 0;
-    for (long p = q; p < count; p += rows) s += partial[p * STRIDE + d];
-    sum[c] = s;
+    long s0 = 0, s1 = 0, s2 = 0, s3 = 0, p = q;  // four loads in flight per work-item
+    for (; p + 3 * rows < count; p += 4 * rows) {
+      s0 += partial[p * STRIDE + d];
+      s1 += partial[(p + rows) * STRIDE + d];
+      s2 += partial[(p + 2 * rows) * STRIDE + d];
+      s3 += partial[(p + 3 * rows) * STRIDE + d];
+    }
+    for (; p < count; p += rows) s0 += partial[p * STRIDE + d];
+    sum[c] = (s0 + s1) + (s2 + s3);
   }
   barrier(CLK_LOCAL_MEM_FENCE);
+#if GLOBAL_MERGE
+  for (int c = lid; c < STRIDE; c += ls) partial[c] = 0;  // read above: cleared for the next run
+#endif
   for (int d = lid; d < STRIDE; d += ls)
     for (int q = 1; q < rows; ++q) sum[d] += sum[q * STRIDE + d];
   barrier(CLK_LOCAL_MEM_FENCE);

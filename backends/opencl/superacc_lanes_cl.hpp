@@ -7,7 +7,8 @@
 // optional private FP expansion of FPE_N terms in registers (Alg. 2, EARLY_EXIT) sends its
 // residues to the lane. At the end the lanes are normalized, summed over the group by a tree
 // (normalized digits are < 2^50, so up to 2^13 lanes fit a digit) and cut into the group's
-// DIGITS digits of 32 bits, which superacc_final merges and rounds.
+// DIGITS digits of 32 bits: the group's partial, or (GLOBAL_MERGE) added with global atomics
+// into the one partial that superacc_final rounds.
 //
 // Written for NVIDIA's OpenCL compiler (its PTX, read with ACCSUM_OPENCL_DUMP, kept the old
 // per-work-item state struct, the expansion and the load buffers in local memory, .local, because
@@ -364,16 +365,27 @@ __kernel void superacc_partial(__global const double* restrict x, __global const
     atom_add(dig + idx + 2, hi >> ACCSUM_DIGIT_BITS);
   }
   barrier(CLK_LOCAL_MEM_FENCE);
-  if (lid == 0) {
+  if (lid == 0) {  // carries: digits [0, 2^32) below the top
     long carry = 0;
-    __global long* out = partial + g * STRIDE;
     for (int i = 0; i < DIGITS; ++i) {
       const long d = dig[i] + carry;
       carry = i < DIGITS - 1 ? d >> ACCSUM_DIGIT_BITS : 0;
-      out[i] = d - carry * ((long)1 << ACCSUM_DIGIT_BITS);
+      dig[i] = d - carry * ((long)1 << ACCSUM_DIGIT_BITS);
     }
-    for (int f = 0; f < 5; ++f) out[DIGITS + f] = (group_flags >> f) & 1;
   }
+  barrier(CLK_LOCAL_MEM_FENCE);
+#if GLOBAL_MERGE
+  // Into the one partial (global atomics; a group has few nonzero digits): 2^31 groups of
+  // normalized digits fit.
+  for (int i = lid; i < DIGITS; i += ls)
+    if (dig[i] != 0) atom_add(partial + i, dig[i]);
+  for (int f = lid; f < 5; f += ls)
+    if ((group_flags >> f) & 1) atom_add(partial + DIGITS + f, (long)1);
+#else
+  __global long* out = partial + g * STRIDE;
+  for (int i = lid; i < DIGITS; i += ls) out[i] = dig[i];
+  for (int f = lid; f < 5; f += ls) out[DIGITS + f] = (group_flags >> f) & 1;
+#endif
 }
 #endif  // LANES
 )CLC";
