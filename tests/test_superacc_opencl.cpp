@@ -134,6 +134,38 @@ TEST(SuperaccOpenCL, WorkGroupSizesGiveIdenticalBits) {
   }
 }
 
+// The variants a GPU run sweeps: per-term local atomics instead of private lanes (lanes=0), load
+// depths (vecs), group counts, and the NVIDIA-only register cap (ignored elsewhere).
+TEST(SuperaccOpenCL, SweptVariantsMatchOracle) {
+  REQUIRE_OPENCL();
+  const std::vector<Params> variants = {
+      {{"fpe", "0"}, {"lanes", "0"}}, {{"fpe", "4"}, {"early_exit", "1"}, {"lanes", "0"}},
+      {{"fpe", "0"}, {"vecs", "1"}}, {{"fpe", "2"}, {"vecs", "8"}, {"groups", "3"}},
+      {{"fpe", "8"}, {"early_exit", "1"}, {"vecs", "2"}, {"local", "64"}}, {{"fpe", "0"}, {"regs", "64"}},
+      {{"fpe", "0"}, {"merge", "0"}}, {{"fpe", "4"}, {"early_exit", "1"}, {"merge", "0"}, {"groups", "5"}}};
+  check_cases("sum", 200, 25, 1, 3000, variants);
+  check_cases("dot", 200, 26, 1, 3000, variants);
+}
+
+// merge=1 accumulates into one device partial that the final kernel clears: every run of the same
+// kernel starts from zero (a special value or a -0 in one run must not leak into the next).
+TEST(SuperaccOpenCL, RepeatedRunsOfOneKernelAgree) {
+  REQUIRE_OPENCL();
+  const double inf = std::numeric_limits<double>::infinity();
+  for (const std::string family : {"sum", "dot"})
+    for (const std::vector<double>& x : {std::vector<double>{1.0, 0x1p-60, inf}, std::vector<double>{-0.0, -0.0},
+                                         std::vector<double>(5000, 0x1p-1074), std::vector<double>{3.0, -1e300}}) {
+      Dataset d = as_dataset(family, x, family == "dot" ? std::vector<double>(x.size(), 1.0) : std::vector<double>{});
+      const double want = oracle(d);
+      const AlgoEntry* e = registry().find(family == "sum" ? "superacc" : "superacc-dot", "opencl");
+      for (const char* merge : {"0", "1"}) {
+        auto k = e->make(d.problem(), registry().resolve_params(*e, {{"merge", merge}, {"groups", "3"}}));
+        for (int rep = 0; rep < 3; ++rep)
+          EXPECT_PRED2(same_bits, k->run_scalar(), want) << family << " " << test::dump(x) << " merge=" << merge;
+      }
+    }
+}
+
 // The fallback for devices without 64-bit local atomics: private accumulators per work-item.
 TEST(SuperaccOpenCL, PrivateAccumulatorFallback) {
   REQUIRE_OPENCL();

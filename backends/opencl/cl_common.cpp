@@ -131,8 +131,9 @@ std::string describe_devices() {
 
 namespace {
 // ACCSUM_OPENCL_DUMP=DIR writes each built program's binary (PTX on NVIDIA's platform) to
-// DIR/program_<k>.bin, to read what the vendor compiler made of a kernel (no profiler reads OpenCL).
-void dump_binary(cl_program prog, size_t index) {
+// DIR/program_<k>.bin and its build options to DIR/program_<k>.txt, to read what the vendor
+// compiler made of a kernel (no profiler reads OpenCL).
+void dump_binary(cl_program prog, size_t index, const std::string& options) {
   const char* dir = std::getenv("ACCSUM_OPENCL_DUMP");
   if (!dir || !*dir) return;
   size_t size = 0;
@@ -143,6 +144,10 @@ void dump_binary(cl_program prog, size_t index) {
   const std::string path = std::string(dir) + "/program_" + std::to_string(index) + ".bin";
   if (FILE* f = std::fopen(path.c_str(), "wb")) {
     std::fwrite(bin.data(), 1, bin.size(), f);
+    std::fclose(f);
+  }
+  if (FILE* f = std::fopen((std::string(dir) + "/program_" + std::to_string(index) + ".txt").c_str(), "w")) {
+    std::fprintf(f, "%s\n", options.c_str());
     std::fclose(f);
   }
 }
@@ -170,7 +175,7 @@ cl_program program(const std::string& source, const std::string& options) {
     throw std::runtime_error("OpenCL program build failed: " + log);
   }
   cache[key] = prog;
-  dump_binary(prog, cache.size());
+  dump_binary(prog, cache.size(), options);
   return prog;
 }
 

@@ -11,6 +11,7 @@
 #include "backends/opencl/cl_common.hpp"
 #include "backends/opencl/eft_cl.hpp"
 #include "backends/opencl/superacc_cl.hpp"
+#include "backends/opencl/superacc_lanes_cl.hpp"
 #include "backends/cpu/superacc_host.hpp"
 #include "core/superacc.hpp"
 
@@ -30,8 +31,14 @@ bool use_atom64() {
 }
 
 constexpr int64_t kMaxSlice = int64_t(1) << 29;  // terms per partial: < 2^31 pieces per digit
-constexpr int kVecsInFlight = 4;  // U: 16-byte loads per work-item in flight
-constexpr int kGpuGroupsPerUnit = 8, kCpuGroupsPerUnit = 1;
+// U: 16-byte loads of each input per work-item and batch (the next batch's are in flight while
+// one is added): 64 B of x for a sum, 32 B of x and of y for a dot, as the CUDA policy.
+constexpr int kSumVecs = 4, kDotVecs = 2;
+// Groups per compute unit. LANES on a GPU: a group of 128 work-items takes about 45 KB of local
+// memory, so 4 or 5 are resident per SM of an H100/H200 (228 KB); 20 = lcm(4, 5) per unit makes
+// whole waves in both cases (contiguous equal slices: a partial last wave would cost a whole one).
+constexpr int kGpuLaneGroupsPerUnit = 20, kGpuGroupsPerUnit = 8, kCpuGroupsPerUnit = 1;
+constexpr int64_t kMinBatchesPerGroup = 4;  // small n: fewer groups, each at least this many batches
 constexpr size_t kFinalLocal = 1024;  // the merge of the partials: many partials summed at once
 
 constexpr size_t kWarp = 32;
@@ -59,8 +66,12 @@ class SuperaccCl : public ClKernel {
     local_ = want_local > 0 ? static_cast<size_t>(want_local) : (c.is_gpu ? 256 : 64);
     local_ = std::min(local_, c.max_work_group);
     atom64_ = use_atom64();
-    // fpe = 0: private accumulators in local memory when they fit (LANES), else per-term atomics.
-    lanes_ = cfg.fpe == 0 && atom64_ && lanes_fit(c, dot, local_);
+    // Private accumulators in local memory when they fit (LANES: no atomics in the hot loop),
+    // else the per-term atomics of superacc_cl.hpp. lanes=0 forces the latter.
+    lanes_ = param_int(q, "lanes") != 0 && atom64_ && lanes_fit(c, dot, local_);
+    const long long vecs = param_int(q, "vecs"), regs = param_int(q, "regs");
+    global_merge_ = lanes_ && param_int(q, "merge") != 0;
+    const int u = vecs > 0 ? static_cast<int>(vecs) : dot ? kDotVecs : kSumVecs;
     digits_ = dot ? SuperaccDot::kDigits : Superacc::kDigits;
     int lsb = dot ? SuperaccDot::kLsbExp : Superacc::kLsbExp;
     // Several superaccumulators per group spread the atomic contention (Collange et al. 2015, Sec. 4.1, use 16).
@@ -68,19 +79,28 @@ class SuperaccCl : public ClKernel {
     std::string opts = "-DDIGITS=" + std::to_string(digits_) + " -DLSB=" + std::to_string(lsb) +
                        " -DDOT=" + (dot ? "1" : "0") + " -DFPE_N=" + std::to_string(cfg.fpe) +
                        " -DEARLY_EXIT=" + (cfg.early_exit ? "1" : "0") + " -DCOPIES=" + std::to_string(copies) +
-                       " -DHAVE_ATOM64=" + (atom64_ ? "1" : "0") + " -DU=" + std::to_string(kVecsInFlight) +
-                       " -DLANES=" + (lanes_ ? "1" : "0") + " -DLANE_DIGITS=" + std::to_string(kLaneDigits);
-    cl_program prog = program(std::string(eft_prelude) + superacc_source, opts);
+                       " -DHAVE_ATOM64=" + (atom64_ ? "1" : "0") + " -DU=" + std::to_string(u) +
+                       " -DLANES=" + (lanes_ ? "1" : "0") + " -DGLOBAL_MERGE=" + (global_merge_ ? "1" : "0") + " -DLS=" + std::to_string(local_) + " -DLANE_DIGITS=" + std::to_string(kLaneDigits);
+    // NVIDIA's compiler only: a register cap per work-item (more resident groups).
+    if (regs > 0 && c.platform_name.find("NVIDIA") != std::string::npos)
+      opts += " -cl-nv-maxrregcount=" + std::to_string(regs);
+    cl_program prog = program(std::string(eft_prelude) + superacc_source + superacc_lanes_source, opts);
     partial_k_ = make_kernel(prog, "superacc_partial");
     final_k_ = make_kernel(prog, "superacc_final");
     // Enough groups to fill the device, and slices below kMaxSlice terms.
     int64_t n = in_->n;
-    int64_t per_unit = c.is_gpu ? kGpuGroupsPerUnit : kCpuGroupsPerUnit;
+    int64_t per_unit = !c.is_gpu ? kCpuGroupsPerUnit : lanes_ ? kGpuLaneGroupsPerUnit : kGpuGroupsPerUnit;
     groups_ = want_groups > 0 ? want_groups : std::max<int64_t>(per_unit * int64_t(c.compute_units), 1);
+    if (want_groups <= 0 && lanes_)  // small n: each group at least kMinBatchesPerGroup batches
+      groups_ = std::min<int64_t>(groups_, std::max<int64_t>(1, n / (int64_t(local_) * 2 * u * kMinBatchesPerGroup)));
     groups_ = std::max<int64_t>(groups_, (n + kMaxSlice - 5) / (kMaxSlice - 4));  // a slice: <= n / G + 3 terms
     groups_ = std::min<int64_t>(groups_, std::max<int64_t>(1, n / int64_t(local_)));  // tiny n: few groups
-    count_ = atom64_ ? groups_ : groups_ * static_cast<int64_t>(local_);
+    count_ = global_merge_ ? 1 : atom64_ ? groups_ : groups_ * static_cast<int64_t>(local_);
     partial_ = Buffer(static_cast<size_t>(count_) * (digits_ + 5) * sizeof(cl_long));
+    if (global_merge_) {  // the one partial starts at zero; superacc_final clears it after each run
+      std::vector<cl_long> zero(digits_ + 5, 0);
+      partial_.write(zero.data(), zero.size() * sizeof(cl_long));
+    }
     result_ = Buffer(sizeof(double));
     size_t kernel_max = c.max_work_group;  // the final kernel's own limit (its registers)
     clGetKernelWorkGroupInfo(final_k_, c.device, CL_KERNEL_WORK_GROUP_SIZE, sizeof kernel_max, &kernel_max, nullptr);
@@ -115,7 +135,7 @@ class SuperaccCl : public ClKernel {
 
  private:
   bool dot_;
-  bool atom64_ = true, lanes_ = false;
+  bool atom64_ = true, lanes_ = false, global_merge_ = false;
   int digits_ = 0;
   size_t local_ = 64, final_local_ = 64, final_cells_ = 0;
   int64_t groups_ = 1, count_ = 1;
@@ -124,11 +144,20 @@ class SuperaccCl : public ClKernel {
 };
 
 std::vector<ParamSpec> params() {
-  // Defaults: the fastest configuration measured on the H200's OpenCL at range 1e50 (and within
-  // 10% of the best at range 1): fpe=8 with early exit, 256 work-items per group.
-  std::vector<ParamSpec> ps = cpu::superacc_params(8, 1);
+  // Defaults: the CUDA kernel's configuration (fpe=0: private accumulators only), 256 work-items
+  // per group asked (LANES caps it to what 48 KB of local memory holds: 128).
+  std::vector<ParamSpec> ps = cpu::superacc_params(0, 1);
   ps.push_back(ParamSpec{"local", "work-group size (0 = 256 on a GPU, 64 on a CPU device)", true, 0, 1024, {}, "0"});
-  ps.push_back(ParamSpec{"groups", "work-groups (0 = 8 per compute unit on a GPU, 1 on a CPU device)", true, 0, 1 << 20, {}, "0"});
+  ps.push_back(ParamSpec{"groups", "work-groups (0 = 20 per compute unit on a GPU with lanes, 8 without, 1 on a CPU device)",
+                         true, 0, 1 << 20, {}, "0"});
+  ps.push_back(ParamSpec{"lanes", "private accumulators in local memory (1) or per-term local atomics (0)", true, 0, 1,
+                         {"0", "1"}, "1"});
+  ps.push_back(ParamSpec{"merge", "lanes: groups add their digits into one partial with global atomics (1) or write one "
+                         "partial each for the final kernel (0)", true, 0, 1, {"0", "1"}, "1"});
+  ps.push_back(ParamSpec{"vecs", "16-byte loads per input, work-item and batch (0 = 4 for a sum, 2 for a dot)", true, 0, 8,
+                         {}, "0"});
+  ps.push_back(ParamSpec{"regs", "register cap per work-item on NVIDIA's OpenCL (0 = the compiler's choice)", true, 0, 255,
+                         {}, "0"});
   return ps;
 }
 

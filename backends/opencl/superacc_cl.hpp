@@ -17,15 +17,16 @@
 //     sums the copies, propagates carries and writes the partial (digits, then 5 counters).
 //   superacc_final: one work-group adds the partials digit by digit, many partials at once
 //     (normalized digits are < 2^w, so 2^(63-w) partials fit), then one work-item normalizes
-//     and rounds to nearest even on the device; the host reads one double.
-//   LANES (fpe = 0 with local 64-bit atomics): no per-term atomics; each work-item adds its terms
-//     to a private superaccumulator in local memory (see lane_add) and flushes it to the group's
-//     accumulator once at the end.
-// Build options: -DDIGITS -DLSB -DDOT -DFPE_N -DEARLY_EXIT -DCOPIES -DHAVE_ATOM64 -DU -DLANES.
+//     and rounds to nearest even on the device; the host reads one double. GLOBAL_MERGE (LANES
+//     only): the groups add their nonzero digits into one partial with global 64-bit atomics
+//     instead, and superacc_final reads that one (count = 1) and clears it for the next run.
+//   LANES (the default where local 64-bit atomics exist): superacc_partial is the one of
+//     superacc_lanes_cl.hpp instead (private accumulators in local memory, no per-term atomics);
+//     the partial of this file is the fallback (per-term atomics, or private accumulators
+//     without 64-bit local atomics).
+// Build options: -DDIGITS -DLSB -DDOT -DFPE_N -DEARLY_EXIT -DCOPIES -DHAVE_ATOM64 -DU -DLANES
+// -DGLOBAL_MERGE.
 namespace accsum::opencl {
-// Digits of a work-item's private accumulator in LANES mode: bits 0 .. 2149 above 2^-1074, every
-// double and 2^52 terms of headroom (the layout of backends/cuda/superacc_lanes.cuh).
-constexpr int kLaneDigits = 43;
 inline const char* superacc_source = R"CLC(
 #if HAVE_ATOM64
 #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
@@ -113,103 +114,23 @@ inline void fpe_accumulate(double* a, acc_t* dig, double x) {
 // Carry propagation on a private copy: digits [0, 2^w) below the top, the top signed.
 inline void normalize(long* d) { accsum_normalize(d, DIGITS); }
 
-#if LANES
-// Level 2 without atomics (LANES: fpe = 0 with 64-bit local atomics): each work-item keeps a
-// private superaccumulator in local memory, in the compact layout of the CUDA kernel
-// (backends/cuda/superacc_lanes.cuh, which explains it): LANE_DIGITS digits of LANE_BITS = 50 bits,
-// digit i of weight 2^(50 i - 1074), interleaved [digit][work-item]. A double is cut by the FP64
-// unit into two signed pieces (|piece| <= 2^52); tiny ones (biased exponent < 51) by integers into
-// three. A normalized digit absorbs LANE_MAX_PENDING pieces: 2^50 + 2046 * 2^52 < 2^63.
-// LANE_DIGITS (kLaneDigits below) is a build option: the host sizes the local memory with it.
-#define LANE_BITS 50
-#define LANE_MASK (((long)1 << LANE_BITS) - 1)
-#define LANE_MAX_PENDING 2046
-#define LANE_FAST_MIN_BIASED 51
-
-inline void lane_add(__local long* lane, int ls, double x) {
-  const ulong bits = as_ulong(x);
-  const uint biased = (uint)(bits >> 52) & 0x7FF;
-  if (biased >= LANE_FAST_MIN_BIASED || (bits << 1) == 0) {
-    const double magic2 = 0x1.8p53, magic1 = 0x1.8p52;  // doubles whose ulp is 2 and 1
-    const uint pos = max(biased, (uint)LANE_FAST_MIN_BIASED) - 1;
-    const int k = (int)mul_hi(pos, 85899346u);  // floor(pos / 50) for pos < 2^20
-    const double q = x * as_double((ulong)(2047 - 50 * k) << 52);  // x / 2^(50 (k+1) - 1074), exact
-    const double t = q + magic2;
-    const long hi = 2 * (long)(as_ulong(t) - as_ulong(magic2));
-    const double r = q - (t - magic2);
-    const long lo = (long)(as_ulong(fma(r, 0x1p50, magic1)) - as_ulong(magic1));
-    lane[k * ls] += lo;
-    lane[(k + 1) * ls] += hi;
-  } else {
-    ulong m;
-    int pos;
-    accsum_decompose(bits, &m, &pos);  // |x| = m 2^(pos - 1074)
-    const long neg = -(long)(bits >> 63), sm = ((long)m ^ neg) - neg;
-    const int k = (int)mul_hi((uint)pos, 85899346u), sh = pos - 50 * k;
-    const long rest = sm >> (LANE_BITS - sh);
-    lane[k * ls] += (long)(((ulong)sm << sh) & (ulong)LANE_MASK);
-    lane[(k + 1) * ls] += rest & LANE_MASK;
-    lane[(k + 2) * ls] += rest >> LANE_BITS;
-  }
-}
-
-inline void lane_normalize(__local long* lane, int ls) {
-  long carry = 0;
-  for (int i = 0; i < LANE_DIGITS - 1; ++i) {
-    const long d = lane[i * ls] + carry;
-    carry = d >> LANE_BITS;
-    lane[i * ls] = d & LANE_MASK;
-  }
-  lane[(LANE_DIGITS - 1) * ls] += carry;
-}
-
-// Adds the normalized lane to the group's accumulator: lane digit i is v 2^pos in units of
-// 2^LSB, cut into three pieces of 32-bit digits (superacc_lanes.cuh: int64_pieces), |piece| < 2^33.
-inline void lane_flush(__local long* lane, int ls, acc_t* dig) {
-  lane_normalize(lane, ls);
-  for (int i = 0; i < LANE_DIGITS; ++i) {
-    const long v = lane[i * ls];
-    if (v == 0) continue;
-    const int pos = LANE_BITS * i + (ACCSUM_EXP_LSB - LSB), s = pos & (ACCSUM_DIGIT_BITS - 1);
-    const int idx = pos >> ACCSUM_DIGIT_LOG2;
-    const ulong a = ((ulong)v & ACCSUM_DIGIT_MASK) << s;
-    const long b = (v >> ACCSUM_DIGIT_BITS) * ((long)1 << s);
-    ACC_ADD(dig + idx, (long)(a & ACCSUM_DIGIT_MASK));
-    ACC_ADD(dig + idx + 1, (long)(a >> ACCSUM_DIGIT_BITS) + (b & (long)ACCSUM_DIGIT_MASK));
-    ACC_ADD(dig + idx + 2, b >> ACCSUM_DIGIT_BITS);
-  }
-}
-#endif
-
+#if !LANES
 // The state of one work-item: its expansion, its accumulator (a local copy or its own), the
 // special-value flags and whether a finite nonzero term went through the expansion.
 typedef struct {
   double a[FPE_N > 0 ? FPE_N : 1];
   int flags[5];
   int fed;
-#if LANES
-  __local long* lane;  // this work-item's digit 0; digit i at lane[i * ls]
-  int ls, pending;     // pieces a digit may have had since the last normalization
-#endif
 } item_t;
 
 // One term (sum) or one product (dot) into the work-item's state.
 #if DOT
 inline void take(item_t* st, acc_t* dig, double u, double v) {
-#if LANES
-  if (++st->pending > LANE_MAX_PENDING / 2) {  // a product adds up to 2 pieces to a digit
-    lane_normalize(st->lane, st->ls);
-    st->pending = 1;
-  }
-#endif
   double p = u * v;
   if (fabs(p) >= DOT_MIN_PRODUCT && fabs(p) < FPE_MAX_INPUT) {
     double e = fma(u, v, -p);  // exact: the product's lowest bit is >= 2^-1074
     st->fed = 1;
-#if LANES
-    lane_add(st->lane, st->ls, p);
-    lane_add(st->lane, st->ls, e);  // e may be tiny or 0 (then it adds nothing)
-#elif FPE_N > 0
+#if FPE_N > 0
     fpe_accumulate(st->a, dig, p);
     if (e != 0.0) fpe_accumulate(st->a, dig, e);
 #else
@@ -222,21 +143,6 @@ inline void take(item_t* st, acc_t* dig, double u, double v) {
 }
 #else
 inline void take(item_t* st, acc_t* dig, double t, double unused) {
-#if LANES
-  if (++st->pending > LANE_MAX_PENDING) {
-    lane_normalize(st->lane, st->ls);
-    st->pending = 1;
-  }
-  // Any finite term (zeros, subnormals, up to DBL_MAX) into the lane; F_OTHER unless it is -0.
-  if (isfinite(t)) {
-    st->fed |= as_ulong(t) != ACCSUM_SIGN_BIT;
-    st->flags[F_NEGZERO] = 1;  // a term was seen: the sum of -0s only is -0
-    lane_add(st->lane, st->ls, t);
-  } else {
-    note_term(st->flags, t);
-  }
-  return;
-#endif
   if (t != 0.0 && fabs(t) < FPE_MAX_INPUT) {
     st->fed = 1;
 #if FPE_N > 0
@@ -261,7 +167,7 @@ inline void take(item_t* st, acc_t* dig, double t, double unused) {
 // in flight while this one is processed (several loads per work-item hide the memory latency).
 // The last group also takes the odd last term.
 __kernel void superacc_partial(__global const double* x, __global const double* y, long n,
-                               __global long* partial, __local long* lanes) {
+                               __global long* partial, __local long* unused_lanes) {
   const int lid = get_local_id(0), ls = get_local_size(0);
   const long groups = get_num_groups(0), g = get_group_id(0);
 #if HAVE_ATOM64
@@ -279,12 +185,6 @@ __kernel void superacc_partial(__global const double* x, __global const double* 
   for (int f = 0; f < 5; ++f) st.flags[f] = 0;
   for (int j = 0; j < (FPE_N > 0 ? FPE_N : 1); ++j) st.a[j] = 0.0;
   st.fed = 0;
-#if LANES
-  st.lane = lanes + lid;
-  st.ls = ls;
-  st.pending = 0;
-  for (int i = 0; i < LANE_DIGITS; ++i) st.lane[i * ls] = 0;
-#endif
   __global const double2* xv = (__global const double2*)x;
   __global const double2* yv = (__global const double2*)y;
   const long nv = n / 2, vb = nv * g / groups, ve = nv * (g + 1) / groups, batch = (long)ls * U;
@@ -311,9 +211,6 @@ __kernel void superacc_partial(__global const double* x, __global const double* 
   if ((n & 1) && g == groups - 1 && lid == 0) take(&st, dig, x[n - 1], DOT ? y[n - 1] : 0.0);
   for (int j = 0; j < FPE_N; ++j)
     if (st.a[j] != 0.0) add_finite(dig, st.a[j]);
-#if LANES
-  lane_flush(st.lane, ls, dig);
-#endif
   if (st.fed) st.flags[F_OTHER] = 1;
 #if HAVE_ATOM64
   for (int f = 0; f < 5; ++f)
@@ -345,6 +242,8 @@ __kernel void superacc_partial(__global const double* x, __global const double* 
 #endif
 }
 
+#endif  // !LANES
+
 // RN-even of the digit vector (core/superacc.hpp: round; accsum_round_magnitude), on the device.
 inline double round_digits(long* d, __local long* flags) {
   if (flags[F_NAN] || (flags[F_PINF] && flags[F_NINF])) return as_double(0x7FF8000000000000UL);
@@ -366,17 +265,26 @@ inline double round_digits(long* d, __local long* flags) {
 // cell (q, d) adds digit (or counter) d of partials q, q + rows, ... (consecutive work-items read
 // consecutive words), then work-item d adds its column and work-item 0 rounds. sum: rows * STRIDE
 // longs of local memory (at least STRIDE).
-__kernel void superacc_final(__global const long* partial, long count, __global double* result,
+__kernel void superacc_final(__global long* partial, long count, __global double* result,
                              __local long* sum) {
   const int lid = get_local_id(0), ls = get_local_size(0);
   const int rows = ls >= STRIDE ? ls / STRIDE : 1;
   for (int c = lid; c < rows * STRIDE; c += ls) {
     const int q = c / STRIDE, d = c - q * STRIDE;
-    long s = 0;
-    for (long p = q; p < count; p += rows) s += partial[p * STRIDE + d];
-    sum[c] = s;
+    long s0 = 0, s1 = 0, s2 = 0, s3 = 0, p = q;  // four loads in flight per work-item
+    for (; p + 3 * rows < count; p += 4 * rows) {
+      s0 += partial[p * STRIDE + d];
+      s1 += partial[(p + rows) * STRIDE + d];
+      s2 += partial[(p + 2 * rows) * STRIDE + d];
+      s3 += partial[(p + 3 * rows) * STRIDE + d];
+    }
+    for (; p < count; p += rows) s0 += partial[p * STRIDE + d];
+    sum[c] = (s0 + s1) + (s2 + s3);
   }
   barrier(CLK_LOCAL_MEM_FENCE);
+#if GLOBAL_MERGE
+  for (int c = lid; c < STRIDE; c += ls) partial[c] = 0;  // read above: cleared for the next run
+#endif
   for (int d = lid; d < STRIDE; d += ls)
     for (int q = 1; q < rows; ++q) sum[d] += sum[q * STRIDE + d];
   barrier(CLK_LOCAL_MEM_FENCE);
