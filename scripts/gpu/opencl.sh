@@ -25,7 +25,7 @@ A="$B/accsum"
 export ACCSUM_OPENCL_DEVICE=${ACCSUM_OPENCL_DEVICE:-NVIDIA}  # NVIDIA's platform, not PoCL on the host CPU
 LOG="$OUT/opencl_tests_gpu.log"
 { nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv; timeout 10 "$A" info; } > "$LOG" 2>&1
-timeout 35 "$B/accsum_tests" --gtest_brief=1 --gtest_filter='*OpenCL*' >> "$LOG" 2>&1
+timeout ${OPENCL_TESTS_S:-35} "$B/accsum_tests" --gtest_brief=1 --gtest_filter='*OpenCL*' >> "$LOG" 2>&1
 echo "opencl tests exit $?" >> "$LOG"
 
 # One bench per family; the baselines of each backend (cub-sum / cublas-dot, naive / dot) join by themselves.

@@ -12,12 +12,12 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 LOG="$OUT/placement_tests.log"
 nvidia-smi -L > "$LOG" 2>&1
 for np in 1 2 4; do
-  timeout 120 mpirun --oversubscribe -np "$np" "$B/accsum_tests" --gtest_brief=1 \
+  timeout 120 mpirun --oversubscribe --bind-to none -np "$np" "$B/accsum_tests" --gtest_brief=1 \
     --gtest_filter='MpiPlacement*:Mpi*:SuperaccCuda.Mpi*' >> "$LOG" 2>&1
   echo "placement tests np=$np exit $?" >> "$LOG"
 done
 for np in 1 2 4; do
-  timeout 120 mpirun --oversubscribe -np "$np" "$B/accsum" bench --algo=superacc,superacc-dot --backend=mpi \
+  timeout 120 mpirun --oversubscribe --bind-to none -np "$np" "$B/accsum" bench --algo=superacc,superacc-dot --backend=mpi \
     --inner=cuda --n=2^28 --range=1e50 --reps=10 --no-repro-check --json="$OUT/placement_mpi_cuda_np$np.json" \
     --format=csv > /dev/null 2>> "$LOG"
   echo "bench np=$np exit $?" >> "$LOG"
