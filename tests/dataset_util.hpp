@@ -31,4 +31,11 @@ inline Dataset from(std::vector<double> x, std::vector<double> y = {}) {
   return d;
 }
 
+// A dataset of `family` ("sum" or "dot") from given vectors (an empty dot has no y to tell).
+inline Dataset as_dataset(const std::string& family, std::vector<double> x, std::vector<double> y = {}) {
+  Dataset d = from(std::move(x), std::move(y));
+  d.family = family;
+  return d;
+}
+
 }  // namespace accsum::test

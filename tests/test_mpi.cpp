@@ -14,6 +14,7 @@
 #include "core/oracle.hpp"
 #include "core/registry.hpp"
 #include "datasets/dataset.hpp"
+#include "tests/dataset_util.hpp"
 #include "tests/superacc_test_util.hpp"
 
 #if ACCSUM_HAVE_MPI
@@ -39,15 +40,7 @@ double oracle(const Dataset& d) {
   return d.family == "sum" ? exact_sum(d.x.data(), d.n).rounded : exact_dot(d.x.data(), d.y.data(), d.n).rounded;
 }
 
-Dataset as_dataset(const std::string& family, std::vector<double> x, std::vector<double> y = {}) {
-  Dataset d;
-  d.family = family;
-  d.n = static_cast<int64_t>(x.size());
-  d.x = std::move(x);
-  d.y = std::move(y);
-  d.id = next_dataset_id();
-  return d;
-}
+using test::as_dataset;
 
 // True when every rank holds the same bits of v (always true on one rank).
 bool all_ranks_agree(double v) {

@@ -12,6 +12,8 @@
 #include "core/oracle.hpp"
 #include "core/registry.hpp"
 #include "datasets/dataset.hpp"
+#include "tests/dataset_util.hpp"
+#include "tests/opencl_test_util.hpp"
 #include "tests/superacc_test_util.hpp"
 
 namespace accsum {
@@ -19,24 +21,8 @@ namespace {
 
 using test::same_bits;
 
-bool have_opencl() {
-  const BackendInfo* b = registry().backend("opencl");
-  if (!b || !b->available()) return false;
-  require_backend("opencl");
-  return true;
-}
-#define REQUIRE_OPENCL() \
-  if (!have_opencl()) GTEST_SKIP() << "no OpenCL fp64 device: OpenCL tests not run"
 
-Dataset as_dataset(const std::string& family, std::vector<double> x, std::vector<double> y = {}) {
-  Dataset d;
-  d.family = family;
-  d.n = static_cast<int64_t>(x.size());
-  d.x = std::move(x);
-  d.y = std::move(y);
-  d.id = next_dataset_id();
-  return d;
-}
+using test::as_dataset;
 
 double run(const char* algo, const Dataset& d, const Params& user = {}) {
   const AlgoEntry* e = registry().find(algo, "opencl");
