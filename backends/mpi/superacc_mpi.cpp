@@ -121,6 +121,9 @@ std::vector<ParamSpec> params() {
 #if ACCSUM_HAVE_CUDA
   inners.push_back("cuda");  // backends/cuda/superacc_cuda.cu registers its SuperaccPartial
 #endif
+#if ACCSUM_HAVE_OPENCL
+  inners.push_back("opencl");  // backends/opencl/superacc_cl.cpp registers its SuperaccPartial
+#endif
   std::vector<ParamSpec> ps = {
       ParamSpec{"inner", "backend each rank sums its slice with", false, 0, 0, inners, "cpu"},
       cpu_mt::threads_param()};

@@ -5,6 +5,7 @@
 // (kernel source and scheme: superacc_cl.hpp). The host reads back one double.
 #include <algorithm>
 #include <cstdlib>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "backends/opencl/superacc_lanes_cl.hpp"
 #include "backends/cpu/superacc_host.hpp"
 #include "core/superacc.hpp"
+#include "core/superacc_partial.hpp"
 
 namespace accsum::opencl {
 namespace {
@@ -116,13 +118,9 @@ class SuperaccCl : public ClKernel {
   }
 
   double run() override {
-    cl_mem x = in_->x.get(), y = dot_ ? in_->y.get() : in_->x.get(), part = partial_.get(), res = result_.get();
-    cl_long n = in_->n, count = count_;
-    ACCSUM_CL_CHECK(clSetKernelArg(partial_k_, 0, sizeof x, &x));
-    ACCSUM_CL_CHECK(clSetKernelArg(partial_k_, 1, sizeof y, &y));
-    ACCSUM_CL_CHECK(clSetKernelArg(partial_k_, 2, sizeof n, &n));
-    ACCSUM_CL_CHECK(clSetKernelArg(partial_k_, 3, sizeof part, &part));
-    ACCSUM_CL_CHECK(clSetKernelArg(partial_k_, 4, lanes_ ? lane_bytes(local_) : sizeof(cl_long), nullptr));
+    set_partial_args();
+    cl_mem part = partial_.get(), res = result_.get();
+    cl_long count = count_;
     ACCSUM_CL_CHECK(clSetKernelArg(final_k_, 0, sizeof part, &part));
     ACCSUM_CL_CHECK(clSetKernelArg(final_k_, 1, sizeof count, &count));
     ACCSUM_CL_CHECK(clSetKernelArg(final_k_, 2, sizeof res, &res));
@@ -135,7 +133,47 @@ class SuperaccCl : public ClKernel {
     return finish(result_, e1, e2);
   }
 
+  // The exact, unrounded result for the mpi backend's inner=opencl (Collange et al. 2015, level
+  // 4 without 5): the partial kernel only; its partials are read back and added on the host.
+  template <class SA>
+  void accumulate_unrounded(SA& acc) {
+    set_partial_args();
+    size_t global = static_cast<size_t>(groups_) * local_;
+    ACCSUM_CL_CHECK(clEnqueueNDRangeKernel(context().queue, partial_k_, 1, nullptr, &global, &local_, 0, nullptr, nullptr));
+    const size_t stride = digits_ + 5;
+    std::vector<cl_long> rec(static_cast<size_t>(count_) * stride);
+    partial_.read(rec.data(), rec.size() * sizeof(cl_long));  // blocking: after the kernel
+    if (global_merge_) {  // the final kernel clears the one partial; here the host does
+      std::vector<cl_long> zero(stride, 0);
+      partial_.write(zero.data(), zero.size() * sizeof(cl_long));
+    }
+    for (int64_t q = 0; q < count_; ++q) {
+      const cl_long* r = rec.data() + q * stride;
+      SA part;
+      part.clear();
+      for (int d = 0; d < SA::kDigits; ++d) part.digit[d] = r[d];
+      // The flags F_NAN, F_PINF, F_NINF, F_NEGZERO, F_OTHER (superacc_cl.hpp) as core's counters.
+      part.nan_count = r[SA::kDigits] != 0;
+      part.pos_inf_count = r[SA::kDigits + 1] != 0;
+      part.neg_inf_count = r[SA::kDigits + 2] != 0;
+      part.neg_zero_count = r[SA::kDigits + 3] != 0;
+      part.not_neg_zero_count = r[SA::kDigits + 4] != 0;
+      part.normalize();
+      acc.merge(part);
+    }
+  }
+
  private:
+  void set_partial_args() {
+    cl_mem x = in_->x.get(), y = dot_ ? in_->y.get() : in_->x.get(), part = partial_.get();
+    cl_long n = in_->n;
+    ACCSUM_CL_CHECK(clSetKernelArg(partial_k_, 0, sizeof x, &x));
+    ACCSUM_CL_CHECK(clSetKernelArg(partial_k_, 1, sizeof y, &y));
+    ACCSUM_CL_CHECK(clSetKernelArg(partial_k_, 2, sizeof n, &n));
+    ACCSUM_CL_CHECK(clSetKernelArg(partial_k_, 3, sizeof part, &part));
+    ACCSUM_CL_CHECK(clSetKernelArg(partial_k_, 4, lanes_ ? lane_bytes(local_) : sizeof(cl_long), nullptr));
+  }
+
   bool dot_;
   bool atom64_ = true, lanes_ = false, global_merge_ = false;
   int digits_ = 0;
@@ -192,6 +230,38 @@ Registrar reg_dot(AlgoEntry("dot", "superacc-dot", "opencl",
       return std::make_unique<SuperaccCl>(p, q, true);
     })
     .shapes(local_variants));
+
+// The mpi backend's inner=opencl: each rank sums its slice (host memory) on its OpenCL device and
+// hands back the unrounded superaccumulator; MPI merges them and rounds once.
+template <bool DOT>
+class SuperaccClPartial : public SuperaccPartial {
+ public:
+  SuperaccClPartial(const Problem& slice, const Params& mpi_params) : kernel_(slice, opencl_params(mpi_params), DOT) {}
+  void accumulate_sum(Superacc& acc) override {
+    if constexpr (DOT) throw std::logic_error("superacc partial: a dot slice asked for a sum");
+    else kernel_.accumulate_unrounded(acc);
+  }
+  void accumulate_dot(SuperaccDot& acc) override {
+    if constexpr (!DOT) throw std::logic_error("superacc partial: a sum slice asked for a dot");
+    else kernel_.accumulate_unrounded(acc);
+  }
+
+ private:
+  // The opencl entry's parameters with the mpi entry's fpe / early_exit, defaults for the rest.
+  static Params opencl_params(const Params& q) {
+    const AlgoEntry* e = registry().find(DOT ? "superacc-dot" : "superacc", "opencl");
+    Params user;
+    for (const char* k : {"fpe", "early_exit"})
+      if (q.count(k)) user[k] = q.at(k);
+    return registry().resolve_params(*e, user);
+  }
+  SuperaccCl kernel_;
+};
+
+SuperaccPartialRegistrar reg_partial("opencl", [](const Problem& slice, const Params& q) -> std::unique_ptr<SuperaccPartial> {
+  if (slice.y) return std::make_unique<SuperaccClPartial<true>>(slice, q);
+  return std::make_unique<SuperaccClPartial<false>>(slice, q);
+});
 
 }  // namespace
 }  // namespace accsum::opencl
