@@ -549,7 +549,7 @@ TEST(CliSafety, ListShowsTheDefaultsEachBackendUses) {
         }
       }
   }
-  // (OpenCL's superacc runs fpe=8, early_exit=1 where the others default to 0.)
+  // (e.g. OpenCL's superacc runs early_exit=1 where the others default to 0.)
 }
 
 #ifdef ACCSUM_HAVE_MPI
