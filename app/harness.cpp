@@ -114,9 +114,12 @@ RunRecord begin_run(const Dataset& d) {
   run.dataset = &d;
   run.family = &family(d.family);
   run.reference = run.family->oracle(d);
+  // The vector oracles report max and min |x_i| (finite, nonzero): no second pass over the data,
+  // and data made by index have no array to pass over. Other families: from the held arrays.
   const ExactFacts& f = run.reference.facts;
-  run.dynamic_range_log10 = !d.generated_by ? dynamic_range_log10_of(d)
-                            : f.min_abs_x > 0 ? std::log10(f.max_abs_x) - std::log10(f.min_abs_x) : 0.0;
+  run.dynamic_range_log10 = f.min_abs_x > 0      ? std::log10(f.max_abs_x) - std::log10(f.min_abs_x)
+                            : d.generated_by ? 0.0
+                                             : dynamic_range_log10_of(d);
   return run;
 }
 

@@ -71,7 +71,7 @@ template <class Policy>
 __global__ void __launch_bounds__(Policy::kMaxBlockThreads, Policy::kMinBlocksPerSm)
     superacc_blocks(const double* __restrict__ x, const double* __restrict__ y, int64_t n,
                     typename Policy::Record* __restrict__ records, unsigned* __restrict__ done,
-                    double* __restrict__ out, int adapt, typename Policy::Record* merged, unsigned* merged_flags) {
+                    double* __restrict__ out, int adapt, typename Policy::Record* merged) {
   using R = typename Policy::Record;
   using Area = WarpArea<Policy::kWarpRing>;
   extern __shared__ __align__(16) unsigned char smem[];
@@ -96,7 +96,7 @@ __global__ void __launch_bounds__(Policy::kMaxBlockThreads, Policy::kMinBlocksPe
 
   // Levels 4-5 in the last block to finish.
   if (!last_block_done(done)) return;
-  finish_records(records, gridDim.x, n, out, smem, merged, merged_flags);
+  finish_records(records, gridDim.x, n, out, smem, merged);
   reset_block_counter(done);
 }
 
@@ -104,17 +104,16 @@ __global__ void __launch_bounds__(Policy::kMaxBlockThreads, Policy::kMinBlocksPe
 
 template <int FPE, bool EE, bool DOT>
 void launch_blocks(const double* x, const double* y, int64_t n, void* records, unsigned* done, double* out, int adapt,
-                   int grid, int block, size_t smem, void* merged, unsigned* merged_flags) {
+                   int grid, int block, size_t smem, void* merged) {
   superacc_blocks<SuperaccPolicy<FPE, EE, DOT>><<<grid, block, smem>>>(
-      x, y, n, static_cast<Record<DOT>*>(records), done, out, adapt, static_cast<Record<DOT>*>(merged), merged_flags);
+      x, y, n, static_cast<Record<DOT>*>(records), done, out, adapt, static_cast<Record<DOT>*>(merged));
 }
 template <int FPE, bool EE, bool DOT>
 const void* kernel_ptr() {
   return reinterpret_cast<const void*>(superacc_blocks<SuperaccPolicy<FPE, EE, DOT>>);
 }
 
-using LaunchFn = void (*)(const double*, const double*, int64_t, void*, unsigned*, double*, int, int, int, size_t, void*,
-                          unsigned*);
+using LaunchFn = void (*)(const double*, const double*, int64_t, void*, unsigned*, double*, int, int, int, size_t, void*);
 
 template <bool DOT>
 std::pair<LaunchFn, const void*> pick(int fpe, bool ee) {
@@ -169,8 +168,7 @@ class SuperaccCuda : public CudaKernel {
 
   double run() override {
     timer_.start();
-    launch_(in_->x, in_->y, in_->n, records_.get(), done_.get(), out_.get(), adaptive_, grid_, block_, smem_, nullptr,
-            nullptr);
+    launch_(in_->x, in_->y, in_->n, records_.get(), done_.get(), out_.get(), adaptive_, grid_, block_, smem_, nullptr);
     ACCSUM_CUDA_CHECK(cudaGetLastError());
     last_ = timer_.stop_seconds();
     double r = 0;
@@ -179,25 +177,16 @@ class SuperaccCuda : public CudaKernel {
   }
 
   // The exact, unrounded result (levels 1-4, without rounding) for the mpi backend's inner=cuda:
-  // the finishing block stores its merged digits and flags, and only that one record comes back.
+  // the finishing block stores its merged record, and only that one record comes back.
   Record<DOT> run_unrounded() {
-    if (!merged_.get()) {
-      merged_ = DeviceBuffer<Record<DOT>>(1);
-      merged_flags_ = DeviceBuffer<unsigned>(1);
-    }
+    if (!merged_.get()) merged_ = DeviceBuffer<Record<DOT>>(1);
     launch_(in_->x, in_->y, in_->n, records_.get(), done_.get(), out_.get(), adaptive_, grid_, block_, smem_,
-            merged_.get(), merged_flags_.get());
+            merged_.get());
     ACCSUM_CUDA_CHECK(cudaGetLastError());
     Record<DOT> acc;
-    unsigned flags = 0;
     ACCSUM_CUDA_CHECK(cudaMemcpy(&acc, merged_.get(), sizeof acc, cudaMemcpyDeviceToHost));
-    ACCSUM_CUDA_CHECK(cudaMemcpy(&flags, merged_flags_.get(), sizeof flags, cudaMemcpyDeviceToHost));
-    Record<DOT> out;
-    out.clear();
-    for (int d = 0; d < Record<DOT>::kDigits; ++d) out.digit[d] = acc.digit[d];
-    set_flags(out, flags, in_->n);
-    out.normalize();
-    return out;
+    acc.normalize();
+    return acc;
   }
 
  private:
@@ -208,7 +197,6 @@ class SuperaccCuda : public CudaKernel {
   DeviceBuffer<double> out_;
   DeviceBuffer<unsigned> done_;  // blocks finished; the last one resets it
   DeviceBuffer<Record<DOT>> merged_;  // run_unrounded's result
-  DeviceBuffer<unsigned> merged_flags_;
   EventTimer timer_;
 };
 

@@ -97,17 +97,26 @@ inline void add_product(acc_t* dig, int* flags, double a, double b) {
 }
 #endif
 
-// One term through the private expansion (Collange et al. Alg. 2); the residue goes to the accumulator.
-inline void fpe_accumulate(double* a, acc_t* dig, double x) {
+// One term through the register expansion (Collange et al. Alg. 2); returns the residue.
+inline double fpe_step(double* a, double x) {
+#if FPE_N > 0
+#pragma unroll
   for (int j = 0; j < FPE_N; ++j) {
     double s, e;
     accsum_two_sum(a[j], x, &s, &e);
     a[j] = s;
     x = e;
 #if EARLY_EXIT
-    if (x == 0.0) return;
+    if (x == 0.0) return x;
 #endif
   }
+#endif
+  return x;
+}
+
+// The same, the residue going to the accumulator.
+inline void fpe_accumulate(double* a, acc_t* dig, double x) {
+  x = fpe_step(a, x);
   if (x != 0.0) add_finite(dig, x);
 }
 

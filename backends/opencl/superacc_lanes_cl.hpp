@@ -95,22 +95,7 @@ inline uint special_flags(double x) {
   return x > 0 ? FL_PINF : FL_NINF;
 }
 
-// One term through the register expansion (Collange et al. Alg. 2); returns the residue.
-inline double fpe_step(double* a, double x) {
-#if FPE_N > 0
-#pragma unroll
-  for (int j = 0; j < FPE_N; ++j) {
-    double s, e;
-    accsum_two_sum(a[j], x, &s, &e);
-    a[j] = s;
-    x = e;
-#if EARLY_EXIT
-    if (x == 0.0) return x;
-#endif
-  }
-#endif
-  return x;
-}
+// (fpe_step, the register expansion: superacc_source.)
 
 #if DOT
 // The exact product a*b (|fl(a b)| outside [2^-968, 2^970), special or zero) into the group's

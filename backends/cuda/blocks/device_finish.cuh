@@ -115,12 +115,12 @@ __device__ __forceinline__ double warp_round(const int64_t* digit, unsigned flag
 // magnitude: each is summed as its low 32 bits and its high part (DigitSum), so that G < 2^31
 // records cannot overflow. Thread t sums digit t % D of every (threads / D)-th record:
 // consecutive threads read consecutive digits, many loads in flight. `scratch` is shared memory
-// the block no longer needs (finish_scratch_bytes). When `merged` is set, the merged digits
-// (unnormalized) and flags are also stored there: the exact, unrounded result that the mpi
-// backend's ranks combine.
+// the block no longer needs (finish_scratch_bytes). When `merged` is set, the merged record
+// (digits unnormalized, counters from the flags) is also stored there: the exact, unrounded
+// result that the mpi backend's ranks combine.
 template <class R>
 __device__ __noinline__ void finish_records(const R* records, int blocks, int64_t n, double* out, unsigned char* scratch,
-                                            R* merged = nullptr, unsigned* merged_flags = nullptr) {
+                                            R* merged = nullptr) {
   constexpr int D = R::kDigits;
   const int groups = blockDim.x >= D ? static_cast<int>(blockDim.x) / D : 1;
   R& acc = *reinterpret_cast<R*>(scratch);
@@ -156,7 +156,7 @@ __device__ __noinline__ void finish_records(const R* records, int blocks, int64_
     if (merged) merged->digit[d] = acc.digit[d];
   }
   __syncthreads();
-  if (merged && threadIdx.x == 0) *merged_flags = *flags;
+  if (merged && threadIdx.x == 0) set_flags(*merged, *flags, n);
   if (threadIdx.x < kWarpThreads) {
     const double r = warp_round<R>(acc.digit, *flags, n, static_cast<int>(threadIdx.x));
     if (threadIdx.x == 0) *out = r;
