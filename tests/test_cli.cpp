@@ -148,4 +148,3 @@ TEST(Cli, CommittedAccuracyTablesAreReproduced) {
     EXPECT_NE(c.out.find(" 0 only in base, 0 only in new"), std::string::npos) << c.out;
   }
 }
-}

@@ -2,15 +2,18 @@
 """Every report accsum writes against docs/accsum-report-1.schema.json, and its text outputs
 against standard parsers.
 
-  test_reports.py ACCSUM_BINARY SOURCE_DIR
+  test_reports.py ACCSUM_BINARY SOURCE_DIR outputs|committed
+
+outputs:
 
 - a bench report of every family on every backend present (cpu, cpu-mt, opencl, mpi), a verify
   report, a table report and compare's --format=json validate against the schema (jsonschema,
   draft 2020-12); fresh reports store one time sample per repetition;
-- every JSON file committed under results/ validates (accsum-report/1 documents, and each report
-  of a bundle under "reports"); only scripts/peers.py's own accsum-peers/1 files are not reports;
 - bench --format=csv of every family parses with Python's csv module (RFC 4180): one header, the
   same number of fields on every row; --format=md has the same number of cells on every line.
+committed:
+- every JSON file committed under results/ validates (accsum-report/1 documents, and each report
+  of a bundle under "reports"); only scripts/peers.py's own accsum-peers/1 files are not reports.
 Exit 0 when all hold; the failures are printed otherwise.
 """
 import csv
@@ -23,10 +26,11 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 import jsonschema
 
-BIN, SRC = sys.argv[1], sys.argv[2]
+BIN, SRC, MODE = sys.argv[1], sys.argv[2], sys.argv[3]
 SCHEMA = json.load(open(os.path.join(SRC, "docs", "accsum-report-1.schema.json")))
 jsonschema.Draft202012Validator.check_schema(SCHEMA)
 VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
@@ -34,23 +38,22 @@ TMP = tempfile.mkdtemp(prefix="accsum-reports-")
 failures = []
 checked = {"reports": 0, "committed": 0, "csv": 0}
 
-# Small data for each family: a bench of it takes well under a second.
-FAMILY_DATA = {
-    "sum": ["--n=1000"],
-    "dot": ["--n=1000"],
-    "gemm": ["--shape=16,16,16"],
-    "moddot": ["--n=1000"],
-    "fpe": ["--n=64", "--R=2"],
-}
-QUICK = ["--reps=2", "--warmup=0", "--no-repro-check"]
+FAMILIES = ["sum", "dot", "gemm", "moddot", "fpe"]
+# Every family of a backend in one process (one OpenCL start-up, one MPI start-up), small data:
+# --n for the vector families and fpe, --shape for gemm, --R for fpe.
+QUICK = ["--algo=all", "--n=1000", "--reps=2", "--warmup=0", "--no-repro-check"]
+FAMILY_OPTIONS = {"gemm": ["--shape=16,16,16"], "fpe": ["--R=2"]}
 
 
 def run(args, want=(0,)):
-    p = subprocess.run([BIN] + args, capture_output=True, text=True, timeout=120)
+    started = time.monotonic()
+    p = subprocess.run([BIN] + args, capture_output=True, timeout=120)  # bytes: CRLF kept as written
+    if os.environ.get("ACCSUM_TEST_TIMES"):
+        print(f"{time.monotonic() - started:6.2f} s  accsum {' '.join(args)}")
     if p.returncode not in want:
-        failures.append(f"accsum {' '.join(args)}: exit {p.returncode}: {p.stderr.strip()[:300]}")
+        failures.append(f"accsum {' '.join(args)}: exit {p.returncode}: {p.stderr.decode(errors='replace').strip()[:300]}")
         return None
-    return p.stdout
+    return p.stdout.decode()
 
 
 def validate(doc, what):
@@ -76,14 +79,18 @@ def check_fresh_report(path, what):
     return doc
 
 
-def algos_by_family_and_backend():
+def families_by_backend():
     listed = json.loads(run(["list", "--format", "json"]))
-    table = {}
+    present = {}
     for a in listed["algorithms"]:
         for b in a["backends"]:
             if b["present"]:
-                table.setdefault((a["family"], b["backend"]), []).append(a["algo"])
-    return table
+                present.setdefault(b["backend"], set()).add(a["family"])
+    return present
+
+
+def small(families):
+    return QUICK + [o for f in sorted(families) for o in FAMILY_OPTIONS.get(f, [])]
 
 
 def check_csv(text, what):
@@ -101,6 +108,8 @@ def check_csv(text, what):
 
 
 def check_markdown(text, what):
+    if not any(l.startswith("|") for l in text.splitlines()):
+        failures.append(f"{what}: no Markdown table")
     for block in re.split(r"\n\s*\n", text):
         lines = [l for l in block.splitlines() if l.startswith("|")]
         cells = {len(re.findall(r"(?<!\\)\|", l)) for l in lines}
@@ -108,82 +117,85 @@ def check_markdown(text, what):
             failures.append(f"{what}: Markdown table lines with different cell counts {sorted(cells)}")
 
 
-# ---- bench: every family on every backend present ----
-table = algos_by_family_and_backend()
-families_seen = set()
-for (family, backend), algos in sorted(table.items()):
-    if family not in FAMILY_DATA or backend == "cuda":
-        continue  # CUDA: the GPU machine's test run covers it
-    path = os.path.join(TMP, f"bench_{family}_{backend}.json")
-    args = ["bench", "--algo=" + ",".join(algos), "--backend=" + backend] + FAMILY_DATA[family] + QUICK
-    if run(args + ["--json=" + path, "--format=csv"], want=(0, 1)) is None:
-        continue
-    doc = check_fresh_report(path, f"bench {family} on {backend}")
-    families_seen.add(family)
-    if backend == "mpi" and doc:
-        mpi = doc["machine"]["backends"].get("mpi", "")
-        if "not started" in mpi or "rank" not in mpi:
-            failures.append(f"mpi report's machine says {mpi!r}")
-missing = set(FAMILY_DATA) - families_seen
-if missing:
-    failures.append(f"no bench report of the families {sorted(missing)}")
-
-# ---- text formats of every family (cpu) ----
-for family, data in FAMILY_DATA.items():
-    algos = table.get((family, "cpu"))
-    if not algos:
-        failures.append(f"no cpu algorithm of {family}")
-        continue
-    base = ["bench", "--algo=" + ",".join(algos), "--backend=cpu"] + data + QUICK
-    out = run(base + ["--format=csv"], want=(0, 1))
-    if out is not None:
-        check_csv(out, f"bench {family} --format=csv")
-    out = run(base + ["--format=md"], want=(0, 1))
-    if out is not None:
-        check_markdown(out, f"bench {family} --format=md")
-
-# ---- verify, table, compare ----
-verify = os.path.join(TMP, "verify.json")
-run(["verify", "--backend=cpu", "--algo=naive,superacc-dot,moddot-lambda", "--seeds=1", "--json=" + verify])
-check_fresh_report(verify, "verify")
-tab = os.path.join(TMP, "table.json")
-run(["table", "--suite=kfold", "--n=1000", "--json=" + tab, "--out=" + os.path.join(TMP, "table.md")])
-check_fresh_report(tab, "table")
-sum_cpu = os.path.join(TMP, "bench_sum_cpu.json")
-if os.path.exists(sum_cpu):  # a copy with one claim flipped: one changed row
-    edited = json.load(open(sum_cpu))
-    row = edited["runs"][0]["results"][0]
-    row["correctly_rounded"] = not row["correctly_rounded"]
-    edited_path = os.path.join(TMP, "edited.json")
-    json.dump(edited, open(edited_path, "w"))
-    for fmt in ("json", "csv"):
-        out = run(["compare", sum_cpu, edited_path, "--format=" + fmt], want=(0, 1))
+def check_outputs():
+    # bench: every backend present (CUDA: the GPU machine's test run), every family
+    for backend, present in sorted(families_by_backend().items()):
+        if backend == "cuda":
+            continue
+        path = os.path.join(TMP, f"bench_{backend}.json")
+        out = run(["bench", "--backend=" + backend, "--json=" + path, "--format=csv"] + small(present), want=(0, 1))
         if out is None:
             continue
-        if fmt == "json":
-            checked["reports"] += 1
-            validate(json.loads(out), "compare --format=json")
-        else:
-            check_csv(out, "compare --format=csv")
+        doc = check_fresh_report(path, f"bench on {backend}")
+        if not doc:
+            continue
+        families = {r["dataset"]["family"] for r in doc["runs"]}
+        if families != present:
+            failures.append(f"bench on {backend}: families {sorted(families)}, expected {sorted(present)}")
+        if backend == "cpu":  # every family, and its CSV: one header, every family's rows
+            check_csv(out, "bench --format=csv")
+            missing = set(FAMILIES) - families
+            if missing:
+                failures.append(f"bench on cpu: no report of the families {sorted(missing)}")
+            md = run(["bench", "--backend=cpu", "--format=md"] + small(present), want=(0, 1))
+            if md is not None:
+                check_markdown(md, "bench --format=md")
+        if backend == "mpi":
+            mpi = doc["machine"]["backends"].get("mpi", "")
+            if "not started" in mpi or "rank" not in mpi:
+                failures.append(f"mpi report's machine says {mpi!r}")
 
-# ---- every JSON file committed under results/ ----
-for path in sorted(glob.glob(os.path.join(SRC, "results", "**", "*.json"), recursive=True)):
-    name = os.path.relpath(path, SRC)
-    try:
-        doc = json.load(open(path))
-    except ValueError as e:
-        failures.append(f"{name}: not JSON: {e}")
-        continue
-    if isinstance(doc, dict) and doc.get("schema") == "accsum-peers/1":
-        continue  # scripts/peers.py's comparison with other libraries, not an accsum report
-    bundle = doc.get("reports") if isinstance(doc, dict) and "schema" not in doc else None
-    for i, rep in enumerate(bundle if isinstance(bundle, list) else [doc]):
-        validate(rep, name if bundle is None else f"{name} reports[{i}]")
-        checked["committed"] += 1
+    # verify, table, compare
+    verify = os.path.join(TMP, "verify.json")
+    run(["verify", "--backend=cpu", "--algo=naive,superacc-dot,moddot-lambda", "--seeds=1", "--json=" + verify])
+    check_fresh_report(verify, "verify")
+    tab = os.path.join(TMP, "table.json")
+    run(["table", "--suite=kfold", "--n=1000", "--json=" + tab, "--out=" + os.path.join(TMP, "table.md")])
+    check_fresh_report(tab, "table")
+    cpu_report = os.path.join(TMP, "bench_cpu.json")
+    if os.path.exists(cpu_report):  # a copy with one claim flipped: one changed row
+        edited = json.load(open(cpu_report))
+        row = edited["runs"][0]["results"][0]
+        row["guarantee_met"] = not row["guarantee_met"]
+        edited_path = os.path.join(TMP, "edited.json")
+        json.dump(edited, open(edited_path, "w"))
+        for fmt in ("json", "csv"):
+            out = run(["compare", cpu_report, edited_path, "--format=" + fmt], want=(0, 1))
+            if out is None:
+                continue
+            if fmt == "json":
+                checked["reports"] += 1
+                validate(json.loads(out), "compare --format=json")
+            else:
+                check_csv(out, "compare --format=csv")
 
+
+def check_committed():
+    for path in sorted(glob.glob(os.path.join(SRC, "results", "**", "*.json"), recursive=True)):
+        name = os.path.relpath(path, SRC)
+        try:
+            doc = json.load(open(path))
+        except ValueError as e:
+            failures.append(f"{name}: not JSON: {e}")
+            continue
+        if isinstance(doc, dict) and doc.get("schema") == "accsum-peers/1":
+            continue  # scripts/peers.py's comparison with other libraries, not an accsum report
+        bundle = doc.get("reports") if isinstance(doc, dict) and "schema" not in doc else None
+        for i, rep in enumerate(bundle if isinstance(bundle, list) else [doc]):
+            validate(rep, name if bundle is None else f"{name} reports[{i}]")
+            checked["committed"] += 1
+
+
+if MODE == "outputs":
+    check_outputs()
+elif MODE == "committed":
+    check_committed()
+else:
+    sys.exit(f"unknown mode {MODE!r}: outputs or committed")
 shutil.rmtree(TMP, ignore_errors=True)
 print(f"checked {checked['reports']} fresh reports, {checked['committed']} committed reports, "
       f"{checked['csv']} CSV outputs")
 for f in failures:
     print("FAIL:", f)
-sys.exit(1 if failures or checked["committed"] == 0 or checked["reports"] == 0 else 0)
+nothing = checked["committed"] == 0 if MODE == "committed" else checked["reports"] == 0 or checked["csv"] == 0
+sys.exit(1 if failures or nothing else 0)
