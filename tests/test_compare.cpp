@@ -127,11 +127,12 @@ TEST(Compare, SamplesScaledByOneAndAHalfAreSlower) {
   EXPECT_NE(r.out.find("sumk@cpu [K=2"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("slower"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("+50.0 %"), std::string::npos) << r.out;
-  // The rank test's p-value is printed: 10 against 10, no overlap.
+  // The rank test's p-value is printed: 10 against 10, no overlap (scipy: 0.00018267...).
   EXPECT_NE(r.out.find("0.00018"), std::string::npos) << r.out;
 }
 
 TEST(Compare, SamplesScaledByOnePercentAreNoVerdict) {
+  // scipy.stats.mannwhitneyu(x, 1.01 * x): U = 36.5, p = 0.3256; and +1 % is below the 5 % tolerance.
   CliRun r = compare_edited([](json& d) { set_samples(row_of(d, "sumk"), 1.01); });
   EXPECT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_EQ(r.out.find("slower"), std::string::npos) << r.out;
@@ -198,7 +199,8 @@ TEST(Compare, MachineReadableFormatsParse) {
   EXPECT_EQ(doc["regressions"], 1);
   ASSERT_EQ(doc["changes"].size(), 1u);
   EXPECT_EQ(doc["changes"][0]["verdict"], "slower");
-  EXPECT_NEAR(doc["changes"][0]["p_value"].get<double>(), 0.00017761066068896375, 1e-12);
+  // scipy.stats.mannwhitneyu(x, 1.5 * x) for these samples: U = 0, p = 0.00018267179110955002
+  EXPECT_NEAR(doc["changes"][0]["p_value"].get<double>(), 0.00018267179110955002, 1e-12);
   EXPECT_EQ(lines(j.err), 1) << j.err;  // the summary, on stderr
   CliRun c = compare_edited(slower, "--format=csv");
   EXPECT_EQ(c.code, 1);
@@ -243,6 +245,28 @@ TEST(Compare, BadInputIsOneLineAndExitTwo) {
   expect_usage_error("compare " + good + " " + good + " --speed-tolerance=-1", "speed-tolerance");
   expect_usage_error("compare " + good + " " + good + " --speed-tolerance=5%%", "speed-tolerance");
   expect_usage_error("compare " + good, "NEW");
+}
+
+TEST(Compare, FileInputsAreMatchedByContentNotName) {
+  const std::string a = tmpdir() + "/in_a.npy", b = tmpdir() + "/in_b.npy", c = tmpdir() + "/in_c.npy";
+  ASSERT_EQ(accsum("gen --n=500 --seed=3 -o " + a).code, 0);
+  ASSERT_EQ(accsum("gen --n=500 --seed=3 -o " + b).code, 0);
+  ASSERT_EQ(accsum("gen --n=500 --seed=4 -o " + c).code, 0);
+  auto report = [](const std::string& input, const std::string& name) {
+    const std::string path = tmpdir() + "/" + name;
+    CliRun r = accsum("bench --algo=superacc --backend=cpu --reps=1 --input=" + input + " --json=" + path);
+    EXPECT_EQ(r.code, 0) << r.err;
+    return path;
+  };
+  const std::string ra = report(a, "in_a.json"), rb = report(b, "in_b.json"), rc = report(c, "in_c.json");
+  const json doc = json::parse(slurp(ra));
+  EXPECT_EQ(doc["dataset"]["content_hash"].get<std::string>().rfind("fnv1a64:", 0), 0u) << doc["dataset"];
+  CliRun same = accsum("compare --accuracy-only " + ra + " " + rb);
+  EXPECT_EQ(same.code, 0) << same.out;
+  EXPECT_NE(same.out.find(" 0 only in base, 0 only in new"), std::string::npos) << same.out;
+  CliRun other = accsum("compare --accuracy-only " + ra + " " + rc);
+  EXPECT_EQ(other.code, 1) << other.out;
+  EXPECT_NE(other.out.find("only in base"), std::string::npos) << other.out;
 }
 
 TEST(Compare, ListNamesFamiliesAndSuitesOnce) {

@@ -140,6 +140,8 @@ def check_outputs():
             md = run(["bench", "--backend=cpu", "--format=md"] + small(present), want=(0, 1))
             if md is not None:
                 check_markdown(md, "bench --format=md")
+        if backend == "opencl" and not doc["machine"].get("devices"):
+            failures.append(f"opencl report's machine names no device: {doc['machine']}")
         if backend == "mpi":
             mpi = doc["machine"]["backends"].get("mpi", "")
             if "not started" in mpi or "rank" not in mpi:
