@@ -10,9 +10,9 @@
 #include <cstring>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <sstream>
-#include <stdexcept>
 #include <thread>
 
 #include "app/output.hpp"
@@ -321,13 +321,14 @@ std::string report_markdown(const RunRecord& run) {
 }
 
 namespace {
-// The CSV columns, the same for every family and every row (a failed run leaves its measurements empty).
+// The CSV columns, the same for every family and every row (a failed run leaves its measurements
+// empty). Columns are only ever added at the end, so scripts that read by position keep working.
 const std::vector<std::string> kCsvColumns{
-    "family",  "n",         "shape",      "dist",        "data_params", "range",   "cond",
-    "seed",    "content_hash", "algo",    "backend",     "params",      "guarantee", "value_hex",
-    "exact_hex", "abs_err", "rel_err",    "ulps",        "digits",      "correctly_rounded", "faithful",
-    "within_bound", "reproducible", "guarantee_met", "median_s", "min_s", "max_s", "reps",
-    "ns_per_unit", "baseline", "ratio_to_baseline", "violation", "error"};
+    "family",  "n",        "dist",     "range",        "cond",         "seed",          "algo",
+    "backend", "params",   "guarantee", "value_hex",   "exact_hex",    "abs_err",       "rel_err",
+    "ulps",    "digits",   "correctly_rounded", "within_bound", "reproducible", "guarantee_met", "median_s",
+    "min_s",   "max_s",    "reps",     "ns_per_unit",  "ratio_to_baseline", "error",    "shape",
+    "data_params", "content_hash", "faithful", "baseline", "violation"};
 const char* yes_no(bool b) { return b ? "true" : "false"; }
 }  // namespace
 
@@ -352,40 +353,47 @@ std::string report_csv(const RunRecord& run) {
   std::string data_params;
   for (auto& [k, v] : d.data) data_params += (data_params.empty() ? "" : " ") + k + "=" + v;
   for (auto& r : run.rows) {
-    std::vector<std::string> f{d.family,
-                               std::to_string(d.n),
-                               d.rows > 0 ? fmt::format("{}x{}x{}", d.rows, d.cols, d.inner) : "",
-                               d.generator,
-                               data_params,
-                               d.range > 0 ? fmt::format("{:g}", d.range) : "",
-                               json_number_or_string(run.reference.cond),
-                               std::to_string(d.seed),
-                               d.generator == "file" ? content_hash(d) : "",
-                               r.entry->algo,
-                               r.entry->backend,
-                               params_str(r.params),
-                               to_string(r.entry->guarantee)};
-    if (r.error.empty()) {
+    std::map<std::string, std::string> f{
+        {"family", d.family},
+        {"n", std::to_string(d.n)},
+        {"dist", d.generator},
+        {"range", d.range > 0 ? fmt::format("{:g}", d.range) : ""},
+        {"cond", json_number_or_string(run.reference.cond)},
+        {"seed", std::to_string(d.seed)},
+        {"algo", r.entry->algo},
+        {"backend", r.entry->backend},
+        {"params", params_str(r.params)},
+        {"guarantee", to_string(r.entry->guarantee)},
+        {"exact_hex", run.reference.hex},
+        {"guarantee_met", yes_no(r.guarantee_met)},
+        {"error", r.error},
+        {"shape", d.rows > 0 ? fmt::format("{}x{}x{}", d.rows, d.cols, d.inner) : ""},
+        {"data_params", data_params},
+        {"content_hash", d.generator == "file" ? content_hash(d) : ""},
+        {"violation", r.violation}};
+    if (r.error.empty()) {  // a failed run has no measurements: their cells stay empty
       const Metrics& m = r.metrics;
       const bool claim = m.has_bound && m.outside_domain.empty();
-      for (std::string v : {m.hex, run.reference.hex, json_number_or_string(m.abs_err), json_number_or_string(m.rel_err),
-                            json_number_or_string(m.ulps), fmt::format("{:.2f}", m.digits),
-                            std::string(yes_no(m.correctly_rounded)), std::string(yes_no(m.faithful)),
-                            std::string(claim ? yes_no(m.within_bound) : ""), std::string(yes_no(r.reproducible)),
-                            std::string(yes_no(r.guarantee_met)), fmt::format("{:.6g}", r.time.median),
-                            fmt::format("{:.6g}", r.time.min), fmt::format("{:.6g}", r.time.max),
-                            std::to_string(r.time.reps),
-                            fmt::format("{:.6g}", r.units_per_s > 0 ? 1e9 / r.units_per_s : 0.0), r.baseline,
-                            r.baseline.empty() ? "" : fmt::format("{:.4f}", r.ratio_to_baseline)})
-        f.push_back(v);
-    } else {  // a failed run: no measurements, guarantee_met false
-      for (auto& column : std::vector<std::string>(kCsvColumns.begin() + f.size(), kCsvColumns.end() - 2))
-        f.push_back(column == "guarantee_met" ? yes_no(false) : "");
+      f["value_hex"] = m.hex;
+      f["abs_err"] = json_number_or_string(m.abs_err);
+      f["rel_err"] = json_number_or_string(m.rel_err);
+      f["ulps"] = json_number_or_string(m.ulps);
+      f["digits"] = fmt::format("{:.2f}", m.digits);
+      f["correctly_rounded"] = yes_no(m.correctly_rounded);
+      f["faithful"] = yes_no(m.faithful);
+      f["within_bound"] = claim ? yes_no(m.within_bound) : "";
+      f["reproducible"] = yes_no(r.reproducible);
+      f["median_s"] = fmt::format("{:.6g}", r.time.median);
+      f["min_s"] = fmt::format("{:.6g}", r.time.min);
+      f["max_s"] = fmt::format("{:.6g}", r.time.max);
+      f["reps"] = std::to_string(r.time.reps);
+      f["ns_per_unit"] = fmt::format("{:.6g}", r.units_per_s > 0 ? 1e9 / r.units_per_s : 0.0);
+      f["baseline"] = r.baseline;
+      f["ratio_to_baseline"] = r.baseline.empty() ? "" : fmt::format("{:.4f}", r.ratio_to_baseline);
     }
-    f.push_back(r.violation);
-    f.push_back(r.error);
-    if (f.size() != kCsvColumns.size()) throw std::logic_error("report_csv: a row without every column");
-    out += csv_record(f);
+    std::vector<std::string> record;
+    for (auto& column : kCsvColumns) record.push_back(f[column]);
+    out += csv_record(record);
   }
   return out;
 }
