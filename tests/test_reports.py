@@ -124,7 +124,8 @@ def check_markdown(text, what):
 
 def check_outputs():
     # bench: every backend present (CUDA: the GPU machine's test run), every family
-    for backend, present in sorted(families_by_backend().items()):
+    by_backend = families_by_backend()
+    for backend, present in sorted(by_backend.items()):
         if backend == "cuda":
             continue
         path = os.path.join(TMP, f"bench_{backend}.json")
@@ -151,6 +152,14 @@ def check_outputs():
             mpi = doc["machine"]["backends"].get("mpi", "")
             if "not started" in mpi or "rank" not in mpi:
                 failures.append(f"mpi report's machine says {mpi!r}")
+
+    # MPI ranks summing on an accelerator: the machine section names it (here PoCL's device)
+    if {"mpi", "opencl"} <= set(by_backend):
+        path = os.path.join(TMP, "bench_mpi_opencl.json")
+        run(["bench", "--backend=mpi", "--algo=superacc", "--inner=opencl", "--json=" + path] + QUICK[1:])
+        doc = check_fresh_report(path, "bench on mpi, inner opencl")
+        if doc and (not doc["machine"].get("devices") or "rank" not in doc["machine"]["backends"]["mpi"]):
+            failures.append(f"mpi (inner opencl) report's machine names no device or no ranks: {doc['machine']}")
 
     # verify, table, compare
     verify = os.path.join(TMP, "verify.json")
