@@ -77,6 +77,22 @@ inline CliRun wait_accsum(pid_t pid, int* signal_out = nullptr) {
 
 inline CliRun accsum_argv(const std::vector<std::string>& args) { return wait_accsum(spawn_accsum(args)); }
 
+// CI's accuracy gate: `accsum <table_args> --json=...` regenerated here and judged against the
+// committed report with `accsum compare --accuracy-only` (speed is not compared: CI is another
+// machine). Any accuracy regression, changed reference or unmatched row fails the test. Returns the
+// table run (its stdout is the table).
+inline CliRun expect_committed_report_reproduced(const std::string& table_args, const std::string& committed) {
+  const std::string fresh = tmpdir() + "/table_now.json";
+  CliRun r = accsum(table_args + " --json=" + fresh);
+  EXPECT_EQ(r.code, 0) << table_args << "\n" << r.err;
+  if (r.code != 0) return r;
+  CliRun c = accsum("compare --accuracy-only " + std::string(ACCSUM_SOURCE_DIR) + "/" + committed + " " + fresh);
+  EXPECT_EQ(c.code, 0) << "accsum " << table_args << " no longer matches " << committed
+                       << " (regenerate it only if the change in accuracy is intended):\n" << c.out << c.err;
+  EXPECT_NE(c.out.find(" 0 only in base, 0 only in new"), std::string::npos) << c.out;
+  return r;
+}
+
 inline int lines(const std::string& s) {
   int n = 0;
   for (char c : s) n += c == '\n';
