@@ -26,7 +26,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RESULTS = os.path.join(ROOT, "results")
 META = os.path.join(RESULTS, "meta.json")
 SKIPPED = 77  # CTest SKIP_RETURN_CODE
-OPEN = re.compile(r"<!-- generated:([a-z0-9-]+) -->")
+OPEN = re.compile(r"<!-- generated:([a-z0-9-]+)((?: [^ >]+)*) -->")
 CLOSE = "<!-- /generated -->"
 
 
@@ -173,10 +173,10 @@ def commands_of(name):
 
 def provenance(*names):
     """One line per source file: command, machine, date, git revision."""
-    lines = []
+    lines = ["Measured by:"]
     for n in names:
         cmds = "; ".join(f"`{c}`" for c in commands_of(n))
-        lines.append(f"Source: [`results/{n}`](results/{n}) — {cmds} on {machine_of(n)}, "
+        lines.append(f"- [`results/{n}`](results/{n}) — {cmds} on {machine_of(n)}, "
                      f"{date_of(n)} (git {git_of(n)}).")
     return lines
 
@@ -597,8 +597,28 @@ def scaling():
     return where(SCALING[0], "scaling", table(head, body)) + [""] + provenance(*SCALING)
 
 
+def figure(png, *more_sources):
+    """A figure with what it shows and how it was drawn: `<!-- generated:figure X.png [more.json ...] -->`."""
+    if png not in meta() or not os.path.exists(os.path.join(RESULTS, png)):
+        raise SystemExit(f"gen_docs: figure results/{png} is missing or has no entry in results/meta.json")
+    what = meta()[png]["what"].removeprefix("figure: ")
+    sources = [source_report(png)] + list(more_sources)
+    script = re.search(r"scripts/\S+\.py", commands_of(png)[0]).group(0)
+    return [f"![{what}](results/{png})", "",
+            f"*{what[0].upper() + what[1:]}.* `make plots` draws it with `{script}`.", ""] + provenance(*sources)
+
+
+def sources(*names):
+    """Provenance of committed files that a page cites as they are: `<!-- generated:sources A B -->`."""
+    for n in names:
+        if n not in meta():
+            raise SystemExit(f"gen_docs: results/{n} has no entry in results/meta.json")
+    return [f"- [`results/{n}`](results/{n}): {meta()[n]['what']} — {'; '.join(f'`{c}`' for c in commands_of(n))} "
+            f"on {machine_of(n)}, {date_of(n)} (git {git_of(n)})." for n in names]
+
+
 BLOCKS = {
-    "headline": headline, "superacc-n": superacc_n, "superacc-ranges": superacc_ranges, "dpsumk-k": dpsumk_k,
+    "sources": sources, "figure": figure, "headline": headline, "superacc-n": superacc_n, "superacc-ranges": superacc_ranges, "dpsumk-k": dpsumk_k,
     "cpu-algorithms": cpu_algorithms, "cpu-superacc": cpu_superacc, "peers-cpu": peers_cpu,
     "accuracy-digits": accuracy_digits, "gemm-front": gemm_front, "ozaki": ozaki, "gemm-cpu": gemm_cpu,
     "moddot-cuda": moddot_cuda, "moddot-cpu": moddot_cpu, "fpe-cuda": fpe_cuda, "fpe-sum-cuda": fpe_sum_cuda,
@@ -628,7 +648,7 @@ def fill_blocks(path):
         name = m.group(1)
         if name not in BLOCKS:
             raise SystemExit(f"gen_docs: {os.path.relpath(path, ROOT)}: unknown block {name}")
-        body = relink(BLOCKS[name](), os.path.dirname(path))
+        body = relink(BLOCKS[name](*m.group(2).split()), os.path.dirname(path))
         out += [text[pos:m.end()], "\n", "\n".join(body), "\n"]
         pos = end
     out.append(text[pos:])
