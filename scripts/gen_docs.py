@@ -660,7 +660,8 @@ def fill_blocks(path):
 
 def run_accsum(accsum, *args):
     env = dict(os.environ, ACCSUM_PROGRESS="0", COLUMNS="100")
-    p = subprocess.run([accsum, *args], capture_output=True, text=True, env=env, timeout=60)
+    # argv[0] "accsum", so that the usage lines do not carry this build's path
+    p = subprocess.run(["accsum", *args], executable=accsum, capture_output=True, text=True, env=env, timeout=60)
     if p.returncode != 0:
         raise SystemExit(f"gen_docs: `accsum {' '.join(args)}` exited {p.returncode}: {p.stderr.strip()[:200]}")
     return p.stdout
@@ -668,9 +669,8 @@ def run_accsum(accsum, *args):
 
 def build_config(accsum):
     """What the help text depends on: the backends and optional libraries compiled into the binary."""
-    entries = json.loads(run_accsum(accsum, "list", "--format=json"))
-    entries = entries.get("algorithms", entries) if isinstance(entries, dict) else entries
-    have = {(e["algo"], b) for e in entries for b in (e["backends"] if "backends" in e else [e["backend"]])}
+    entries = json.loads(run_accsum(accsum, "list", "--format=json"))["algorithms"]
+    have = {(e["algo"], b["backend"]) for e in entries for b in e["backends"]}
     algos = {a for a, _ in have}
     backends = sorted({b for _, b in have}, key=["cpu", "cpu-mt", "cuda", "opencl", "mpi"].index)
     extras = [name for name, present in (("QD", ("fpe-qd-add", "cpu") in have),
@@ -691,7 +691,7 @@ Bad input of any kind is one line on stderr and exit code 2.
 def cli_doc(accsum):
     config = build_config(accsum)
     top = run_accsum(accsum, "--help")
-    subs = re.findall(r"^\s{2}(\w+)\s{2,}", top.split("SUBCOMMANDS:", 1)[-1], re.M)
+    subs = re.findall(r"^\s{2}(\w+)\s{2,}", re.split(r"(?i)subcommands:", top, 1)[-1], re.M)
     if not subs:
         raise SystemExit("gen_docs: `accsum --help` lists no subcommands")
     parts = [CLI_HEAD.format(config=config), "## accsum", "", "```", top.rstrip(), "```", ""]
