@@ -704,8 +704,7 @@ every algorithm whose family the file fits. Bad input of any kind is one line on
 """
 
 
-def cli_doc(accsum):
-    config = build_config(accsum)
+def cli_doc(accsum, config):
     top = run_accsum(accsum, "--help")
     subs = re.findall(r"^\s{2}(\w+)\s{2,}", re.split(r"(?i)subcommands:", top, 1)[-1], re.M)
     if not subs:
@@ -713,7 +712,7 @@ def cli_doc(accsum):
     parts = [CLI_HEAD.format(config=config), "## accsum", "", "```", top.rstrip(), "```", ""]
     for s in subs:
         parts += [f"## accsum {s}", "", "```", run_accsum(accsum, s, "--help").rstrip(), "```", ""]
-    return "\n".join(parts), config
+    return "\n".join(parts)
 
 
 def recorded_config(path):
@@ -780,12 +779,12 @@ def main():
     cli_path = os.path.join(ROOT, "docs", "cli.md")
     cli_skipped = None
     if a.accsum:
-        text, config = cli_doc(a.accsum)
+        config = build_config(a.accsum)
         recorded = recorded_config(cli_path)
         if a.check and recorded is not None and recorded != config:
             cli_skipped = f"docs/cli.md describes a build with {recorded}; this binary has {config}"
         else:
-            wanted[cli_path] = text
+            wanted[cli_path] = cli_doc(a.accsum, config)
 
     stale = []
     for path, text in wanted.items():
