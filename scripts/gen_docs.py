@@ -607,7 +607,7 @@ def figure(png, *more_sources):
     sources = [source_report(png)] + list(more_sources)
     script = re.search(r"scripts/\S+\.py", commands_of(png)[0]).group(0)
     return [f"![{what}](results/{png})", "",
-            f"*{what[0].upper() + what[1:]}.* `make plots` draws it with `{script}`.", ""] + provenance(*sources)
+            f"*Figure: {what}.* `make plots` draws it with `{script}`.", ""] + provenance(*sources)
 
 
 def sources(*names):
