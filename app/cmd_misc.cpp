@@ -32,10 +32,32 @@ int run_gen(const GenArgs& a) {
 }
 
 namespace {
+// The suites `accsum table --suite=` takes for the family, each once: "fpe (5 tables)".
 std::string table_names(const FamilyDescriptor& f) {
+  std::vector<std::pair<std::string, int>> suites;
+  for (auto& t : f.tables) {
+    auto it = std::find_if(suites.begin(), suites.end(), [&](auto& s) { return s.first == t.name; });
+    if (it == suites.end()) suites.push_back({t.name, 1});
+    else ++it->second;
+  }
   std::string s;
-  for (auto& t : f.tables) s += (s.empty() ? "" : ",") + t.name;
+  for (auto& [name, count] : suites)
+    s += (s.empty() ? "" : ", ") + name + (count > 1 ? fmt::format(" ({} tables)", count) : "");
   return s.empty() ? "-" : s;
+}
+
+// The families a new user looks for first come first; others follow in registration order.
+const std::vector<std::string> kListedFirst{"sum", "dot", "gemm", "moddot", "fpe"};
+size_t listing_rank(const std::string& family) {
+  auto it = std::find(kListedFirst.begin(), kListedFirst.end(), family);
+  return static_cast<size_t>(it - kListedFirst.begin());
+}
+std::vector<const FamilyDescriptor*> families_in_listing_order() {
+  std::vector<const FamilyDescriptor*> fs;
+  for (auto& f : families()) fs.push_back(&f);
+  std::stable_sort(fs.begin(), fs.end(),
+                   [](auto* a, auto* b) { return listing_rank(a->name) < listing_rank(b->name); });
+  return fs;
 }
 }  // namespace
 
@@ -45,7 +67,16 @@ int run_list(const std::string& format) {
   json j = json::array();
   std::string text = fmt::format("{:<14} {:<6} {:<18} {:<6} {:<34} {}\n", "algo", "family", "guarantee", "repro",
                                  "backends", "parameters");
-  for (auto& name : reg.algo_names()) {
+  std::vector<std::string> names = reg.algo_names();
+  auto family_of = [&](const std::string& algo) {
+    for (auto& e : reg.entries())
+      if (e.algo == algo) return e.family;
+    return std::string();
+  };
+  std::stable_sort(names.begin(), names.end(), [&](const std::string& a, const std::string& b) {
+    return listing_rank(family_of(a)) < listing_rank(family_of(b));
+  });
+  for (auto& name : names) {
     std::vector<const AlgoEntry*> es;
     for (auto& e : reg.entries())
       if (e.algo == name) es.push_back(&e);
@@ -86,7 +117,8 @@ int run_list(const std::string& format) {
   }
   text += "\nfamilies:\n";
   json jf = json::array();
-  for (auto& f : families()) {
+  for (auto* fp : families_in_listing_order()) {
+    const FamilyDescriptor& f = *fp;
     text += fmt::format("  {:<6} {} | inputs {} | result {} | unit {} | tables {}\n", f.name, f.summary, f.inputs,
                         f.result, f.unit, table_names(f));
     jf.push_back({{"name", f.name}, {"summary", f.summary}, {"inputs", f.inputs}, {"result", f.result},

@@ -72,8 +72,8 @@ int run_table(const TableArgs& a, const std::vector<std::string>& argv) {
     auto cols = columns_of(*suite, fam->name, a.backend);
     if (cols.empty()) continue;
     md += fmt::format("## {}{}\n\n|", fam->name, suite->title.empty() ? "" : ": " + suite->title);
-    for (auto& h : suite->row_head) md += " " + h + " |";
-    for (auto& c : cols) md += " " + c.label + " |";
+    for (auto& h : suite->row_head) md += " " + markdown_cell(h) + " |";
+    for (auto& c : cols) md += " " + markdown_cell(c.label) + " |";
     md += "\n|";
     for (size_t i = 0; i < suite->row_head.size() + cols.size(); ++i) md += " --- |";
     md += "\n";
@@ -82,7 +82,7 @@ int run_table(const TableArgs& a, const std::vector<std::string>& argv) {
       Dataset d = fam->generate(spec);
       RunRecord run = begin_run(d);
       md += "|";
-      for (auto& cell : suite->row_cells(spec, run.reference)) md += " " + cell + " |";
+      for (auto& cell : suite->row_cells(spec, run.reference)) md += " " + markdown_cell(cell) + " |";
       for (auto& c : cols) {
         if (suite->applies && !suite->applies(TableColumn{c.entry->algo, c.params, c.label}, spec)) {
           md += " * |";
@@ -102,7 +102,7 @@ int run_table(const TableArgs& a, const std::vector<std::string>& argv) {
           text = suite->cell(r.metrics) + (r.guarantee_met ? "" : "!");
           if (a.reps > 0) text += fmt::format(", {:.1f} G{}/s", r.units_per_s / 1e9, fam->unit);
         }
-        md += " " + text + (r.error.empty() && timed && !r.guarantee_met ? "!" : "") + " |";
+        md += " " + markdown_cell(text) + (r.error.empty() && timed && !r.guarantee_met ? "!" : "") + " |";
         run.rows.push_back(std::move(r));
       }
       md += "\n";

@@ -72,6 +72,14 @@ struct TableArgs {
 };
 int run_table(const TableArgs& a, const std::vector<std::string>& argv);
 
+struct CompareArgs {
+  std::string base, fresh;  // report files, or directories of them matched by file name
+  std::string format = "table";
+  std::string speed_tolerance = "5%", accuracy_tolerance = "0";
+  bool accuracy_only = false, force = false;
+};
+int run_compare(const CompareArgs& a);
+
 // Shared by the commands: emit `text` to --out or stdout (rank 0 only), `json` to --json
 // (app/output.hpp: files first, together, then stdout; a closed stdout pipe is not an error).
 void emit(const OutArgs& o, const std::string& text, const std::string& json = "");

@@ -57,9 +57,10 @@ const Dataset& permuted(const FamilyDescriptor& f, const Dataset& d) {
 }
 
 TimeStats stats_of(std::vector<double> times) {
+  TimeStats t;
+  t.samples = times;
   std::sort(times.begin(), times.end());
   size_t m = times.size();
-  TimeStats t;
   t.median = m % 2 ? times[m / 2] : 0.5 * (times[m / 2 - 1] + times[m / 2]);
   t.min = times.front();
   t.max = times.back();

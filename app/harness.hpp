@@ -21,6 +21,7 @@ struct MeasureOptions {
 struct TimeStats {
   double median = 0, min = 0, max = 0;
   int reps = 0;
+  std::vector<double> samples;  // every timed repetition, seconds, in the order run (compare's rank test)
 };
 
 struct ResultRow {

@@ -223,6 +223,24 @@ int main(int argc, char** argv) {
   t->add_option("--json", table.out.json, "also write the JSON report here");
   t->add_option("--out,-o", table.out.out, "write the Markdown table here instead of stdout");
 
+  CompareArgs cmp;
+  auto* c = app.add_subcommand("compare",
+                               "judge NEW against BASE (accsum-report/1 files, or directories of them matched by file "
+                               "name): accuracy from the reports' verdicts, speed by a rank test; exit 1 on a regression");
+  c->add_option("BASE", cmp.base, "the reference report (or directory)")->required();
+  c->add_option("NEW", cmp.fresh, "the report (or directory) to judge")->required();
+  c->add_option("--format", cmp.format, "table | json | csv | md")
+      ->check(CLI::IsMember({"table", "json", "csv", "md"}))
+      ->capture_default_str();
+  c->add_option("--speed-tolerance", cmp.speed_tolerance,
+                "smallest change of the median time that is a verdict, when the rank test finds one (0.05 or 5%)")
+      ->capture_default_str();
+  c->add_option("--accuracy-tolerance", cmp.accuracy_tolerance,
+                "growth of the error in ulps allowed before it is a regression (0.5 or 50%; 0: any growth)")
+      ->capture_default_str();
+  c->add_flag("--accuracy-only", cmp.accuracy_only, "judge accuracy only (no speed verdicts)");
+  c->add_flag("--force", cmp.force, "compare speed even when the reports come from different machines");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -255,6 +273,7 @@ int main(int argc, char** argv) {
       return run_gen(gen);
     }
     if (*l) return run_list(list_format);
+    if (*c) return run_compare(cmp);
     if (*i) return run_info(info_n, info_reps);
     if (*t) {
       reject_empty(t, {{"--json", &table.out.json}, {"--out", &table.out.out}});

@@ -4,11 +4,14 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <cstdio>
 #include <fstream>
+#include <map>
+#include <regex>
 #include <sstream>
 #include <thread>
 
@@ -51,6 +54,45 @@ json params_json(const Params& p) {
   return j;
 }
 
+// FNV-1a, 64 bits (Fowler, Noll, Vo): identifies a file's data so that compare matches rows of
+// the same input, whatever its name or format. Not a cryptographic digest.
+class Fnv1a64 {
+ public:
+  void add(const void* p, size_t bytes) {
+    auto* c = static_cast<const unsigned char*>(p);
+    for (size_t i = 0; i < bytes; ++i) h_ = (h_ ^ c[i]) * kPrime;
+  }
+  template <class T>
+  void add_array(const std::vector<T>& v) {
+    const uint64_t count = v.size();  // the length first: x = {a} and y = {} differ from x = {}, y = {a}
+    add(&count, sizeof count);
+    add(v.data(), v.size() * sizeof(T));
+  }
+  uint64_t value() const { return h_; }
+
+ private:
+  static constexpr uint64_t kPrime = 0x100000001b3ull;
+  uint64_t h_ = 0xcbf29ce484222325ull;
+};
+
+}  // namespace
+
+std::string content_hash(const Dataset& d) {
+  Fnv1a64 h;
+  h.add_array(d.x);
+  h.add_array(d.y);
+  h.add_array(d.a);
+  h.add_array(d.b);
+  h.add_array(d.c);
+  for (auto& [k, v] : d.data) {  // e.g. the modulus: the same numbers mod another p are other data
+    const std::string item = k + "=" + v + ";";
+    h.add(item.data(), item.size());
+  }
+  return fmt::format("fnv1a64:{:016x}", h.value());
+}
+
+namespace {
+
 json row_json(const RunRecord& run, const ResultRow& r) {
   const AlgoEntry& e = *r.entry;
   json j;
@@ -85,7 +127,8 @@ json row_json(const RunRecord& run, const ResultRow& r) {
   j["reproducible_checks"] = r.repro_checks;
   j["guarantee_met"] = r.guarantee_met;
   if (!r.violation.empty()) j["violation"] = r.violation;
-  j["time_s"] = {{"median", r.time.median}, {"min", r.time.min}, {"max", r.time.max}, {"reps", r.time.reps}};
+  j["time_s"] = {{"median", r.time.median}, {"min", r.time.min}, {"max", r.time.max}, {"reps", r.time.reps},
+                 {"samples", r.time.samples}};
   j["timer"] = r.device_timed ? "device-events" : "steady-clock";
   j["transfer_s"] = r.transfer_s;
   if (!r.placement.empty()) j["placement"] = r.placement;
@@ -105,6 +148,7 @@ json dataset_json(const RunRecord& run) {
   j["family"] = d.family;
   j["generator"] = d.generator;
   if (!d.source.empty()) j["source"] = d.source;
+  if (d.generator == "file") j["content_hash"] = content_hash(d);
   j["seed"] = d.seed;
   j["n"] = d.n;
   if (d.rows > 0) j["shape"] = {{"rows", d.rows}, {"cols", d.cols}, {"inner", d.inner}};
@@ -140,7 +184,13 @@ json run_json(const RunRecord& run) {
   return r;
 }
 
-json machine_json(const std::vector<std::string>& backends) {
+std::string device_name(const std::string& placement) {
+  static const std::regex device(R"(device [0-9]+ of [0-9]+: (.*?)(, PCI .*)?$)");
+  std::smatch m;
+  return std::regex_search(placement, m, device) ? m[1].str() : "";
+}
+
+json machine_json(const std::vector<std::string>& backends, const std::vector<std::string>& placements) {
   json j;
   char host[256] = {0};
   gethostname(host, sizeof host - 1);
@@ -158,6 +208,22 @@ json machine_json(const std::vector<std::string>& backends) {
     }
   }
   j["backends"] = b;
+  // The accelerators the rows ran on, every MPI rank's included ("rank r on HOST: ..." lines are
+  // per host and device; lines without a rank are this host's), one name per device.
+  std::vector<std::string> seen;
+  json devices = json::array();
+  for (auto& line : placements) {
+    const std::string name = device_name(line);
+    if (name.empty()) continue;
+    static const std::regex ranked(R"(^rank [0-9]+ on ([^:]*): [^ ]+ (device .*)$)");
+    std::smatch m;
+    const std::string where = std::regex_search(line, m, ranked) ? m[1].str() + " " + m[2].str()
+                                                                 : std::string(host) + " " + line;
+    if (std::find(seen.begin(), seen.end(), where) != seen.end()) continue;
+    seen.push_back(where);
+    devices.push_back(name);
+  }
+  j["devices"] = devices;
   return j;
 }
 
@@ -223,47 +289,113 @@ std::string report_table(const RunRecord& run) {
   return out.str();
 }
 
+std::string markdown_cell(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '|') out += "\\|";
+    else if (c == '\n' || c == '\r') out += ' ';
+    else out += c;
+  }
+  return out;
+}
+
 std::string report_markdown(const RunRecord& run) {
   std::ostringstream out;
-  out << "**" << dataset_line(run) << "**\n\n";
+  std::string title;
+  for (char c : dataset_line(run)) title += c == '|' ? std::string("\\|") : std::string(1, c);
+  out << "**" << title << "**\n\n";
   auto head = Cols{}.head;
   out << "|";
-  for (auto& h : head) out << " " << h << " |";
+  for (auto& h : head) out << " " << markdown_cell(h) << " |";
   out << "\n|";
   for (size_t i = 0; i < head.size(); ++i) out << " --- |";
   out << "\n";
   for (auto& r : run.rows) {
     out << "|";
     auto cells = row_cells(r);
-    for (size_t i = 0; i < head.size(); ++i) out << " " << (i < cells.size() ? cells[i] : "") << " |";
+    for (size_t i = 0; i < head.size(); ++i) out << " " << (i < cells.size() ? markdown_cell(cells[i]) : "") << " |";
     out << "\n";
   }
   out << "\n";
   return out.str();
 }
 
-std::string csv_header() {
-  return "family,n,dist,range,cond,seed,algo,backend,params,guarantee,value_hex,exact_hex,abs_err,rel_err,ulps,digits,"
-         "correctly_rounded,within_bound,reproducible,guarantee_met,median_s,min_s,max_s,reps,ns_per_unit,"
-         "ratio_to_baseline,error\n";
+namespace {
+// The CSV columns, the same for every family and every row (a failed run leaves its measurements
+// empty). Columns are only ever added at the end, so scripts that read by position keep working.
+const std::vector<std::string> kCsvColumns{
+    "family",  "n",        "dist",     "range",        "cond",         "seed",          "algo",
+    "backend", "params",   "guarantee", "value_hex",   "exact_hex",    "abs_err",       "rel_err",
+    "ulps",    "digits",   "correctly_rounded", "within_bound", "reproducible", "guarantee_met", "median_s",
+    "min_s",   "max_s",    "reps",     "ns_per_unit",  "ratio_to_baseline", "error",    "shape",
+    "data_params", "content_hash", "faithful", "baseline", "violation"};
+const char* yes_no(bool b) { return b ? "true" : "false"; }
+}  // namespace
+
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
+  std::string out = "\"";
+  for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
 }
 
+std::string csv_record(const std::vector<std::string>& fields) {
+  std::string out;
+  for (size_t i = 0; i < fields.size(); ++i) out += (i ? "," : "") + csv_field(fields[i]);
+  return out + "\r\n";
+}
+
+std::string csv_header() { return csv_record(kCsvColumns); }
+
 std::string report_csv(const RunRecord& run) {
-  std::ostringstream out;
+  std::string out;
   const Dataset& d = *run.dataset;
+  std::string data_params;
+  for (auto& [k, v] : d.data) data_params += (data_params.empty() ? "" : " ") + k + "=" + v;
   for (auto& r : run.rows) {
-    const Metrics& m = r.metrics;
-    const bool claim = m.has_bound && m.outside_domain.empty();
-    out << fmt::format("{},{},{},{},{},{},{},{},\"{}\",{},{},{},{},{},{},{:.2f},{},{},{},{},{:.6g},{:.6g},{:.6g},{},{:.6g},{:.4f},\"{}\"\n",
-                       d.family, d.n, d.generator, d.range, json_number_or_string(run.reference.cond), d.seed,
-                       r.entry->algo, r.entry->backend, params_str(r.params), to_string(r.entry->guarantee), m.hex,
-                       run.reference.hex, json_number_or_string(m.abs_err), json_number_or_string(m.rel_err),
-                       json_number_or_string(m.ulps), m.digits, m.correctly_rounded,
-                       claim ? (m.within_bound ? "true" : "false") : "", r.reproducible, r.guarantee_met,
-                       r.time.median, r.time.min, r.time.max, r.time.reps,
-                       r.units_per_s > 0 ? 1e9 / r.units_per_s : 0.0, r.ratio_to_baseline, r.error);
+    std::map<std::string, std::string> f{
+        {"family", d.family},
+        {"n", std::to_string(d.n)},
+        {"dist", d.generator},
+        {"range", d.range > 0 ? fmt::format("{:g}", d.range) : ""},
+        {"cond", json_number_or_string(run.reference.cond)},
+        {"seed", std::to_string(d.seed)},
+        {"algo", r.entry->algo},
+        {"backend", r.entry->backend},
+        {"params", params_str(r.params)},
+        {"guarantee", to_string(r.entry->guarantee)},
+        {"exact_hex", run.reference.hex},
+        {"guarantee_met", yes_no(r.guarantee_met)},
+        {"error", r.error},
+        {"shape", d.rows > 0 ? fmt::format("{}x{}x{}", d.rows, d.cols, d.inner) : ""},
+        {"data_params", data_params},
+        {"content_hash", d.generator == "file" ? content_hash(d) : ""},
+        {"violation", r.violation}};
+    if (r.error.empty()) {  // a failed run has no measurements: their cells stay empty
+      const Metrics& m = r.metrics;
+      const bool claim = m.has_bound && m.outside_domain.empty();
+      f["value_hex"] = m.hex;
+      f["abs_err"] = json_number_or_string(m.abs_err);
+      f["rel_err"] = json_number_or_string(m.rel_err);
+      f["ulps"] = json_number_or_string(m.ulps);
+      f["digits"] = fmt::format("{:.2f}", m.digits);
+      f["correctly_rounded"] = yes_no(m.correctly_rounded);
+      f["faithful"] = yes_no(m.faithful);
+      f["within_bound"] = claim ? yes_no(m.within_bound) : "";
+      f["reproducible"] = yes_no(r.reproducible);
+      f["median_s"] = fmt::format("{:.6g}", r.time.median);
+      f["min_s"] = fmt::format("{:.6g}", r.time.min);
+      f["max_s"] = fmt::format("{:.6g}", r.time.max);
+      f["reps"] = std::to_string(r.time.reps);
+      f["ns_per_unit"] = fmt::format("{:.6g}", r.units_per_s > 0 ? 1e9 / r.units_per_s : 0.0);
+      f["baseline"] = r.baseline;
+      f["ratio_to_baseline"] = r.baseline.empty() ? "" : fmt::format("{:.4f}", r.ratio_to_baseline);
+    }
+    std::vector<std::string> record;
+    for (auto& column : kCsvColumns) record.push_back(f[column]);
+    out += csv_record(record);
   }
-  return out.str();
+  return out;
 }
 
 // Both kept for callers; the policy (symlinks, devices, FIFOs, temporary files) is app/output.hpp.

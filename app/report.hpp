@@ -40,12 +40,25 @@ class Reporters {
 };
 
 // The parts of a report, for the reporters and for commands with their own summary text.
-nlohmann::json machine_json(const std::vector<std::string>& backends);
+// The machine: host, CPU, the backends' descriptions, and `devices`: the name of every accelerator
+// named in `placements` (the rows' placement lines, every MPI rank's).
+nlohmann::json machine_json(const std::vector<std::string>& backends, const std::vector<std::string>& placements = {});
+// "NVIDIA H200" of a placement line such as "rank 1 on node7: cuda device 1 of 2: NVIDIA H200, PCI
+// 0000:1b:00.0" or "device 0 of 1: ..."; "" when the line names no device.
+std::string device_name(const std::string& placement);
+// Identifies a dataset's numbers (x, y, matrices, data parameters): "fnv1a64:<16 hex digits>".
+std::string content_hash(const Dataset& d);
 nlohmann::json run_json(const RunRecord& run);
 std::string report_table(const RunRecord& run);     // console
 std::string report_markdown(const RunRecord& run);
 std::string csv_header();
 std::string report_csv(const RunRecord& run);
+// RFC 4180: a field quoted when it holds a comma, a double quote or a line break (quotes doubled);
+// a record is its fields joined by commas, ended by CRLF.
+std::string csv_field(const std::string& text);
+std::string csv_record(const std::vector<std::string>& fields);
+// A Markdown table cell: '|' escaped, line breaks as spaces.
+std::string markdown_cell(const std::string& text);
 
 // Fails early (UsageError) when path cannot be written, before any long run.
 void check_writable(const std::string& path);

@@ -1,4 +1,5 @@
 // The reporters: each receives a dataset's rows when they are complete and writes its format.
+#include <algorithm>
 #include <iostream>
 
 #include "app/commands.hpp"
@@ -53,18 +54,23 @@ class TextReporter : public Reporter {
 class JsonReporter : public Reporter {
  public:
   JsonReporter(std::string path, const std::vector<std::string>& argv, const std::vector<std::string>& backends)
-      : sink_(std::move(path)) {
+      : sink_(std::move(path)), backends_(backends) {
     doc_["schema"] = "accsum-report/1";
     doc_["tool"] = {{"name", "accsum"}, {"version", ACCSUM_VERSION}, {"git", ACCSUM_GIT_REV}};
-    doc_["machine"] = machine_json(backends);
     doc_["command"] = argv;
     runs_ = json::array();
   }
   void dataset_done(const RunRecord& run) override {
     runs_.push_back(run_json(run));
-    for (auto& r : run.rows) all_met_ &= r.guarantee_met;
+    for (auto& r : run.rows) {
+      all_met_ &= r.guarantee_met;
+      for (auto& line : r.placement)
+        if (std::find(placements_.begin(), placements_.end(), line) == placements_.end()) placements_.push_back(line);
+    }
   }
   void finish(std::vector<OutputItem>& files) override {
+    // After the runs: backends describe what they started and bound (MPI's ranks, the devices).
+    doc_["machine"] = machine_json(backends_, placements_);
     // One dataset: its keys at the top level too, so simple scripts read doc["results"].
     if (runs_.size() == 1)
       for (const char* k : {"dataset", "reference", "results"}) doc_[k] = runs_[0][k];
@@ -77,6 +83,7 @@ class JsonReporter : public Reporter {
 
  private:
   TextSink sink_;
+  std::vector<std::string> backends_, placements_;
   json doc_, runs_;
   bool all_met_ = true;
 };

@@ -151,7 +151,10 @@ Registrar reg_backend(BackendInfo{
     "mpi", "MPI ranks, each summing a slice with an inner backend; superaccumulators merged by MPI_Allreduce",
     [] { return true; }, [] { return eft_self_test(); },
     [] {
-      return library_version() + (started() ? ", " + std::to_string(size()) + " ranks" : ", not started yet");
+      // Reports describe the machine after the run: ranks once an mpi row started MPI. Each
+      // rank's device is in the rows' placement and the report's machine.devices.
+      return library_version() + (started() ? ", " + std::to_string(size()) + (size() == 1 ? " rank" : " ranks")
+                                            : " (MPI not initialised: no mpi row ran)");
     }});
 
 Registrar reg_sum(AlgoEntry("sum", "superacc", "mpi",

@@ -1,0 +1,284 @@
+// accsum compare end to end: a report against itself, against edited copies (a value moved off
+// the correctly rounded result, times scaled, another machine, a row gone), and bad inputs.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "tests/cli_run.hpp"
+
+using namespace cli_test;
+using nlohmann::json;
+
+namespace {
+
+void write_file(const std::string& path, const std::string& text) {
+  std::ofstream f(path, std::ios::binary);
+  f << text;
+}
+
+// A report of the cpu backend with a correctly rounded row (superacc), 10 repetitions each.
+const json& base_report() {
+  static const json doc = [] {
+    const std::string path = tmpdir() + "/cmp_base.json";
+    CliRun r = accsum("bench --algo=superacc,sumk --backend=cpu --n=2000 --reps=10 --warmup=0 --K=2 --json=" + path);
+    EXPECT_EQ(r.code, 0) << r.err;
+    return json::parse(slurp(path));
+  }();
+  return doc;
+}
+
+json& row_of(json& doc, const std::string& algo) {
+  for (auto& r : doc["runs"][0]["results"])
+    if (r["algo"] == algo) return r;
+  ADD_FAILURE() << "no row " << algo;
+  static json none;
+  return none;
+}
+
+// Fixed times, so the rank test sees exactly the intended change: 1.00 ms .. 1.09 ms.
+void set_samples(json& row, double scale) {
+  json s = json::array();
+  for (int i = 0; i < 10; ++i) s.push_back(1e-3 * (1 + 0.01 * i) * scale);
+  row["time_s"]["samples"] = s;
+  row["time_s"]["median"] = 1.045e-3 * scale;
+  row["time_s"]["min"] = 1e-3 * scale;
+  row["time_s"]["max"] = 1.09e-3 * scale;
+  row["time_s"]["reps"] = 10;
+}
+
+std::string save(const json& doc, const std::string& name) {
+  const std::string path = tmpdir() + "/" + name;
+  write_file(path, doc.dump(1));
+  return path;
+}
+
+// Base and new with the same fixed samples everywhere; `edit` changes the new one.
+template <class Edit>
+CliRun compare_edited(Edit edit, const std::string& options = "", double base_scale = 1.0) {
+  json base = base_report(), fresh = base_report();
+  for (auto* d : {&base, &fresh})
+    for (auto& r : (*d)["runs"][0]["results"]) set_samples(r, base_scale);
+  edit(fresh);
+  return accsum("compare " + save(base, "b.json") + " " + save(fresh, "n.json") + " " + options);
+}
+
+}  // namespace
+
+TEST(Compare, AReportAgainstItselfHasNoChanges) {
+  const std::string path = save(base_report(), "self.json");
+  CliRun r = accsum("compare " + path + " " + path);
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("no changes"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("OK: 0 regression(s)"), std::string::npos) << r.out;
+  // The bench wrote a sample per repetition, and compare judged the speed of every row.
+  for (auto& row : base_report()["results"]) EXPECT_EQ(row["time_s"]["samples"].size(), 10u) << row["algo"];
+  EXPECT_EQ(r.out.find("not judged"), std::string::npos) << r.out;
+}
+
+TEST(Compare, AValueMovedOffTheCorrectlyRoundedResultIsARegression) {
+  // Only the value is edited (the stale flags still say correctly rounded): compare checks the
+  // value against the report's exact reference.
+  CliRun r = compare_edited([](json& d) {
+    json& row = row_of(d, "superacc");
+    const double v = std::strtod(row["value_hex"].get<std::string>().c_str(), nullptr);
+    char hex[64];
+    std::snprintf(hex, sizeof hex, "%a", std::nextafter(v, INFINITY));
+    row["value_hex"] = hex;
+  });
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("superacc@cpu"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("correct rounding lost"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("REGRESSION"), std::string::npos) << r.out;
+}
+
+TEST(Compare, BrokenGuaranteeAndGrownErrorAreRegressions) {
+  CliRun r = compare_edited([](json& d) {
+    json& row = row_of(d, "superacc");
+    row["guarantee_met"] = false;
+    row["violation"] = "not correctly-rounded";
+    json& sumk = row_of(d, "sumk");
+    sumk["ulps"] = sumk["ulps"].get<double>() + 3;
+  });
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find("guarantee broken"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("error grew"), std::string::npos) << r.out;
+}
+
+TEST(Compare, AccuracyToleranceAllowsASmallGrowth) {
+  json base = base_report(), fresh = base_report();
+  row_of(base, "sumk")["ulps"] = 2.0;
+  row_of(fresh, "sumk")["ulps"] = 2.5;
+  const std::string b = save(base, "tol_b.json"), n = save(fresh, "tol_n.json");
+  CliRun strict = accsum("compare --accuracy-only " + b + " " + n);
+  EXPECT_EQ(strict.code, 1) << strict.out;
+  EXPECT_NE(strict.out.find("error grew"), std::string::npos) << strict.out;
+  CliRun tolerant = accsum("compare --accuracy-only --accuracy-tolerance=50% " + b + " " + n);
+  EXPECT_EQ(tolerant.code, 0) << tolerant.out;
+  EXPECT_NE(tolerant.out.find("error within tolerance"), std::string::npos) << tolerant.out;
+}
+
+TEST(Compare, SamplesScaledByOneAndAHalfAreSlower) {
+  CliRun r = compare_edited([](json& d) { set_samples(row_of(d, "sumk"), 1.5); });
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("sumk@cpu [K=2"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("slower"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("+50.0 %"), std::string::npos) << r.out;
+  // The rank test's p-value is printed: 10 against 10, no overlap (scipy: 0.00018267...).
+  EXPECT_NE(r.out.find("0.00018"), std::string::npos) << r.out;
+}
+
+TEST(Compare, SamplesScaledByOnePercentAreNoVerdict) {
+  // scipy.stats.mannwhitneyu(x, 1.01 * x): U = 36.5, p = 0.3256; and +1 % is below the 5 % tolerance.
+  CliRun r = compare_edited([](json& d) { set_samples(row_of(d, "sumk"), 1.01); });
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_EQ(r.out.find("slower"), std::string::npos) << r.out;
+  // ... unless the tolerance is below the change and the change is significant.
+  CliRun faster = compare_edited([](json& d) { set_samples(row_of(d, "sumk"), 0.5); });
+  EXPECT_EQ(faster.code, 0) << faster.out;
+  EXPECT_NE(faster.out.find("faster"), std::string::npos) << faster.out;
+}
+
+TEST(Compare, ReportsOfTwoMachinesSkipSpeedWithANote) {
+  auto other_machine = [](json& d) {
+    d["machine"]["cpu"] = "Another CPU";
+    set_samples(row_of(d, "sumk"), 1.5);
+  };
+  CliRun r = compare_edited(other_machine);
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("speed not compared"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Another CPU"), std::string::npos) << r.out;
+  CliRun forced = compare_edited(other_machine, "--force");
+  EXPECT_EQ(forced.code, 1) << forced.out;
+  EXPECT_NE(forced.out.find("slower"), std::string::npos) << forced.out;
+  // Accuracy is still judged across machines.
+  CliRun acc = compare_edited([&](json& d) {
+    other_machine(d);
+    row_of(d, "superacc")["correctly_rounded"] = false;
+  });
+  EXPECT_EQ(acc.code, 1) << acc.out;
+  EXPECT_NE(acc.out.find("correct rounding lost"), std::string::npos) << acc.out;
+}
+
+TEST(Compare, TooFewSamplesAreNotJudged) {
+  CliRun r = compare_edited([](json& d) {
+    json& row = row_of(d, "sumk");
+    row["time_s"]["samples"] = json::array({5e-3, 5e-3, 5e-3});
+  });
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("1 not judged (fewer than 5 repetitions on a side)"), std::string::npos) << r.out;
+  CliRun off = compare_edited([](json& d) { set_samples(row_of(d, "sumk"), 1.5); }, "--accuracy-only");
+  EXPECT_EQ(off.code, 0) << off.out;
+  EXPECT_NE(off.out.find("--accuracy-only"), std::string::npos) << off.out;
+}
+
+TEST(Compare, UnmatchedRowsAreListed) {
+  CliRun r = compare_edited([](json& d) {
+    auto& rows = d["runs"][0]["results"];
+    for (size_t i = 0; i < rows.size(); ++i)
+      if (rows[i]["algo"] == "sumk") rows.erase(i);
+    json extra = row_of(d, "superacc");
+    extra["params"]["fpe"] = 99;
+    rows.push_back(extra);
+  });
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find("only in base"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("only in new"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("fpe=99"), std::string::npos) << r.out;
+}
+
+TEST(Compare, MachineReadableFormatsParse) {
+  auto slower = [](json& d) { set_samples(row_of(d, "sumk"), 1.5); };
+  CliRun j = compare_edited(slower, "--format=json");
+  EXPECT_EQ(j.code, 1);
+  const json doc = json::parse(j.out);
+  EXPECT_EQ(doc["schema"], "accsum-compare/1");
+  EXPECT_EQ(doc["regressions"], 1);
+  ASSERT_EQ(doc["changes"].size(), 1u);
+  EXPECT_EQ(doc["changes"][0]["verdict"], "slower");
+  // scipy.stats.mannwhitneyu(x, 1.5 * x) for these samples: U = 0, p = 0.00018267179110955002
+  EXPECT_NEAR(doc["changes"][0]["p_value"].get<double>(), 0.00018267179110955002, 1e-12);
+  EXPECT_EQ(lines(j.err), 1) << j.err;  // the summary, on stderr
+  CliRun c = compare_edited(slower, "--format=csv");
+  EXPECT_EQ(c.code, 1);
+  EXPECT_EQ(c.out.find("file,row,aspect,old,new,delta,p_value,verdict,regression,detail\r\n"), 0u) << c.out;
+  CliRun m = compare_edited(slower, "--format=md");
+  EXPECT_NE(m.out.find("| row | aspect |"), std::string::npos) << m.out;
+  EXPECT_NE(m.out.find("\\| "), std::string::npos) << "the row's '|' is escaped: " << m.out;
+}
+
+TEST(Compare, DirectoriesAreMatchedByFileName) {
+  const std::string b = tmpdir() + "/cmp_dir_base", n = tmpdir() + "/cmp_dir_new";
+  mkdir(b.c_str(), 0755);
+  mkdir(n.c_str(), 0755);
+  write_file(b + "/a.json", base_report().dump());
+  write_file(n + "/a.json", base_report().dump());
+  write_file(b + "/notes.json", "{\"what\": \"not a report\"}");
+  write_file(n + "/notes.json", "{\"what\": \"not a report\"}");
+  CliRun same = accsum("compare " + b + " " + n);
+  EXPECT_EQ(same.code, 0) << same.out << same.err;
+  EXPECT_NE(same.out.find("notes.json: skipped"), std::string::npos) << same.out;
+  write_file(b + "/gone.json", base_report().dump());
+  CliRun gone = accsum("compare " + b + " " + n);
+  EXPECT_EQ(gone.code, 1) << gone.out;
+  EXPECT_NE(gone.out.find("gone.json"), std::string::npos) << gone.out;
+}
+
+TEST(Compare, BadInputIsOneLineAndExitTwo) {
+  const std::string good = save(base_report(), "good.json");
+  expect_usage_error("compare /nonexistent/base.json " + good, "nonexistent");
+  expect_usage_error("compare " + good + " /nonexistent/new.json", "nonexistent");
+  const std::string truncated = tmpdir() + "/truncated.json";
+  write_file(truncated, base_report().dump().substr(0, 200));
+  expect_usage_error("compare " + good + " " + truncated, "not valid JSON");
+  const std::string other = tmpdir() + "/other.json";
+  write_file(other, "{\"schema\": \"accsum-peers/1\", \"runs\": []}");
+  expect_usage_error("compare " + other + " " + good, "not an accsum-report/1 document");
+  const std::string no_rows = tmpdir() + "/no_rows.json";
+  write_file(no_rows, "{\"schema\": \"accsum-report/1\", \"runs\": [{\"dataset\": {}, \"reference\": {}}]}");
+  expect_usage_error("compare " + good + " " + no_rows, "results");
+  expect_usage_error("compare " + good + " " + tmpdir(), "both");
+  expect_usage_error("compare " + good + " /dev/null", "neither");
+  expect_usage_error("compare " + good + " " + good + " --speed-tolerance=-1", "speed-tolerance");
+  expect_usage_error("compare " + good + " " + good + " --speed-tolerance=5%%", "speed-tolerance");
+  expect_usage_error("compare " + good, "NEW");
+}
+
+TEST(Compare, FileInputsAreMatchedByContentNotName) {
+  const std::string a = tmpdir() + "/in_a.npy", b = tmpdir() + "/in_b.npy", c = tmpdir() + "/in_c.npy";
+  ASSERT_EQ(accsum("gen --n=500 --seed=3 -o " + a).code, 0);
+  ASSERT_EQ(accsum("gen --n=500 --seed=3 -o " + b).code, 0);
+  ASSERT_EQ(accsum("gen --n=500 --seed=4 -o " + c).code, 0);
+  auto report = [](const std::string& input, const std::string& name) {
+    const std::string path = tmpdir() + "/" + name;
+    CliRun r = accsum("bench --algo=superacc --backend=cpu --reps=1 --input=" + input + " --json=" + path);
+    EXPECT_EQ(r.code, 0) << r.err;
+    return path;
+  };
+  const std::string ra = report(a, "in_a.json"), rb = report(b, "in_b.json"), rc = report(c, "in_c.json");
+  const json doc = json::parse(slurp(ra));
+  EXPECT_EQ(doc["dataset"]["content_hash"].get<std::string>().rfind("fnv1a64:", 0), 0u) << doc["dataset"];
+  CliRun same = accsum("compare --accuracy-only " + ra + " " + rb);
+  EXPECT_EQ(same.code, 0) << same.out;
+  EXPECT_NE(same.out.find(" 0 only in base, 0 only in new"), std::string::npos) << same.out;
+  CliRun other = accsum("compare --accuracy-only " + ra + " " + rc);
+  EXPECT_EQ(other.code, 1) << other.out;
+  EXPECT_NE(other.out.find("only in base"), std::string::npos) << other.out;
+}
+
+TEST(Compare, ListNamesFamiliesAndSuitesOnce) {
+  CliRun l = accsum("list");
+  ASSERT_EQ(l.code, 0) << l.err;
+  EXPECT_EQ(l.out.find("fpe,fpe"), std::string::npos) << l.out;
+  const size_t families = l.out.find("\nfamilies:\n");
+  ASSERT_NE(families, std::string::npos);
+  const std::string tail = l.out.substr(families);
+  EXPECT_LT(tail.find("  sum "), tail.find("  dot ")) << tail;
+  EXPECT_LT(tail.find("  dot "), tail.find("  gemm ")) << tail;
+  // The first algorithm listed is of the sum family.
+  const std::string first = l.out.substr(l.out.find('\n') + 1);
+  EXPECT_NE(first.substr(0, first.find('\n')).find(" sum "), std::string::npos) << first.substr(0, 200);
+}
