@@ -4,7 +4,7 @@ JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 ACCSUM = $(BUILD)/bin/accsum
 
-.PHONY: all deps configure build run test bench verify plots clean asan test-asan fuzz
+.PHONY: all deps configure build run test bench verify plots docs clean asan test-asan fuzz
 
 all: build
 
@@ -60,17 +60,22 @@ bench: build
 verify: build
 	$(ACCSUM) verify
 
-# Figures from the committed GPU JSON (results/README.md says where each came from).
+# Every figure the docs show, redrawn from the committed reports under results/ (results/README.md
+# says where each came from). `make docs` regenerates the measured tables, docs/cli.md and the index.
 plots: deps
-	python3 scripts/plot_superacc.py results/superacc_cuda_sum_n.json --range 1 --out results/superacc_cuda_sum
-	python3 scripts/plot_superacc.py results/superacc_cuda_sum_ranges.json --params adaptive=0 --out results/superacc_cuda_sum
-	python3 scripts/plot_superacc.py results/superacc_cuda_dot_ranges.json --params adaptive=0 --out results/superacc_cuda_dot
+	python3 scripts/plot_superacc.py results/superacc_cuda_sum_n.json --range 1 --only n --out results/superacc_cuda_sum
+	python3 scripts/plot_superacc.py results/superacc_cuda_sum_ranges.json --params adaptive=0 --only range --out results/superacc_cuda_sum
+	python3 scripts/plot_superacc.py results/superacc_cuda_dot_ranges.json --params adaptive=0 --only range --out results/superacc_cuda_dot
+	python3 scripts/plot_ratio_n.py results/superacc_n_sum_h200.json results/superacc_n_dot_h200.json --range 1 -o results/superacc_n_ratio.png
 	python3 scripts/plot_dpsumk.py results/dpsumk_sum_sweep.json results/dpsumk_dot_sweep.json -o results/dpsumk_throughput.png
 	python3 scripts/plot_moddot.py results/moddot_table_cpu_time.json -o results/moddot_cpu_time.png
+	python3 scripts/plot_moddot.py results/moddot_table_cuda_h200.json -o results/moddot_cuda_time_h200.png
 	python3 scripts/plot_fpe.py results/fpe_table_cpu.json -o results/fpe_tables_cpu.png
-	if [ -f results/fpe_tables_cuda.json ]; then python3 scripts/plot_fpe.py results/fpe_tables_cuda.json -o results/fpe_tables_cuda.png; fi
-	if [ -f results/superacc_n_sum_h200.json ]; then python3 scripts/plot_ratio_n.py $(wildcard results/superacc_n_*_h200.json) --range 1 --before results/superacc_cuda_sum_n.json -o results/superacc_n_ratio.png; fi
-	python3 scripts/plot_gemm.py results/gemm_front_h200.json results/ozaki_uniform_n8192_h200.json results/ozaki13_uniform-sym_n8192_h200.json results/ozaki13_uniform_n16384_h200.json -o results/gemm_front.png
+	python3 scripts/plot_fpe.py results/fpe_tables_cuda.json -o results/fpe_tables_cuda.png
+	python3 scripts/plot_gemm.py results/gemm_front_auto_h200.json results/ozaki_packed_uniform_n8192_h200.json results/ozaki13_uniform_n16384_h200.json -o results/gemm_front.png
+
+docs: build
+	python3 scripts/gen_docs.py --accsum $(ACCSUM)
 
 clean:
 	rm -rf $(BUILD)

@@ -5,7 +5,7 @@
 //  fused: one pass over the input (fused_lanes(n) lanes, two per thread, 16-byte loads, the
 //         lanes' TwoSums as two_sum_ordered), then one or two small launches merging the block
 //         states; the root state is flushed on the host. Measured on an H200 at n = 2^28:
-//         0.99x / 0.97x CUB (sum, K = 2 / 3), 1.00x / 1.00x cuBLAS ddot (results/dpsumk_notes.md).
+//         0.99x / 0.97x CUB (sum, K = 2 / 3), 1.00x / 1.00x cuBLAS ddot (results/dpsumk_{sum,dot}_2e28.json).
 //  tree : K-1 DPSum passes (DPDot + K-2 for a dot), then DPRed, each a few launches (one per
 //         kSegment-fold of the tree), over a work copy of the terms.
 #include <algorithm>
