@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "app/output.hpp"
 #include "app/select.hpp"
 #include "core/family.hpp"
 
@@ -75,8 +76,14 @@ int run_table(const TableArgs& a, const std::vector<std::string>& argv);
 // Shared by the commands: emit `text` to --out or stdout (rank 0 only), `json` to --json
 // (app/output.hpp: files first, together, then stdout; a closed stdout pipe is not an error).
 void emit(const OutArgs& o, const std::string& text, const std::string& json = "");
-// Checks --json and --out before any long run: writable, distinct, not the input file.
-void check_outputs(const OutArgs& o, const std::string& input = "");
+// Checks --json and --out before any long run: writable, distinct, and none of `inputs` (every
+// file the run reads: input_files below, and any other file a command is given).
+void check_outputs(const OutArgs& o, const std::vector<NamedPath>& inputs = {});
 bool progress_enabled();  // stderr is a terminal and this is rank 0
+class Reporters;
+// A run stopped by `why` part way: the datasets already reported are written, marked
+// incomplete (app/report.hpp Reporters::finish_incomplete); a failure to write joins `why`.
+void keep_completed(Reporters& out, const std::string& why, std::vector<OutputItem> files = {},
+                    const std::string& summary = "");
 
 }  // namespace accsum::cli
