@@ -16,6 +16,7 @@
 #include "app/parse.hpp"
 #include "app/progress.hpp"
 #include "app/report.hpp"
+#include "datasets/npy_input.hpp"
 
 namespace accsum::cli {
 

@@ -107,6 +107,11 @@ int run_verify(const VerifyArgs& a, const std::vector<std::string>& argv) {
               continue;
             }
           }
+          if (a.dry_run) {  // the cases counted, nothing run or judged
+            for (auto& s : sel)
+              if (s.entry->family == fam.name) tally[s.entry].cases += static_cast<int>(s.param_sets.size());
+            continue;
+          }
           RunRecord run = begin_run(d);
           for (auto& s : sel) {
             if (s.entry->family != fam.name) continue;

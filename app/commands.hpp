@@ -46,6 +46,7 @@ struct VerifyArgs {
   std::string algo = "all";
   std::string backend = "all";
   bool full = false;
+  bool dry_run = false;  // count each algorithm's cases without running them
   int seeds = 0;  // 0 = default for the mode
   ParamLists params;
   OutArgs out;

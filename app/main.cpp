@@ -155,7 +155,8 @@ void add_param_options(CLI::App* cmd, ParamLists& p, std::vector<std::string>& g
 void merge_generic(ParamLists& p, const std::vector<std::string>& generic) {
   for (auto& g : generic) {
     auto eq = g.find('=');
-    if (eq == std::string::npos || eq == 0) throw accsum::UsageError("--param expects name=value, got '" + g + "'");
+    if (eq == std::string::npos || eq == 0 || eq + 1 == g.size())
+      throw accsum::UsageError("--param expects name=value with a non-empty value, got '" + g + "'");
     const std::string name = g.substr(0, eq);
     if (p.count(name))
       throw accsum::UsageError("parameter '" + name + "' is given twice (--" + name + " and --param, or --param twice)");
@@ -200,6 +201,8 @@ int main(int argc, char** argv) {
   v->add_option("--algo", verify.algo, "algorithms (comma list or all)")->capture_default_str();
   v->add_option("--backend", verify.backend, "backends (comma list or all present)")->capture_default_str();
   v->add_flag("--full", verify.full, "the long sweep (more sizes, ranges, conditions and seeds)");
+  v->add_flag("--dry-run", verify.dry_run,
+              "make the datasets and count each algorithm's cases without running them (exit 1 if one has none)");
   v->add_option("--seeds", verify.seeds, "seeds per case, 1 .. 1000 (default 2, or 5 with --full)")
       ->check(CLI::Range(1, 1000));
   add_param_options(v, verify.params, verify_generic);

@@ -31,7 +31,7 @@ const int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
 bool g_force = false;  // --force: write-protected regular files may be replaced
 
 // How long an output FIFO is waited for a reader before the write is refused.
-constexpr int kFifoReaderWaitMs = 5000;
+constexpr int kFifoReaderWaitMs = 2000;
 
 extern "C" void on_fatal_signal(int sig) {
   for (int i = 0; i < kSlots; ++i)

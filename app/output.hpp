@@ -11,7 +11,7 @@
 //       refused unless --force (set_force_overwrite).
 //   character device (/dev/null, a terminal) or FIFO: written through (no temporary file, no
 //       truncation); a write error (ENOSPC on /dev/full, EPIPE) is one line and exit 2. A FIFO
-//       is opened without blocking: with no reader for 5 s the write is refused (exit 2).
+//       is opened without blocking: with no reader for 2 s the write is refused (exit 2).
 //   a file size limit (ulimit -f): SIGXFSZ is ignored, so EFBIG is a write error like ENOSPC.
 //   /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N: written to the process's open
 //       descriptor itself (its offset shared with the shell's redirection), never reopened.

@@ -169,7 +169,8 @@ Dataset read_gemm_npy(const std::string& spec) {
       throw UsageError("'" + *p + "': the gemm family reads .npy files (--input=A.npy,B.npy)");
   // Both headers judged before any data is read: the shapes agree and the product fits.
   const NpyHeader ha = peek_npy_header(pa), hb = peek_npy_header(pb);
-  if (ha.shape.size() == 2 && hb.shape.size() == 2 && ha.count > 0 && hb.count > 0) {
+  if (ha.descr == "<f4" && hb.descr == "<f4" && ha.shape.size() == 2 && hb.shape.size() == 2 && ha.count > 0 &&
+      hb.count > 0) {
     if (ha.shape[1] != hb.shape[0])
       throw UsageError("inner dimensions disagree: A is " + std::to_string(ha.shape[0]) + "x" + std::to_string(ha.shape[1]) +
                        ", B is " + std::to_string(hb.shape[0]) + "x" + std::to_string(hb.shape[1]));
