@@ -133,9 +133,13 @@ int run_info(const std::string& n_str, int reps) {
   // The yardstick: the baselines of the families flagged for it, on uniform [-1, 1) data.
   std::vector<std::unique_ptr<Dataset>> data;
   std::vector<RunRecord> runs;
+  double held = 0;  // every probe's data is held at once
   for (auto& f : families())
     if (f.info_probe) {
-      data.push_back(std::make_unique<Dataset>(f.generate(GenSpec{"uniform-sym", f.name, n, 1, 1e16, 1e16, {}})));
+      const GenSpec spec{"uniform-sym", f.name, n, 1, 1e16, 1e16, {}};
+      held += spec_bytes(f, spec);
+      check_data_memory(f, held);  // before anything is allocated
+      data.push_back(std::make_unique<Dataset>(f.generate(spec)));
       runs.push_back(begin_run(*data.back()));
     }
   for (auto& b : registry().backend_names()) {

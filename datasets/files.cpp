@@ -64,6 +64,7 @@ Dataset read_npy(const std::string& path, const std::string& family) {
       fail(path, "shape " + npy_shape_text(s) + " is not a sum dataset; expected (n,), (1, n) or (n, 1)");
   }
   if (n <= 0) fail(path, "holds no data (shape " + npy_shape_text(s) + ")");
+  require_npy_data(in, h);
   Dataset d;
   d.family = family;
   d.n = n;

@@ -66,6 +66,7 @@ std::vector<float> read_matrix(const std::string& path, int64_t& rows, int64_t& 
   if (rows < 1 || cols < 1) npy_fail(path, "shape " + shape + " holds no data");
   if (rows > INT_MAX || cols > INT_MAX || static_cast<double>(rows) * cols * 4 > physical_bytes() / 4)
     npy_fail(path, "shape " + shape + " is too large");
+  require_npy_data(in, h);
   const size_t n = static_cast<size_t>(rows * cols);
   std::vector<float> raw(n);
   in.read(raw.data(), n * 4);

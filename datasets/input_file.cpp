@@ -157,19 +157,17 @@ std::string read_dict(InFile& in) {
   return dict;
 }
 
-NpyHeader header_of(InFile& in, bool check_data) {
-  NpyHeader h = parse_dict(in.path, read_dict(in));
-  if (!check_data || h.itemsize == 0) return h;  // the family refuses the dtype by name
+}  // namespace
+
+void require_npy_data(const InFile& in, const NpyHeader& h) {
+  if (h.itemsize == 0) fail(in.path, "npy dtype '" + h.descr + "' has no item size");
   const uint64_t need = sat_mul(h.count, h.itemsize), have = in.remaining();
   if (need > have)
     fail(in.path, "truncated: shape " + npy_shape_text(h.shape) + " needs " + byte_count_text(need) +
                       " of data, the file has " + std::to_string(have));
   if (need < have)
     fail(in.path, std::to_string(have - need) + " bytes follow the data of shape " + npy_shape_text(h.shape));
-  return h;
 }
-
-}  // namespace
 
 uint64_t sat_mul(uint64_t a, uint64_t b) {
   uint64_t r;
@@ -233,11 +231,11 @@ double input_memory_bytes(const std::string& spec) {
   return total;
 }
 
-NpyHeader read_npy_header(InFile& in) { return header_of(in, true); }
+NpyHeader read_npy_header(InFile& in) { return parse_dict(in.path, read_dict(in)); }
 
 NpyHeader peek_npy_header(const std::string& path) {
   InFile in(path);
-  return header_of(in, false);
+  return read_npy_header(in);
 }
 
 std::string read_text_input(const std::string& path) {

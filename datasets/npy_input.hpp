@@ -43,9 +43,12 @@ struct NpyHeader {
 };
 
 // Reads the preamble and header of `in` (at its start), leaving `in` at the first data byte.
-// Refuses a header longer than kNpyMaxHeaderBytes (before reading it), a malformed or truncated
-// header, a shape whose byte count exceeds 2^64, and a data length other than count * itemsize.
+// Refuses a header longer than kNpyMaxHeaderBytes (before reading it) and a malformed or
+// truncated header. The family then judges dtype, order and shape, and calls require_npy_data.
 NpyHeader read_npy_header(InFile& in);
+// Refuses a data length other than count * itemsize (computed saturating: a shape whose bytes
+// exceed 2^64 says so) and a dtype without an item size; `in` stays at the first data byte.
+void require_npy_data(const InFile& in, const NpyHeader& h);
 // The header of the .npy file at path, without reading its data (memory pre-checks).
 NpyHeader peek_npy_header(const std::string& path);
 

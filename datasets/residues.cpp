@@ -44,6 +44,7 @@ std::vector<std::vector<double>> read_npy_columns(const std::string& path, uint6
   const bool rows = !one_column && s[1] != 2;  // (2, n): x then y
   const int64_t n = rows ? s[1] : s[0], cols = one_column ? 1 : 2;
   if (n > kMaxResidues) fail(path, "shape " + shape + " is too large (at most 2^36 entries per vector)");
+  require_npy_data(in, h);
   std::vector<std::vector<double>> out(cols, std::vector<double>(n));
   std::vector<uint64_t> buf;
   const int64_t total = n * cols, chunk = 1 << 16;

@@ -140,6 +140,7 @@ TEST(IoRules, EveryFamilyAndSubcommandRefusesWhatCannotFitBeforeAllocating) {
   expect_refused(accsum("gen --n=2^50 -o " + d + "/s.npy"), "bytes", "gen sum");
   expect_refused(accsum("table --suite=moddot --n=2^36"), "bytes", "table moddot");
   expect_refused(accsum("table --suite=kfold --n=2^50"), "bytes", "table kfold");
+  expect_refused(accsum("info --n=2^50"), "bytes", "info");
   // A file input is judged from its size (a sparse 1 TiB .bin) and its header, never read.
   const std::string big = d + "/big.bin";
   int fd = open(big.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);

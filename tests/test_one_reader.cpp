@@ -111,8 +111,10 @@ TEST(OneReader, ShapeArithmeticNeverWraps) {
   // 2^62 elements of 8 bytes: 2^65 bytes, once printed as "needs 0 bytes".
   const std::string p = put("huge.npy", npy("{'descr': '<f8', 'fortran_order': False, 'shape': (4611686018427387904,), }"));
   expect_usage_error([&] { accsum::read_dataset(p, "sum"); }, "needs more than 2^64 bytes");
-  const std::string q = put("huge2.npy", npy("{'descr': '<i8', 'fortran_order': False, 'shape': (4294967296, 4294967296), }"));
-  expect_usage_error([&] { accsum::read_residues(q); }, "more than 2^64 bytes");
+  const std::string q = put("huge2.npy", npy("{'descr': '<i8', 'fortran_order': False, 'shape': (4611686018427387904, 2), }"));
+  expect_usage_error([&] { accsum::read_residues(q); }, "too large");
+  const std::string g = put("huge3.npy", npy(f4_matrix_dict("(4294967296, 4294967296)")));
+  expect_usage_error([&] { accsum::read_gemm_npy(g + "," + g); }, "below 2^31");
   const std::string r = put("big.npy", npy("{'descr': '<f8', 'fortran_order': False, 'shape': (1099511627776,), }"));
   expect_usage_error([&] { accsum::read_dataset(r, "sum"); }, "needs 8796093022208 bytes");
   EXPECT_EQ(accsum::sat_mul(uint64_t(1) << 62, 8), UINT64_MAX);
