@@ -123,6 +123,9 @@ NpyHeader parse_dict(const std::string& path, const std::string& dict) {
     while (p < end && std::isspace(static_cast<unsigned char>(*p))) ++p;
     if (p < end && *p != ',') fail(path, "npy shape '" + shape + "' is not a tuple of sizes");
   }
+  // Python's "(2)" is the number 2: a tuple of one size is written "(2,)".
+  if (h.shape.size() == 1 && shape.find(',') == std::string::npos)
+    fail(path, "npy shape '" + shape + "' is not a tuple (one size is written '(n,)')");
   return h;
 }
 

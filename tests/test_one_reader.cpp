@@ -85,8 +85,9 @@ TEST(OneReader, RefusesTheSameHostileNpyForEveryFamily) {
   const std::string dict = "{'descr': '<f8', 'fortran_order': False, 'shape': (4,), }";
   every_family_refuses("magic.npy", "\x93NUMPX" + npy(dict).substr(6), "bad magic");
   // Cut right after 'descr': (once an internal error in the gemm reader).
-  std::string cut = "\x93NUMPY\x01\x00";
+  std::string cut = "\x93NUMPY\x01";
   const std::string cut_dict = "{'descr':";
+  cut += '\0';
   cut += static_cast<char>(cut_dict.size());
   cut += '\0';
   every_family_refuses("cut.npy", cut + cut_dict, "malformed");
