@@ -10,11 +10,7 @@ import argparse
 import json
 from collections import defaultdict
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-from report_io import ScriptError, check_outputs, load_report, run_main, save_figure, write_text  # noqa: E402,F401
+from report_io import ScriptError, check_outputs, load_report, plt, run_main, save_figure, write_text  # noqa: E402,F401
 
 LABELS = {
     "fpe-add-safe": "Safe (Alg. 1)",

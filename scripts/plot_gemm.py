@@ -8,11 +8,7 @@ Usage: scripts/plot_gemm.py REPORT.json [REPORT.json ...] [--dist uniform] -o re
 import argparse
 import json
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-from report_io import ScriptError, check_outputs, load_report, run_main, save_figure, write_text  # noqa: E402,F401
+from report_io import ScriptError, check_outputs, load_report, plt, run_main, save_figure, write_text  # noqa: E402,F401
 
 
 def runs(doc):

@@ -53,6 +53,19 @@ def load_report(path):
     return doc
 
 
+class _Pyplot:
+    """matplotlib.pyplot (Agg backend), imported on first use: a refused input costs no import."""
+
+    def __getattr__(self, name):
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as pyplot
+        return getattr(pyplot, name)
+
+
+plt = _Pyplot()
+
+
 def same_file(a, b):
     try:
         return os.path.samefile(a, b)
