@@ -127,7 +127,7 @@ TEST(OneReader, ShapeArithmeticNeverWraps) {
 TEST(OneReader, EachFamilyDecidesItsDtypeAndShape) {
   const std::string f8 = put("f8.npy", npy("{'descr': '<f8', 'fortran_order': False, 'shape': (2, 2), }", std::string(32, '\0')));
   EXPECT_EQ(accsum::read_dataset(f8, "dot").n, 2);
-  const std::string good_b = dir() + "/good_b.npy";
+  const std::string good_b = put("good_b.npy", npy(f4_matrix_dict("(1, 1)"), std::string(4, '\0')));
   expect_usage_error([&] { accsum::read_gemm_npy(f8 + "," + good_b); }, "is not float32");
   expect_usage_error([&] { accsum::read_residues(f8); }, "not supported for residues");
   const std::string m = put("m.npy", npy(f4_matrix_dict("(1, 1)"), std::string(4, '\0')));
