@@ -151,6 +151,12 @@ TEST(IoRules, EveryFamilyAndSubcommandRefusesWhatCannotFitBeforeAllocating) {
   expect_refused(accsum("bench " + kCpu + "--input=" + big), "bytes", "a 1 TiB raw file, every family");
   put(d + "/big.npy", npy_zeros("<f8", "(1099511627776,)", 0, 8));
   expect_refused(accsum("bench --algo=naive " + kCpu + "--input=" + d + "/big.npy"), "bytes", "a 2^40 .npy header");
+  // The other families' files, through the same judgement: moddot text has the limit of sum text.
+  ASSERT_EQ(rename(big.c_str(), (d + "/big.txt").c_str()), 0);
+  expect_refused(accsum("bench --algo=moddot-gmp " + kCpu + "--input=" + d + "/big.txt"), "bytes", "1 TiB moddot text");
+  put(d + "/bigA.npy", npy_zeros("<f4", "(1048576, 1048576)", 0, 4));
+  expect_refused(accsum("bench --algo=sgemm " + kCpu + "--input=" + d + "/bigA.npy," + d + "/bigA.npy"), "bytes",
+                 "gemm headers of 2^40 entries");
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_LT(secs, 60) << "refusals must come before any allocation or read";
 }
