@@ -16,10 +16,19 @@
 #include "app/parse.hpp"
 #include "app/progress.hpp"
 #include "app/report.hpp"
+#include "datasets/npy_input.hpp"
 
 namespace accsum::cli {
 
 bool progress_enabled() { return isatty(2) && process_rank() == 0; }
+
+void keep_completed(Reporters& out, const std::string& why, std::vector<OutputItem> files, const std::string& summary) {
+  try {
+    out.finish_incomplete(why, std::move(files), summary);
+  } catch (const UsageError& e) {
+    throw UsageError(why + " (and the completed rows could not be written: " + e.what() + ")");
+  }
+}
 
 void emit(const OutArgs& o, const std::string& text, const std::string& json) {
   if (process_rank() != 0) return;
@@ -98,7 +107,7 @@ int run_bench(const BenchArgs& a, const std::vector<std::string>& argv) {
   auto sel = select(a.algo, a.backend, a.params, /*add_baselines=*/true);
   if (a.reps < 1 || a.reps > 100000) throw UsageError("--reps must be in [1, 100000]");
   if (a.warmup < 0 || a.warmup > 1000) throw UsageError("--warmup must be in [0, 1000]");
-  check_outputs(a.out, a.data.input);
+  check_outputs(a.out, input_files(a.data.input));
   const bool by_index = a.generate == "by-index";
   if (by_index) {
     if (!a.data.input.empty()) throw UsageError("--generate=by-index makes generated data; it cannot read --input");
@@ -111,32 +120,62 @@ int run_bench(const BenchArgs& a, const std::vector<std::string>& argv) {
     if (!a.data.input.empty() && !option_for_files(name))
       throw UsageError("--input cannot be combined with --" + name + " (the file is the data)");
 
-  Reporters out(a.out, argv, backends_of(sel));
   MeasureOptions opt{a.reps, a.warmup, !a.no_repro_check};
-  bool ok = true;
-  if (!a.data.input.empty()) {
-    auto inputs = read_input_families(a.data.input, a.data.options, fams, a.algo == "all");
-    int64_t total = 0;
-    for (auto& d : inputs) total += rows_of(sel, d->family);
-    Progress progress("bench", total);
-    for (auto& d : inputs) {
-      check_run_memory(sel, family(d->family), family(d->family).bytes(*d), 0, opt.repro_check);
-      ok &= bench_dataset(*d, sel, opt, out, progress);
-    }
-  } else {
-    int64_t total = 0;
-    for (auto* f : fams) total += rows_of(sel, f->name) * static_cast<int64_t>(specs_of(a.data, *f).size());
-    Progress progress("bench", total);
+  // The whole run is checked before anything runs (app/memcheck.hpp): every point of the sweep,
+  // one dataset alive at a time; an input file is judged from its size and header, not read.
+  std::vector<std::pair<const FamilyDescriptor*, GenSpec>> plan;
+  if (a.data.input.empty()) {
     for (auto* f : fams)
       for (auto& spec : specs_of(a.data, *f)) {
         if (by_index && !f->generate_by_index)
           throw UsageError("--generate=by-index: the " + f->name + " family's data cannot be made by index");
-        // One dataset alive at a time: the pre-check (app/memcheck.hpp) is per dataset.
-        if (!by_index) check_run_memory(sel, *f, 0, f->input_bytes ? f->input_bytes(spec) : 0, opt.repro_check);
+        if (!by_index) check_run_memory(sel, *f, 0, spec_bytes(*f, spec), opt.repro_check);
+        plan.push_back({f, spec});
+      }
+  } else {
+    const double bytes = input_memory_bytes(a.data.input);
+    for (auto* f : fams) check_run_memory(sel, *f, 0, bytes, opt.repro_check);
+  }
+
+  Reporters out(a.out, argv, backends_of(sel));
+  bool ok = true;
+  int64_t total = 0;
+  if (a.data.input.empty())
+    for (auto& [f, spec] : plan) total += rows_of(sel, f->name);
+  else
+    for (auto* f : fams) total += rows_of(sel, f->name);
+  Progress progress("bench", total);
+  try {
+    if (!a.data.input.empty()) {
+      // Each family's reading of the file, one at a time (read, measured, freed).
+      std::string first_error;
+      int fitted = 0;
+      for (auto* f : fams) {
+        std::unique_ptr<Dataset> d;
+        try {
+          d = read_input(a.data.input, a.data.options, *f);
+        } catch (const UsageError& e) {
+          if (a.algo != "all") throw;  // an explicit --algo list: every family must fit
+          if (first_error.empty()) first_error = e.what();
+          continue;
+        }
+        ++fitted;
+        ok &= bench_dataset(*d, sel, opt, out, progress);
+      }
+      if (fitted == 0 && !fams.empty()) throw UsageError(first_error);
+    } else {
+      for (auto& [f, spec] : plan) {
         progress.status(fmt::format("generating {} n={} {}", f->name, format_size(spec.n), spec.dist));
         Dataset d = by_index ? f->generate_by_index(spec) : f->generate(spec);
         ok &= bench_dataset(d, sel, opt, out, progress);
       }
+    }
+  } catch (const UsageError& e) {
+    keep_completed(out, e.what());  // the rows measured so far are written, marked incomplete
+    throw;
+  } catch (const std::bad_alloc&) {
+    keep_completed(out, "out of memory");
+    throw;
   }
   out.finish();
   return ok ? 0 : 1;

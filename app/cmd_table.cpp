@@ -11,6 +11,7 @@
 
 #include "app/commands.hpp"
 #include "app/harness.hpp"
+#include "app/memcheck.hpp"
 #include "app/parse.hpp"
 #include "app/progress.hpp"
 #include "app/report.hpp"
@@ -66,49 +67,60 @@ int run_table(const TableArgs& a, const std::vector<std::string>& argv) {
   bool all_met = true;
   int64_t rows = 0;
   for (auto [fam, suite] : suites) rows += static_cast<int64_t>(suite->rows(n, a.seed).size());
+  // Every row of every table fits before any is made (app/memcheck.hpp); one dataset at a time.
+  for (auto [fam, suite] : suites)
+    if (!columns_of(*suite, fam->name, a.backend).empty())
+      for (auto& spec : suite->rows(n, a.seed)) check_data_memory(*fam, spec_bytes(*fam, spec));
   Progress progress("table", rows);
   const MeasureOptions timing{std::max(1, a.reps), a.reps > 0 ? 2 : 0, false};
-  for (auto [fam, suite] : suites) {
-    auto cols = columns_of(*suite, fam->name, a.backend);
-    if (cols.empty()) continue;
-    md += fmt::format("## {}{}\n\n|", fam->name, suite->title.empty() ? "" : ": " + suite->title);
-    for (auto& h : suite->row_head) md += " " + markdown_cell(h) + " |";
-    for (auto& c : cols) md += " " + markdown_cell(c.label) + " |";
-    md += "\n|";
-    for (size_t i = 0; i < suite->row_head.size() + cols.size(); ++i) md += " --- |";
-    md += "\n";
-    for (auto& spec : suite->rows(n, a.seed)) {
-      progress.tick(fam->name + " " + spec.dist);
-      Dataset d = fam->generate(spec);
-      RunRecord run = begin_run(d);
-      md += "|";
-      for (auto& cell : suite->row_cells(spec, run.reference)) md += " " + markdown_cell(cell) + " |";
-      for (auto& c : cols) {
-        if (suite->applies && !suite->applies(TableColumn{c.entry->algo, c.params, c.label}, spec)) {
-          md += " * |";
-          continue;
+  try {
+    for (auto [fam, suite] : suites) {
+      auto cols = columns_of(*suite, fam->name, a.backend);
+      if (cols.empty()) continue;
+      md += fmt::format("## {}{}\n\n|", fam->name, suite->title.empty() ? "" : ": " + suite->title);
+      for (auto& h : suite->row_head) md += " " + markdown_cell(h) + " |";
+      for (auto& c : cols) md += " " + markdown_cell(c.label) + " |";
+      md += "\n|";
+      for (size_t i = 0; i < suite->row_head.size() + cols.size(); ++i) md += " --- |";
+      md += "\n";
+      for (auto& spec : suite->rows(n, a.seed)) {
+        progress.tick(fam->name + " " + spec.dist);
+        Dataset d = fam->generate(spec);
+        RunRecord run = begin_run(d);
+        md += "|";
+        for (auto& cell : suite->row_cells(spec, run.reference)) md += " " + markdown_cell(cell) + " |";
+        for (auto& c : cols) {
+          if (suite->applies && !suite->applies(TableColumn{c.entry->algo, c.params, c.label}, spec)) {
+            md += " * |";
+            continue;
+          }
+          const bool timed = static_cast<bool>(suite->timed_cell);
+          const int reps = timed ? (c.reps > 0 ? c.reps : suite->reps) : timing.reps;
+          ResultRow r = measure_entry(*c.entry, c.params, run, timed ? MeasureOptions{reps, reps > 1 ? 1 : 0, false} : timing);
+          if (timed && reps < suite->reps && r.error.empty() && r.time.median < kShortRunSeconds)  // cheap after all
+            r = measure_entry(*c.entry, c.params, run, MeasureOptions{suite->reps, 1, false});
+          all_met &= r.guarantee_met;
+          std::string text = "error";
+          if (r.error.empty() && timed) {
+            const double ref_s = run.rows.empty() ? r.time.median : run.rows.front().time.median;
+            text = suite->timed_cell(r.metrics, CellTime{r.time.median, r.transfer_s, ref_s, r.units_per_s});
+          } else if (r.error.empty()) {
+            text = suite->cell(r.metrics) + (r.guarantee_met ? "" : "!");
+            if (a.reps > 0) text += fmt::format(", {:.1f} G{}/s", r.units_per_s / 1e9, fam->unit);
+          }
+          md += " " + markdown_cell(text) + (r.error.empty() && timed && !r.guarantee_met ? "!" : "") + " |";
+          run.rows.push_back(std::move(r));
         }
-        const bool timed = static_cast<bool>(suite->timed_cell);
-        const int reps = timed ? (c.reps > 0 ? c.reps : suite->reps) : timing.reps;
-        ResultRow r = measure_entry(*c.entry, c.params, run, timed ? MeasureOptions{reps, reps > 1 ? 1 : 0, false} : timing);
-        if (timed && reps < suite->reps && r.error.empty() && r.time.median < kShortRunSeconds)  // cheap after all
-          r = measure_entry(*c.entry, c.params, run, MeasureOptions{suite->reps, 1, false});
-        all_met &= r.guarantee_met;
-        std::string text = "error";
-        if (r.error.empty() && timed) {
-          const double ref_s = run.rows.empty() ? r.time.median : run.rows.front().time.median;
-          text = suite->timed_cell(r.metrics, CellTime{r.time.median, r.transfer_s, ref_s, r.units_per_s});
-        } else if (r.error.empty()) {
-          text = suite->cell(r.metrics) + (r.guarantee_met ? "" : "!");
-          if (a.reps > 0) text += fmt::format(", {:.1f} G{}/s", r.units_per_s / 1e9, fam->unit);
-        }
-        md += " " + markdown_cell(text) + (r.error.empty() && timed && !r.guarantee_met ? "!" : "") + " |";
-        run.rows.push_back(std::move(r));
+        md += "\n";
+        reporters.dataset_done(run);
       }
       md += "\n";
-      reporters.dataset_done(run);
     }
-    md += "\n";
+  } catch (const UsageError& e) {
+    // The rows made so far are kept: the table so far, marked incomplete, and the JSON.
+    md += std::string("\nINCOMPLETE: the table stopped early: ") + e.what() + "\n";
+    keep_completed(reporters, e.what(), {{a.out.out, md}}, a.out.out.empty() ? md : "");
+    throw;
   }
   progress.finish();
   md += all_met ? "Every result is within its algorithm's proven bound.\n"

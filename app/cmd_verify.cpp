@@ -17,6 +17,9 @@ namespace accsum::cli {
 
 namespace {
 
+// An integer parameter swept by verify without a choice list has at most this many values.
+constexpr long long kMaxSweptRange = 16;
+
 struct Tally {
   const AlgoEntry* entry = nullptr;
   int cases = 0, violations = 0, errors = 0;
@@ -30,14 +33,26 @@ std::string case_label(const VerifyCase& c, int64_t n, int seed) {
   return s;
 }
 
-// Every choice of each string parameter the user left open (twoprod fma|dekker, variant
-// tree|fused, ...): a guarantee must hold for each of them.
+// Every choice of each parameter the user left open that changes the numerics (twoprod
+// fma|dekker, variant tree|fused, renormalize 0..1, ...): a guarantee must hold for each. An
+// integer parameter without a choice list sweeps its range [min, max].
+std::vector<std::string> choices_of(const ParamSpec& spec) {
+  if (!spec.choices.empty()) return spec.choices;
+  std::vector<std::string> range;
+  if (spec.is_int && spec.max >= spec.min && spec.max - spec.min < kMaxSweptRange)
+    for (long long v = spec.min; v <= spec.max; ++v) range.push_back(std::to_string(v));
+  return range;
+}
+
 void expand_choices(Selection& s, const ParamLists& given) {
   for (auto& spec : s.entry->params) {
     if (!spec.verify_every_choice || given.count(spec.name)) continue;
+    const auto choices = choices_of(spec);
+    if (choices.empty())  // a registration error: the sweep would be empty
+      throw std::logic_error(s.entry->algo + ": parameter " + spec.name + " is swept by verify but has no values");
     std::vector<Params> next;
     for (auto& base : s.param_sets)
-      for (auto& c : spec.choices) {
+      for (auto& c : choices) {
         Params p = base;
         p[spec.name] = c;
         next.push_back(p);
@@ -52,7 +67,6 @@ int run_verify(const VerifyArgs& a, const std::vector<std::string>& argv) {
   auto sel = select(a.algo, a.backend, a.params, /*add_baselines=*/false);
   for (auto& s : sel) expand_choices(s, a.params);
   check_outputs(a.out);
-  if (a.seeds > 1000) throw UsageError("--seeds must be at most 1000");
   const int seeds = a.seeds > 0 ? a.seeds : (a.full ? 5 : 2);
   MeasureOptions opt{1, 0, true};
   OutArgs json_only;
@@ -93,6 +107,11 @@ int run_verify(const VerifyArgs& a, const std::vector<std::string>& argv) {
               continue;
             }
           }
+          if (a.dry_run) {  // the cases counted, nothing run or judged
+            for (auto& s : sel)
+              if (s.entry->family == fam.name) tally[s.entry].cases += static_cast<int>(s.param_sets.size());
+            continue;
+          }
           RunRecord run = begin_run(d);
           for (auto& s : sel) {
             if (s.entry->family != fam.name) continue;
@@ -116,20 +135,25 @@ int run_verify(const VerifyArgs& a, const std::vector<std::string>& argv) {
   }
 
   progress.finish();
-  int violations = 0;
+  int violations = 0, untested = 0;
   std::string text = fmt::format("{:<14} {:<8} {:<26} {:>7} {:>10} {:>11} {:>10}  {}\n", "algo", "backend", "guarantee",
                                  "cases", "violations", "worst ulps", "min digits", "first violation");
   for (auto& s : sel) {
     Tally& t = tally[s.entry];
     violations += t.violations;
+    if (t.cases == 0) {  // a verify that checked nothing cannot pass
+      ++untested;
+      if (t.first_violation.empty()) t.first_violation = "UNTESTED: no case ran";
+    }
     text += fmt::format("{:<14} {:<8} {:<26} {:>7} {:>10} {:>11} {:>10.1f}  {}\n", s.entry->algo, s.entry->backend,
                         std::string(to_string(s.entry->guarantee)) + (s.entry->reproducible ? "+repro" : ""), t.cases,
                         t.violations, json_number_or_string(t.worst_ulps), t.min_digits, t.first_violation);
   }
   text += fmt::format("{} result(s) broke their guarantee; {} generator case(s) skipped (n too small for them)\n",
                       violations, skipped);
+  if (untested) text += fmt::format("{} algorithm(s) ran no case: verify fails\n", untested);
   reporters.finish({{a.out.out, text}}, a.out.out.empty() ? text : "");
-  return violations ? 1 : 0;
+  return violations || untested ? 1 : 0;
 }
 
 }  // namespace accsum::cli

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "app/output.hpp"
 #include "app/select.hpp"
 #include "core/family.hpp"
 
@@ -45,6 +46,7 @@ struct VerifyArgs {
   std::string algo = "all";
   std::string backend = "all";
   bool full = false;
+  bool dry_run = false;  // count each algorithm's cases without running them
   int seeds = 0;  // 0 = default for the mode
   ParamLists params;
   OutArgs out;
@@ -83,8 +85,14 @@ int run_compare(const CompareArgs& a);
 // Shared by the commands: emit `text` to --out or stdout (rank 0 only), `json` to --json
 // (app/output.hpp: files first, together, then stdout; a closed stdout pipe is not an error).
 void emit(const OutArgs& o, const std::string& text, const std::string& json = "");
-// Checks --json and --out before any long run: writable, distinct, not the input file.
-void check_outputs(const OutArgs& o, const std::string& input = "");
+// Checks --json and --out before any long run: writable, distinct, and none of `inputs` (every
+// file the run reads: input_files below, and any other file a command is given).
+void check_outputs(const OutArgs& o, const std::vector<NamedPath>& inputs = {});
 bool progress_enabled();  // stderr is a terminal and this is rank 0
+class Reporters;
+// A run stopped by `why` part way: the datasets already reported are written, marked
+// incomplete (app/report.hpp Reporters::finish_incomplete); a failure to write joins `why`.
+void keep_completed(Reporters& out, const std::string& why, std::vector<OutputItem> files = {},
+                    const std::string& summary = "");
 
 }  // namespace accsum::cli

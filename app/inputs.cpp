@@ -1,6 +1,6 @@
 #include "app/inputs.hpp"
 
-#include "app/output.hpp"
+#include "datasets/npy_input.hpp"
 
 namespace accsum::cli {
 
@@ -16,22 +16,18 @@ Dataset read_one(const FamilyDescriptor& fam, const std::string& path, const Par
 }
 }  // namespace
 
-std::vector<std::unique_ptr<Dataset>> read_input_families(const std::string& path, const Params& options,
-                                                          const std::vector<const FamilyDescriptor*>& families,
-                                                          bool skip_unfit) {
-  std::vector<std::unique_ptr<Dataset>> out;
-  std::string first_error;
-  for (auto* fam : families) {
-    try {
-      out.push_back(std::make_unique<Dataset>(read_one(*fam, path, options)));
-      out.back()->source = utf8_safe(path);  // the report's JSON text must be UTF-8
-    } catch (const UsageError& e) {
-      if (!skip_unfit) throw;
-      if (first_error.empty()) first_error = e.what();
-    }
-  }
-  if (out.empty() && !families.empty()) throw UsageError(first_error);
+std::vector<NamedPath> input_files(const std::string& input) {
+  if (input.empty()) return {};
+  std::vector<NamedPath> out;
+  for (auto& p : input_paths(input)) out.push_back({"--input", p});
+  if (out.size() > 1) out.push_back({"--input", input});
   return out;
+}
+
+std::unique_ptr<Dataset> read_input(const std::string& path, const Params& options, const FamilyDescriptor& family) {
+  auto d = std::make_unique<Dataset>(read_one(family, path, options));
+  d->source = utf8_safe(path);  // the report's JSON text must be UTF-8
+  return d;
 }
 
 }  // namespace accsum::cli

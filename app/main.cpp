@@ -18,6 +18,7 @@
 #include "app/inputs.hpp"
 #include "app/output.hpp"
 #include "core/family.hpp"
+#include "core/limits.hpp"
 #include "core/placement.hpp"
 #include "core/registry.hpp"
 
@@ -41,17 +42,34 @@ void add_seed_option(CLI::App* cmd, uint64_t& seed) {
       ->default_str(std::to_string(seed));
 }
 
-// Options that must not be given empty (--json= would silently write nothing).
-void reject_empty(CLI::App* cmd, std::initializer_list<std::pair<const char*, const std::string*>> opts) {
-  for (auto& [name, value] : opts)
-    if (cmd->count(name) && value->empty()) throw accsum::UsageError(std::string(name) + " needs a non-empty value");
+// No option of any subcommand takes an empty value. "--json=" is refused before CLI11 sees it
+// (it would take the next argument as the value); "--json ''" by a validator on every option.
+std::string empty_option_in(int argc, char** argv) {
+  for (int k = 1; k < argc; ++k) {
+    const std::string a = argv[k];
+    if (a == "--") break;
+    const bool long_eq = a.size() > 3 && a.compare(0, 2, "--") == 0 && a.back() == '=' && a.find('=') == a.size() - 1;
+    const bool short_eq = a.size() == 3 && a[0] == '-' && a[1] != '-' && a[2] == '=';
+    if (long_eq || short_eq) return a.substr(0, a.size() - 1);
+  }
+  return "";
+}
+
+void refuse_empty_values(CLI::App& app) {
+  const CLI::Validator non_empty([](std::string& v) { return v.empty() ? std::string("an empty value is not allowed") : ""; },
+                                 "", "NON_EMPTY");
+  for (CLI::App* cmd : app.get_subcommands([](CLI::App*) { return true; }))
+    for (CLI::Option* o : cmd->get_options([](CLI::Option* o) { return o->get_type_size() != 0; })) o->check(non_empty);
+}
+
+// --force on every command that writes files: write-protected outputs are replaced.
+void add_force_option(CLI::App* cmd) {
+  cmd->add_flag_callback("--force", [] { set_force_overwrite(true); },
+                         "replace output files that are write-protected (mode 0444); refused without it");
 }
 
 // Options a mode ignores are errors, not silently dropped.
 void reject_ignored_data_options(CLI::App* cmd, const DataArgs& d, bool is_gen) {
-  reject_empty(cmd, {{"--input", &d.input}, {"--n", &d.n}, {"--dist", &d.dist}});
-  for (auto& [name, value] : d.options)
-    if (value.empty()) throw accsum::UsageError("--" + name + " needs a non-empty value");
   if (is_gen) {
     if (cmd->count("--input")) throw accsum::UsageError("gen generates data: --input is not an option of gen");
     return;
@@ -137,7 +155,8 @@ void add_param_options(CLI::App* cmd, ParamLists& p, std::vector<std::string>& g
 void merge_generic(ParamLists& p, const std::vector<std::string>& generic) {
   for (auto& g : generic) {
     auto eq = g.find('=');
-    if (eq == std::string::npos || eq == 0) throw accsum::UsageError("--param expects name=value, got '" + g + "'");
+    if (eq == std::string::npos || eq == 0 || eq + 1 == g.size())
+      throw accsum::UsageError("--param expects name=value with a non-empty value, got '" + g + "'");
     const std::string name = g.substr(0, eq);
     if (p.count(name))
       throw accsum::UsageError("parameter '" + name + "' is given twice (--" + name + " and --param, or --param twice)");
@@ -174,6 +193,7 @@ int main(int argc, char** argv) {
   add_param_options(b, bench.params, bench_generic);
   add_out_options(b, bench.out);
   add_device_option(b);
+  add_force_option(b);
 
   VerifyArgs verify;
   std::vector<std::string> verify_generic;
@@ -181,10 +201,14 @@ int main(int argc, char** argv) {
   v->add_option("--algo", verify.algo, "algorithms (comma list or all)")->capture_default_str();
   v->add_option("--backend", verify.backend, "backends (comma list or all present)")->capture_default_str();
   v->add_flag("--full", verify.full, "the long sweep (more sizes, ranges, conditions and seeds)");
-  v->add_option("--seeds", verify.seeds, "seeds per case (default 2, or 5 with --full)");
+  v->add_flag("--dry-run", verify.dry_run,
+              "make the datasets and count each algorithm's cases without running them (exit 1 if one has none)");
+  v->add_option("--seeds", verify.seeds, "seeds per case, 1 .. 1000 (default 2, or 5 with --full)")
+      ->check(CLI::Range(1, 1000));
   add_param_options(v, verify.params, verify_generic);
   add_out_options(v, verify.out);
   add_device_option(v);
+  add_force_option(v);
 
   GenArgs gen;
   auto* g = app.add_subcommand("gen", "generate a dataset and write it (.npy, .bin/.raw, .txt/.csv)");
@@ -192,6 +216,7 @@ int main(int argc, char** argv) {
   g->add_option("--family", gen.family, "the family whose data to generate (see `accsum list`)")->capture_default_str();
   g->add_option("--dtype", gen.dtype, "npy element type: f8 or f4")->capture_default_str();
   g->add_option("-o,--output", gen.output, "output file")->required();
+  add_force_option(g);
 
   std::string list_format = "table";
   auto* l = app.add_subcommand("list", "algorithms x backends x parameters, with guarantees");
@@ -222,6 +247,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   t->add_option("--json", table.out.json, "also write the JSON report here");
   t->add_option("--out,-o", table.out.out, "write the Markdown table here instead of stdout");
+  add_force_option(t);
 
   CompareArgs cmp;
   auto* c = app.add_subcommand("compare",
@@ -241,6 +267,12 @@ int main(int argc, char** argv) {
   c->add_flag("--accuracy-only", cmp.accuracy_only, "judge accuracy only (no speed verdicts)");
   c->add_flag("--force", cmp.force, "compare speed even when the reports come from different machines");
 
+  refuse_empty_values(app);
+
+  if (std::string opt = empty_option_in(argc, argv); !opt.empty()) {
+    if (rank0) std::fprintf(stderr, "accsum: error: %s is given an empty value (see accsum --help)\n", printable(opt).c_str());
+    return 2;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -257,14 +289,13 @@ int main(int argc, char** argv) {
   }
 
   try {
+    if (!*l) accsum::threads_from_env();  // a malformed ACCSUM_THREADS is refused before any work
     if (*b) {
       reject_ignored_data_options(b, bench.data, false);
-      reject_empty(b, {{"--json", &bench.out.json}, {"--out", &bench.out.out}, {"--backend", &bench.backend}});
       merge_generic(bench.params, bench_generic);
       return run_bench(bench, args);
     }
     if (*v) {
-      reject_empty(v, {{"--json", &verify.out.json}, {"--out", &verify.out.out}});
       merge_generic(verify.params, verify_generic);
       return run_verify(verify, args);
     }
@@ -276,7 +307,6 @@ int main(int argc, char** argv) {
     if (*c) return run_compare(cmp);
     if (*i) return run_info(info_n, info_reps);
     if (*t) {
-      reject_empty(t, {{"--json", &table.out.json}, {"--out", &table.out.out}});
       return run_table(table, args);
     }
   } catch (const accsum::UsageError& e) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <stdexcept>
 
 namespace accsum::cli {
 namespace {
@@ -16,6 +17,23 @@ std::string human(double b) {
   return buf;
 }
 
+}  // namespace
+
+double available_memory_bytes();
+
+namespace {
+// Throws UsageError with the bytes needed when `need` exceeds 90% of MemAvailable (or 2^62).
+void refuse_unless_fits(const FamilyDescriptor& family, double need, double worst, const std::string& who) {
+  const double avail = available_memory_bytes();
+  if ((avail >= 0 && need > 0.9 * avail) || need > 0x1p62 || !(need >= 0)) {
+    char mult[32], bytes[48];
+    std::snprintf(mult, sizeof mult, "%g", worst);
+    std::snprintf(bytes, sizeof bytes, "%.0f", need);
+    throw UsageError("the " + family.name + " data need " + human(need) + " (" + bytes + " bytes)" +
+                     (who.empty() ? std::string() : " (" + who + " peaks at " + mult + "x the data)") + " but only " +
+                     human(std::max(avail, 0.0)) + " of memory is available");
+  }
+}
 }  // namespace
 
 double available_memory_bytes() {
@@ -48,16 +66,14 @@ void check_run_memory(const std::vector<Selection>& sel, const FamilyDescriptor&
       if (m > worst) worst = m, who = s.entry->algo + " on " + s.entry->backend;
     }
   }
-  const double data = held_bytes + new_bytes;
-  const double need = data * worst;
-  const double avail = available_memory_bytes();
-  if ((avail >= 0 && need > 0.9 * avail) || need > 0x1p62) {
-    char mult[32];
-    std::snprintf(mult, sizeof mult, "%g", worst);
-    throw UsageError("the " + family.name + " data need " + human(need) +
-                     (who.empty() ? std::string() : " (" + who + " peaks at " + mult + "x the data)") + " but only " +
-                     human(std::max(avail, 0.0)) + " of memory is available");
-  }
+  refuse_unless_fits(family, (held_bytes + new_bytes) * worst, worst, who);
 }
+
+double spec_bytes(const FamilyDescriptor& family, const GenSpec& spec) {
+  if (!family.input_bytes) throw std::logic_error("family " + family.name + " declares no input_bytes");
+  return family.input_bytes(spec);
+}
+
+void check_data_memory(const FamilyDescriptor& family, double bytes) { refuse_unless_fits(family, bytes, 1, ""); }
 
 }  // namespace accsum::cli

@@ -27,6 +27,13 @@ double peak_data_multiple(const AlgoEntry& e, const Params& params, bool repro_c
 void check_run_memory(const std::vector<Selection>& sel, const FamilyDescriptor& family, double held_bytes,
                       double new_bytes, bool repro_check);
 
+// The bytes a generated dataset of `spec` holds: the family's input_bytes (every family that
+// generates data declares it; tests/test_io_rules.cpp checks that).
+double spec_bytes(const FamilyDescriptor& family, const GenSpec& spec);
+
+// gen and table: one dataset of `bytes` in memory at a time, with no algorithm selection.
+void check_data_memory(const FamilyDescriptor& family, double bytes);
+
 // MemAvailable of /proc/meminfo in bytes, or -1 when unknown.
 double available_memory_bytes();
 

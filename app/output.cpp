@@ -28,6 +28,11 @@ mode_t g_umask = 022;
 
 const int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
 
+bool g_force = false;  // --force: write-protected regular files may be replaced
+
+// How long an output FIFO is waited for a reader before the write is refused.
+constexpr int kFifoReaderWaitMs = 2000;
+
 extern "C" void on_fatal_signal(int sig) {
   for (int i = 0; i < kSlots; ++i)
     if (g_used[i]) ::unlink(g_temp[i]);
@@ -177,9 +182,19 @@ void write_through(const OutputTarget& target, const std::function<void(const Si
     if (int err = produce_into(target.fd, produce)) refuse(target.path, errtext(err));
     return;
   }
-  // No O_CREAT, no O_TRUNC: the device or FIFO exists and is written as it is.
-  int fd = ::open(target.resolved.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
+  // No O_CREAT, no O_TRUNC: the device or FIFO exists and is written as it is. O_NONBLOCK: a
+  // FIFO without a reader fails the open (ENXIO) instead of blocking forever; it is waited for
+  // kFifoReaderWaitMs, then refused. Writes are blocking again once it is open.
+  int fd = -1;
+  for (int waited = 0;; waited += 50) {
+    fd = ::open(target.resolved.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd >= 0 || errno != ENXIO || waited >= kFifoReaderWaitMs) break;
+    ::usleep(50 * 1000);
+  }
+  if (fd < 0 && errno == ENXIO)
+    refuse(target.path, "it is a FIFO that no process reads (waited " + std::to_string(kFifoReaderWaitMs / 1000) + " s)");
   if (fd < 0) refuse(target.path, errtext(errno));
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
   int err = produce_into(fd, produce);
   if (::close(fd) != 0 && !err && errno != EINVAL) err = errno;
   if (err) refuse(target.path, errtext(err));
@@ -246,10 +261,15 @@ size_t utf8_len(const std::string& s, size_t i) {
 
 }  // namespace
 
+void set_force_overwrite(bool force) { g_force = force; }
+
 void install_signal_handlers() {
   g_umask = ::umask(0);
   ::umask(g_umask);
   ::signal(SIGPIPE, SIG_IGN);
+  // A file size limit (ulimit -f) makes write() fail with EFBIG instead of killing the process,
+  // so it is handled as ENOSPC is: one line, exit 2, the temporary file removed.
+  ::signal(SIGXFSZ, SIG_IGN);
   for (int s : kSignals) {
     struct sigaction old;
     if (::sigaction(s, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) continue;  // e.g. nohup
@@ -290,6 +310,10 @@ OutputTarget check_output(const std::string& path) {
     }
     if (S_ISREG(st.st_mode)) {
       t.kind = OutputKind::replace;
+      // Renaming over a write-protected file would succeed (the directory is writable): its
+      // mode says the user wants it kept, so it is replaced only with --force.
+      if (!g_force && ((st.st_mode & 0222) == 0 || ::access(t.resolved.c_str(), W_OK) != 0))
+        refuse(path, "it is write-protected (give --force to replace it)");
     } else if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) {
       if (::access(t.resolved.c_str(), W_OK) != 0) refuse(path, errtext(errno));
       t.kind = OutputKind::through;
@@ -381,6 +405,14 @@ bool write_stdout(const std::string& text) {
   return true;
 }
 
+// Invisible characters that change how a line reads: the byte-order mark U+FEFF, zero-width
+// spaces and joiners U+200B..U+200F, line/paragraph separators and bidirectional controls
+// U+2028..U+202E, word joiner and invisible operators U+2060..U+2064, isolates U+2066..U+2069.
+static bool invisible_format_char(unsigned cp) {
+  return cp == 0xFEFF || (cp >= 0x200B && cp <= 0x200F) || (cp >= 0x2028 && cp <= 0x202E) ||
+         (cp >= 0x2060 && cp <= 0x2064) || (cp >= 0x2066 && cp <= 0x2069);
+}
+
 std::string printable(const std::string& s) {
   std::string out;
   for (size_t i = 0; i < s.size();) {
@@ -391,6 +423,17 @@ std::string printable(const std::string& s) {
       append_hex(out, c);
       ++i;
       continue;
+    }
+    if (len == 3) {
+      const unsigned cp = (c & 0x0Fu) << 12 | (static_cast<unsigned char>(s[i + 1]) & 0x3Fu) << 6 |
+                          (static_cast<unsigned char>(s[i + 2]) & 0x3Fu);
+      if (invisible_format_char(cp)) {
+        char buf[16];
+        std::snprintf(buf, sizeof buf, "\\u{%04X}", cp);
+        out += buf;
+        i += 3;
+        continue;
+      }
     }
     out.append(s, i, len);
     i += len;
@@ -420,8 +463,8 @@ std::string utf8_safe(const std::string& s) {
 
 namespace accsum::cli {
 
-void check_outputs(const OutArgs& o, const std::string& input) {
-  check_distinct({{"--out", o.out}, {"--json", o.json}}, {{"--input", input}});
+void check_outputs(const OutArgs& o, const std::vector<NamedPath>& inputs) {
+  check_distinct({{"--out", o.out}, {"--json", o.json}}, inputs);
   if (!o.json.empty()) check_output(o.json);
   if (!o.out.empty()) check_output(o.out);
 }

@@ -7,8 +7,12 @@
 //       allowed), fsync'ed and renamed over the target: never half-written.
 //   symbolic link: resolved; its final target is handled as above (the link stays a link);
 //       a dangling link or a loop is refused.
+//   write-protected regular file (no write permission bit, or not writable by this user):
+//       refused unless --force (set_force_overwrite).
 //   character device (/dev/null, a terminal) or FIFO: written through (no temporary file, no
-//       truncation); a write error (ENOSPC on /dev/full, EPIPE) is one line and exit 2.
+//       truncation); a write error (ENOSPC on /dev/full, EPIPE) is one line and exit 2. A FIFO
+//       is opened without blocking: with no reader for 2 s the write is refused (exit 2).
+//   a file size limit (ulimit -f): SIGXFSZ is ignored, so EFBIG is a write error like ENOSPC.
 //   /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N: written to the process's open
 //       descriptor itself (its offset shared with the shell's redirection), never reopened.
 //   directory, socket, block device: refused.
@@ -24,6 +28,9 @@ namespace accsum::cli {
 // Once, first thing in main: the signal handlers above, and SIGPIPE ignored (a closed stdout
 // pipe is EPIPE, handled by write_stdout, and cannot kill the process before --json is written).
 void install_signal_handlers();
+
+// --force: write-protected regular files may be replaced.
+void set_force_overwrite(bool force);
 
 enum class OutputKind { create, replace, through };
 

@@ -22,6 +22,8 @@ class Reporter {
   // The run is over: the reporter adds its file (path, content), if it writes one; the
   // Reporters write every file of the run together (app/output.hpp).
   virtual void finish(std::vector<OutputItem>& files) = 0;
+  // The run stopped before its end (before finish): `why` is said in the report.
+  virtual void incomplete(const std::string& why) { (void)why; }
 };
 
 // Everything the commands print and write, in one place: the stdout format (or -o), and the
@@ -34,9 +36,13 @@ class Reporters {
   // Writes every file together: the reporters' and `files` (a command's own, e.g. -o), then
   // prints `summary` on stdout.
   void finish(std::vector<OutputItem> files = {}, const std::string& summary = "");
+  // The run stopped early (`why`): when some dataset was reported, its rows are written as
+  // finish writes them, the report marked incomplete (JSON: "incomplete": why); else nothing.
+  void finish_incomplete(const std::string& why, std::vector<OutputItem> files = {}, const std::string& summary = "");
 
  private:
   std::vector<std::unique_ptr<Reporter>> list_;
+  int datasets_ = 0;
 };
 
 // The parts of a report, for the reporters and for commands with their own summary text.

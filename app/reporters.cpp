@@ -42,6 +42,9 @@ class TextReporter : public Reporter {
     if (format_ == "csv" && first_) sink_.put(csv_header());
     sink_.close(files);
   }
+  void incomplete(const std::string& why) override {
+    if (format_ != "csv") sink_.put("INCOMPLETE: the run stopped early: " + why + "\n");
+  }
 
  private:
   std::string format_;
@@ -76,16 +79,20 @@ class JsonReporter : public Reporter {
       for (const char* k : {"dataset", "reference", "results"}) doc_[k] = runs_[0][k];
     doc_["runs"] = runs_;
     doc_["all_guarantees_met"] = all_met_;
+    if (!incomplete_.empty()) doc_["incomplete"] = incomplete_;
     // Invalid UTF-8 (a file name in the command) is replaced, not fatal.
     sink_.put(doc_.dump(runs_.size() > 1 ? 1 : 2, ' ', false, json::error_handler_t::replace) + "\n");
     sink_.close(files);
   }
 
  private:
+  void incomplete(const std::string& why) override { incomplete_ = utf8_safe(why); }
+
   TextSink sink_;
   std::vector<std::string> backends_, placements_;
   json doc_, runs_;
   bool all_met_ = true;
+  std::string incomplete_;  // why the run stopped early ("" when complete)
 };
 
 }  // namespace
@@ -102,6 +109,13 @@ Reporters::Reporters(const OutArgs& out, std::vector<std::string> argv, std::vec
 
 void Reporters::dataset_done(const RunRecord& run) {
   for (auto& r : list_) r->dataset_done(run);
+  ++datasets_;
+}
+
+void Reporters::finish_incomplete(const std::string& why, std::vector<OutputItem> files, const std::string& summary) {
+  if (datasets_ == 0) return;
+  for (auto& r : list_) r->incomplete(why);
+  finish(std::move(files), summary);
 }
 
 void Reporters::finish(std::vector<OutputItem> files, const std::string& summary) {

@@ -41,6 +41,9 @@ int r_option(const Params& o) {
   return static_cast<int>(v);
 }
 
+// x, y, the oracle's copy and a result: about 3.5 arrays of n*R doubles.
+double fpe_bytes(int64_t n, int R) { return 3.5 * 8.0 * static_cast<double>(n) * R * 2; }
+
 double mem_available() {
   std::ifstream f("/proc/meminfo");
   std::string key;
@@ -116,8 +119,7 @@ Dataset generate_fpe(const GenSpec& spec) {
     if (k != "R") throw UsageError("the fpe family has no data option --" + k);
   const int R = r_option(spec.options);
   if (spec.n < 0) throw UsageError("--n must be >= 0");
-  // x, y, the oracle's copy and a result: about 3.5 arrays of n*R doubles.
-  const double need = 3.5 * 8.0 * static_cast<double>(spec.n) * R * 2;
+  const double need = fpe_bytes(spec.n, R);
   const double avail = mem_available();
   if (need > 0x1p62 || (avail >= 0 && need > 0.9 * avail))
     throw UsageError(fmt::format("n = {} pairs of {}-term expansions need {:.3g} GB but only {:.3g} GB of memory is available",
@@ -548,6 +550,7 @@ FamilyDescriptor fpe_family() {
   f.dists = fpe_dist_names();
   f.options = {{"R", "terms per expansion: 2, 4, 8, 16 or 32 (a list sweeps)", {}, ""}};
   f.file_formats = "none (generated data only)";
+  f.input_bytes = [](const GenSpec& s) { return fpe_bytes(s.n, r_option(s.options)); };
   f.generate = generate_fpe;
   f.read = [](const std::string&) -> Dataset { throw UsageError("the fpe family reads no files: generate with --dist and --R"); };
   f.encode = [](const std::string&, Dataset&, const std::string&, const std::function<void(const void*, size_t)>&) {

@@ -196,6 +196,11 @@ FamilyDescriptor gemm_family() {
       {"range", "dynamic range of loguniform data (>= 1; a list sweeps)", {"loguniform"}, "loguniform"},
       {"cond", "target condition number of illcond data (>= 1; a list sweeps)", {"illcond"}, "illcond"}};
   f.file_formats = "A.npy,B.npy: two 2-D float32 .npy files, A (M, K) and B (K, N)";
+  // A, B, C, a result and the oracle's per-entry data (datasets/gemm_data.cpp check_gemm_size).
+  f.input_bytes = [](const GenSpec& s) {
+    const GemmGenSpec g = gen_spec(s);
+    return gemm_bytes(g.rows, g.cols, g.inner);
+  };
   f.generate = generate;
   f.read = read_gemm_npy;
   f.encode = [](const std::string&, Dataset&, const std::string&, const std::function<void(const void*, size_t)>&) {

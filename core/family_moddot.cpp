@@ -188,6 +188,10 @@ FamilyDescriptor moddot_family() {
   f.file_formats =
       ".npy int64/uint64 (n, 2) or (2, n), text/csv (two integers per line, optional '# p = <prime>' line), or two "
       "one-column files x.npy,y.npy; the prime: --p (default 2^50 - 27)";
+  f.input_bytes = [](const GenSpec& s) {
+    if (s.options.count("p")) parse_prime(s.options.at("p"), "--p");  // judged before the first point runs
+    return 16.0 * static_cast<double>(s.n);  // x and y as doubles
+  };
   f.generate = [](const GenSpec& s) { return generate_residues(s); };
   f.read = [](const std::string& path) { return read_residues(path); };
   f.read_with = read_residues;

@@ -139,7 +139,10 @@ FamilyDescriptor vector_family(const std::string& name) {
   f.unit = dot ? "elements" : "additions";
   f.units = [](const Dataset& d) { return static_cast<double>(d.n); };
   f.bytes = [dot](const Dataset& d) { return (dot ? 16.0 : 8.0) * static_cast<double>(d.n); };
-  f.input_bytes = [dot](const GenSpec& s) { return (dot ? 16.0 : 8.0) * static_cast<double>(s.n); };
+  f.input_bytes = [dot, name](const GenSpec& s) {
+    validate(vector_spec(s, name));  // every point of a sweep is judged before the first runs
+    return (dot ? 16.0 : 8.0) * static_cast<double>(s.n);
+  };
   f.dists = dist_names();
   f.options = {{"range", "dynamic range of loguniform data (>= 1; a list sweeps)", {"loguniform"}, "loguniform"},
                {"cond", "target condition number of illcond data (>= 1, up to 1e300; a list sweeps)", {"illcond"},

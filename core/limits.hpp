@@ -22,8 +22,8 @@ namespace accsum {
 
 constexpr int kMaxThreads = 1024;
 
-// ACCSUM_THREADS parsed strictly: 0 when unset or empty; a UsageError unless it is an integer in
-// [1, kMaxThreads].
+// ACCSUM_THREADS parsed strictly: 0 when unset; a UsageError when set but empty, or anything but
+// an integer in [1, kMaxThreads].
 int threads_from_env();
 
 // ACCSUM_THREADS when set, else the hardware thread count (at least 1).

@@ -9,6 +9,7 @@
 #include <mpfr.h>
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -321,8 +322,11 @@ Metrics measure(double computed, const ExactValue& ref, double bound) {
     mpfr_abs(q.v, q.v, MPFR_RNDN);
     m.rel_err = mpfr_get_d(q.v, MPFR_RNDN);
   }
-  double rn = ref.rounded;
-  double ulp = std::isinf(rn) ? INFINITY : std::max(0x1p-1074, rn == 0 ? 0x1p-1074 : std::ldexp(1.0, std::ilogb(rn) - 52));
+  // The ulp of RN(exact). When the exact value is finite but rounds to +-inf (it reaches
+  // DBL_MAX + ulp(DBL_MAX)/2), the ulp is that of DBL_MAX, 2^971: a finite result is then a
+  // finite number of ulps off, never 0 ulps.
+  double rn = std::isinf(ref.rounded) ? std::copysign(DBL_MAX, ref.rounded) : ref.rounded;
+  double ulp = std::max(0x1p-1074, rn == 0 ? 0x1p-1074 : std::ldexp(1.0, std::ilogb(rn) - 52));
   {
     Mpfr q(64);
     mpfr_div_d(q.v, diff.v, ulp, MPFR_RNDN);

@@ -22,7 +22,17 @@ struct ElementRecipe;  // datasets/elements.hpp: how to make element i of a coun
 // Bad input from the user (unknown name, parameter out of range, malformed file, ...):
 // the CLI prints what() as one line on stderr and exits with code 2.
 struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
+  // what() is a C string: a NUL byte the message quotes from an input would cut it short, so
+  // it is kept as the text \x00 (the CLI escapes every other control byte when it prints).
+  explicit UsageError(const std::string& what) : std::runtime_error(visible_nul(what)) {}
+  explicit UsageError(const char* what) : std::runtime_error(what) {}
+
+ private:
+  static std::string visible_nul(const std::string& s) {
+    std::string out;
+    for (char c : s) out += c == '\0' ? std::string("\\x00") : std::string(1, c);
+    return out;
+  }
 };
 
 using Params = std::map<std::string, std::string>;

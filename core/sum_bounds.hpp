@@ -9,9 +9,17 @@
 //
 // u = 2^-53, gamma_k = k u / (1 - k u) for k u < 1 (Higham 2002, Lemma 3.1).
 //
-// Provenance: the statements of ORO 2005 Prop. 4.10 and 5.11 below were written from our
-// recollection of the paper (it is not among shared/seeds); their constants should be checked
-// against the published text. The underflow terms of the dot bounds are our own extension.
+// Provenance (ORO = Ogita, Rump, Oishi, "Accurate sum and dot product", SIAM J. Sci. Comput.
+// 26(6):1955-1988, 2005; eps there is u here):
+//   Prop. 4.5  (Sum2, Alg. 4.4):  n u < 1, also with underflow:
+//              |res - s| <= eps|s| + gamma_{n-1}^2 S                                  -> sum2
+//   Prop. 4.10 (SumK, Alg. 4.8):  4 n u <= 1, also with underflow:
+//              |res - s| <= (eps + 3 gamma_{n-1}^2)|s| + gamma_{2n-2}^K S              -> sum_k
+//   Prop. 5.11 (DotK, Alg. 5.10): 8 n u <= 1, no underflow:
+//              |res - x.y| <= (eps + 2 gamma_{4n-2}^2)|x.y| + gamma_{4n-2}^K |x|.|y|   -> dot_k (K >= 3)
+// The constants below are these, term for term. Derived here, with the derivation beside them:
+// dot_k for K = 2 (Prop. 5.11 is stated for K >= 3, and DotK with K = 2 sums its terms in another
+// order than ORO's Dot2) and the underflow terms of the dot bounds.
 #include <cfloat>
 #include <cmath>
 #include <cstdint>

@@ -36,160 +36,24 @@ void check_family(const std::string& family) {
 }
 
 
-// Opens path for reading if it is a regular file. O_NONBLOCK: a FIFO without a writer is
-// refused at once instead of blocking the open (it is cleared again for the reads).
-FILE* open_regular(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-  if (fd < 0) fail(path, std::string("cannot open: ") + std::strerror(errno));
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    fail(path, S_ISDIR(st.st_mode) ? "is a directory, not a regular file" : "not a regular file");
-  }
-  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-  FILE* f = ::fdopen(fd, "rb");
-  if (!f) {
-    ::close(fd);
-    fail(path, std::string("cannot open: ") + std::strerror(errno));
-  }
-  return f;
-}
-
-// MemAvailable from /proc/meminfo in bytes, or -1 when it cannot be read (not Linux).
-double text_mem_available_bytes() {
-  FILE* f = std::fopen("/proc/meminfo", "r");
-  if (!f) return -1;
-  char key[64];
-  double kib;
-  double out = -1;
-  while (std::fscanf(f, "%63s %lf kB\n", key, &kib) == 2)
-    if (std::strcmp(key, "MemAvailable:") == 0) {
-      out = kib * 1024.0;
-      break;
-    }
-  std::fclose(f);
-  return out;
-}
-
-// The whole of a text input. Only regular files (a device or a FIFO could be endless, like
-// /dev/zero), and at most what memory holds: the text, plus up to 8 bytes of double per 2
-// bytes of text ("1\n"), plus the vectors' growth, is about 13 bytes per byte of file.
-std::string read_all(const std::string& path) {
-  FILE* f = open_regular(path);
-  struct stat st;
-  ::fstat(::fileno(f), &st);
-  const double avail = text_mem_available_bytes();
-  const uint64_t limit = avail > 0 ? static_cast<uint64_t>(0.9 * avail / 13) : uint64_t(1) << 34;
-  auto too_big = [&] {
-    std::fclose(f);
-    fail(path, "text file larger than " + std::to_string(limit >> 20) +
-                   " MiB cannot be read with the memory available (use .npy or raw float64)");
-  };
-  if (static_cast<uint64_t>(st.st_size) > limit) too_big();
-  std::string data;
-  data.reserve(static_cast<size_t>(st.st_size));
-  char buf[1 << 16];
-  size_t got;
-  while ((got = std::fread(buf, 1, sizeof buf, f)) > 0) {
-    data.append(buf, got);
-    if (data.size() > limit) too_big();  // the file grew while being read
-  }
-  bool bad = std::ferror(f);
-  std::fclose(f);
-  if (bad) fail(path, "read error");
-  return data;
-}
-
-// ---- .npy header: a Python dict literal {'descr': '<f8', 'fortran_order': False, 'shape': (2, 5), }
-struct NpyHeader {
-  std::string descr;
-  bool fortran_order = false;
-  std::vector<int64_t> shape;
-};
-
-// The value text after 'key': in the header dict (up to the next top-level comma or brace).
-std::string dict_value(const std::string& path, const std::string& dict, const std::string& key) {
-  size_t k = dict.find("'" + key + "'");
-  if (k == std::string::npos) k = dict.find("\"" + key + "\"");
-  if (k == std::string::npos) fail(path, "npy header has no '" + key + "'");
-  size_t colon = dict.find(':', k + key.size() + 2);
-  if (colon == std::string::npos) fail(path, "npy header is malformed near '" + key + "'");
-  size_t b = colon + 1, e = b;
-  int depth = 0;
-  for (; e < dict.size(); ++e) {
-    char ch = dict[e];
-    if (ch == '(' || ch == '[') ++depth;
-    if (ch == ')' || ch == ']') --depth;
-    if (depth < 0 || (depth == 0 && (ch == ',' || ch == '}'))) break;
-  }
-  if (depth > 0 || e >= dict.size()) fail(path, "npy header is malformed near '" + key + "'");
-  std::string v = dict.substr(b, e - b);
-  auto notspace = [](unsigned char ch) { return !std::isspace(ch); };
-  v.erase(v.begin(), std::find_if(v.begin(), v.end(), notspace));
-  v.erase(std::find_if(v.rbegin(), v.rend(), notspace).base(), v.end());
-  return v;
-}
-
-NpyHeader parse_npy_header(const std::string& path, const std::string& dict) {
-  NpyHeader h;
-  std::string descr = dict_value(path, dict, "descr");
-  if (descr.size() < 2 || (descr.front() != '\'' && descr.front() != '"') || descr.back() != descr.front())
-    fail(path, "npy dtype " + descr + " is not a simple dtype (structured arrays are not supported)");
-  h.descr = descr.substr(1, descr.size() - 2);
-  std::string fo = dict_value(path, dict, "fortran_order");
-  if (fo == "True")
-    h.fortran_order = true;
-  else if (fo != "False")
-    fail(path, "npy fortran_order is '" + fo + "', expected True or False");
-  std::string shape = dict_value(path, dict, "shape");
-  if (shape.size() < 2 || shape.front() != '(' || shape.back() != ')') fail(path, "npy shape '" + shape + "' is not a tuple");
-  const char* p = shape.c_str() + 1;
-  const char* end = shape.c_str() + shape.size() - 1;
-  while (p < end) {
-    while (p < end && (std::isspace(static_cast<unsigned char>(*p)) || *p == ',')) ++p;
-    if (p >= end) break;
-    int64_t dim = 0;
-    auto [q, ec] = std::from_chars(p, end, dim);
-    if (ec != std::errc() || dim < 0) fail(path, "npy shape '" + shape + "' is not a tuple of sizes");
-    h.shape.push_back(dim);
-    p = q;
-    while (p < end && std::isspace(static_cast<unsigned char>(*p))) ++p;
-    if (p < end && *p != ',') fail(path, "npy shape '" + shape + "' is not a tuple of sizes");
-  }
-  return h;
-}
-
-std::string shape_text(const std::vector<int64_t>& shape) {
-  std::string s = "(";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + (shape.size() == 1 ? ",)" : ")");
-}
-
-// An open input file with its size; reads exactly or reports truncation.
-
 Dataset read_npy(const std::string& path, const std::string& family) {
   InFile in(path);
-  const std::string dict = read_npy_dict(in);
-  const NpyHeader h = parse_npy_header(path, dict);
-
-  size_t itemsize;
-  if (h.descr == "<f8")
-    itemsize = 8;
-  else if (h.descr == "<f4")
-    itemsize = 4;
-  else if (h.descr.size() >= 2 && h.descr[0] == '>')
-    fail(path, "dtype '" + h.descr + "' is big-endian; only little-endian '<f8' and '<f4' are supported");
-  else if (h.descr.find('f') != std::string::npos)
-    fail(path, "float dtype '" + h.descr + "' is not supported (use float64 '<f8' or float32 '<f4')");
-  else
+  const NpyHeader h = read_npy_header(in);  // datasets/npy_input.hpp: the one .npy reader
+  const size_t itemsize = h.itemsize;
+  if (h.descr != "<f8" && h.descr != "<f4") {
+    if (h.descr.size() >= 2 && h.descr[0] == '>')
+      fail(path, "dtype '" + h.descr + "' is big-endian; only little-endian '<f8' and '<f4' are supported");
+    if (h.kind == 'f')
+      fail(path, "float dtype '" + h.descr + "' is not supported (use float64 '<f8' or float32 '<f4')");
     fail(path, "dtype '" + h.descr + "' is not a float type (use float64 '<f8' or float32 '<f4')");
+  }
   if (h.fortran_order) fail(path, "fortran_order is True; only C-order arrays are supported");
 
   int64_t n = 0;
   const auto& s = h.shape;
   if (family == "dot") {
     if (s.size() != 2 || s[0] != 2)
-      fail(path, "shape " + shape_text(s) + " is not a dot dataset; expected (2, n) (row 0 x, row 1 y)");
+      fail(path, "shape " + npy_shape_text(s) + " is not a dot dataset; expected (2, n) (row 0 x, row 1 y)");
     n = s[1];
   } else {
     if (s.size() == 1)
@@ -197,17 +61,10 @@ Dataset read_npy(const std::string& path, const std::string& family) {
     else if (s.size() == 2 && (s[0] == 1 || s[1] == 1))
       n = s[0] * s[1];
     else
-      fail(path, "shape " + shape_text(s) + " is not a sum dataset; expected (n,), (1, n) or (n, 1)");
+      fail(path, "shape " + npy_shape_text(s) + " is not a sum dataset; expected (n,), (1, n) or (n, 1)");
   }
-  if (n <= 0) fail(path, "holds no data (shape " + shape_text(s) + ")");
-  const uint64_t count = static_cast<uint64_t>(n) * (family == "dot" ? 2 : 1);
-  const uint64_t have = in.remaining();
-  if (count > have / itemsize)
-    fail(path, "truncated: shape " + shape_text(s) + " needs " + std::to_string(count * itemsize) +
-                   " bytes of data, the file has " + std::to_string(have));
-  if (have != count * itemsize)
-    fail(path, std::to_string(have - count * itemsize) + " bytes follow the data of shape " + shape_text(s));
-
+  if (n <= 0) fail(path, "holds no data (shape " + npy_shape_text(s) + ")");
+  require_npy_data(in, h);
   Dataset d;
   d.family = family;
   d.n = n;
@@ -254,7 +111,7 @@ Dataset read_raw(const std::string& path, const std::string& family) {
 // lines starting with '#' are comments. A dot dataset needs exactly two numbers per line.
 // Numbers beyond the double range (1e400) are errors; underflow rounds as strtod does.
 Dataset read_text(const std::string& path, const std::string& family) {
-  const std::string data = read_all(path);
+  const std::string data = read_text_input(path);  // datasets/npy_input.hpp
   Dataset d;
   d.family = family;
   const bool dot = family == "dot";
@@ -323,7 +180,7 @@ Dataset read_text(const std::string& path, const std::string& family) {
 // ---- writing ----
 
 std::string npy_header(const std::string& descr, const std::vector<int64_t>& shape) {
-  std::string dict = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape_text(shape) + ", }";
+  std::string dict = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + npy_shape_text(shape) + ", }";
   // Version 1.0: magic (6) + version (2) + length (2) + dict + padding + '\n', total a multiple of 64.
   size_t total = 10 + dict.size() + 1;
   dict.append((64 - total % 64) % 64, ' ');
@@ -466,48 +323,6 @@ void write_dataset(const std::string& path, const Dataset& d, const std::string&
     std::remove(tmp.c_str());
     throw UsageError("cannot write '" + path + "': " + std::strerror(err));
   }
-}
-
-InFile::InFile(const std::string& p) : path(p) {
-  f = open_regular(p);
-  struct stat st;
-  ::fstat(::fileno(f), &st);
-  size = static_cast<uint64_t>(st.st_size);
-}
-
-InFile::~InFile() { std::fclose(f); }
-
-void InFile::read(void* dst, size_t bytes) {
-  if (bytes > 0 && std::fread(dst, 1, bytes, f) != bytes) fail(path, "read error (truncated file?)");
-}
-
-uint64_t InFile::remaining() const { return size - static_cast<uint64_t>(std::ftell(f)); }
-
-std::string read_npy_dict(InFile& in) {
-  const std::string& path = in.path;
-  unsigned char pre[12] = {};
-  if (in.size < 10) fail(path, "not a .npy file (bad magic)");
-  in.read(pre, 10);
-  if (std::memcmp(pre, kNpyMagic, 6) != 0) fail(path, "not a .npy file (bad magic)");
-  const int major = pre[6], minor = pre[7];
-  uint64_t header_len, prefix;
-  if (major == 1) {
-    header_len = pre[8] | static_cast<uint64_t>(pre[9]) << 8;
-    prefix = 10;
-  } else if (major == 2) {
-    if (in.size < 12) fail(path, "truncated npy header");
-    in.read(pre + 10, 2);
-    header_len = 0;
-    for (int b = 3; b >= 0; --b) header_len = header_len << 8 | pre[8 + b];
-    prefix = 12;
-  } else {
-    fail(path, "npy format version " + std::to_string(major) + "." + std::to_string(minor) +
-                   " is not supported (1.0 and 2.0 are)");
-  }
-  if (in.size < prefix + header_len) fail(path, "truncated npy header");
-  std::string dict(header_len, '\0');
-  in.read(dict.data(), header_len);
-  return dict;
 }
 
 std::string file_extension(const std::string& path) {

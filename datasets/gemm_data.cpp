@@ -6,10 +6,10 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <thread>
 #include <vector>
 
+#include "datasets/npy_input.hpp"
 #include "datasets/rng.hpp"
 
 namespace accsum {
@@ -52,80 +52,25 @@ void fill(std::vector<float>& v, int64_t n, Fn fn) {
   throw UsageError("'" + path + "': " + why);
 }
 
-std::string header_value(const std::string& path, const std::string& dict, const std::string& key) {
-  auto k = dict.find("'" + key + "'");
-  if (k == std::string::npos) npy_fail(path, "npy header has no '" + key + "'");
-  auto colon = dict.find(':', k);
-  if (colon == std::string::npos) npy_fail(path, "npy header is malformed");
-  size_t b = dict.find_first_not_of(' ', colon + 1), e = b;
-  int depth = 0;
-  for (; e < dict.size(); ++e) {
-    char ch = dict[e];
-    if (ch == '(') ++depth;
-    if (ch == ')') --depth;
-    if (depth == 0 && (ch == ',' || ch == '}')) break;
-  }
-  std::string v = dict.substr(b, e - b);
-  while (!v.empty() && v.back() == ' ') v.pop_back();
-  return v;
-}
-
-// One 2-D float32 matrix, returned column-major.
+// One 2-D float32 matrix through the one .npy reader (datasets/npy_input.hpp), returned
+// column-major.
 std::vector<float> read_matrix(const std::string& path, int64_t& rows, int64_t& cols) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) npy_fail(path, "cannot open");
-  char pre[10];
-  if (!in.read(pre, 10) || std::memcmp(pre, "\x93NUMPY", 6) != 0) npy_fail(path, "not a .npy file (bad magic)");
-  uint64_t hlen;
-  if (pre[6] == 1) {
-    hlen = static_cast<unsigned char>(pre[8]) | static_cast<uint64_t>(static_cast<unsigned char>(pre[9])) << 8;
-  } else if (pre[6] == 2 || pre[6] == 3) {
-    unsigned char more[2];
-    if (!in.read(reinterpret_cast<char*>(more), 2)) npy_fail(path, "truncated npy header");
-    hlen = static_cast<unsigned char>(pre[8]) | static_cast<uint64_t>(static_cast<unsigned char>(pre[9])) << 8 |
-           static_cast<uint64_t>(more[0]) << 16 | static_cast<uint64_t>(more[1]) << 24;
-  } else {
-    npy_fail(path, "unsupported npy format version");
-  }
-  if (hlen > (1u << 20)) npy_fail(path, "npy header too long");
-  std::string dict(hlen, '\0');
-  if (!in.read(dict.data(), static_cast<std::streamsize>(hlen))) npy_fail(path, "truncated npy header");
-  std::string descr = header_value(path, dict, "descr"), fo = header_value(path, dict, "fortran_order"),
-              shape = header_value(path, dict, "shape");
-  if (descr != "'<f4'" && descr != "'=f4'")
-    npy_fail(path, "dtype " + descr + " is not float32 ('<f4'); the gemm family reads float32 matrices");
-  if (fo != "True" && fo != "False") npy_fail(path, "npy fortran_order '" + fo + "' is malformed");
-  std::vector<long long> dims;
-  {
-    if (shape.size() < 2 || shape.front() != '(' || shape.back() != ')') npy_fail(path, "npy shape is malformed");
-    std::string body = shape.substr(1, shape.size() - 2), cur;
-    for (size_t i = 0; i <= body.size(); ++i) {
-      if (i == body.size() || body[i] == ',') {
-        size_t b = cur.find_first_not_of(' ');
-        if (b != std::string::npos) {
-          char* end = nullptr;
-          long long d = std::strtoll(cur.c_str() + b, &end, 10);
-          if (*end && *end != ' ') npy_fail(path, "npy shape " + shape + " is malformed");
-          dims.push_back(d);
-        }
-        cur.clear();
-      } else {
-        cur += body[i];
-      }
-    }
-  }
-  if (dims.size() != 2) npy_fail(path, "shape " + shape + " is not 2-D; the gemm family reads matrices");
-  rows = dims[0];
-  cols = dims[1];
+  InFile in(path);
+  const NpyHeader h = read_npy_header(in);
+  const std::string shape = npy_shape_text(h.shape);
+  if (h.descr != "<f4")
+    npy_fail(path, "dtype '" + h.descr + "' is not float32 ('<f4'); the gemm family reads float32 matrices");
+  if (h.shape.size() != 2) npy_fail(path, "shape " + shape + " is not 2-D; the gemm family reads matrices");
+  rows = h.shape[0];
+  cols = h.shape[1];
   if (rows < 1 || cols < 1) npy_fail(path, "shape " + shape + " holds no data");
   if (rows > INT_MAX || cols > INT_MAX || static_cast<double>(rows) * cols * 4 > physical_bytes() / 4)
     npy_fail(path, "shape " + shape + " is too large");
+  require_npy_data(in, h);
   const size_t n = static_cast<size_t>(rows * cols);
   std::vector<float> raw(n);
-  if (!in.read(reinterpret_cast<char*>(raw.data()), static_cast<std::streamsize>(n * 4)))
-    npy_fail(path, "truncated: shape " + shape + " needs " + std::to_string(n * 4) + " bytes of data");
-  if (in.peek() != EOF) npy_fail(path, "bytes follow the data of shape " + shape);
-  if (fo == "True") return raw;
+  in.read(raw.data(), n * 4);
+  if (h.fortran_order) return raw;
   std::vector<float> cm(n);
   for (int64_t i = 0; i < rows; ++i)
     for (int64_t j = 0; j < cols; ++j) cm[i + j * rows] = raw[i * cols + j];
@@ -145,13 +90,16 @@ const std::vector<std::string>& gemm_dist_names() {
   return names;
 }
 
+// A, B, C, a result, and the oracle's about 40 bytes per entry.
+double gemm_bytes(int64_t m, int64_t n, int64_t k) {
+  return 4.0 * (double(m) * k + double(k) * n) + 48.0 * double(m) * n;
+}
+
 void check_gemm_size(int64_t m, int64_t n, int64_t k) {
   if (m < 1 || n < 1 || k < 1) throw UsageError("gemm shapes must be at least 1 (M, N, K = " + std::to_string(m) + ", " +
                                                 std::to_string(n) + ", " + std::to_string(k) + ")");
   if (m > INT_MAX || n > INT_MAX || k > INT_MAX) throw UsageError("gemm dimensions must be below 2^31 (BLAS indices)");
-  // A, B, C, a result, and the oracle's about 40 bytes per entry.
-  double bytes = 4.0 * (double(m) * k + double(k) * n) + 48.0 * double(m) * n;
-  if (bytes > physical_bytes() / 2)
+  if (gemm_bytes(m, n, k) > physical_bytes() / 2)
     throw UsageError("gemm " + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) +
                      " is too large for this machine's memory");
 }
@@ -213,21 +161,27 @@ Dataset generate_gemm(const GemmGenSpec& s) {
 }
 
 Dataset read_gemm_npy(const std::string& spec) {
-  auto comma = spec.find(',');
-  if (comma == std::string::npos || spec.find(',', comma + 1) != std::string::npos)
+  const std::vector<std::string> paths = input_paths(spec);  // datasets/npy_input.hpp
+  if (paths.size() != 2)
     throw UsageError("the gemm family reads --input=A.npy,B.npy (two 2-D float32 .npy files), got '" + spec + "'");
-  std::string pa = spec.substr(0, comma), pb = spec.substr(comma + 1);
+  const std::string &pa = paths[0], &pb = paths[1];
   for (auto* p : {&pa, &pb})
-    if (p->size() < 4 || p->substr(p->size() - 4) != ".npy")
+    if (file_extension(*p) != ".npy")
       throw UsageError("'" + *p + "': the gemm family reads .npy files (--input=A.npy,B.npy)");
+  // Both headers judged before any data is read: the shapes agree and the product fits.
+  const NpyHeader ha = peek_npy_header(pa), hb = peek_npy_header(pb);
+  if (ha.descr == "<f4" && hb.descr == "<f4" && ha.shape.size() == 2 && hb.shape.size() == 2 && ha.count > 0 &&
+      hb.count > 0) {
+    if (ha.shape[1] != hb.shape[0])
+      throw UsageError("inner dimensions disagree: A is " + std::to_string(ha.shape[0]) + "x" + std::to_string(ha.shape[1]) +
+                       ", B is " + std::to_string(hb.shape[0]) + "x" + std::to_string(hb.shape[1]));
+    check_gemm_size(ha.shape[0], hb.shape[1], ha.shape[1]);
+  }
   Dataset d;
   int64_t m, k, k2, n;
   d.a = read_matrix(pa, m, k);
   d.b = read_matrix(pb, k2, n);
-  if (k != k2)
-    throw UsageError("inner dimensions disagree: A is " + std::to_string(m) + "x" + std::to_string(k) + ", B is " +
-                     std::to_string(k2) + "x" + std::to_string(n));
-  check_gemm_size(m, n, k);
+  if (k != k2) throw UsageError("inner dimensions disagree between '" + pa + "' and '" + pb + "'");
   d.family = "gemm";
   d.generator = "file";
   d.source = spec;

@@ -39,6 +39,8 @@ Dataset generate_gemm(const GemmGenSpec& s);
 // anything else.
 Dataset read_gemm_npy(const std::string& spec);
 
+// Host bytes an M x N x K product holds: A, B, C, a result and the oracle's per-entry data.
+double gemm_bytes(int64_t rows, int64_t cols, int64_t inner);
 // Throws UsageError when M x N x K matrices (and the oracle's per-entry data) do not fit.
 void check_gemm_size(int64_t rows, int64_t cols, int64_t inner);
 

@@ -3,13 +3,13 @@
 #include "datasets/residues.hpp"
 
 #include <gmp.h>
-#include <sys/stat.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <charconv>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -27,72 +27,56 @@ constexpr int64_t kMaxResidues = int64_t(1) << 36;
 
 [[noreturn]] void fail(const std::string& path, const std::string& what) { throw UsageError("'" + path + "': " + what); }
 
-// One residue read from a file: an integer in [0, p) (checked), returned as a double (exact).
-double checked_residue(const std::string& path, long double v, bool integral, uint64_t p, int64_t index) {
-  if (!integral) fail(path, "entry " + std::to_string(index) + " is not an integer");
-  if (v < 0) fail(path, "entry " + std::to_string(index) + " is negative (residues are in [0, p))");
-  if (v >= static_cast<long double>(p))
-    fail(path, "entry " + std::to_string(index) + " is >= p = " + std::to_string(p) + " (residues are in [0, p))");
-  return static_cast<double>(v);
-}
-
-
-// The value of `key` in a .npy header dict, e.g. '<i8', False, (2, 5).
-std::string npy_value(const std::string& path, const std::string& dict, const std::string& key) {
-  auto k = dict.find("'" + key + "'");
-  if (k == std::string::npos) fail(path, "npy header has no '" + key + "'");
-  auto c = dict.find(':', k);
-  if (c == std::string::npos) fail(path, "npy header is malformed");
-  size_t b = dict.find_first_not_of(' ', c + 1), e = b;
-  if (b == std::string::npos) fail(path, "npy header is malformed");
-  if (dict[b] == '(') e = dict.find(')', b) + 1;
-  else if (dict[b] == '\'') e = dict.find('\'', b + 1) + 1;
-  else e = dict.find_first_of(",}", b);
-  if (e == std::string::npos || e == 0 || e <= b) fail(path, "npy header is malformed");
-  std::string v = dict.substr(b, e - b);
-  if (v.size() >= 2 && v.front() == '\'') v = v.substr(1, v.size() - 2);
-  return v;
-}
-
 // The columns of a residue .npy file: int64 '<i8' or uint64 '<u8', C order, shape (n, 2)
 // (columns x, y), (2, n) (rows x, y; n != 2), or one column (n,) / (n, 1). Checked against p.
 std::vector<std::vector<double>> read_npy_columns(const std::string& path, uint64_t p) {
-  InFile in(path);  // datasets/npy_input.hpp: regular files only, never blocking
-  const std::string dict = read_npy_dict(in);
-  const std::string descr = npy_value(path, dict, "descr");
-  const bool is_signed = descr == "<i8";
-  if (!is_signed && descr != "<u8")
-    fail(path, "dtype '" + descr + "' is not supported for residues (use int64 '<i8' or uint64 '<u8')");
-  if (npy_value(path, dict, "fortran_order") != "False") fail(path, "only C-order arrays are supported");
-  const std::string shape = npy_value(path, dict, "shape");
-  long long a = -1, b = -1;
-  char close = 0;
-  const int dims = std::sscanf(shape.c_str(), "(%lld, %lld)", &a, &b);
-  if (dims == 1 && std::sscanf(shape.c_str(), "(%lld,%c", &a, &close) == 2 && close == ')') b = 1;  // "(n,)"
-  if (a < 0 || b < 0 || !(b == 1 || b == 2 || a == 2))
+  InFile in(path);
+  const NpyHeader h = read_npy_header(in);  // datasets/npy_input.hpp: the one .npy reader
+  const bool is_signed = h.descr == "<i8";
+  if (!is_signed && h.descr != "<u8")
+    fail(path, "dtype '" + h.descr + "' is not supported for residues (use int64 '<i8' or uint64 '<u8')");
+  if (h.fortran_order) fail(path, "only C-order arrays are supported");
+  const std::string shape = npy_shape_text(h.shape);
+  const auto& s = h.shape;
+  const bool one_column = s.size() == 1 || (s.size() == 2 && s[1] == 1);
+  if (!one_column && !(s.size() == 2 && (s[1] == 2 || s[0] == 2)))
     fail(path, "shape " + shape + " is not a residue array; expected (n, 2) (columns x, y), (2, n), or one column (n,)");
-  if (std::max(a, b) > kMaxResidues) fail(path, "shape " + shape + " is too large (at most 2^36 entries per vector)");
-  const bool rows = b != 1 && b != 2;  // (2, n): x then y
-  const int64_t n = rows ? b : a, cols = rows ? 2 : b;
-  const uint64_t have = in.remaining();
-  if (have != static_cast<uint64_t>(n) * cols * 8)
-    fail(path, "holds " + std::to_string(have) + " bytes of data, shape " + shape + " needs " +
-                   std::to_string(static_cast<uint64_t>(n) * cols * 8));
+  const bool rows = !one_column && s[1] != 2;  // (2, n): x then y
+  const int64_t n = rows ? s[1] : s[0], cols = one_column ? 1 : 2;
+  if (n > kMaxResidues) fail(path, "shape " + shape + " is too large (at most 2^36 entries per vector)");
+  require_npy_data(in, h);
   std::vector<std::vector<double>> out(cols, std::vector<double>(n));
   std::vector<uint64_t> buf;
   const int64_t total = n * cols, chunk = 1 << 16;
-  for (int64_t s = 0; s < total; s += chunk) {
-    const int64_t e = std::min(total, s + chunk);
-    buf.resize(e - s);
+  for (int64_t k0 = 0; k0 < total; k0 += chunk) {
+    const int64_t e = std::min(total, k0 + chunk);
+    buf.resize(e - k0);
     in.read(buf.data(), buf.size() * 8);
-    for (int64_t k = s; k < e; ++k) {
-      const uint64_t u = buf[k - s];
-      long double v = is_signed ? static_cast<long double>(static_cast<int64_t>(u)) : static_cast<long double>(u);
+    for (int64_t k = k0; k < e; ++k) {
+      const uint64_t u = buf[k - k0];
+      if (is_signed && static_cast<int64_t>(u) < 0)
+        fail(path, "entry " + std::to_string(k) + " is negative (residues are in [0, p))");
+      if (u >= p)
+        fail(path, "entry " + std::to_string(k) + " is >= p = " + std::to_string(p) + " (residues are in [0, p))");
       const int64_t col = rows ? k / n : k % cols, i = rows ? k % n : k / cols;
-      out[col][i] = checked_residue(path, v, true, p, k);
+      out[col][i] = static_cast<double>(u);  // exact: u < p <= 2^52
     }
   }
   return out;
+}
+
+// A residue written in a text file: decimal digits only (an optional '+'), so that a value is
+// exactly the integer it shows; "7.0", "1e3" and "1125899906842596.0000000000000000001" are
+// refused rather than rounded to an integer. Returns false when the text is not such a number;
+// *overflow when it does not fit 64 bits.
+bool parse_residue_text(const std::string& f, uint64_t& v, bool& overflow) {
+  const char* b = f.data() + (!f.empty() && f[0] == '+' ? 1 : 0);
+  const char* e = f.data() + f.size();
+  overflow = false;
+  if (b == e || !std::all_of(b, e, [](char c) { return c >= '0' && c <= '9'; })) return false;
+  auto [end, ec] = std::from_chars(b, e, v);
+  overflow = ec == std::errc::result_out_of_range;
+  return end == e;
 }
 
 // The header line "# p = <prime>" of a text file, or 0 when there is none.
@@ -110,9 +94,7 @@ uint64_t text_prime(const std::string& path, const std::string& line) {
 // "# p = <prime>" line before the values. Returns the columns; `p` becomes the file's prime if
 // it names one (which must agree with p when p_fixed: given by --p or by the other file).
 std::vector<std::vector<double>> read_text_columns(const std::string& path, uint64_t& p, bool p_fixed) {
-  InFile in(path);
-  std::string text(in.size, '\0');
-  in.read(text.data(), in.size);
+  const std::string text = read_text_input(path);  // the memory limit of every text input
   std::vector<std::vector<double>> cols;
   size_t pos = 0;
   int64_t line_no = 0;
@@ -146,17 +128,17 @@ std::vector<std::vector<double>> read_text_columns(const std::string& path, uint
                      ", found " + std::to_string(fields.size()) + " fields");
     for (size_t k = 0; k < fields.size(); ++k) {
       const std::string& f = fields[k];
-      char* end = nullptr;
-      errno = 0;
-      long double v = std::strtold(f.c_str(), &end);
-      if (*end || errno == ERANGE) fail(path, where + "'" + f + "' is not a number");
-      const bool integral = v == v && v == std::floor(v);
-      try {
-        cols[k].push_back(checked_residue(path, v, integral, p, 0));
-      } catch (const UsageError&) {
-        std::string why = !integral ? "is not an integer" : v < 0 ? "is negative (residues are in [0, p))" : "is >= p = " + std::to_string(p);
-        fail(path, where + "'" + f + "' " + why);
+      uint64_t v = 0;
+      bool overflow = false;
+      if (!parse_residue_text(f, v, overflow)) {
+        const bool negative = f.size() > 1 && f[0] == '-' &&
+                              std::all_of(f.begin() + 1, f.end(), [](char c) { return c >= '0' && c <= '9'; });
+        fail(path, where + "'" + f + "' " +
+                       (negative ? "is negative (residues are in [0, p))"
+                                 : "is not an integer (residues are written as decimal digits)"));
       }
+      if (overflow || v >= p) fail(path, where + "'" + f + "' is >= p = " + std::to_string(p));
+      cols[k].push_back(static_cast<double>(v));
     }
   }
   return cols;  // no values: no columns (an empty dataset in either layout)
@@ -246,12 +228,10 @@ Dataset read_residues(const std::string& spec, const Params& options) {
     if (k != "p") throw UsageError("--" + k + " does not apply to a moddot input file");
   bool p_fixed = options.count("p") != 0;
   uint64_t p = p_fixed ? parse_prime(options.at("p"), "--p") : kModdotDefaultPrime;
-  // "x.npy,y.npy": two one-column files (a path that exists whole is one file).
-  const auto comma = spec.find(',');
-  struct stat st;
-  const bool two = comma != std::string::npos && stat(spec.c_str(), &st) != 0;
-  std::vector<std::string> paths{two ? spec.substr(0, comma) : spec};
-  if (two) paths.push_back(spec.substr(comma + 1));
+  // "x.npy,y.npy": two one-column files (datasets/npy_input.hpp: a path that exists whole is one file).
+  const std::vector<std::string> paths = input_paths(spec);
+  if (paths.size() > 2) throw UsageError("'" + spec + "': a moddot input is one file or two (x.npy,y.npy)");
+  const bool two = paths.size() == 2;
   std::vector<std::vector<double>> cols;
   for (auto& path : paths) {
     const uint64_t before = p;

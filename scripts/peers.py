@@ -32,6 +32,8 @@ from fractions import Fraction
 
 import numpy as np
 
+from report_io import ScriptError, check_outputs, load_report, run_main, write_text
+
 try:
     import xsum
 except ImportError:
@@ -111,8 +113,7 @@ def time_peer(fn, x, reps):
 
 
 def fail(message):
-    print(f"peers.py: {message}", file=sys.stderr)
-    sys.exit(2)
+    raise ScriptError(message)
 
 
 def run(cmd):
@@ -130,8 +131,24 @@ def run_accsum(args, npy, tmpdir):
     cmd = [args.accsum, "bench", f"--input={npy}", f"--algo={args.algo}", f"--backend={args.backend}",
            f"--reps={args.reps}", "--no-repro-check", "--format=json", "--out=/dev/null", f"--json={out}"]
     run(cmd)
-    with open(out) as f:
-        return json.load(f), cmd
+    return load_report(out), cmd
+
+
+def check_same_dataset(report, x, npy):
+    """The report must describe this array: the same n and the same exact sum (math.fsum is
+    correctly rounded, as the report's rounded reference is). Anything else is refused."""
+    dataset, reference = report["dataset"], report["reference"]
+    if dataset.get("family") not in (None, "sum"):
+        fail(f"{npy}: the report is of a {dataset.get('family')} dataset, not a sum")
+    if int(dataset["n"]) != int(x.size):
+        fail(f"{npy}: the report's dataset has n = {dataset['n']}, the input has {x.size} elements (another dataset)")
+    try:
+        rn = math.fsum(x)
+    except (OverflowError, ValueError):
+        return  # partial sums beyond the double range: n is all that can be compared here
+    want = float.fromhex(reference["rounded_hex"])
+    if not same_bits(rn, want):
+        fail(f"{npy}: the report's exact sum {reference['rounded_hex']} is not this input's ({rn.hex()}): another dataset")
 
 
 def accsum_rows(report, reference, n):
@@ -153,12 +170,16 @@ def compare_one(args, npy, tmpdir, report=None):
     if report is None:
         report, cmd = run_accsum(args, npy, tmpdir)
     reference, dataset = report["reference"], report["dataset"]
-    x = np.load(npy)
+    try:
+        x = np.load(npy)
+    except (OSError, ValueError) as e:
+        fail(f"{npy}: cannot read as .npy: {e}")
     if x.ndim == 2 and 1 in x.shape:  # (1, n) and (n, 1) are sums for accsum too
         x = x.reshape(-1)
     if x.ndim != 1:
         fail(f"{npy}: a sum dataset (1-D .npy) is needed, got shape {x.shape}")
     x = np.ascontiguousarray(x, dtype=np.float64)
+    check_same_dataset(report, x, npy)
     n = int(x.size)
     rows = accsum_rows(report, reference, n)
     for name, package, guarantee, fn in peers():
@@ -239,25 +260,23 @@ def main():
         ap.error("--reps must be >= 1")
     if args.accsum_json and len(args.input) != 1:
         ap.error("--accsum-json needs exactly one --input")
+    check_outputs(args.input + ([args.accsum_json] if args.accsum_json else []), [args.json, args.md])
     for note in missing_notes():
         print(f"peers.py: {note}", file=sys.stderr)
     with tempfile.TemporaryDirectory() as tmpdir:
         files = args.input or generate(args, tmpdir)
         report = None
         if args.accsum_json:
-            with open(args.accsum_json) as f:
-                report = json.load(f)
+            report = load_report(args.accsum_json)
         runs = [compare_one(args, f, tmpdir, report) for f in files]
     doc = {"schema": "accsum-peers/1", "command": sys.argv, "python": sys.version.split()[0],
            "versions": {"numpy": np.__version__, "xsum": package_version("xsum"), "accupy": package_version("accupy")},
            "notes": missing_notes(), "runs": runs}
     if args.json:
-        with open(args.json, "w") as f:
-            json.dump(doc, f, indent=1, default=str)
+        write_text(args.json, json.dumps(doc, indent=1, default=str))
     md = markdown(doc)
     if args.md:
-        with open(args.md, "w") as f:
-            f.write(md)
+        write_text(args.md, md)
     else:
         sys.stdout.write(md)
 
@@ -271,4 +290,4 @@ def package_version(name):
 
 
 if __name__ == "__main__":
-    main()
+    run_main(main)

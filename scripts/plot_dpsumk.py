@@ -14,10 +14,7 @@ import json
 import sys
 from collections import defaultdict
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+from report_io import ScriptError, check_outputs, load_report, plt, run_main, save_figure, write_text  # noqa: E402,F401
 
 
 def runs_of(doc):
@@ -37,8 +34,7 @@ def collect(paths):
     data = defaultdict(lambda: defaultdict(list))
     machines = set()
     for path in paths:
-        with open(path) as f:
-            doc = json.load(f)
+        doc = load_report(path)
         for b in doc.get("machine", {}).get("backends", {}).values():
             machines.add(b.split(",")[0])
         for run in runs_of(doc):
@@ -58,6 +54,7 @@ def main():
     ap.add_argument("json", nargs="+", help="accsum-report/1 files")
     ap.add_argument("-o", "--out", default="results/dpsumk_throughput.png", help="image to write")
     args = ap.parse_args()
+    check_outputs(args.json, [args.out])
     data, machines = collect(args.json)
     if not data:
         sys.exit("no dpsumk/dpdotk rows with timings in " + ", ".join(args.json))
@@ -92,9 +89,9 @@ def main():
         bottom.set_xlabel("n (elements)")
         bottom.set_ylabel("ratio to baseline")
     fig.tight_layout()
-    fig.savefig(args.out, dpi=120)
+    save_figure(fig, args.out, dpi=120)
     print("wrote", args.out)
 
 
 if __name__ == "__main__":
-    main()
+    run_main(main)

@@ -10,10 +10,7 @@ import argparse
 import json
 from collections import defaultdict
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+from report_io import ScriptError, check_outputs, load_report, plt, run_main, save_figure, write_text  # noqa: E402,F401
 
 LABELS = {
     "fpe-add-safe": "Safe (Alg. 1)",
@@ -29,8 +26,7 @@ MUL = {"fpe-mul", "fpe-seq-mul", "fpe-qd-mul"}
 
 def series(path):
     """(product, memory) -> label -> [(R, Mop/s)], timed rows only; QD only where it has a type."""
-    with open(path) as f:
-        doc = json.load(f)
+    doc = load_report(path)
     out = defaultdict(lambda: defaultdict(list))
     backend = ""
     for run in doc.get("runs", []):
@@ -52,6 +48,7 @@ def main():
     ap.add_argument("report")
     ap.add_argument("-o", "--out", default="results/fpe_tables.png")
     a = ap.parse_args()
+    check_outputs([a.report], [a.out])
     data, backend = series(a.report)
     fig, axes = plt.subplots(2, 2, figsize=(10, 8), sharex=True)
     titles = {(False, False): "Table I: addition, best case", (False, True): "Table II: addition, 256 B shared/term",
@@ -74,9 +71,9 @@ def main():
             ax.text(0.5, 0.5, f"no such mode on {backend}", transform=ax.transAxes, ha="center", va="center")
     fig.suptitle(f"Floating-point expansions on {backend}: throughput against R")
     fig.tight_layout()
-    fig.savefig(a.out, dpi=150)
+    save_figure(fig, a.out, dpi=150)
     print(a.out)
 
 
 if __name__ == "__main__":
-    main()
+    run_main(main)

@@ -8,10 +8,7 @@ Usage: scripts/plot_gemm.py REPORT.json [REPORT.json ...] [--dist uniform] -o re
 import argparse
 import json
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+from report_io import ScriptError, check_outputs, load_report, plt, run_main, save_figure, write_text  # noqa: E402,F401
 
 
 def runs(doc):
@@ -25,8 +22,7 @@ def runs(doc):
 
 def rows(paths, dist):
     for path in paths:
-        with open(path) as f:
-            doc = json.load(f)
+        doc = load_report(path)
         for ds, results in runs(doc):
             if dist and ds.get("generator") != dist:
                 continue
@@ -50,6 +46,7 @@ def main():
     ap.add_argument("-o", "--out", default="results/gemm_front.png")
     ap.add_argument("--dist", default="uniform", help="only datasets of this generator ('' for all)")
     a = ap.parse_args()
+    check_outputs(a.reports, [a.out])
     points = list(rows(a.reports, a.dist))
     if not points:
         raise SystemExit("plot_gemm.py: no gemm results with throughput in " + ", ".join(a.reports))
@@ -67,9 +64,9 @@ def main():
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=7, title="dataset", title_fontsize=7)
     fig.tight_layout()
-    fig.savefig(a.out, dpi=150)
+    save_figure(fig, a.out, dpi=150)
     print(a.out)
 
 
 if __name__ == "__main__":
-    main()
+    run_main(main)

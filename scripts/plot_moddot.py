@@ -14,10 +14,7 @@ import json
 import sys
 from collections import defaultdict
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+from report_io import ScriptError, check_outputs, load_report, plt, run_main, save_figure, write_text  # noqa: E402,F401
 
 
 def runs_of(doc):
@@ -29,8 +26,7 @@ def collect(paths):
     data = defaultdict(lambda: defaultdict(list))
     gmp = {}  # (p, n) -> the GMP loop's median
     for path in paths:
-        with open(path) as f:
-            doc = json.load(f)
+        doc = load_report(path)
         for run in runs_of(doc):
             ds = run["dataset"]
             if ds.get("family") != "moddot":
@@ -56,6 +52,7 @@ def main():
     ap.add_argument("json", nargs="+", help="accsum-report/1 files")
     ap.add_argument("-o", "--out", default="results/moddot_time.png", help="image to write")
     args = ap.parse_args()
+    check_outputs(args.json, [args.out])
     data = collect(args.json)
     if not data:
         sys.exit("no moddot rows with timings in " + ", ".join(args.json))
@@ -80,9 +77,9 @@ def main():
         bottom.set(xscale="log", yscale="log", xlabel="n", ylabel="speed-up over GMP loop")
         bottom.grid(True, which="both", alpha=0.3)
     fig.tight_layout()
-    fig.savefig(args.out, dpi=120)
+    save_figure(fig, args.out, dpi=120)
     print("wrote", args.out)
 
 
 if __name__ == "__main__":
-    main()
+    run_main(main)

@@ -16,6 +16,7 @@ import argparse
 import collections
 import json
 import math
+from report_io import ScriptError, check_outputs, load_report, run_main, save_figure, write_text  # noqa: E402,F401
 
 TARGET_RATIO = 0.90
 TARGET_FROM_LOG2N = 24
@@ -25,8 +26,7 @@ def rows(paths, algos=None, params=None, rng=None):
     """{(algo, backend): {n: (ratio, time, baseline time, baseline name, correctly rounded)}} (one range: rng)."""
     out = collections.defaultdict(dict)
     for path in paths:
-        with open(path) as f:
-            doc = json.load(f)
+        doc = load_report(path)
         for run in doc.get("runs") or [doc]:
             ds = run.get("dataset") or {}
             n = ds.get("n")
@@ -67,8 +67,7 @@ def write_md(data, path):
             us = lambda s: "%.1f us" % (s * 1e6) if s is not None else "?"
             lines.append("| %s/%s | %s | %s | %s | %s | %.3f | %s | %s |"
                          % (algo, backend, log2n(n), bname, us(tb), us(t), ratio, "yes" if cr else "**no**", verdict))
-    with open(path, "w") as f:
-        f.write("\n".join(lines) + "\n")
+    write_text(path, "\n".join(lines) + "\n")
 
 
 def plot(data, before, out, title):
@@ -96,7 +95,7 @@ def plot(data, before, out, title):
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8, loc="lower right")
     fig.tight_layout()
-    fig.savefig(out, dpi=120)
+    save_figure(fig, out, dpi=120)
 
 
 def main():
@@ -110,6 +109,7 @@ def main():
     ap.add_argument("--md", help="Markdown table")
     ap.add_argument("--title", default="Correctly rounded superacc on CUDA vs CUB Sum / cuBLAS ddot")
     a = ap.parse_args()
+    check_outputs(a.reports + a.before, [a.out, a.md])
     algos = set(a.algo.split(",")) if a.algo else None
     params = dict(kv.split("=", 1) for kv in a.params.split(",") if kv) if a.params else None
     data = rows(a.reports, algos, params, a.range)
@@ -122,4 +122,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    run_main(main)

@@ -16,6 +16,7 @@ import collections
 import json
 import math
 import sys
+from report_io import ScriptError, check_outputs, load_report, run_main, save_figure, write_text  # noqa: E402,F401
 
 
 def rate(result):
@@ -51,8 +52,7 @@ def load(paths, family, filters):
     rows = []
     seen = set()
     for path in paths:
-        with open(path) as f:
-            doc = json.load(f)
+        doc = load_report(path)
         machine = doc.get("machine") or {}
         device = (machine.get("backends") or {}).get("cuda", "").split(",")[0] or machine.get("gpu") or ""
         runs = doc.get("runs") or [doc]
@@ -104,7 +104,7 @@ def plot(rows, x_index, x_label, title, out, log_x):
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=2)
     fig.tight_layout()
-    fig.savefig(out, dpi=130)
+    save_figure(fig, out, dpi=130)
     print("wrote", out)
 
 
@@ -118,12 +118,12 @@ def main(argv):
     ap.add_argument("--only", choices=["n", "range"], default=None, help="draw only this plot")
     ap.add_argument("--params", default="", help="keep only these parameter values, e.g. adaptive=0,block=512")
     args = ap.parse_args(argv)
+    check_outputs(args.reports, [args.out + "_vs_n.png", args.out + "_vs_range.png"])
 
     filters = dict(kv.split("=", 1) for kv in args.params.split(",") if kv)
     rows = load(args.reports, args.family, filters)
     if not rows:
-        print("no results with a throughput in", args.reports, file=sys.stderr)
-        return 1
+        raise ScriptError("no results with a throughput in " + " ".join(args.reports))
     device = next((r[5] for r in rows if r[5]), "")
     ranges = collections.Counter(r[1] for r in rows)
     ns = sorted({r[0] for r in rows})
@@ -131,14 +131,19 @@ def main(argv):
     n_fix = args.n if args.n is not None else ns[-1]
 
     by_n = [r for r in rows if math.isclose(r[1], rng, rel_tol=1e-9)]
+    drawn = 0
     if args.only != "range" and len({r[0] for r in by_n}) > 1:
+        drawn += 1
         plot(by_n, 0, "n (terms)", "throughput vs n, dynamic range %g, %s" % (rng, device), args.out + "_vs_n.png", True)
     by_range = [(r[0], math.log10(r[1]) if r[1] > 0 else 0.0) + r[2:] for r in rows if r[0] == n_fix]
     if args.only != "n" and len({r[1] for r in by_range}) > 2:
+        drawn += 1
         plot(by_range, 1, "log10 of the dynamic range (max|x| / min|x|)",
              "throughput vs dynamic range, n = %d, %s" % (n_fix, device), args.out + "_vs_range.png", False)
+    if not drawn:
+        raise ScriptError("too few sizes or ranges in %s to draw a curve" % " ".join(args.reports))
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    run_main(main, sys.argv[1:])

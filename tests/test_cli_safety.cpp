@@ -388,7 +388,7 @@ TEST(CliSafety, TextInputLargerThanMemoryIsRefusedBeforeReading) {
   close(fd);
   if (!sparse) GTEST_SKIP() << "no sparse files here";
   auto t0 = std::chrono::steady_clock::now();
-  expect_usage_error("bench --algo=naive --backend=cpu --input=" + d + "/huge.txt", "larger than");
+  expect_usage_error("bench --algo=naive --backend=cpu --input=" + d + "/huge.txt", "bytes");  // app/memcheck.hpp
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(20));
   unlink((d + "/huge.txt").c_str());
 }
@@ -442,8 +442,13 @@ TEST(CliSafety, BenchInputWithDefaultAlgoRunsWhatFitsTheFile) {
     EXPECT_GE(doc["results"].size(), 4u) << file;
     for (auto& res : doc["results"]) EXPECT_EQ(res["family"], fam);
   }
-  // Named algorithms must all fit: a dot algorithm on a sum file is an error.
-  expect_usage_error("bench --algo=naive,dot --backend=cpu --input=" + d + "/sum.npy", "dot");
+  // Named algorithms must all fit: a dot algorithm on a sum file is an error (exit 2, one line;
+  // the sum rows measured before it are kept, marked incomplete: docs/input-output-rules.md).
+  CliRun both = accsum("bench --algo=naive,dot --backend=cpu --input=" + d + "/sum.npy");
+  EXPECT_EQ(both.code, 2) << both.err;
+  EXPECT_EQ(lines(both.err), 1) << both.err;
+  EXPECT_NE(both.err.find("dot"), std::string::npos) << both.err;
+  EXPECT_NE(both.out.find("INCOMPLETE"), std::string::npos) << both.out;
 }
 
 // ---- arguments ----

@@ -242,7 +242,7 @@ TEST_F(FilesTest, MalformedNpyIsRejected) {
   std::vector<Case> cases = {
       {"magic", "\x93NUMPX" + npy_bytes(1, good, three).substr(6), "sum", "bad magic"},
       {"short", "\x93NUM", "sum", "bad magic"},
-      {"v3", [&] { auto b = npy_bytes(2, good, three); b[6] = 3; return b; }(), "sum", "version 3.0"},
+      {"v4", [&] { auto b = npy_bytes(2, good, three); b[6] = 4; return b; }(), "sum", "version 4.0"},
       {"bigendian", npy_bytes(1, "{'descr': '>f8', 'fortran_order': False, 'shape': (3,), }", three), "sum",
        "big-endian"},
       {"int", npy_bytes(1, "{'descr': '<i8', 'fortran_order': False, 'shape': (3,), }", three), "sum",

@@ -176,8 +176,8 @@ TEST(Limits, ThreadsFromEnvIsStrict) {
     setenv("ACCSUM_THREADS", bad, 1);
     EXPECT_THROW(accsum::threads_from_env(), accsum::UsageError) << bad;
   }
-  setenv("ACCSUM_THREADS", "", 1);
-  EXPECT_EQ(accsum::threads_from_env(), 0);
+  setenv("ACCSUM_THREADS", "", 1);  // set but empty: refused, not read as unset
+  EXPECT_THROW(accsum::threads_from_env(), accsum::UsageError);
   if (old) setenv("ACCSUM_THREADS", saved.c_str(), 1);
   else unsetenv("ACCSUM_THREADS");
 }

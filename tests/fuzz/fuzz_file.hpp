@@ -1,5 +1,5 @@
 #pragma once
-// Shared by the file-reader fuzz targets: the input is written to a temporary file with the
+// Shared by the file-reader fuzz targets (npy, raw, text, gemm, moddot): the input is written to a temporary file with the
 // reader's extension and read back with read_dataset, as `bench --input` does. The first byte
 // picks the family (even: sum, odd: dot). The readers may only throw UsageError; anything else
 // (another exception, a crash, a sanitizer report) is a bug the fuzzer reports.
@@ -19,14 +19,18 @@ inline std::string temp_path(const char* ext) {
   return std::string(dir && *dir ? dir : "/tmp") + "/accsum-fuzz-" + std::to_string(::getpid()) + ext;
 }
 
-inline int read_as(const uint8_t* data, size_t size, const char* ext) {
-  static const std::string path = temp_path(ext);
-  const std::string family = size > 0 && (data[0] & 1) ? "dot" : "sum";
-  if (size > 0) ++data, --size;
+inline void write_file(const std::string& path, const uint8_t* data, size_t size) {
   FILE* f = std::fopen(path.c_str(), "wb");
   if (!f) std::abort();
   if (size && std::fwrite(data, 1, size, f) != size) std::abort();
   std::fclose(f);
+}
+
+inline int read_as(const uint8_t* data, size_t size, const char* ext) {
+  static const std::string path = temp_path(ext);
+  const std::string family = size > 0 && (data[0] & 1) ? "dot" : "sum";
+  if (size > 0) ++data, --size;
+  write_file(path, data, size);
   try {
     accsum::Dataset d = accsum::read_dataset(path, family);
     // What a reader returns must be consistent.
