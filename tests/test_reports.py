@@ -161,6 +161,15 @@ def check_outputs():
         if doc and (not doc["machine"].get("devices") or "rank" not in doc["machine"]["backends"]["mpi"]):
             failures.append(f"mpi (inner opencl) report's machine names no device or no ranks: {doc['machine']}")
 
+    # a sweep stopped part way: the completed rows, marked incomplete
+    data = os.path.join(TMP, "sum.npy")
+    run(["gen", "--n=100", "-o", data])
+    inc = os.path.join(TMP, "incomplete.json")
+    run(["bench", "--input=" + data, "--algo=naive,dot", "--backend=cpu", "--json=" + inc], want=(2,))
+    doc = check_fresh_report(inc, "bench stopped part way")
+    if doc and not doc.get("incomplete"):
+        failures.append("a report of a run stopped part way does not say it is incomplete")
+
     # verify, table, compare
     verify = os.path.join(TMP, "verify.json")
     run(["verify", "--backend=cpu", "--algo=naive,superacc-dot,moddot-lambda", "--seeds=1", "--json=" + verify])
