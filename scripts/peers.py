@@ -151,6 +151,20 @@ def check_same_dataset(report, x, npy):
         fail(f"{npy}: the report's exact sum {reference['rounded_hex']} is not this input's ({rn.hex()}): another dataset")
 
 
+def check_same_content(args, report, npy, tmpdir):
+    """A report given with --accsum-json names its input by content hash (dataset.content_hash):
+    accsum hashes this input the same way (one untimed pass of the plain sum) and the two must agree."""
+    want = report["dataset"].get("content_hash")
+    if not want:
+        return  # an older report: n and the exact sum were all that could be compared
+    out = os.path.join(tmpdir, "hash.json")
+    run([args.accsum, "bench", f"--input={npy}", "--algo=naive", "--backend=cpu", "--reps=1", "--no-repro-check",
+         "--format=json", "--out=/dev/null", f"--json={out}"])
+    got = load_report(out)["dataset"].get("content_hash")
+    if got != want:
+        fail(f"{npy}: the report's content hash {want} is not this input's ({got}): another dataset")
+
+
 def accsum_rows(report, reference, n):
     rows = []
     for r in report["results"]:
@@ -180,6 +194,8 @@ def compare_one(args, npy, tmpdir, report=None):
         fail(f"{npy}: a sum dataset (1-D .npy) is needed, got shape {x.shape}")
     x = np.ascontiguousarray(x, dtype=np.float64)
     check_same_dataset(report, x, npy)
+    if cmd is None:
+        check_same_content(args, report, npy, tmpdir)
     n = int(x.size)
     rows = accsum_rows(report, reference, n)
     for name, package, guarantee, fn in peers():

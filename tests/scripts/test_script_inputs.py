@@ -70,6 +70,12 @@ def main():
         base = ["--accsum", accsum, "--algo=naive", "--backend=cpu", "--reps=1", "--md", path("p.md")]
         rc, _, err = script("peers.py", *base, "--accsum-json", report, "--input", b)
         expect_refusal("peers.py with the report of another dataset", rc, err, "another dataset")
+        # the same numbers in reverse order: the same n and exact sum, another content hash
+        r = path("r.npy")
+        import numpy
+        numpy.save(r, numpy.load(a)[::-1].copy())
+        rc, _, err = script("peers.py", *base, "--accsum-json", report, "--input", r)
+        expect_refusal("peers.py with the report of a permuted dataset", rc, err, "content hash")
         c = path("c.npy")
         subprocess.run([accsum, "gen", "--n=999", "-o", c], check=True, capture_output=True)
         rc, _, err = script("peers.py", *base, "--accsum-json", report, "--input", c)
