@@ -14,6 +14,7 @@
 #include "app/parse.hpp"
 #include "app/progress.hpp"
 #include "app/report.hpp"
+#include "core/plugins.hpp"
 
 namespace accsum::cli {
 
@@ -32,6 +33,11 @@ std::vector<Column> columns_of(const TableSuite& t, const std::string& family, c
   for (auto& c : t.columns(backend)) {
     const AlgoEntry* e = registry().find(c.algo, c.backend.empty() ? backend : c.backend);
     if (e && e->family == family) cols.push_back({e, registry().resolve_params(*e, c.params), c.label, c.reps});
+  }
+  // Loaded plugins' algorithms of this family and backend: one more column each (--plugin).
+  for (auto& a : plugins::loaded()) {
+    const AlgoEntry* e = registry().find(a->name, backend);
+    if (e && e->family == family) cols.push_back({e, registry().resolve_params(*e, {}), a->name, 0});
   }
   return cols;
 }

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "app/commands.hpp"
+#include "app/counterexample.hpp"
 #include "app/harness.hpp"
 #include "app/parse.hpp"
 #include "app/progress.hpp"
@@ -22,6 +23,7 @@ struct Tally {
   int cases = 0, violations = 0, errors = 0;
   double worst_ulps = 0, min_digits = 16;
   std::string first_violation;
+  std::string counterexample;  // where the shrunk failing input went, and the command
 };
 
 std::string case_label(const VerifyCase& c, int64_t n, int seed) {
@@ -58,6 +60,7 @@ int run_verify(const VerifyArgs& a, const std::vector<std::string>& argv) {
   OutArgs json_only;
   json_only.json = a.out.json;
   Reporters reporters(json_only, argv, backends_of(sel), /*text_to_stdout=*/false);
+  const std::string ce_dir = counterexample_dir(a.out.json, a.out.out);
 
   std::map<const AlgoEntry*, Tally> tally;
   for (auto& s : sel) tally[s.entry].entry = s.entry;
@@ -94,6 +97,7 @@ int run_verify(const VerifyArgs& a, const std::vector<std::string>& argv) {
             }
           }
           RunRecord run = begin_run(d);
+          std::vector<std::pair<const AlgoEntry*, Params>> to_shrink;  // first violation of an entry
           for (auto& s : sel) {
             if (s.entry->family != fam.name) continue;
             for (auto& p : s.param_sets) {
@@ -103,7 +107,10 @@ int run_verify(const VerifyArgs& a, const std::vector<std::string>& argv) {
               if (!row.error.empty()) ++t.errors;
               if (!row.guarantee_met) {
                 ++t.violations;
-                if (t.first_violation.empty()) t.first_violation = case_label(c, n, seed) + ": " + row.violation;
+                if (t.first_violation.empty()) {
+                  t.first_violation = case_label(c, n, seed) + ": " + row.violation;
+                  if (row.error.empty()) to_shrink.push_back({s.entry, p});  // a broken claim, not a failed run
+                }
               }
               if (row.error.empty() && !run.reference.special && std::isfinite(row.metrics.ulps))
                 t.worst_ulps = std::max(t.worst_ulps, row.metrics.ulps);
@@ -111,6 +118,14 @@ int run_verify(const VerifyArgs& a, const std::vector<std::string>& argv) {
               run.rows.push_back(std::move(row));
             }
           }
+          for (auto& [entry, params] : to_shrink) {
+            progress.status(fmt::format("shrinking a counter-example of {} on {}", entry->algo, entry->backend));
+            CounterExample ce = write_counterexample(*entry, params, d, opt, ce_dir);
+            tally[entry].counterexample = fmt::format(
+                "counter-example: {} on {} breaks its claim on {} element(s) (shrunk from {}: {}): {}\n  reproduce: {}\n",
+                entry->algo, entry->backend, ce.n_kept, ce.n_found, case_label(c, n, seed), ce.path, ce.command);
+          }
+          if (!to_shrink.empty()) begin_run(d);  // the crash report names this dataset again
           reporters.dataset_done(run);
         }
   }
@@ -126,6 +141,7 @@ int run_verify(const VerifyArgs& a, const std::vector<std::string>& argv) {
                         std::string(to_string(s.entry->guarantee)) + (s.entry->reproducible ? "+repro" : ""), t.cases,
                         t.violations, json_number_or_string(t.worst_ulps), t.min_digits, t.first_violation);
   }
+  for (auto& s : sel) text += tally[s.entry].counterexample;
   text += fmt::format("{} result(s) broke their guarantee; {} generator case(s) skipped (n too small for them)\n",
                       violations, skipped);
   reporters.finish({{a.out.out, text}}, a.out.out.empty() ? text : "");
