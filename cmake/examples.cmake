@@ -28,3 +28,16 @@ foreach(case RANGE 1 10)
   accsum_plugin(hostile_${case} tests/plugins/hostile.c)
   target_compile_definitions(hostile_${case} PRIVATE HOSTILE_CASE=${case})
 endforeach()
+
+# examples/use-the-library, built here against the in-tree library too (the GPU scripts run it);
+# tests/test_plugins_library.cpp builds the same sources against the installed package.
+if(ACCSUM_LIBRARY)
+  add_executable(sum_file examples/use-the-library/sum_file.c)
+  target_link_libraries(sum_file PRIVATE accsum_lib)
+  set_target_properties(sum_file PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/use-the-library)
+  if(ACCSUM_CUDA)
+    add_executable(sum_device examples/use-the-library/sum_device.c)
+    target_link_libraries(sum_device PRIVATE accsum_lib CUDA::cudart)
+    set_target_properties(sum_device PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/use-the-library)
+  endif()
+endif()

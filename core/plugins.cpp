@@ -130,6 +130,7 @@ ParamSpec param_spec(const std::string& where, const accsum_param& q) {
   s.def = q.default_value;
   if (q.choices) {
     s.is_int = false;
+    s.verify_every_choice = true;  // the claim must hold for each value
     for (const char* const* c = q.choices; *c; ++c) {
       if (s.choices.size() > 256) throw UsageError(where + ": parameter '" + s.name + "' has no NULL after its choices");
       s.choices.push_back(*c);
