@@ -9,11 +9,11 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "core/registry.hpp"
 #include "tests/cli_run.hpp"
 
 #if defined(ACCSUM_HAVE_EXAMPLE_PLUGINS)
 
-using cli_test::accsum;
 using nlohmann::json;
 
 namespace {
@@ -57,7 +57,7 @@ std::string fresh_dir(const std::string& name) {
 }  // namespace
 
 TEST(Plugins, ListShowsEveryExamplePluginWithItsClaim) {
-  auto r = accsum("list --plugin=" + plugin("kahan_sum") + "," + plugin("dot2") + " --plugin " + plugin("small_gemm") +
+  auto r = cli_test::accsum("list --plugin=" + plugin("kahan_sum") + "," + plugin("dot2") + " --plugin " + plugin("small_gemm") +
                   " --plugin=" + plugin("false_claim_sum") + " --format=json");
   ASSERT_EQ(r.code, 0) << r.err;
   json doc = json::parse(r.out);
@@ -74,14 +74,14 @@ TEST(Plugins, ListShowsEveryExamplePluginWithItsClaim) {
 
 TEST(Plugins, EnvironmentVariableLoadsPluginsToo) {
   ::setenv("ACCSUM_PLUGINS", plugin("kahan_sum").c_str(), 1);
-  auto r = accsum("list");
+  auto r = cli_test::accsum("list");
   ::unsetenv("ACCSUM_PLUGINS");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("kahan-plugin"), std::string::npos);
 }
 
 TEST(Plugins, BenchRunsAPluginBesideTheBaselineAndJudgesIt) {
-  auto r = accsum("bench --plugin=" + plugin("kahan_sum") +
+  auto r = cli_test::accsum("bench --plugin=" + plugin("kahan_sum") +
                   " --algo=kahan-plugin --backend=cpu --n=1000 --dist=illcond --cond=1e20 --reps=3 --format=json");
   ASSERT_EQ(r.code, 0) << r.err;
   auto rows = rows_of(r.out);
@@ -95,7 +95,7 @@ TEST(Plugins, BenchRunsAPluginBesideTheBaselineAndJudgesIt) {
 }
 
 TEST(Plugins, ParametersSweepLikeBuiltInOnesAndBoundsAreHeld) {
-  auto r = accsum("bench --plugin=" + plugin("dot2") +
+  auto r = cli_test::accsum("bench --plugin=" + plugin("dot2") +
                   " --algo=dot2-plugin --backend=cpu --n=2000 --dist=illcond --cond=1e12 --reps=1 --param twoprod=fma,split"
                   " --format=json");
   ASSERT_EQ(r.code, 0) << r.err;
@@ -107,13 +107,13 @@ TEST(Plugins, ParametersSweepLikeBuiltInOnesAndBoundsAreHeld) {
       EXPECT_EQ(x["bound_cite"], "stated by plugin dot2-example");
     }
   EXPECT_EQ(seen, 2);
-  auto bad = accsum("bench --plugin=" + plugin("dot2") + " --algo=dot2-plugin --backend=cpu --n=10 --param twoprod=magic");
+  auto bad = cli_test::accsum("bench --plugin=" + plugin("dot2") + " --algo=dot2-plugin --backend=cpu --n=10 --param twoprod=magic");
   EXPECT_EQ(bad.code, 2);
   EXPECT_NE(bad.err.find("not allowed"), std::string::npos) << bad.err;
 }
 
 TEST(Plugins, VerifyHoldsHonestPluginsToTheirClaims) {
-  auto r = accsum("verify --plugin=" + plugin("kahan_sum") + "," + plugin("dot2") + "," + plugin("small_gemm") +
+  auto r = cli_test::accsum("verify --plugin=" + plugin("kahan_sum") + "," + plugin("dot2") + "," + plugin("small_gemm") +
                   " --algo=kahan-plugin,dot2-plugin,gemm-plugin --backend=cpu --seeds=1");
   ASSERT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("0 result(s) broke their guarantee"), std::string::npos) << r.out;
@@ -127,13 +127,17 @@ TEST(Plugins, VerifyHoldsHonestPluginsToTheirClaims) {
 }
 
 TEST(Plugins, TableHasAColumnPerPlugin) {
-  auto r = accsum("table --suite=accuracy --n=500 --plugin=" + plugin("kahan_sum"));
-  ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_NE(r.out.find("kahan-plugin"), std::string::npos) << r.out;
+  for (const char* suite : {"accuracy", "kfold"}) {  // a suite of every entry, and one of fixed columns
+    auto r = cli_test::accsum(std::string("table --suite=") + suite + " --n=300 --plugin=" + plugin("kahan_sum"));
+    ASSERT_EQ(r.code, 0) << r.err;
+    auto at = r.out.find("| kahan-plugin |");
+    EXPECT_NE(at, std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("| kahan-plugin |", at + 1), std::string::npos) << "one column: " << r.out;
+  }
 }
 
 TEST(Plugins, GemmPluginIsJudgedEntryByEntry) {
-  auto r = accsum("bench --plugin=" + plugin("small_gemm") +
+  auto r = cli_test::accsum("bench --plugin=" + plugin("small_gemm") +
                   " --algo=gemm-plugin --backend=cpu --shape=24,16,40 --reps=1 --param accumulate=float,double --format=json");
   ASSERT_EQ(r.code, 0) << r.err;
   int seen = 0;
@@ -164,7 +168,8 @@ TEST(Plugins, FalseClaimIsCaughtWithAShrunkCounterExampleThatBenchReproduces) {
   json doc = json::parse(again.out);
   EXPECT_LE(doc["dataset"]["n"].get<int64_t>(), 64);
   EXPECT_GE(doc["dataset"]["n"].get<int64_t>(), 2);
-  const json* x = row(rows_of(again.out), "overclaimed-sum");
+  const auto again_rows = rows_of(again.out);
+  const json* x = row(again_rows, "overclaimed-sum");
   ASSERT_TRUE(x);
   EXPECT_FALSE((*x)["guarantee_met"].get<bool>());
   EXPECT_FALSE((*x)["correctly_rounded"].get<bool>());
@@ -203,7 +208,7 @@ TEST(Plugins, HostilePluginsAreOneLineAndExitTwo) {
   };
   for (auto& [paths, expected] : cases)
     for (const char* cmd : {"list", "bench --n=10 --reps=1", "verify --seeds=1", "info --n=1000 --reps=1", "table --n=100"}) {
-      auto r = accsum(std::string(cmd) + " --plugin='" + paths + "'");
+      auto r = cli_test::accsum(std::string(cmd) + " --plugin='" + paths + "'");
       EXPECT_EQ(r.code, 2) << cmd << " " << paths << ": " << r.err;
       EXPECT_EQ(lines(r.err), 1) << r.err;
       EXPECT_EQ(r.err.rfind("accsum: error: ", 0), 0u) << r.err;
@@ -211,14 +216,14 @@ TEST(Plugins, HostilePluginsAreOneLineAndExitTwo) {
       EXPECT_TRUE(r.out.empty()) << r.out;
     }
   ::setenv("ACCSUM_PLUGINS", plugin("hostile_2").c_str(), 1);
-  auto r = accsum("list");
+  auto r = cli_test::accsum("list");
   ::unsetenv("ACCSUM_PLUGINS");
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("ABI version"), std::string::npos) << r.err;
 }
 
 TEST(Plugins, AnErrorReturnedByAPluginMarksItsRowAndTheRunGoesOn) {
-  auto r = accsum("bench --plugin=" + plugin("hostile_7") +
+  auto r = cli_test::accsum("bench --plugin=" + plugin("hostile_7") +
                   " --algo=hostile-sum,kahan --backend=cpu --n=100 --reps=1 --format=json");
   EXPECT_EQ(r.code, 1) << r.err;
   auto rows = rows_of(r.out);
@@ -230,13 +235,32 @@ TEST(Plugins, AnErrorReturnedByAPluginMarksItsRowAndTheRunGoesOn) {
 }
 
 TEST(Plugins, ACrashNamesThePluginTheAlgorithmAndTheDataset) {
-  auto r = accsum("bench --plugin=" + plugin("hostile_8") + " --algo=hostile-sum --backend=cpu --n=100 --dist=uniform --reps=1");
+  auto r = cli_test::accsum("bench --plugin=" + plugin("hostile_8") + " --algo=hostile-sum --backend=cpu --n=100 --dist=uniform --reps=1");
   EXPECT_EQ(r.code, 3) << r.err;
   EXPECT_EQ(lines(r.err), 1) << r.err;
   EXPECT_NE(r.err.find("plugin 'hostile' (" + plugin("hostile_8") + ") crashed in algorithm 'hostile-sum'"),
             std::string::npos)
       << r.err;
   EXPECT_NE(r.err.find("on dataset sum uniform n=100 seed=1 (SIGSEGV)"), std::string::npos) << r.err;
+}
+
+// On a GPU: the atomicAdd sum claims reproducibility and verify must catch it (exit 1, a
+// counter-example bench reproduces); bench shows it beside CUB, its baseline.
+TEST(Plugins, CudaAtomicSumClaimingReproducibilityIsCaught) {
+  const accsum::BackendInfo* cuda = accsum::registry().backend("cuda");
+  if (!cuda || (cuda->available && !cuda->available())) GTEST_SKIP() << "no CUDA backend or device here";
+  auto b = cli_test::accsum("bench --plugin=" + plugin("atomic_sum") +
+                  " --backend=cuda --algo=atomic-sum-plugin --n=2^22 --reps=5 --param blocks=120,1024 --format=json");
+  auto rows = rows_of(b.out);
+  const json* x = row(rows, "atomic-sum-plugin");
+  ASSERT_TRUE(x && row(rows, "cub-sum")) << b.out << b.err;
+  EXPECT_EQ((*x)["baseline"], "cub-sum");
+  const std::string dir = fresh_dir("cuda_plugin");
+  auto v = shell_in(dir, std::string(ACCSUM_BIN) + " verify --plugin=" + plugin("atomic_sum") +
+                             " --backend=cuda --algo=atomic-sum-plugin --seeds=1");
+  EXPECT_EQ(v.code, 1) << v.out << v.err;
+  EXPECT_NE(v.out.find("not reproducible"), std::string::npos) << v.out;
+  EXPECT_NE(v.out.find("reproduce: accsum bench --input="), std::string::npos) << v.out;
 }
 
 #else
