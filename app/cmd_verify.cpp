@@ -120,10 +120,15 @@ int run_verify(const VerifyArgs& a, const std::vector<std::string>& argv) {
           }
           for (auto& [entry, params] : to_shrink) {
             progress.status(fmt::format("shrinking a counter-example of {} on {}", entry->algo, entry->backend));
-            CounterExample ce = write_counterexample(*entry, params, d, opt, ce_dir);
-            tally[entry].counterexample = fmt::format(
-                "counter-example: {} on {} breaks its claim on {} element(s) (shrunk from {}: {}): {}\n  reproduce: {}\n",
-                entry->algo, entry->backend, ce.n_kept, ce.n_found, case_label(c, n, seed), ce.path, ce.command);
+            try {
+              CounterExample ce = write_counterexample(*entry, params, d, opt, ce_dir);
+              tally[entry].counterexample = fmt::format(
+                  "counter-example: {} on {} breaks its claim on {} element(s) (shrunk from {}: {}): {}\n  reproduce: {}\n",
+                  entry->algo, entry->backend, ce.n_kept, ce.n_found, case_label(c, n, seed), ce.path, ce.command);
+            } catch (const UsageError& e) {  // e.g. a family whose datasets are not written: the sweep goes on
+              tally[entry].counterexample = fmt::format("counter-example of {} on {} ({}) not written: {}\n", entry->algo,
+                                                        entry->backend, case_label(c, n, seed), e.what());
+            }
           }
           if (!to_shrink.empty()) begin_run(d);  // the crash report names this dataset again
           reporters.dataset_done(run);

@@ -104,7 +104,9 @@ CounterExample write_counterexample(const AlgoEntry& e, const Params& params, co
   const FamilyDescriptor& fam = family(d.family);
   c.path = reserve_name(dir, "counterexample-" + safe_name(e.algo) + "-" + safe_name(e.backend));
   try {
-    write_output(c.path, [&](const Sink& sink) { fam.encode(c.path, small, "f8", sink); });
+    std::string bytes;  // encoded first: a family that writes no dataset leaves no file behind
+    fam.encode(c.path, small, "f8", [&](const void* p, size_t n) { bytes.append(static_cast<const char*>(p), n); });
+    write_output(c.path, [&](const Sink& sink) { sink(bytes.data(), bytes.size()); });
   } catch (...) {
     ::unlink(c.path.c_str());
     throw;

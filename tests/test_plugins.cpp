@@ -187,6 +187,16 @@ TEST(Plugins, FalseClaimIsCaughtWithAShrunkCounterExampleThatBenchReproduces) {
   EXPECT_EQ(::stat((reports + "/counterexample-overclaimed-sum-cpu.npy").c_str(), &st), 0) << third.out;
 }
 
+TEST(Plugins, AFalseClaimOnDataThatCannotBeWrittenIsStillReported) {
+  const std::string dir = fresh_dir("gemm_claim");
+  auto r = shell_in(dir, std::string(ACCSUM_BIN) + " verify --plugin=" + plugin("hostile_11") +
+                             " --algo=hostile-sum --backend=cpu --seeds=1");
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("counter-example of hostile-sum on cpu"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("not written: the gemm family reads .npy matrices"), std::string::npos) << r.out;
+  EXPECT_EQ(shell_in(dir, "ls").out, "");  // no file left behind
+}
+
 TEST(Plugins, HostilePluginsAreOneLineAndExitTwo) {
   const std::string text_file = cli_test::tmpdir() + "/not_a_library.so";
   {

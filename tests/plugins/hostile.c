@@ -3,7 +3,8 @@
  *   4 an unknown family         5 an unknown backend       6 a built-in's name ("kahan")
  *   7 a compute that fails (returns an error with a message)
  *   8 a compute that crashes (SIGSEGV)                    9 the same name as case 10's
- *  10 a valid plugin (the name clash partner of case 9)                                      */
+ *  10 a valid plugin (the name clash partner of case 9)
+ *  11 a float GEMM falsely claiming correct rounding (its counter-example cannot be written)  */
 #include <stddef.h>
 
 #include <accsum/plugin.h>
@@ -21,6 +22,16 @@ static int failing_sum(const accsum_call* call) {
   for (; i + 1 < call->message_size && text[i]; ++i) call->message[i] = text[i];
   call->message[i] = 0;
   return 42;
+}
+
+static int float_gemm(const accsum_call* call) {
+  for (int64_t j = 0; j < call->cols; ++j)
+    for (int64_t i = 0; i < call->rows; ++i) {
+      float s = 0.0f;
+      for (int64_t l = 0; l < call->inner; ++l) s += call->a[i + l * call->rows] * call->b[l + j * call->inner];
+      call->c_out[i + j * call->rows] = call->alpha * s + (call->c ? call->beta * call->c[i + j * call->rows] : 0.0f);
+    }
+  return 0;
 }
 
 static volatile double* volatile nowhere = NULL;
@@ -41,6 +52,8 @@ static int crashing_sum(const accsum_call* call) {
 
 #if HOSTILE_CASE == 4
 #define FAMILY 77
+#elif HOSTILE_CASE == 11
+#define FAMILY ACCSUM_FAMILY_GEMM
 #else
 #define FAMILY ACCSUM_FAMILY_SUM
 #endif
@@ -55,12 +68,20 @@ static int crashing_sum(const accsum_call* call) {
 #define COMPUTE failing_sum
 #elif HOSTILE_CASE == 8
 #define COMPUTE crashing_sum
+#elif HOSTILE_CASE == 11
+#define COMPUTE float_gemm
 #else
 #define COMPUTE ok_sum
 #endif
 
+#if HOSTILE_CASE == 11
+#define CLAIM ACCSUM_CLAIM_CORRECTLY_ROUNDED
+#else
+#define CLAIM ACCSUM_CLAIM_NONE
+#endif
+
 static const accsum_algorithm algorithms[] = {
-    {.name = NAME, .summary = "a test plugin", .family = FAMILY, .backend = BACKEND, .claim = ACCSUM_CLAIM_NONE,
+    {.name = NAME, .summary = "a test plugin", .family = FAMILY, .backend = BACKEND, .claim = CLAIM,
      .compute = COMPUTE}};
 
 #if HOSTILE_CASE != 1
@@ -74,6 +95,7 @@ ACCSUM_PLUGIN_EXPORT const accsum_plugin* accsum_plugin_register(int host_abi_ve
   (void)ok_sum;
   (void)failing_sum;
   (void)crashing_sum;
+  (void)float_gemm;
   return &plugin;
 }
 #else
