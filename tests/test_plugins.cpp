@@ -197,6 +197,19 @@ TEST(Plugins, AFalseClaimOnDataThatCannotBeWrittenIsStillReported) {
   EXPECT_EQ(shell_in(dir, "ls").out, "");  // no file left behind
 }
 
+TEST(Plugins, AReproducibilityClaimIsCheckedOverRunsPermutationAndParameterValues) {
+  auto r = cli_test::accsum("bench --plugin=" + plugin("hostile_12") +
+                            " --algo=hostile-sum --backend=cpu --n=1000 --dist=uniform-sym --reps=2 --format=json");
+  EXPECT_EQ(r.code, 1) << r.err;
+  auto rows = rows_of(r.out);
+  const json* x = row(rows, "hostile-sum");
+  ASSERT_TRUE(x) << r.out;
+  EXPECT_TRUE((*x)["promises_reproducible"].get<bool>());
+  EXPECT_FALSE((*x)["reproducible"].get<bool>());
+  EXPECT_EQ((*x)["reproducible_checks"], json::array({"runs", "order=backward", "permutation"})) << x->dump();
+  EXPECT_NE((*x)["violation"].get<std::string>().find("not reproducible"), std::string::npos);
+}
+
 TEST(Plugins, HostilePluginsAreOneLineAndExitTwo) {
   const std::string text_file = cli_test::tmpdir() + "/not_a_library.so";
   {

@@ -4,7 +4,9 @@
  *   7 a compute that fails (returns an error with a message)
  *   8 a compute that crashes (SIGSEGV)                    9 the same name as case 10's
  *  10 a valid plugin (the name clash partner of case 9)
- *  11 a float GEMM falsely claiming correct rounding (its counter-example cannot be written)  */
+ *  11 a float GEMM falsely claiming correct rounding (its counter-example cannot be written)
+ *  12 a sum claiming reproducibility whose parameter `order` (forward, backward) changes its bits */
+#include <string.h>
 #include <stddef.h>
 
 #include <accsum/plugin.h>
@@ -33,6 +35,17 @@ static int float_gemm(const accsum_call* call) {
     }
   return 0;
 }
+
+static int ordered_sum(const accsum_call* call) {
+  const int backward = strcmp(call->param_values[0], "backward") == 0;
+  double s = 0.0;
+  for (int64_t i = 0; i < call->n; ++i) s += call->x[backward ? call->n - 1 - i : i];
+  call->result[0] = s;
+  return 0;
+}
+static const char* const orders[] = {"forward", "backward", NULL};
+static const accsum_param order_param[] = {
+    {.name = "order", .help = "summation order", .choices = orders, .default_value = "forward"}};
 
 static volatile double* volatile nowhere = NULL;
 static int crashing_sum(const accsum_call* call) {
@@ -70,6 +83,8 @@ static int crashing_sum(const accsum_call* call) {
 #define COMPUTE crashing_sum
 #elif HOSTILE_CASE == 11
 #define COMPUTE float_gemm
+#elif HOSTILE_CASE == 12
+#define COMPUTE ordered_sum
 #else
 #define COMPUTE ok_sum
 #endif
@@ -80,9 +95,15 @@ static int crashing_sum(const accsum_call* call) {
 #define CLAIM ACCSUM_CLAIM_NONE
 #endif
 
+#if HOSTILE_CASE == 12
+static const accsum_algorithm algorithms[] = {
+    {.name = NAME, .summary = "a test plugin", .family = FAMILY, .backend = BACKEND, .claim = CLAIM,
+     .reproducible = 1, .params = order_param, .param_count = 1, .compute = COMPUTE}};
+#else
 static const accsum_algorithm algorithms[] = {
     {.name = NAME, .summary = "a test plugin", .family = FAMILY, .backend = BACKEND, .claim = CLAIM,
      .compute = COMPUTE}};
+#endif
 
 #if HOSTILE_CASE != 1
 ACCSUM_PLUGIN_EXPORT const accsum_plugin* accsum_plugin_register(int host_abi_version) {
@@ -96,6 +117,8 @@ ACCSUM_PLUGIN_EXPORT const accsum_plugin* accsum_plugin_register(int host_abi_ve
   (void)failing_sum;
   (void)crashing_sum;
   (void)float_gemm;
+  (void)ordered_sum;
+  (void)order_param;
   return &plugin;
 }
 #else
