@@ -11,7 +11,8 @@ target_include_directories(accsum_lib INTERFACE
 set_target_properties(accsum_lib PROPERTIES
   OUTPUT_NAME accsum EXPORT_NAME accsum
   VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MAJOR}
-  LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/lib)
+  LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/lib
+  INSTALL_RPATH_USE_LINK_PATH ON)  # installed, it still finds CUDA and the other non-system libraries
 add_library(accsum::accsum ALIAS accsum_lib)
 
 install(TARGETS accsum_lib EXPORT accsumTargets
