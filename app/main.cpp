@@ -189,7 +189,7 @@ int main(int argc, char** argv) {
   for (auto& s : args) s = utf8_safe(s);  // the report's `command`: JSON text must be UTF-8
   const bool rank0 = process_rank() == 0;  // under mpirun only rank 0 prints errors
   try {
-    accsum::plugins::load(plugin_paths(args));
+    accsum::plugins::load(plugin_paths(std::vector<std::string>(argv, argv + argc)));  // the paths' own bytes
   } catch (const accsum::UsageError& e) {
     if (rank0) std::fprintf(stderr, "accsum: error: %s\n", printable(e.what()).c_str());
     return 2;
