@@ -4,7 +4,7 @@ JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 ACCSUM = $(BUILD)/bin/accsum
 
-.PHONY: all deps configure build run test bench verify plots docs clean asan test-asan fuzz
+.PHONY: all deps configure build install run test bench verify plots docs clean asan test-asan fuzz
 
 all: build
 
@@ -16,6 +16,11 @@ configure: deps
 
 build: configure
 	cmake --build $(BUILD) -j$(JOBS)
+
+# The tool, libaccsum, include/accsum/ and the CMake and pkg-config packages (docs/library.md);
+# PREFIX=... installs elsewhere than CMake's default (/usr/local).
+install: build
+	cmake --install $(BUILD) $(if $(PREFIX),--prefix $(PREFIX))
 
 # The default benchmark: every algorithm on the best backend present, n = 2^24, beside its baseline.
 run: build

@@ -15,6 +15,7 @@
 #include "app/output.hpp"
 #include "app/parse.hpp"
 #include "app/report.hpp"
+#include "core/plugins.hpp"
 
 namespace accsum::cli {
 
@@ -109,7 +110,8 @@ int run_list(const std::string& format) {
     std::string backends, params;
     json jb = json::array();
     for (auto* e : es) {
-      bool here = !reg.backend(e->backend)->available || reg.backend(e->backend)->available();
+      const BackendInfo* info = reg.backend(e->backend);  // a plugin's backend may not be compiled in
+      bool here = info && (!info->available || info->available());
       backends += (backends.empty() ? "" : ",") + e->backend + (here ? "" : "(absent)") +
                   (e->makes_own_data ? "(by index)" : "");
       json entry{{"backend", e->backend}, {"present", here}, {"summary", e->summary}, {"baseline", e->is_baseline},
@@ -162,6 +164,10 @@ int run_info(const std::string& n_str, int reps) {
   auto m = machine_json(registry().backend_names());
   fmt::print("host {}: {}, {} hardware threads\n", m["hostname"].get<std::string>(), m["cpu"].get<std::string>(),
              m["hardware_threads"].get<unsigned>());
+  for (auto& e : registry().entries())
+    if (const plugins::PluginAlgo* a = plugins::find(e.algo))
+      fmt::print("plugin {} ({}): {} ({}) on {}, claims {}{}\n", a->plugin, a->path, e.algo, e.family, e.backend,
+                 to_string(e.guarantee), e.reproducible ? ", reproducible" : "");
   // The yardstick: the baselines of the families flagged for it, on uniform [-1, 1) data.
   std::vector<std::unique_ptr<Dataset>> data;
   std::vector<RunRecord> runs;

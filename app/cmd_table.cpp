@@ -15,6 +15,7 @@
 #include "app/parse.hpp"
 #include "app/progress.hpp"
 #include "app/report.hpp"
+#include "core/plugins.hpp"
 
 namespace accsum::cli {
 
@@ -33,6 +34,13 @@ std::vector<Column> columns_of(const TableSuite& t, const std::string& family, c
   for (auto& c : t.columns(backend)) {
     const AlgoEntry* e = registry().find(c.algo, c.backend.empty() ? backend : c.backend);
     if (e && e->family == family) cols.push_back({e, registry().resolve_params(*e, c.params), c.label, c.reps});
+  }
+  // Loaded plugins' algorithms of this family and backend: one more column each (--plugin),
+  // unless the suite lists every entry already.
+  for (auto& a : plugins::loaded()) {
+    const AlgoEntry* e = registry().find(a->name, backend);
+    bool listed = std::any_of(cols.begin(), cols.end(), [&](const Column& c) { return c.entry == e; });
+    if (e && e->family == family && !listed) cols.push_back({e, registry().resolve_params(*e, {}), a->name, 0});
   }
   return cols;
 }

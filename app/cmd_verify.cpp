@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "app/commands.hpp"
+#include "app/counterexample.hpp"
 #include "app/harness.hpp"
 #include "app/parse.hpp"
 #include "app/progress.hpp"
@@ -25,6 +26,7 @@ struct Tally {
   int cases = 0, violations = 0, errors = 0;
   double worst_ulps = 0, min_digits = 16;
   std::string first_violation;
+  std::string counterexample;  // where the shrunk failing input went, and the command
 };
 
 std::string case_label(const VerifyCase& c, int64_t n, int seed) {
@@ -72,6 +74,7 @@ int run_verify(const VerifyArgs& a, const std::vector<std::string>& argv) {
   OutArgs json_only;
   json_only.json = a.out.json;
   Reporters reporters(json_only, argv, backends_of(sel), /*text_to_stdout=*/false);
+  const std::string ce_dir = counterexample_dir(a.out.json, a.out.out);
 
   std::map<const AlgoEntry*, Tally> tally;
   for (auto& s : sel) tally[s.entry].entry = s.entry;
@@ -113,6 +116,7 @@ int run_verify(const VerifyArgs& a, const std::vector<std::string>& argv) {
             continue;
           }
           RunRecord run = begin_run(d);
+          std::vector<std::pair<const AlgoEntry*, Params>> to_shrink;  // first violation of an entry
           for (auto& s : sel) {
             if (s.entry->family != fam.name) continue;
             for (auto& p : s.param_sets) {
@@ -122,7 +126,10 @@ int run_verify(const VerifyArgs& a, const std::vector<std::string>& argv) {
               if (!row.error.empty()) ++t.errors;
               if (!row.guarantee_met) {
                 ++t.violations;
-                if (t.first_violation.empty()) t.first_violation = case_label(c, n, seed) + ": " + row.violation;
+                if (t.first_violation.empty()) {
+                  t.first_violation = case_label(c, n, seed) + ": " + row.violation;
+                  if (row.error.empty()) to_shrink.push_back({s.entry, p});  // a broken claim, not a failed run
+                }
               }
               if (row.error.empty() && !run.reference.special && std::isfinite(row.metrics.ulps))
                 t.worst_ulps = std::max(t.worst_ulps, row.metrics.ulps);
@@ -130,6 +137,19 @@ int run_verify(const VerifyArgs& a, const std::vector<std::string>& argv) {
               run.rows.push_back(std::move(row));
             }
           }
+          for (auto& [entry, params] : to_shrink) {
+            progress.status(fmt::format("shrinking a counter-example of {} on {}", entry->algo, entry->backend));
+            try {
+              CounterExample ce = write_counterexample(*entry, params, d, opt, ce_dir);
+              tally[entry].counterexample = fmt::format(
+                  "counter-example: {} on {} breaks its claim on {} element(s) (shrunk from {}: {}): {}\n  reproduce: {}\n",
+                  entry->algo, entry->backend, ce.n_kept, ce.n_found, case_label(c, n, seed), ce.path, ce.command);
+            } catch (const UsageError& e) {  // e.g. a family whose datasets are not written: the sweep goes on
+              tally[entry].counterexample = fmt::format("counter-example of {} on {} ({}) not written: {}\n", entry->algo,
+                                                        entry->backend, case_label(c, n, seed), e.what());
+            }
+          }
+          if (!to_shrink.empty()) begin_run(d);  // the crash report names this dataset again
           reporters.dataset_done(run);
         }
   }
@@ -149,6 +169,7 @@ int run_verify(const VerifyArgs& a, const std::vector<std::string>& argv) {
                         std::string(to_string(s.entry->guarantee)) + (s.entry->reproducible ? "+repro" : ""), t.cases,
                         t.violations, json_number_or_string(t.worst_ulps), t.min_digits, t.first_violation);
   }
+  for (auto& s : sel) text += tally[s.entry].counterexample;
   text += fmt::format("{} result(s) broke their guarantee; {} generator case(s) skipped (n too small for them)\n",
                       violations, skipped);
   if (untested) text += fmt::format("{} algorithm(s) ran no case: verify fails\n", untested);

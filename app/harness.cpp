@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "core/placement.hpp"
+#include "core/plugins.hpp"
 
 namespace accsum::cli {
 
@@ -113,6 +114,9 @@ double dynamic_range_log10_of(const Dataset& d) {
 RunRecord begin_run(const Dataset& d) {
   RunRecord run;
   run.dataset = &d;
+  plugins::note_dataset(d.source.empty() ? d.family + " " + d.generator + " n=" + std::to_string(d.n) +
+                                               " seed=" + std::to_string(d.seed)
+                                         : "'" + d.source + "'");
   run.family = &family(d.family);
   run.reference = run.family->oracle(d);
   // The vector oracles report max and min |x_i| (finite, nonzero): no second pass over the data,
@@ -197,6 +201,7 @@ void judge(ResultRow& row, const ExactValue& ref) {
         if (!m.faithful) fail("not faithful");
         break;
       case Guarantee::kfold:
+      case Guarantee::bound:
       case Guarantee::none:
         break;
     }

@@ -7,6 +7,7 @@
 #include <charconv>
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <string>
 #include <system_error>
@@ -20,6 +21,7 @@
 #include "core/family.hpp"
 #include "core/limits.hpp"
 #include "core/placement.hpp"
+#include "core/plugins.hpp"
 #include "core/registry.hpp"
 
 using namespace accsum::cli;
@@ -140,6 +142,7 @@ void add_param_options(CLI::App* cmd, ParamLists& p, std::vector<std::string>& g
   for (auto& [name, info] : seen) {
     std::string flag = "--" + name;
     std::replace(flag.begin(), flag.end(), '_', '-');
+    if (cmd->get_option_no_throw(flag)) continue;  // a plugin's parameter named like an option: --param only
     std::string key = name;
     cmd->add_option_function<std::string>(
         flag,
@@ -164,6 +167,39 @@ void merge_generic(ParamLists& p, const std::vector<std::string>& generic) {
   }
 }
 
+// The subcommands that take plugins.
+bool takes_plugins(const std::string& cmd) {
+  return cmd == "bench" || cmd == "verify" || cmd == "list" || cmd == "table" || cmd == "info";
+}
+
+// Plugins are loaded before the command line is parsed, so that their algorithms and parameters
+// are options, `list` entries and selections like the built-ins: $ACCSUM_PLUGINS, then every
+// --plugin=PATH[,PATH...] (or --plugin PATH) of a subcommand that takes them.
+std::vector<std::string> plugin_paths(const std::vector<std::string>& args) {
+  std::vector<std::string> paths;
+  size_t cmd = 1;
+  while (cmd < args.size() && !args[cmd].empty() && args[cmd][0] == '-') ++cmd;
+  if (cmd >= args.size() || !takes_plugins(args[cmd])) return paths;
+  auto add = [&](const std::string& list) {
+    for (auto& p : accsum::plugins::split_paths(list)) paths.push_back(p);
+  };
+  if (const char* env = std::getenv("ACCSUM_PLUGINS"))
+    if (*env) add(env);
+  for (size_t i = cmd + 1; i < args.size(); ++i) {
+    if (args[i] == "--") break;
+    if (args[i].rfind("--plugin=", 0) == 0) add(args[i].substr(9));
+    else if (args[i] == "--plugin" && i + 1 < args.size()) add(args[++i]);
+  }
+  return paths;
+}
+
+void add_plugin_option(CLI::App* cmd, std::vector<std::string>& sink) {
+  cmd->add_option("--plugin", sink,
+                  "load algorithms from a plugin shared library (include/accsum/plugin.h); repeatable or a comma "
+                  "list; also $ACCSUM_PLUGINS")
+      ->allow_extra_args(false);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -171,6 +207,14 @@ int main(int argc, char** argv) {
   std::vector<std::string> args(argv, argv + argc);
   for (auto& s : args) s = utf8_safe(s);  // the report's `command`: JSON text must be UTF-8
   const bool rank0 = process_rank() == 0;  // under mpirun only rank 0 prints errors
+  try {
+    accsum::plugins::load(plugin_paths(std::vector<std::string>(argv, argv + argc)));  // the paths' own bytes
+  } catch (const accsum::UsageError& e) {
+    if (rank0) std::fprintf(stderr, "accsum: error: %s\n", printable(e.what()).c_str());
+    return 2;
+  }
+  std::vector<std::string> plugin_args;  // parsed only to be accepted: loaded above
+
   CLI::App app{"accsum: benchmark and verify accurate floating-point algorithms against an exact oracle"};
   app.set_version_flag("--version", std::string("accsum ") + ACCSUM_VERSION + " (git " + ACCSUM_GIT_REV + ")");
   app.require_subcommand(1);
@@ -194,6 +238,7 @@ int main(int argc, char** argv) {
   add_out_options(b, bench.out);
   add_device_option(b);
   add_force_option(b);
+  add_plugin_option(b, plugin_args);
 
   VerifyArgs verify;
   std::vector<std::string> verify_generic;
@@ -209,6 +254,7 @@ int main(int argc, char** argv) {
   add_out_options(v, verify.out);
   add_device_option(v);
   add_force_option(v);
+  add_plugin_option(v, plugin_args);
 
   GenArgs gen;
   auto* g = app.add_subcommand("gen", "generate a dataset and write it (.npy, .bin/.raw, .txt/.csv)");
@@ -221,6 +267,7 @@ int main(int argc, char** argv) {
   std::string list_format = "table";
   auto* l = app.add_subcommand("list", "algorithms x backends x parameters, with guarantees");
   l->add_option("--format", list_format, "table | json")->capture_default_str();
+  add_plugin_option(l, plugin_args);
 
   std::string info_n = "2^26";
   int info_reps = 10;
@@ -228,6 +275,7 @@ int main(int argc, char** argv) {
   i->add_option("--n", info_n, "elements for the throughput measurement")->capture_default_str();
   i->add_option("--reps", info_reps, "repetitions")->capture_default_str();
   add_device_option(i);
+  add_plugin_option(i, plugin_args);
 
   TableArgs table;
   std::string suites;
@@ -240,6 +288,7 @@ int main(int argc, char** argv) {
   t->add_option("--n", table.n, "elements per dataset")->capture_default_str();
   add_seed_option(t, table.seed);
   add_device_option(t);
+  add_plugin_option(t, plugin_args);
   t->add_option("--reps", table.reps,
                 "time every cell: median of this many runs after warm-up, printed as throughput (0: accuracy only, "
                 "the reproducible table)")

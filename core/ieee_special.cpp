@@ -64,7 +64,7 @@ KernelFactory with_ieee_rule(KernelFactory make, std::string family_name) {
   return [make = std::move(make), family_name](const Problem& p, const Params& q) -> std::unique_ptr<Kernel> {
     auto k = make(p, q);
     const FamilyDescriptor* f = find_family(family_name);  // looked up when all are registered
-    if (!k || !p.x || !f || !f->ieee_reduction) return k;
+    if (!k || !p.x || p.on_device || !f || !f->ieee_reduction) return k;
     return std::make_unique<IeeeRuleKernel>(std::move(k), p);
   };
 }

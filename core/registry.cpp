@@ -15,6 +15,7 @@ const char* to_string(Guarantee g) {
     case Guarantee::faithful: return "faithful";
     case Guarantee::correctly_rounded: return "correctly-rounded";
     case Guarantee::exact: return "exact";
+    case Guarantee::bound: return "bound";
   }
   return "?";
 }

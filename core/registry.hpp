@@ -57,6 +57,9 @@ struct Problem {
   // first + i of the recipe, made where the algorithm runs (AlgoEntry::makes_own_data).
   const ElementRecipe* generated = nullptr;
   int64_t first = 0;
+  // x and y are already device pointers of the backend (the library's device API,
+  // include/accsum/accsum.h): nothing is uploaded, and the host never reads them.
+  bool on_device = false;
 
   // A vector problem: x (and y) of n doubles.
   static Problem vectors(const double* x, const double* y, int64_t n, uint64_t id) {
@@ -95,7 +98,8 @@ struct Result {
 };
 
 // What an algorithm promises, checked by `verify`.
-enum class Guarantee { none, kfold, faithful, correctly_rounded, exact };
+// bound: within an absolute error bound the algorithm states itself (a plugin's claim).
+enum class Guarantee { none, kfold, faithful, correctly_rounded, exact, bound };
 const char* to_string(Guarantee g);
 
 // One parameter of an algorithm. Integer parameters use [min, max] and, when `choices` is

@@ -50,6 +50,13 @@ struct OwnedInput : DeviceInput {
 }  // namespace
 
 std::shared_ptr<const DeviceInput> device_input(const Problem& p) {
+  if (p.on_device) {  // the caller's device arrays (the library's device API): used in place
+    auto in = std::make_shared<DeviceInput>();
+    in->x = p.x;
+    in->y = p.y;
+    in->n = p.n;
+    return in;
+  }
   std::lock_guard<std::mutex> lock(cache_mutex);
   if (cached && cached_id == p.id && cached_x == p.x && cached_n == p.n) return cached;
   cached.reset();  // free the old copy before allocating a new one
