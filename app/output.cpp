@@ -460,11 +460,14 @@ std::string utf8_safe(const std::string& s) {
 
 // ---- the commands' --json / --out pair (declared in app/commands.hpp) ----
 #include "app/commands.hpp"
+#include "core/plugins.hpp"
 
 namespace accsum::cli {
 
 void check_outputs(const OutArgs& o, const std::vector<NamedPath>& inputs) {
-  check_distinct({{"--out", o.out}, {"--json", o.json}}, inputs);
+  std::vector<NamedPath> read = inputs;  // every loaded plugin is read too: no output may replace it
+  for (auto& algo : plugins::loaded()) read.push_back({"--plugin", algo->path});
+  check_distinct({{"--out", o.out}, {"--json", o.json}}, read);
   if (!o.json.empty()) check_output(o.json);
   if (!o.out.empty()) check_output(o.out);
 }

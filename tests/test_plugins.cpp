@@ -248,6 +248,25 @@ TEST(Plugins, HostilePluginsAreOneLineAndExitTwo) {
   EXPECT_NE(r.err.find("ABI version"), std::string::npos) << r.err;
 }
 
+// A plugin is an input like any --input file: no --json or --out may replace it, by its own name
+// or through a link, and the library is left as it was.
+TEST(Plugins, APluginFileIsAnInputNoOutputMayReplace) {
+  const std::string copy = cli_test::tmpdir() + "/kahan_copy.so", link = cli_test::tmpdir() + "/kahan_link.so";
+  std::ifstream src(plugin("kahan_sum"), std::ios::binary);
+  std::ofstream(copy, std::ios::binary) << src.rdbuf();
+  ::unlink(link.c_str());
+  ASSERT_EQ(::symlink(copy.c_str(), link.c_str()), 0);
+  const std::string before = cli_test::slurp(copy);
+  for (const std::string out : {" --json=" + copy, " --out=" + link})
+    for (const char* cmd : {"bench --algo=kahan-plugin --backend=cpu --n=10 --reps=1", "verify --algo=kahan-plugin --seeds=1",
+                            "table --n=100"}) {
+      auto r = cli_test::accsum(std::string(cmd) + " --plugin=" + copy + out);
+      EXPECT_EQ(r.code, 2) << cmd << out << ": " << r.err;
+      EXPECT_NE(r.err.find("--plugin"), std::string::npos) << r.err;
+    }
+  EXPECT_EQ(cli_test::slurp(copy), before);
+}
+
 TEST(Plugins, AnErrorReturnedByAPluginMarksItsRowAndTheRunGoesOn) {
   auto r = cli_test::accsum("bench --plugin=" + plugin("hostile_7") +
                   " --algo=hostile-sum,kahan --backend=cpu --n=100 --reps=1 --format=json");
