@@ -4,8 +4,8 @@
 //
 // Vectorised: the step of core/fpe_step.hpp (R fixed, zero operations left out) runs on AVX2
 // vectors whose 4 slots are 4 lanes. Lane g takes the 16-byte groups g, g + G, ..., so Q adjacent
-// lanes read 2Q contiguous doubles per round: a thread walks a block of Q lanes through the data,
-// their states in registers, and prefetches the next block's bytes of the same round. The tree's
+// lanes read 2Q contiguous doubles per round: a thread walks a tile of lanes through the data,
+// round by round, each round of the tile one contiguous stream. The tree's
 // merges go 4 pairs to a vector. Elements past the last full round, and inputs with fewer than Q
 // lanes, take the same step on scalars.
 #include <immintrin.h>
@@ -47,7 +47,8 @@ struct AvxOps {
 constexpr int kVecLanes = 4;
 constexpr int kVecs = 4;                     // vectors of lanes in flight: independent step chains
 constexpr int kBlockLanes = kVecs * kVecLanes;  // Q
-constexpr int kLine = 8;                     // doubles per cache line
+// Blocks of a tile: 1024 lanes, whose states (16 KiB a term) stay in L1 / L2 between rounds.
+constexpr int64_t kTileBlocks = 64;
 
 // One element (or product) into a lane, as scalars.
 template <int R, bool Dot>
@@ -98,36 +99,39 @@ inline void vec_round(__m256d* a, const double* x, const double* y) {
 
 constexpr int kSlotLane[kVecLanes] = {0, 2, 1, 3};
 
-// Lanes [g, g + kBlockLanes) over every full round, then their remaining elements as scalars;
-// states to st[lane * R].
+// Lanes [g, g + blocks * kBlockLanes) (a tile) over every full round, then their remaining
+// elements as scalars; states to st[lane * R]. A round of the tile is one contiguous run of
+// memory (the hardware prefetchers stream it), the tile's states stay in L1 / L2 between rounds,
+// each block of kBlockLanes lanes in registers while it takes its 2 kBlockLanes elements.
 template <int R, bool Dot>
-void lane_block(const double* x, const double* y, int64_t n, int64_t G, int64_t g, double* st) {
-  __m256d a[kVecs][R];
-  for (auto& v : a)
-    for (auto& t : v) t = _mm256_setzero_pd();
-  const int64_t width = kFusedVec * kBlockLanes;  // doubles of the block per round
+void lane_tile(const double* x, const double* y, int64_t n, int64_t G, int64_t g, int64_t blocks, double* st) {
+  std::unique_ptr<__m256d[]> state(new __m256d[blocks * kVecs * R]);
+  for (int64_t k = 0; k < blocks * kVecs * R; ++k) state[k] = _mm256_setzero_pd();
+  const int64_t width = kFusedVec * kBlockLanes * blocks;  // doubles of the tile per round
   const int64_t stride = kFusedVec * G;
   int64_t base = kFusedVec * g;
   for (; base + width <= n; base += stride) {
-    if (base + 2 * width <= n) {  // the next block's bytes of this round: read in a later pass
-      for (int64_t c = 0; c < width; c += kLine) {
-        _mm_prefetch(reinterpret_cast<const char*>(x + base + width + c), _MM_HINT_T0);
-        if (Dot) _mm_prefetch(reinterpret_cast<const char*>(y + base + width + c), _MM_HINT_T0);
+    for (int64_t b = 0; b < blocks; ++b) {
+      __m256d a[kVecs][R];
+      __m256d* sb = &state[b * kVecs * R];
+      for (int u = 0; u < kVecs; ++u)
+        for (int l = 0; l < R; ++l) a[u][l] = sb[u * R + l];
+      for (int u = 0; u < kVecs; ++u) {
+        const int64_t off = base + (b * kVecs + u) * kFusedVec * kVecLanes;
+        vec_round<R, Dot>(a[u], x + off, Dot ? y + off : nullptr);
       }
-    }
-    for (int u = 0; u < kVecs; ++u) {
-      const int64_t off = base + u * kFusedVec * kVecLanes;
-      vec_round<R, Dot>(a[u], x + off, Dot ? y + off : nullptr);
+      for (int u = 0; u < kVecs; ++u)
+        for (int l = 0; l < R; ++l) sb[u * R + l] = a[u][l];
     }
   }
-  for (int u = 0; u < kVecs; ++u)
+  for (int64_t v = 0; v < blocks * kVecs; ++v)
     for (int l = 0; l < R; ++l) {
       alignas(32) double t[kVecLanes];
-      _mm256_store_pd(t, a[u][l]);
-      for (int s = 0; s < kVecLanes; ++s) st[(g + u * kVecLanes + kSlotLane[s]) * R + l] = t[s];
+      _mm256_store_pd(t, state[v * R + l]);
+      for (int s = 0; s < kVecLanes; ++s) st[(g + v * kVecLanes + kSlotLane[s]) * R + l] = t[s];
     }
   const int64_t j = base / kFusedVec;  // the first group not taken
-  for (int64_t q = 0; q < kBlockLanes; ++q) scalar_rest<R, Dot>(st + (g + q) * R, x, y, n, G, j + q);
+  for (int64_t q = 0; q < blocks * kBlockLanes; ++q) scalar_rest<R, Dot>(st + (g + q) * R, x, y, n, G, j + q);
 }
 
 // Levels w_lo <= w < w_hi of the pairwise tree over st[0 .. count lanes): pair (p, p + w) for
@@ -162,7 +166,8 @@ double fpe_acc_mt(const double* x, const double* y, int64_t n, int threads) {
   if (G >= kBlockLanes) {
     const int64_t blocks = G / kBlockLanes;
     parallel_chunks(blocks, static_cast<int>(std::min<int64_t>(T, blocks)), [&](int, int64_t b0, int64_t b1) {
-      for (int64_t b = b0; b < b1; ++b) lane_block<R, Dot>(x, y, n, G, b * kBlockLanes, st.data());
+      for (int64_t b = b0; b < b1; b += kTileBlocks)
+        lane_tile<R, Dot>(x, y, n, G, b * kBlockLanes, std::min(kTileBlocks, b1 - b), st.data());
     });
   } else {
     for (int64_t g = 0; g < G; ++g) scalar_rest<R, Dot>(&st[g * R], x, y, n, G, g);
