@@ -396,10 +396,20 @@ void sum_fpe(const double* x, int64_t n, Superacc& acc) {
 constexpr unsigned kDotMinExp = 1023 - 968;  // biased exponent of 2^-968
 constexpr int kFmaErrorShift = 53;           // |e| <= 2^(E(p) - 53)
 
-// The exponent span of the products of x[0, len) and y[0, len).
+// The exponent span of the products of x[0, len) and y[0, len); kPrefetch: a prefetch per cache
+// line kPrefetchAhead ahead.
+template <bool kPrefetch>
 inline void product_span(const double* x, const double* y, int64_t len, unsigned& emax, unsigned& emin) {
   ExponentSpan sp;
   int64_t i = 0;
+  for (; i + 8 <= len; i += 8) {
+    if (kPrefetch) {
+      _mm_prefetch(reinterpret_cast<const char*>(x + i + kPrefetchAhead), _MM_HINT_T0);
+      _mm_prefetch(reinterpret_cast<const char*>(y + i + kPrefetchAhead), _MM_HINT_T0);
+    }
+    sp.add4(_mm256_mul_pd(_mm256_loadu_pd(x + i), _mm256_loadu_pd(y + i)));
+    sp.add4(_mm256_mul_pd(_mm256_loadu_pd(x + i + 4), _mm256_loadu_pd(y + i + 4)));
+  }
   for (; i + 4 <= len; i += 4) sp.add4(_mm256_mul_pd(_mm256_loadu_pd(x + i), _mm256_loadu_pd(y + i)));
   const int64_t left = len - i;
   if (left > 0) {  // the last < 4 products, padded with a repeat of the first of them
@@ -462,14 +472,18 @@ void dot_vec(const double* x, const double* y, int64_t n, SuperaccDot& acc) {
   int skip = 0;
   for (int64_t s = 0; s < n; s += kBlock) {
     int64_t e = std::min(n, s + kBlock);
-    if (e < n) {
+    // fpe = 0: one prefetch per cache line of x and y inside the loops, kPrefetchAhead ahead (a
+    // burst per block stalls on full miss buffers); the expansions are slow enough for bursts.
+    const bool ahead = N == 0 && e + kPrefetchAhead <= n;
+    if (N > 0 && e < n) {
       prefetch_block(x + e, std::min(kBlock, n - e));
       prefetch_block(y + e, std::min(kBlock, n - e));
     }
     if (N == 0) {
       if (skip == 0) {
         unsigned emax, emin;
-        product_span(x + s, y + s, e - s, emax, emin);
+        if (ahead) product_span<true>(x + s, y + s, e - s, emax, emin);
+        else product_span<false>(x + s, y + s, e - s, emax, emin);
         if (narrow_products(emax, emin)) {
           narrow_dot_block(x + s, y + s, e - s, emax, acc);
           fast_terms += e - s;  // all products nonzero
@@ -481,6 +495,10 @@ void dot_vec(const double* x, const double* y, int64_t n, SuperaccDot& acc) {
       }
     }
     for (i = s; i + 4 * V <= e; i += 4 * V) {
+      if (ahead) {
+        _mm_prefetch(reinterpret_cast<const char*>(x + i + kPrefetchAhead), _MM_HINT_T0);
+        _mm_prefetch(reinterpret_cast<const char*>(y + i + kPrefetchAhead), _MM_HINT_T0);
+      }
       for (int v = 0; v < V; ++v) {
         v4d av = _mm256_loadu_pd(x + i + 4 * v), bv = _mm256_loadu_pd(y + i + 4 * v);
         v4d p = _mm256_mul_pd(av, bv);
