@@ -65,7 +65,7 @@ plots: deps
 	python3 scripts/plot_moddot.py results/moddot_table_cpu_time.json -o results/moddot_cpu_time.png
 	python3 scripts/plot_fpe.py results/fpe_table_cpu.json -o results/fpe_tables_cpu.png
 	if [ -f results/fpe_tables_cuda.json ]; then python3 scripts/plot_fpe.py results/fpe_tables_cuda.json -o results/fpe_tables_cuda.png; fi
-	if [ -f results/superacc_n_sum_h200.json ]; then python3 scripts/plot_ratio_n.py $(wildcard results/superacc_n_*_h200.json) --range 1 --before results/superacc_cuda_sum_n.json -o results/superacc_n_ratio.png; fi
+	python3 scripts/plot_ratio_n.py results/sum_speed_h100.json --bench superacc_n_sum,superacc_n_dot --range 1e50 --title "superacc on CUDA vs CUB Sum / cuBLAS ddot (H100, range 1e50)" -o results/superacc_n_ratio.png --md results/superacc_n_ratios_h100.md
 	python3 scripts/plot_gemm.py results/gemm_front_h200.json results/ozaki_uniform_n8192_h200.json results/ozaki13_uniform-sym_n8192_h200.json results/ozaki13_uniform_n16384_h200.json -o results/gemm_front.png
 
 clean:

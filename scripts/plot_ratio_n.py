@@ -30,13 +30,16 @@ def target(n):
     return t
 
 
-def rows(paths, algos=None, params=None, rng=None):
-    """{(algo, backend): {n: (ratio, time, baseline time, baseline name, correctly rounded)}} (one range: rng)."""
+def rows(paths, algos=None, params=None, rng=None, benches=None):
+    """{(algo, backend): {n: (ratio, time, baseline time, baseline name, correctly rounded)}} (one range: rng;
+    benches: only the runs a merged report tags with one of these `bench` names)."""
     out = collections.defaultdict(dict)
     for path in paths:
         with open(path) as f:
             doc = json.load(f)
         for run in doc.get("runs") or [doc]:
+            if benches and run.get("bench") not in benches:
+                continue
             ds = run.get("dataset") or {}
             n = ds.get("n")
             if rng is not None and ds.get("range_requested") not in (None, rng):
@@ -117,19 +120,21 @@ def main():
     ap.add_argument("--algo", default="superacc,superacc-dot", help="algorithms to draw (comma list)")
     ap.add_argument("--params", default="fpe=0", help="keep results with these parameters (k=v,...)")
     ap.add_argument("--range", type=float, help="keep datasets of this requested dynamic range only")
+    ap.add_argument("--bench", help="keep the runs of these benches of a merged report (comma list)")
     ap.add_argument("-o", "--out", help="figure (PNG)")
     ap.add_argument("--md", help="Markdown table")
     ap.add_argument("--title", default="Correctly rounded superacc on CUDA vs CUB Sum / cuBLAS ddot")
     a = ap.parse_args()
     algos = set(a.algo.split(",")) if a.algo else None
     params = dict(kv.split("=", 1) for kv in a.params.split(",") if kv) if a.params else None
-    data = rows(a.reports, algos, params, a.range)
+    benches = set(a.bench.split(",")) if a.bench else None
+    data = rows(a.reports, algos, params, a.range, benches)
     if not data:
         raise SystemExit("no results of %s with %s in %s" % (a.algo, a.params, " ".join(a.reports)))
     if a.md:
         write_md(data, a.md)
     if a.out:
-        plot(data, rows(a.before, algos, params, a.range) if a.before else {}, a.out, a.title)
+        plot(data, rows(a.before, algos, params, a.range, benches) if a.before else {}, a.out, a.title)
 
 
 if __name__ == "__main__":
