@@ -165,6 +165,9 @@ def commands_of(name):
     if src is None:
         return ["?"]
     cmds = []
+    merged = report(src).get("merged_from")  # one document merged from several runs (scripts/gpu/*.sh)
+    if merged:
+        return list(dict.fromkeys(command_of(m.get("command", [])) for m in merged))
     for doc in subreports(report(src)):
         c = command_of(doc.get("command", []))
         if c not in cmds:

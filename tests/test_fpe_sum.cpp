@@ -5,6 +5,7 @@
 // Renormalize; the parallel backends give the serial bits; and R = 2 against dpsumk K = 2.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "core/dpsum.hpp"
+#include "core/fpe_step.hpp"
 #include "core/fpe_sum.hpp"
 #include "core/oracle.hpp"
 #include "core/registry.hpp"
@@ -83,6 +85,53 @@ TEST(FpeSumSerial, TheR2StepIsAlgorithm1PlusRenormalize) {
     ASSERT_EQ(c[0], d[0]) << trial;
     ASSERT_EQ(c[1], d[1]) << trial;
   }
+}
+
+// The step unrolled for R (core/fpe_step.hpp: zero operations left out, both 2Sums) gives the
+// values of Algorithm 1 + Renormalize for an element, a product and a lane merge, on
+// accumulators holding 1 .. R terms, after cancellation, with zero and tiny inputs.
+template <int R, class O>
+void expect_unrolled_step_is_readable(uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> mant(-1.0, 1.0);
+  std::uniform_int_distribution<int> ex(-300, 300);
+  auto draw = [&] { return rng() % 11 == 0 ? 0.0 : std::ldexp(mant(rng), ex(rng)); };
+  double a[R] = {}, b[R] = {};
+  for (int trial = 0; trial < 30000; ++trial) {
+    if (trial % 500 == 0) std::fill(a, a + R, 0.0), std::fill(b, b + R, 0.0);
+    const double x = trial % 7 == 0 && trial % 3 == 0 ? -a[0] : draw(), y = draw();  // -a[0]: cancellation
+    switch (trial % 3) {
+      case 0: {
+        fpe_acc_add<R>(a, R, x, 0.0);
+        fpe_step::step<R, 1, O>(b, &x);
+        break;
+      }
+      case 1: {
+        double v[2];
+        fpe_acc_product(x, y, v[0], v[1]);
+        fpe_acc_add<R>(a, R, v[0], v[1]);
+        fpe_step::step<R, 2, O>(b, v);
+        break;
+      }
+      default: {
+        double c[R] = {};
+        two_sum(draw(), draw(), c[0], c[1]);
+        if (R > 2) two_sum(c[1], std::ldexp(draw(), -60), c[1], c[2]);
+        fpe_acc_merge<R>(a, c, R);
+        fpe_step::step<R, R, O>(b, c);
+      }
+    }
+    for (int l = 0; l < R; ++l)  // equal values (the sign of a zero term may differ)
+      ASSERT_TRUE(a[l] == b[l]) << "R=" << R << " trial " << trial << " term " << l << ": " << a[l] << " " << b[l];
+  }
+}
+
+TEST(FpeSumSerial, UnrolledStepIsTheReadableStep) {
+  expect_unrolled_step_is_readable<2, fpe_step::ScalarOps>(1);
+  expect_unrolled_step_is_readable<4, fpe_step::ScalarOps>(2);
+  expect_unrolled_step_is_readable<8, fpe_step::ScalarOps>(3);
+  expect_unrolled_step_is_readable<4, fpe_step::ScalarOrderedOps>(4);
+  expect_unrolled_step_is_readable<8, fpe_step::ScalarOrderedOps>(5);
 }
 
 TEST(FpeSumSerial, EmptyOneAndSignedZeros) {
@@ -237,6 +286,36 @@ TEST(FpeSumMt, SameBitsAsSerialForAnyThreadCount) {
                 << dist << " n=" << n << " R=" << R << " threads " << t << " dot " << dot;
         }
       }
+}
+
+// The vector lanes (4 lanes to an AVX2 register, blocks of 16 lanes, the scalar rest) on edge
+// data placed at every slot of a block: signed zeros, subnormals, the largest doubles cancelling
+// (partial sums overflow), infinities and NaN; n around the first size with 16 lanes (n = 256)
+// and odd sizes with a partial last round.
+TEST(FpeSumMt, VectorLanesOnEdgeData) {
+  const std::vector<double> edge = {-0.0, 0.0, 0x1p-1074, -0x1p-1060, 0x1.fffffffffffffp1023, -0x1.fffffffffffffp1023,
+                                    1e308, -1e308, 0x1p-1022, 1.0};
+  std::mt19937_64 rng(21);
+  int compared = 0;
+  for (int64_t n : {255, 256, 257, 4099, 20001})
+    for (int mode = 0; mode < 4; ++mode)  // 0 edge values mixed in, 1 plus inf, 2 plus NaN, 3 only zeros
+      for (bool dot : {false, true}) {
+        Dataset d = make("loguniform", dot, n, 1e16, 40 + n + mode);
+        for (int64_t i = 0; i < n; ++i) {
+          if (mode == 3) d.x[i] = (i % 3) ? -0.0 : 0.0;
+          else if (rng() % 4 == 0) d.x[i] = edge[rng() % edge.size()];
+        }
+        if (mode == 1) d.x[rng() % n] = kInf;
+        if (mode == 2) d.x[rng() % n] = kNaN;
+        for (int R : {2, 4, 8}) {
+          const double want = run("cpu", d, R);
+          for (int t : {1, 2, 3})
+            EXPECT_PRED2(same_bits, run("cpu-mt", d, R, {{"threads", std::to_string(t)}}), want)
+                << "n=" << n << " mode " << mode << " R=" << R << " threads " << t << " dot " << dot;
+          ++compared;
+        }
+      }
+  EXPECT_EQ(compared, 5 * 4 * 2 * 3);
 }
 
 // ---- CUDA (the same binary on a GPU machine; skipped here without a device) ----

@@ -396,6 +396,77 @@ TEST(SuperaccCpu, NarrowBlockWorstCaseRemainders) {
     }
 }
 
+// Dot blocks summed by exact extraction of the products and of their errors (narrow product
+// span): spans of 30-32 binades, products at the bottom of the fast range (2^-968) and just
+// below it, subnormal factors with normal products, exact products (zero errors), errors at
+// their smallest (full 53-bit factors), cancellation of the products against the next blocks,
+// zeros, infinities and overflowing products in blocks of their own; tails of every length.
+TEST(SuperaccCpu, NarrowDotBlocksAtTheirLimits) {
+  std::mt19937_64 rng(8);
+  auto factor = [&](int e) {
+    double v = std::ldexp(1.0 + std::ldexp(static_cast<double>(rng() >> 12), -52), e);
+    return (rng() & 1) ? v : -v;
+  };
+  int64_t compared = 0;
+  for (int top : {-969, -968, -967, 0, 1000})
+    for (int span : {0, 30, 31, 32})
+      for (int64_t n : {int64_t(1024), int64_t(2 * 1024 + 5), int64_t(4 * 1024 + 1023)}) {
+        std::vector<double> x(n), y(n);
+        for (int64_t i = 0; i < n; ++i) {
+          int e = top - static_cast<int>(rng() % (span + 1));
+          if (i % 97 == 0) e = top - span;
+          if (i % 89 == 0) e = top;
+          const int ey = static_cast<int>(rng() % 40) - 20;  // x y has exponent about e
+          x[i] = factor(e - ey);
+          y[i] = i % 5 == 0 ? std::ldexp(1.0, ey) : factor(ey);  // powers of two: exact products
+        }
+        if (top == 0 && span == 30) {  // subnormal factors, normal products
+          x[3] = std::ldexp(1.5, -1030);
+          y[3] = std::ldexp(1.25, 1030 - 5);
+        }
+        if (n > 2048)  // the rest cancels the first block but for the errors
+          for (int64_t i = 1024; i < 2048; ++i) {
+            x[i] = -x[i - 1024];
+            y[i] = y[i - 1024] * (i % 3 == 0 ? 1 + 0x1p-52 : 1.0);
+          }
+        const double want = exact_dot(x.data(), y.data(), n).rounded;
+        for (const auto& c : all_configs()) {
+          EXPECT_PRED2(same_bits, cpu_dot(x, y, c), want) << "top=" << top << " span=" << span << " n=" << n
+                                                           << " fpe=" << c.fpe;
+          ++compared;
+        }
+      }
+  EXPECT_EQ(compared, 5 * 4 * 3 * static_cast<int64_t>(all_configs().size()));
+  // Blocks of every kind in a row: narrow, wide, with a zero product, an infinity, an overflowing
+  // product pair that cancels (1e200 * 1e200 twice, opposite signs), signed zeros only.
+  for (int trial = 0; trial < 40; ++trial) {
+    std::vector<double> x, y;
+    const int blocks = 1 + static_cast<int>(rng() % 12);
+    for (int b = 0; b < blocks; ++b) {
+      const int kind = static_cast<int>(rng() % 6);
+      const int64_t len = (b == blocks - 1) ? 1 + static_cast<int64_t>(rng() % 1024) : 1024;
+      const int top = static_cast<int>(rng() % 200) - 100;
+      for (int64_t i = 0; i < len; ++i) {
+        const int e = kind == 1 ? top - static_cast<int>(rng() % 300) : top - static_cast<int>(rng() % 20);
+        x.push_back(kind == 5 ? -0.0 : factor(e));
+        y.push_back(kind == 5 ? 1.0 : factor(0));
+      }
+      const size_t at = x.size() - 1 - rng() % len;
+      if (kind == 2) x[at] = 0.0;
+      if (kind == 3) x[at] = kInf;
+      if (kind == 4) {  // cancels exactly, each product beyond the range
+        x[at] = y[at] = 1e200;
+        const size_t other = x.size() - 1 - (x.size() - at) % len;  // another of the block (len > 1)
+        x[other] = -1e200;
+        y[other] = 1e200;
+      }
+    }
+    const double want = exact_dot(x.data(), y.data(), static_cast<int64_t>(x.size())).rounded;
+    for (const auto& c : all_configs())
+      EXPECT_PRED2(same_bits, cpu_dot(x, y, c), want) << "trial " << trial << " n=" << x.size() << " fpe=" << c.fpe;
+  }
+}
+
 TEST(SuperaccCpu, HandMadeEdgeCasesThroughTheFastPaths) {
   const double ulp_max = 0x1p971;
   std::vector<std::vector<double>> cases = {

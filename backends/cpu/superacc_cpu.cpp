@@ -144,6 +144,11 @@ struct ExponentSpan {
     hi = _mm256_max_epu32(hi, _mm256_max_epu32(a, b));
     lo = _mm256_min_epu32(lo, _mm256_min_epu32(a, b));
   }
+  inline void add4(v4d v) {  // 4 computed values (a dot's products)
+    __m256i a = _mm256_and_si256(_mm256_castpd_si256(v), abs_mask);
+    hi = _mm256_max_epu32(hi, a);
+    lo = _mm256_min_epu32(lo, a);
+  }
   // Takes the last `count` (< 8 or any) terms one by one and gives the exponents.
   void finish(const double* x, int64_t count, unsigned& emax, unsigned& emin) const {
     alignas(32) uint32_t h[8], l[8];
@@ -196,8 +201,14 @@ struct NarrowSums {
       t2[u] = _mm256_add_pd(t2[u], _mm256_sub_pd(v, q));
     }
   }
+  inline void add4(int u, v4d v) {
+    v4d q = _mm256_sub_pd(_mm256_add_pd(sig, v), sig);
+    t1[u] = _mm256_add_pd(t1[u], q);
+    t2[u] = _mm256_add_pd(t2[u], _mm256_sub_pd(v, q));
+  }
   // Adds the last `count` terms one by one and both sums to acc.
-  void finish(const double* x, int64_t count, Superacc& acc) const {
+  template <class SA>
+  void finish(const double* x, int64_t count, SA& acc) const {
     alignas(32) double l1[4], l2[4];
     _mm256_store_pd(l1, _mm256_add_pd(_mm256_add_pd(t1[0], t1[1]), _mm256_add_pd(t1[2], t1[3])));
     _mm256_store_pd(l2, _mm256_add_pd(_mm256_add_pd(t2[0], t2[1]), _mm256_add_pd(t2[2], t2[3])));
@@ -373,6 +384,64 @@ void sum_fpe(const double* x, int64_t n, Superacc& acc) {
   if (fed) acc.add(0.0);  // nonzero terms went through: an exact zero sum is +0
 }
 
+// ---- dot, fpe = 0, narrow blocks: exact extraction of the products and of their errors ----
+// Let p = fl(x y) be normal with |p| >= 2^-968 for every pair of a block, pmin <= E(p) <= pmax
+// (E the exponent). Then e = fma(x, y, -p) = x y - p exactly, and e is a multiple of
+// 2^(E(x)+E(y)-104) >= 2^(pmin-105) (x y and p are; |x y| < 2^(E(x)+E(y)+2)) with |e| <= 2^(pmax-53).
+// The p's are summed as a narrow block of terms (NarrowSums with k = pmax + 1 + kHeadBits); the
+// e's with k_e = pmax - 53 + 1 + kHeadBits: their q's are multiples of 2^(k_e-52) whose partial
+// sums stay below 2^(k_e-1), their r's multiples of 2^(pmin-105) below 2^(k_e-53) each, whose
+// partial sums stay below 2^(pmax-84+1) <= 2^(pmin-105+53) when pmax - pmin <= kNarrowSpan. So
+// the block's exact dot is the sum of four doubles.
+constexpr unsigned kDotMinExp = 1023 - 968;  // biased exponent of 2^-968
+constexpr int kFmaErrorShift = 53;           // |e| <= 2^(E(p) - 53)
+
+// The exponent span of the products of x[0, len) and y[0, len); kPrefetch: a prefetch per cache
+// line kPrefetchAhead ahead.
+template <bool kPrefetch>
+inline void product_span(const double* x, const double* y, int64_t len, unsigned& emax, unsigned& emin) {
+  ExponentSpan sp;
+  int64_t i = 0;
+  for (; i + 8 <= len; i += 8) {
+    if (kPrefetch) {
+      _mm_prefetch(reinterpret_cast<const char*>(x + i + kPrefetchAhead), _MM_HINT_T0);
+      _mm_prefetch(reinterpret_cast<const char*>(y + i + kPrefetchAhead), _MM_HINT_T0);
+    }
+    sp.add4(_mm256_mul_pd(_mm256_loadu_pd(x + i), _mm256_loadu_pd(y + i)));
+    sp.add4(_mm256_mul_pd(_mm256_loadu_pd(x + i + 4), _mm256_loadu_pd(y + i + 4)));
+  }
+  for (; i + 4 <= len; i += 4) sp.add4(_mm256_mul_pd(_mm256_loadu_pd(x + i), _mm256_loadu_pd(y + i)));
+  const int64_t left = len - i;
+  if (left > 0) {  // the last < 4 products, padded with a repeat of the first of them
+    alignas(32) double rest[4];
+    for (int64_t k = 0; k < 4; ++k) rest[k] = x[i + (k < left ? k : 0)] * y[i + (k < left ? k : 0)];
+    sp.add4(_mm256_load_pd(rest));
+  }
+  sp.finish(x, 0, emax, emin);
+}
+
+inline bool narrow_products(unsigned emax, unsigned emin) { return narrow(emax, emin) && emin >= kDotMinExp; }
+
+void narrow_dot_block(const double* x, const double* y, int64_t len, unsigned emax, SuperaccDot& acc) {
+  NarrowSums ps(emax), es(emax - kFmaErrorShift);
+  int64_t i = 0;
+  for (; i + 4 * NarrowSums::U <= len; i += 4 * NarrowSums::U)
+    for (int u = 0; u < NarrowSums::U; ++u) {
+      const v4d xv = _mm256_loadu_pd(x + i + 4 * u), yv = _mm256_loadu_pd(y + i + 4 * u);
+      const v4d p = _mm256_mul_pd(xv, yv);
+      ps.add4(u, p);
+      es.add4(u, _mm256_fmsub_pd(xv, yv, p));  // TwoProductFMA: one rounding, exact here
+    }
+  alignas(32) double pr[4 * NarrowSums::U], er[4 * NarrowSums::U];
+  const int64_t left = len - i;
+  for (int64_t k = 0; k < left; ++k) {
+    pr[k] = x[i + k] * y[i + k];
+    er[k] = std::fma(x[i + k], y[i + k], -pr[k]);
+  }
+  ps.finish(pr, left, acc);
+  es.finish(er, left, acc);
+}
+
 // ---- dot: TwoProductFMA, products and errors into the table (or the expansions) ----
 // A product p = RN(a*b) with 2^-968 <= |p| < 2^970 has an exact error e = fma(a, b, -p): the
 // exact product has at most 106 bits, so its lowest bit is >= 2^-1074. Other products (zeros,
@@ -400,13 +469,36 @@ void dot_vec(const double* x, const double* y, int64_t n, SuperaccDot& acc) {
     if (_mm256_movemask_pd(_mm256_cmp_pd(xv, zero, _CMP_NEQ_UQ))) to_table(xv);
   };
   int64_t i = 0;
+  int skip = 0;
   for (int64_t s = 0; s < n; s += kBlock) {
     int64_t e = std::min(n, s + kBlock);
-    if (e < n) {
+    // fpe = 0: one prefetch per cache line of x and y inside the loops, kPrefetchAhead ahead (a
+    // burst per block stalls on full miss buffers); the expansions are slow enough for bursts.
+    const bool ahead = N == 0 && e + kPrefetchAhead <= n;
+    if (N > 0 && e < n) {
       prefetch_block(x + e, std::min(kBlock, n - e));
       prefetch_block(y + e, std::min(kBlock, n - e));
     }
+    if (N == 0) {
+      if (skip == 0) {
+        unsigned emax, emin;
+        if (ahead) product_span<true>(x + s, y + s, e - s, emax, emin);
+        else product_span<false>(x + s, y + s, e - s, emax, emin);
+        if (narrow_products(emax, emin)) {
+          narrow_dot_block(x + s, y + s, e - s, emax, acc);
+          fast_terms += e - s;  // all products nonzero
+          continue;
+        }
+        skip = kWideSkip;
+      } else {
+        --skip;
+      }
+    }
     for (i = s; i + 4 * V <= e; i += 4 * V) {
+      if (ahead) {
+        _mm_prefetch(reinterpret_cast<const char*>(x + i + kPrefetchAhead), _MM_HINT_T0);
+        _mm_prefetch(reinterpret_cast<const char*>(y + i + kPrefetchAhead), _MM_HINT_T0);
+      }
       for (int v = 0; v < V; ++v) {
         v4d av = _mm256_loadu_pd(x + i + 4 * v), bv = _mm256_loadu_pd(y + i + 4 * v);
         v4d p = _mm256_mul_pd(av, bv);

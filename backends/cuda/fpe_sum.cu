@@ -13,6 +13,7 @@
 #include "backends/cuda/blocks/warp.cuh"
 #include "backends/cuda/cuda_common.cuh"
 #include "backends/cuda/dpsumk_kernels.cuh"
+#include "core/fpe_step.hpp"
 #include "core/fpe_sum.hpp"
 
 namespace accsum::cuda {
@@ -27,20 +28,38 @@ constexpr int lanes_per_thread() {
   return R <= 4 ? 2 : 1;  // more lanes per thread only while the state stays in registers
 }
 
+// R <= kUnrolledR: the step unrolled for R (core/fpe_step.hpp), register-resident; larger R the
+// readable definition.
+constexpr int kUnrolledR = 8;
+using StepOps = fpe_step::ScalarOrderedOps;
+
 template <int R, bool Dot>
 __device__ __forceinline__ void step(double* a, double x, double y) {
   if (Dot) {
-    double h, t;
-    fpe_acc_product(x, y, h, t);
+    double v[2];
+    fpe_acc_product(x, y, v[0], v[1]);
     if (R == 2)
-      fpe_acc_add2_dot<TwoSumOrdered>(a, h, t);
+      fpe_acc_add2_dot<TwoSumOrdered>(a, v[0], v[1]);
+    else if (R <= kUnrolledR)
+      fpe_step::step<R <= kUnrolledR ? R : 2, 2, StepOps>(a, v);
     else
-      fpe_acc_add<R>(a, R, h, t);
+      fpe_acc_add<R>(a, R, v[0], v[1]);
   } else if (R == 2) {
     fpe_acc_add2_sum<TwoSumOrdered>(a, x);
+  } else if (R <= kUnrolledR) {
+    fpe_step::step<R <= kUnrolledR ? R : 2, 1, StepOps>(a, &x);
   } else {
     fpe_acc_add<R>(a, R, x, 0.0);
   }
+}
+
+// The lane merge a <- a + b, unrolled for small R.
+template <int R>
+__device__ __forceinline__ void merge(double* a, const double* b) {
+  if (R <= kUnrolledR)
+    fpe_step::step<R <= kUnrolledR ? R : 2, R <= kUnrolledR ? R : 2, StepOps>(a, b);
+  else
+    fpe_acc_merge<R>(a, b, R);
 }
 
 // The lane tree among the block's threads: threads t and t + off merge for off = 1, 2, ... <
@@ -52,7 +71,7 @@ __device__ void block_merge(double* a, int active) {
   for (int off = 1; off < kWarpThreads && off < active; off <<= 1) {
 #pragma unroll
     for (int l = 0; l < R; ++l) b[l] = __shfl_down_sync(kFullMask, a[l], off);
-    fpe_acc_merge<R>(a, b, R);
+    merge<R>(a, b);
   }
   if (active <= kWarpThreads) return;
   __shared__ double sh[R][kWarpsPerBlock];
@@ -68,7 +87,7 @@ __device__ void block_merge(double* a, int active) {
     for (int off = 1; off < nw; off <<= 1) {
 #pragma unroll
       for (int l = 0; l < R; ++l) b[l] = __shfl_down_sync(kFullMask, a[l], off);
-      fpe_acc_merge<R>(a, b, R);
+      merge<R>(a, b);
     }
   }
 }
@@ -99,7 +118,7 @@ __global__ void __launch_bounds__(kThreads) lanes_kernel(const double* __restric
   for (int w = 1; w < LPT; w *= 2)
 #pragma unroll
     for (int k = 0; k + w < LPT; k += 2 * w)
-      if (w < G) fpe_acc_merge<R>(a[k], a[k + w], R);
+      if (w < G) merge<R>(a[k], a[k + w]);
   const int64_t threads_used = G / LPT > 0 ? G / LPT : 1;
   block_merge<R>(a[0], threads_used < kThreads ? static_cast<int>(threads_used) : kThreads);
   store_state<R>(a[0], out);

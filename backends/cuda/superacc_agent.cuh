@@ -177,8 +177,8 @@ struct SuperaccAgent {
     for (int j = 0; j < kVecs; ++j) {
       const int64_t i = base + threadIdx.x + static_cast<int64_t>(j) * blockDim.x;
       if (FULL || i < end) {
-        bx[j] = __ldcs(xv + i);
-        if constexpr (DOT) by[j] = __ldcs(yv + i);
+        bx[j] = __ldg(xv + i);  // cached as CUB's loads are: data that fits in L2 stays there
+        if constexpr (DOT) by[j] = __ldg(yv + i);
       } else {
         bx[j] = make_double2(-0.0, -0.0);
         if constexpr (DOT) by[j] = make_double2(1.0, 1.0);

@@ -38,10 +38,12 @@ constexpr int64_t kMaxSlice = int64_t(1) << 29;  // terms per partial: < 2^31 pi
 // OpenCL on the H200 at n = 2^28 (results/opencl_ratios_h200.md: sum 0.889x the plain sum with 8,
 // 0.860x with 4; dot 0.834-0.860x with 4, 0.805-0.809x with 2).
 constexpr int kSumVecs = 8, kDotVecs = 4;
-// Groups per compute unit. LANES on a GPU: a group of 128 work-items takes about 45 KB of local
-// memory, so 4 or 5 are resident per SM of an H100/H200 (228 KB); 20 = lcm(4, 5) per unit makes
-// whole waves in both cases (contiguous equal slices: a partial last wave would cost a whole one).
-constexpr int kGpuLaneGroupsPerUnit = 20, kGpuGroupsPerUnit = 8, kCpuGroupsPerUnit = 1;
+// Groups per compute unit. LANES on a GPU: groups of kGpuLaneLocal work-items, 5 per unit: one
+// wave, each group's fixed cost (clearing and merging its lanes) paid once per unit and no more
+// (measured on an H100, NVIDIA OpenCL, n = 2^22 .. 2^28: 0.65 / 0.91 / 0.96x the plain sum at
+// 2^22 / 2^26 / 2^28, against 0.55 / 0.76 / 0.93x with 20 groups of 128).
+constexpr int kGpuLaneGroupsPerUnit = 5, kGpuGroupsPerUnit = 8, kCpuGroupsPerUnit = 1;
+constexpr size_t kGpuLaneLocal = 64, kGpuLocal = 256, kCpuLocal = 64;
 constexpr int64_t kMinBatchesPerGroup = 4;  // small n: fewer groups, each at least this many batches
 constexpr size_t kFinalLocal = 1024;  // the merge of the partials: many partials summed at once
 
@@ -67,12 +69,13 @@ class SuperaccCl : public ClKernel {
     Context& c = context();
     cpu::SuperaccConfig cfg = cpu::superacc_config(q);
     long long want_local = param_int(q, "local"), want_groups = param_int(q, "groups");
-    local_ = want_local > 0 ? static_cast<size_t>(want_local) : (c.is_gpu ? 256 : 64);
+    const bool want_lanes = param_int(q, "lanes") != 0;
+    local_ = want_local > 0 ? static_cast<size_t>(want_local) : !c.is_gpu ? kCpuLocal : want_lanes ? kGpuLaneLocal : kGpuLocal;
     local_ = std::min(local_, c.max_work_group);
     atom64_ = use_atom64();
     // Private accumulators in local memory when they fit (LANES: no atomics in the hot loop),
     // else the per-term atomics of superacc_cl.hpp. lanes=0 forces the latter.
-    lanes_ = param_int(q, "lanes") != 0 && atom64_ && lanes_fit(c, dot, local_);
+    lanes_ = want_lanes && atom64_ && lanes_fit(c, dot, local_);
     const long long vecs = param_int(q, "vecs"), regs = param_int(q, "regs");
     global_merge_ = lanes_ && param_int(q, "merge") != 0;
     const int u = vecs > 0 ? static_cast<int>(vecs) : dot ? kDotVecs : kSumVecs;
@@ -187,8 +190,8 @@ std::vector<ParamSpec> params() {
   // Defaults: the CUDA kernel's configuration (fpe=0: private accumulators only), 256 work-items
   // per group asked (LANES caps it to what 48 KB of local memory holds: 128).
   std::vector<ParamSpec> ps = cpu::superacc_params(0, 1);
-  ps.push_back(ParamSpec{"local", "work-group size (0 = 256 on a GPU, 64 on a CPU device)", true, 0, 1024, {}, "0"});
-  ps.push_back(ParamSpec{"groups", "work-groups (0 = 20 per compute unit on a GPU with lanes, 8 without, 1 on a CPU device)",
+  ps.push_back(ParamSpec{"local", "work-group size (0 = 64 on a GPU with lanes, 256 without, 64 on a CPU device)", true, 0, 1024, {}, "0"});
+  ps.push_back(ParamSpec{"groups", "work-groups (0 = 5 per compute unit on a GPU with lanes, 8 without, 1 on a CPU device)",
                          true, 0, 1 << 20, {}, "0"});
   ps.push_back(ParamSpec{"lanes", "private accumulators in local memory (1) or per-term local atomics (0)", true, 0, 1,
                          {"0", "1"}, "1"});

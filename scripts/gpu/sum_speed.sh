@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# Sum and dot speed on the GPU machine, in one bounded run (about 6 minutes on an H100): the CUDA
+# tests of the kernels it measures (fpe-sum / fpe-dot bit for bit the cpu serial definition,
+# superacc, the shared adversarial corpus), compute-sanitizer memcheck and racecheck on them at
+# small n, then in one process each, beside the vendor baseline:
+#   superacc / superacc-dot beside CUB DeviceReduce::Sum / cuBLAS ddot at n = 2^28, ranges 1, 1e50, 1e300;
+#   superacc / superacc-dot for n = 2^20 .. 2^30, range 1e50 (the ratio-vs-n figure);
+#   fpe-sum / fpe-dot R = 2, 4, 8 at n = 2^28, range 1e50;
+#   NVIDIA OpenCL superacc (defaults) beside the OpenCL plain sum at 2^26 and 2^28;
+#   ncu: bytes, bandwidth, occupancy, instructions of superacc, CUB, fpe-sum R = 4, 8 at 2^28.
+# Run from the repository root with the binaries in build-gpu/bin (BIN overrides). Everything
+# goes into $OUT/sum_speed.tgz (the device tool returns few files); sum_speed_<gpu>.json (gpu =
+# h100 or h200, from the card's name) is the merged report to commit under results/.
+set -uo pipefail
+B=${BIN:-build-gpu/bin}
+OUT=${OUT:-gpu-out}
+A="$B/accsum"
+T="$B/accsum_tests"
+W=$(mktemp -d)
+LOG="$W/sum_speed.log"
+mkdir -p "$OUT"
+export LD_LIBRARY_PATH="$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+NAME=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
+case "$NAME" in *H200*) GPU=h200 ;; *H100*) GPU=h100 ;; *) GPU=gpu ;; esac
+{ nvidia-smi; cat "${COMMIT_FILE:-/dev/null}"; } > "$W/machine.txt" 2>&1
+step() { echo "$1 exit $2 after $(( $(date +%s) - START )) s" >> "$LOG"; }
+START=$(date +%s)
+BUDGET=${SUM_SPEED_BUDGET:-540}  # seconds for everything: a step gets what is left, up to its own cap
+cap() {
+  local left=$(( BUDGET - ($(date +%s) - START) ))
+  [ "$left" -lt "$1" ] && echo "$left" || echo "$1"
+}
+run_capped() {  # name, cap seconds, command...: skipped once fewer than 10 s are left
+  local name=$1 c
+  c=$(cap "$2")
+  shift 2
+  if [ "$c" -lt 10 ]; then echo "$name skipped: budget spent" >> "$LOG"; return; fi
+  timeout "$c" "$@"
+  step "$name" $?
+}
+
+run_capped tests 100 "$T" --gtest_brief=1 \
+  --gtest_filter='FpeSumCuda*:FpeSumMt*:SuperaccCuda*:SharedCorpus*:-SuperaccCuda.MoreThanTwoToThe31Terms' \
+  > "$W/tests.log" 2>&1
+sanitize() {  # tool, cap
+  command -v compute-sanitizer > /dev/null || return
+  run_capped "$1" "$2" compute-sanitizer --tool "$1" --print-limit 5 "$T" \
+    --gtest_filter='FpeSumCuda.HandCasesAndAllR:SuperaccCuda.EdgeCases' > "$W/$1.log" 2>&1
+}
+sanitize memcheck 45
+command -v cuobjdump > /dev/null && cuobjdump --dump-resource-usage "$A" 2>/dev/null |
+  grep -A1 -E 'lanes_kernel|superacc_blocks' > "$W/resource_usage.txt"
+
+bench() {  # name, seconds, options...
+  local name=$1 limit=$2
+  shift 2
+  run_capped "bench $name" "$limit" "$A" bench --dist=loguniform --reps=20 --warmup=3 --no-repro-check "$@" \
+    --json="$W/$name.json" --format=md > "$W/$name.md" 2>> "$LOG"
+}
+bench superacc_2e28 70 --backend=cuda --algo=superacc,cub-sum --n=2^28 --range=1,1e50,1e300 --generate=by-index
+bench superacc_dot_2e28 70 --backend=cuda --algo=superacc-dot,cublas-dot --n=2^28 --range=1,1e50,1e300 --generate=by-index
+bench fpe_sum 50 --backend=cuda --algo=fpe-sum,cub-sum --terms=2,4,8 --n=2^28 --range=1e50 --reps=10
+bench fpe_dot 50 --backend=cuda --algo=fpe-dot,cublas-dot --terms=2,4,8 --n=2^28 --range=1e50 --reps=10
+bench superacc_n_sum 50 --backend=cuda --algo=superacc,cub-sum --n=2^20:2^30 --range=1e50 --generate=by-index
+ACCSUM_OPENCL_DEVICE=NVIDIA bench opencl_sum 40 --backend=opencl --algo=superacc,naive --n=2^26,2^28 --range=1e50
+
+# SUM_SPEED_SWEEP=1: launch shapes at the sizes where fixed costs show (CUDA superacc block x grid at
+# 2^20 / 2^22; OpenCL superacc groups x local at 2^22 / 2^26 / 2^28), to choose the defaults.
+if [ "${SUM_SPEED_SWEEP:-0}" = 1 ]; then
+  bench sweep_cuda 40 --backend=cuda --algo=superacc,cub-sum --n=2^20,2^22,2^24 --range=1e50 --generate=by-index \
+    --block=128,256,512 --grid=0,264,528
+  ACCSUM_OPENCL_DEVICE=NVIDIA bench sweep_opencl 45 --backend=opencl --algo=superacc,naive --n=2^22,2^26,2^28 \
+    --range=1e50 --groups=0,528,660,1056,1320 --local=0,64 --reps=10
+fi
+
+if command -v ncu > /dev/null; then
+  M=gpu__time_duration.sum,dram__bytes_read.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed
+  M=$M,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum,sm__inst_executed_pipe_fp64.sum
+  M=$M,launch__registers_per_thread,launch__grid_size,launch__block_size,launch__occupancy_limit_shared_mem
+  run_capped ncu 50 ncu --clock-control none --csv --page raw --log-file "$W/ncu_2e28.csv" \
+    -k 'regex:superacc_blocks|DeviceReduce|dot_kernel|lanes_kernel' --metrics "$M" \
+    "$A" bench --backend=cuda --algo=superacc,cub-sum,superacc-dot,cublas-dot,fpe-sum --terms=4,8 --n=2^28 --range=1e50 \
+    --reps=1 --warmup=0 --no-repro-check --format=csv > /dev/null 2>> "$LOG"
+fi
+bench superacc_n_dot 50 --backend=cuda --algo=superacc-dot,cublas-dot --n=2^20:2^29 --range=1e50 --generate=by-index
+sanitize racecheck 40
+python3 - "$W" "sum_speed_$GPU.json" >> "$LOG" 2>&1 <<'PY'
+# One accsum-report/1 document of every bench above: their runs in order, each tagged with its bench.
+import glob, json, os, sys
+out_dir, name = sys.argv[1], sys.argv[2]
+doc, merged = None, []
+for p in sorted(glob.glob(os.path.join(out_dir, "*.json"))):
+    if os.path.basename(p) == name:
+        continue
+    d = json.load(open(p))
+    bench = os.path.basename(p)[:-5]
+    if doc is None:
+        doc = {k: v for k, v in d.items() if k != "runs"}
+        doc["runs"] = []
+    doc["all_guarantees_met"] = doc["all_guarantees_met"] and d.get("all_guarantees_met", False)
+    merged.append({"bench": bench, "command": d.get("command")})
+    for r in d["runs"]:
+        r["bench"] = bench
+        doc["runs"].append(r)
+doc["merged_from"] = merged
+json.dump(doc, open(os.path.join(out_dir, name), "w"), indent=1)
+print("merged", len(doc["runs"]), "runs from", len(merged), "reports")
+PY
+step merge $?
+tar -czf "$OUT/sum_speed.tgz" -C "$W" .
+cp "$LOG" "$OUT/"
