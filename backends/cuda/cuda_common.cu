@@ -51,9 +51,26 @@ struct OwnedInput : DeviceInput {
 
 std::shared_ptr<const DeviceInput> device_input(const Problem& p) {
   if (p.on_device) {  // the caller's device arrays (the library's device API): used in place
-    auto in = std::make_shared<DeviceInput>();
-    in->x = p.x;
-    in->y = p.y;
+    constexpr uintptr_t kVectorLoadAlign = 16;  // the kernels load double2
+    const bool aligned = ((reinterpret_cast<uintptr_t>(p.x) | reinterpret_cast<uintptr_t>(p.y)) % kVectorLoadAlign) == 0;
+    if (aligned) {
+      auto in = std::make_shared<DeviceInput>();
+      in->x = p.x;
+      in->y = p.y;
+      in->n = p.n;
+      return in;
+    }
+    // An array at any other offset (y = x + n for odd n, say) is copied once into aligned memory.
+    auto in = std::make_shared<OwnedInput>();
+    const size_t n = static_cast<size_t>(p.n), bytes = n * sizeof(double);
+    in->bx = DeviceBuffer<double>(n ? n : 1);
+    if (n) ACCSUM_CUDA_CHECK(cudaMemcpy(in->bx.get(), p.x, bytes, cudaMemcpyDeviceToDevice));
+    if (p.y) {
+      in->by = DeviceBuffer<double>(n ? n : 1);
+      if (n) ACCSUM_CUDA_CHECK(cudaMemcpy(in->by.get(), p.y, bytes, cudaMemcpyDeviceToDevice));
+    }
+    in->x = in->bx.get();
+    in->y = p.y ? in->by.get() : nullptr;
     in->n = p.n;
     return in;
   }
