@@ -602,6 +602,22 @@ def scaling():
     return where(SCALING[0], "scaling", table(head, body)) + [""] + provenance(*SCALING)
 
 
+def ratios(name):
+    """Every non-baseline row of one report: n, range, parameters, ratio to its baseline, verdict."""
+    body = []
+    for doc in subreports(report(name)):
+        for run in doc.get("runs", []):
+            ds = run.get("dataset", {})
+            for r in run.get("results", []):
+                if r.get("is_baseline") or r.get("ratio_to_baseline") is None:
+                    continue
+                params = " ".join(f"{k}={v}" for k, v in sorted(r.get("params", {}).items()))
+                body.append([run.get("bench", ""), f"`{r['algo']}`", r["backend"], params, pow2(ds["n"]), rng(ds),
+                             ratio(r["ratio_to_baseline"]), "yes" if r.get("guarantee_met") else "NO"])
+    return where(name, "ratios", table(["bench", "algo", "backend", "params", "n", "range", "× baseline",
+                                        "guarantee met"], body)) + [""] + provenance(name)
+
+
 def figure(png, *more_sources):
     """A figure with what it shows and how it was drawn: `<!-- generated:figure X.png [more.json ...] -->`."""
     if png not in meta() or not os.path.exists(os.path.join(RESULTS, png)):
@@ -623,7 +639,7 @@ def sources(*names):
 
 
 BLOCKS = {
-    "sources": sources, "figure": figure, "headline": headline, "superacc-n": superacc_n, "superacc-ranges": superacc_ranges, "dpsumk-k": dpsumk_k,
+    "ratios": ratios, "sources": sources, "figure": figure, "headline": headline, "superacc-n": superacc_n, "superacc-ranges": superacc_ranges, "dpsumk-k": dpsumk_k,
     "cpu-algorithms": cpu_algorithms, "cpu-superacc": cpu_superacc, "peers-cpu": peers_cpu,
     "accuracy-digits": accuracy_digits, "gemm-front": gemm_front, "ozaki": ozaki, "gemm-cpu": gemm_cpu,
     "moddot-cuda": moddot_cuda, "moddot-cpu": moddot_cpu, "fpe-cuda": fpe_cuda, "fpe-sum-cuda": fpe_sum_cuda,
