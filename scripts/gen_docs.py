@@ -618,6 +618,28 @@ def ratios(name):
                                         "guarantee met"], body)) + [""] + provenance(name)
 
 
+def ncu(name, n):
+    """An ncu --csv --page raw log (results/NAME) of kernels over n elements: per kernel its time, DRAM
+    bytes read per element, DRAM throughput, warps active, and instructions (FP64) per element."""
+    import csv
+    with open(os.path.join(RESULTS, name), encoding="utf-8") as f:
+        lines = [l for l in f.read().splitlines() if not l.startswith("==")]
+    head, *data = list(csv.reader(lines))
+    col = {c: head.index(c) for c in head}
+    n, body = int(n), []
+    for row in data[1:]:  # data[0] holds the units
+        get = lambda c: float(row[col[c]].replace(",", ""))
+        kernel = re.sub(r"^void |<.*$|\(.*$", "", row[col["Kernel Name"]].replace("<unnamed>::", ""))
+        threads = 32  # ncu counts warp instructions
+        body.append([f"`{kernel}` ({row[col['launch__grid_size']]} x {row[col['launch__block_size']]})",
+                     f"{get('gpu__time_duration.sum') / 1e3:.0f} µs", f"{get('dram__bytes_read.sum') / n:.1f}",
+                     f"{get('dram__throughput.avg.pct_of_peak_sustained_elapsed'):.1f} %",
+                     f"{get('sm__warps_active.avg.pct_of_peak_sustained_active'):.1f} %",
+                     f"{get('smsp__inst_executed.sum') * threads / n:.1f} ({get('sm__inst_executed_pipe_fp64.sum') * threads / n:.1f})"])
+    return where(name, "ncu", table(["kernel (grid x block)", "time", "bytes read / element", "DRAM throughput",
+                                     "warps active", "instructions / element (FP64)"], body)) + [""] + provenance(name)
+
+
 def figure(png, *more_sources):
     """A figure with what it shows and how it was drawn: `<!-- generated:figure X.png [more.json ...] -->`."""
     if png not in meta() or not os.path.exists(os.path.join(RESULTS, png)):
@@ -639,7 +661,7 @@ def sources(*names):
 
 
 BLOCKS = {
-    "ratios": ratios, "sources": sources, "figure": figure, "headline": headline, "superacc-n": superacc_n, "superacc-ranges": superacc_ranges, "dpsumk-k": dpsumk_k,
+    "ratios": ratios, "ncu": ncu, "sources": sources, "figure": figure, "headline": headline, "superacc-n": superacc_n, "superacc-ranges": superacc_ranges, "dpsumk-k": dpsumk_k,
     "cpu-algorithms": cpu_algorithms, "cpu-superacc": cpu_superacc, "peers-cpu": peers_cpu,
     "accuracy-digits": accuracy_digits, "gemm-front": gemm_front, "ozaki": ozaki, "gemm-cpu": gemm_cpu,
     "moddot-cuda": moddot_cuda, "moddot-cpu": moddot_cpu, "fpe-cuda": fpe_cuda, "fpe-sum-cuda": fpe_sum_cuda,
