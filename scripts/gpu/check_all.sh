@@ -19,17 +19,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 NAME=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
 case "$NAME" in *H200*) GPU=h200 ;; *H100*) GPU=h100 ;; *) GPU=gpu ;; esac
 nvidia-smi > "$W/machine.txt" 2>&1
-START=$(date +%s)
-BUDGET=${BUDGET:-540}
-run_capped() {  # name, cap seconds, command...: skipped once fewer than 10 s are left
-  local name=$1 c left
-  left=$(( BUDGET - ($(date +%s) - START) ))
-  c=$(( $2 < left ? $2 : left ))
-  shift 2
-  if [ "$c" -lt 10 ]; then echo "$name skipped: budget spent" >> "$LOG"; return; fi
-  timeout "$c" "$@"
-  echo "$name exit $? after $(( $(date +%s) - START )) s" >> "$LOG"
-}
+source "$(dirname "$0")/budget.sh"
 
 run_capped "cuda tests" 200 "$T" --gtest_brief=1 \
   --gtest_filter='*Cuda*:*Gpu*:*GPU*:Plugins.*:Library.*:-SuperaccCuda.MoreThanTwoToThe31Terms:Library.InstalledPackage*' > "$W/tests_cuda.log" 2>&1

@@ -23,21 +23,8 @@ export LD_LIBRARY_PATH="$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 NAME=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
 case "$NAME" in *H200*) GPU=h200 ;; *H100*) GPU=h100 ;; *) GPU=gpu ;; esac
 { nvidia-smi; cat "${COMMIT_FILE:-/dev/null}"; } > "$W/machine.txt" 2>&1
-step() { echo "$1 exit $2 after $(( $(date +%s) - START )) s" >> "$LOG"; }
-START=$(date +%s)
 BUDGET=${SUM_SPEED_BUDGET:-540}  # seconds for everything: a step gets what is left, up to its own cap
-cap() {
-  local left=$(( BUDGET - ($(date +%s) - START) ))
-  [ "$left" -lt "$1" ] && echo "$left" || echo "$1"
-}
-run_capped() {  # name, cap seconds, command...: skipped once fewer than 10 s are left
-  local name=$1 c
-  c=$(cap "$2")
-  shift 2
-  if [ "$c" -lt 10 ]; then echo "$name skipped: budget spent" >> "$LOG"; return; fi
-  timeout "$c" "$@"
-  step "$name" $?
-}
+source "$(dirname "$0")/budget.sh"
 
 run_capped tests 100 "$T" --gtest_brief=1 \
   --gtest_filter='FpeSumCuda*:FpeSumMt*:SuperaccCuda*:SharedCorpus*:-SuperaccCuda.MoreThanTwoToThe31Terms' \
