@@ -15,7 +15,7 @@
 #include "app/output.hpp"
 #include "app/parse.hpp"
 #include "app/report.hpp"
-#include "core/plugins.hpp"
+#include "core/frame/plugins.hpp"
 
 namespace accsum::cli {
 

@@ -1,4 +1,4 @@
-// accsum table: paper-style tables, one per family that has the suite (core/family.hpp): a row
+// accsum table: paper-style tables, one per family that has the suite (core/frame/family.hpp): a row
 // per generated dataset, a column per algorithm of the backend, each cell the family's cell of
 // the result (e.g. correct digits) or, in a timed table, its time or rate; "!" where a result broke
 // its guarantee, "*" where the column does not apply to the row. With --reps, every cell of an
@@ -15,7 +15,7 @@
 #include "app/parse.hpp"
 #include "app/progress.hpp"
 #include "app/report.hpp"
-#include "core/plugins.hpp"
+#include "core/frame/plugins.hpp"
 
 namespace accsum::cli {
 

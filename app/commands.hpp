@@ -8,7 +8,7 @@
 
 #include "app/output.hpp"
 #include "app/select.hpp"
-#include "core/family.hpp"
+#include "core/frame/family.hpp"
 
 namespace accsum::cli {
 

@@ -14,8 +14,8 @@
 
 #include "app/output.hpp"
 #include "app/report.hpp"
-#include "core/mann_whitney.hpp"
-#include "core/registry.hpp"
+#include "core/oracle/mann_whitney.hpp"
+#include "core/frame/registry.hpp"
 
 namespace accsum::cli::compare {
 

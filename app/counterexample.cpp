@@ -9,7 +9,7 @@
 #include <cstring>
 
 #include "app/output.hpp"
-#include "core/plugins.hpp"
+#include "core/frame/plugins.hpp"
 
 namespace accsum::cli {
 

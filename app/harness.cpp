@@ -7,8 +7,8 @@
 #include <cstring>
 #include <memory>
 
-#include "core/placement.hpp"
-#include "core/plugins.hpp"
+#include "core/frame/placement.hpp"
+#include "core/frame/plugins.hpp"
 
 namespace accsum::cli {
 

@@ -1,13 +1,13 @@
 #pragma once
 // Measuring, separated from reporting (as google/benchmark does): runs one registry entry on a
 // dataset, times it, checks it against the family's exact reference and checks reproducibility.
-// Nothing here depends on which family it is: the family descriptor (core/family.hpp) says.
+// Nothing here depends on which family it is: the family descriptor (core/frame/family.hpp) says.
 #include <string>
 #include <vector>
 
-#include "core/family.hpp"
-#include "core/oracle.hpp"
-#include "core/registry.hpp"
+#include "core/frame/family.hpp"
+#include "core/oracle/oracle.hpp"
+#include "core/frame/registry.hpp"
 #include "datasets/dataset.hpp"
 
 namespace accsum::cli {
@@ -30,7 +30,7 @@ struct ResultRow {
   Metrics metrics;
   TimeStats time;
   double transfer_s = 0;
-  std::vector<std::string> placement;       // the device(s) it ran on (core/placement.hpp)
+  std::vector<std::string> placement;       // the device(s) it ran on (core/frame/placement.hpp)
   bool device_timed = false;
   bool reproducible = false;                // all checked variants gave identical bits
   std::vector<std::string> repro_checks;    // what was compared: "runs", "threads=3", "permutation", ...

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "app/output.hpp"
-#include "core/family.hpp"
+#include "core/frame/family.hpp"
 #include "datasets/dataset.hpp"
 
 namespace accsum::cli {

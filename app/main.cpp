@@ -18,11 +18,11 @@
 #include "app/harness.hpp"
 #include "app/inputs.hpp"
 #include "app/output.hpp"
-#include "core/family.hpp"
-#include "core/limits.hpp"
-#include "core/placement.hpp"
-#include "core/plugins.hpp"
-#include "core/registry.hpp"
+#include "core/frame/family.hpp"
+#include "core/frame/limits.hpp"
+#include "core/frame/placement.hpp"
+#include "core/frame/plugins.hpp"
+#include "core/frame/registry.hpp"
 
 using namespace accsum::cli;
 
@@ -106,7 +106,7 @@ void add_data_options(CLI::App* cmd, DataArgs& d) {
   add_seed_option(cmd, d.seed);
 }
 
-// --device: the accelerator index for the cuda and opencl backends (core/placement.hpp); an
+// --device: the accelerator index for the cuda and opencl backends (core/frame/placement.hpp); an
 // index the machine does not have is refused when a device backend first binds.
 void add_device_option(CLI::App* cmd) {
   cmd->add_option_function<std::string>(

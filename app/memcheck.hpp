@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "app/select.hpp"
-#include "core/family.hpp"
+#include "core/frame/family.hpp"
 
 namespace accsum::cli {
 

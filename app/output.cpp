@@ -14,7 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "core/registry.hpp"
+#include "core/frame/registry.hpp"
 
 namespace accsum::cli {
 namespace {
@@ -460,7 +460,7 @@ std::string utf8_safe(const std::string& s) {
 
 // ---- the commands' --json / --out pair (declared in app/commands.hpp) ----
 #include "app/commands.hpp"
-#include "core/plugins.hpp"
+#include "core/frame/plugins.hpp"
 
 namespace accsum::cli {
 

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "core/registry.hpp"
+#include "core/frame/registry.hpp"
 
 namespace accsum::cli {
 

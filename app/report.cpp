@@ -17,7 +17,7 @@
 
 #include "app/output.hpp"
 #include "app/parse.hpp"
-#include "core/machine.hpp"
+#include "core/frame/machine.hpp"
 
 namespace accsum::cli {
 

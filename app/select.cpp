@@ -4,7 +4,7 @@
 #include <set>
 
 #include "app/parse.hpp"
-#include "core/family.hpp"
+#include "core/frame/family.hpp"
 
 namespace accsum::cli {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "core/registry.hpp"
+#include "core/frame/registry.hpp"
 
 namespace accsum::cli {
 

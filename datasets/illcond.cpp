@@ -17,7 +17,7 @@
 #include <cstring>
 #include <vector>
 
-#include "core/eft.hpp"
+#include "core/numerics/eft.hpp"
 #include "datasets/elements.hpp"
 #include "datasets/illcond.hpp"
 #include "datasets/threads.hpp"

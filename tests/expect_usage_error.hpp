@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "core/registry.hpp"
+#include "core/frame/registry.hpp"
 
 namespace accsum::test {
 

@@ -2,7 +2,7 @@
 // Shared by the OpenCL tests: skip (with a notice) where no fp64 OpenCL device is present.
 #include <gtest/gtest.h>
 
-#include "core/registry.hpp"
+#include "core/frame/registry.hpp"
 
 namespace accsum::test {
 

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "core/oracle.hpp"
-#include "core/registry.hpp"
+#include "core/oracle/oracle.hpp"
+#include "core/frame/registry.hpp"
 #include "datasets/dataset.hpp"
 #include "tests/superacc_test_util.hpp"
 

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "core/oracle.hpp"
+#include "core/oracle/oracle.hpp"
 #include "datasets/dataset.hpp"
 #include "datasets/elements.hpp"
 #include "datasets/rng.hpp"

@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "core/dpsum.hpp"
-#include "core/oracle.hpp"
-#include "core/registry.hpp"
+#include "core/numerics/dpsum.hpp"
+#include "core/oracle/oracle.hpp"
+#include "core/frame/registry.hpp"
 #include "datasets/dataset.hpp"
 
 namespace accsum {

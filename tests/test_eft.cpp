@@ -1,4 +1,4 @@
-// Error-free transforms (core/eft.hpp) checked exactly with MPFR: millions of random pairs over
+// Error-free transforms (core/numerics/eft.hpp) checked exactly with MPFR: millions of random pairs over
 // the whole exponent range, an exhaustive sweep over a lattice of structured values, and the
 // edge cases of the IEEE 754 rules in the README. Where an EFT cannot be exact the test states why and checks what
 // does hold instead:
@@ -8,7 +8,7 @@
 //  - TwoProduct (FMA or Dekker): exact when e_a + e_b >= -970 (exponents of a and b), so that
 //    a*b - p is a multiple of 2^-1074; below, e loses bits: the error of p + e is then at most
 //    eta/2 (FMA: one rounding in the subnormal range) or 7/2 eta (Dekker; Boldo 2006), eta =
-//    2^-1074 (core/sum_bounds.hpp uses these).
+//    2^-1074 (core/numerics/sum_bounds.hpp uses these).
 //  - Dekker's Split overflows (hi = NaN) when |a| > DBL_MAX / (2^27 + 1), and its high parts can
 //    round up to 2^512 so that a1*b1 overflows when a*b is within about 2^-26 of DBL_MAX.
 #include <gtest/gtest.h>
@@ -21,7 +21,7 @@
 #include <random>
 #include <vector>
 
-#include "core/eft.hpp"
+#include "core/numerics/eft.hpp"
 
 namespace {
 

@@ -11,8 +11,8 @@
 #include <set>
 #include <string>
 
-#include "core/family.hpp"
-#include "core/registry.hpp"
+#include "core/frame/family.hpp"
+#include "core/frame/registry.hpp"
 #include "datasets/dataset.hpp"
 
 using namespace accsum;

@@ -11,11 +11,11 @@
 #include <vector>
 
 #include "cli_run.hpp"
-#include "core/family.hpp"
-#include "core/family_fpe.hpp"
-#include "core/fpe_ops.hpp"
-#include "core/qd_ops.hpp"
-#include "core/registry.hpp"
+#include "core/frame/family.hpp"
+#include "core/families/family_fpe.hpp"
+#include "core/numerics/fpe_ops.hpp"
+#include "core/numerics/qd_ops.hpp"
+#include "core/frame/registry.hpp"
 #include "datasets/dataset.hpp"
 #include "expect_usage_error.hpp"
 
@@ -285,7 +285,7 @@ TEST(FpeCli, CommittedAccuracyTableIsReproduced) {
 #endif
 }
 
-// QD's double-double and quad-double algorithms as device code (core/qd_ops.hpp, Hida, Li, Bailey
+// QD's double-double and quad-double algorithms as device code (core/numerics/qd_ops.hpp, Hida, Li, Bailey
 // 2001) against the QD library itself: bit for bit on every generator, zeros with their signs.
 namespace {
 

@@ -6,8 +6,8 @@
 #include <cstring>
 #include <string>
 
-#include "core/family.hpp"
-#include "core/registry.hpp"
+#include "core/frame/family.hpp"
+#include "core/frame/registry.hpp"
 
 using namespace accsum;
 

@@ -1,4 +1,4 @@
-// fpe-sum / fpe-dot (core/fpe_sum.hpp) on cpu (the serial definition) and cpu-mt, and on CUDA
+// fpe-sum / fpe-dot (core/numerics/fpe_sum.hpp) on cpu (the serial definition) and cpu-mt, and on CUDA
 // where a device is present: against the exact oracle on every distribution (cancellation, huge
 // ranges, ill-conditioned, subnormals, special values), n = 0, 1, signed zeros; the proven bound
 // always holds; the R = 2 step written without its zero operations equals Algorithm 1 +
@@ -13,11 +13,11 @@
 #include <string>
 #include <vector>
 
-#include "core/dpsum.hpp"
-#include "core/fpe_step.hpp"
-#include "core/fpe_sum.hpp"
-#include "core/oracle.hpp"
-#include "core/registry.hpp"
+#include "core/numerics/dpsum.hpp"
+#include "core/numerics/fpe_step.hpp"
+#include "core/numerics/fpe_sum.hpp"
+#include "core/oracle/oracle.hpp"
+#include "core/frame/registry.hpp"
 #include "datasets/dataset.hpp"
 
 #include "tests/dataset_util.hpp"
@@ -87,7 +87,7 @@ TEST(FpeSumSerial, TheR2StepIsAlgorithm1PlusRenormalize) {
   }
 }
 
-// The step unrolled for R (core/fpe_step.hpp: zero operations left out, both 2Sums) gives the
+// The step unrolled for R (core/numerics/fpe_step.hpp: zero operations left out, both 2Sums) gives the
 // values of Algorithm 1 + Renormalize for an element, a product and a lane merge, on
 // accumulators holding 1 .. R terms, after cancellation, with zero and tiny inputs.
 template <int R, class O>

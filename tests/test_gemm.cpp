@@ -11,10 +11,10 @@
 #include <vector>
 
 #include "cli_run.hpp"
-#include "core/family.hpp"
-#include "core/gemm_oracle.hpp"
-#include "core/gemm_serial.hpp"
-#include "core/registry.hpp"
+#include "core/frame/family.hpp"
+#include "core/oracle/gemm_oracle.hpp"
+#include "core/numerics/gemm_serial.hpp"
+#include "core/frame/registry.hpp"
 #include "datasets/gemm_data.hpp"
 
 using namespace accsum;
@@ -51,7 +51,7 @@ bool same_bits(const Result& a, const Result& b) {
   return true;
 }
 
-// The readable definition (core/gemm_serial.hpp), entry by entry.
+// The readable definition (core/numerics/gemm_serial.hpp), entry by entry.
 Result serial(const Dataset& d, int comp, int tile, bool fma) {
   const float alpha = std::strtof(d.data.at("alpha").c_str(), nullptr), beta = std::strtof(d.data.at("beta").c_str(), nullptr);
   Result r;

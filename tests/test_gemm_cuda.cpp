@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "core/family.hpp"
-#include "core/registry.hpp"
+#include "core/frame/family.hpp"
+#include "core/frame/registry.hpp"
 #if ACCSUM_HAVE_CUDA
 #include "backends/cuda/blocks/gemm_policy.cuh"
 #endif

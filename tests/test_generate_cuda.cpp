@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "core/family.hpp"
-#include "core/registry.hpp"
+#include "core/frame/family.hpp"
+#include "core/frame/registry.hpp"
 #include "datasets/dataset.hpp"
 #include "tests/superacc_test_util.hpp"
 

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "core/mergeable.hpp"
-#include "core/oracle.hpp"
-#include "core/registry.hpp"
+#include "core/frame/mergeable.hpp"
+#include "core/oracle/oracle.hpp"
+#include "core/frame/registry.hpp"
 #include "datasets/dataset.hpp"
 #include "tests/superacc_test_util.hpp"
 

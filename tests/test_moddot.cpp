@@ -15,8 +15,8 @@
 
 #include "backends/cpu/moddot_rz.hpp"
 #include "cli_run.hpp"
-#include "core/family.hpp"
-#include "core/moddot.hpp"
+#include "core/frame/family.hpp"
+#include "core/numerics/moddot.hpp"
 #include "datasets/residues.hpp"
 
 using namespace accsum;

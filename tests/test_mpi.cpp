@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "core/family.hpp"
-#include "core/oracle.hpp"
-#include "core/registry.hpp"
+#include "core/frame/family.hpp"
+#include "core/oracle/oracle.hpp"
+#include "core/frame/registry.hpp"
 #include "datasets/dataset.hpp"
 #include "tests/dataset_util.hpp"
 #include "tests/superacc_test_util.hpp"

@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "core/family.hpp"
-#include "core/oracle.hpp"
+#include "core/frame/family.hpp"
+#include "core/oracle/oracle.hpp"
 #include "datasets/dataset.hpp"
 #include "datasets/gemm_data.hpp"
 #include "datasets/npy_input.hpp"

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <vector>
 
-#include "core/oracle.hpp"
+#include "core/oracle/oracle.hpp"
 
 using accsum::exact_dot;
 using accsum::exact_sum;

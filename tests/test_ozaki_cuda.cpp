@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "core/family.hpp"
-#include "core/gemm_oracle.hpp"
-#include "core/ozaki.hpp"
-#include "core/registry.hpp"
+#include "core/frame/family.hpp"
+#include "core/oracle/gemm_oracle.hpp"
+#include "core/numerics/ozaki.hpp"
+#include "core/frame/registry.hpp"
 
 using namespace accsum;
 

@@ -1,4 +1,4 @@
-// Which device each process computes on (core/placement.hpp): the rule, its refusals, and the
+// Which device each process computes on (core/frame/placement.hpp): the rule, its refusals, and the
 // per-rank placement the mpi backend reports. CTest runs MpiPlacement.* also under mpirun -np 2
 // and 4 (every rank calls the same collectives: non-fatal EXPECTs only).
 #include <gtest/gtest.h>
@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "core/placement.hpp"
-#include "core/registry.hpp"
+#include "core/frame/placement.hpp"
+#include "core/frame/registry.hpp"
 #include "datasets/dataset.hpp"
 #include "tests/cli_run.hpp"
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "core/oracle.hpp"
-#include "core/registry.hpp"
+#include "core/oracle/oracle.hpp"
+#include "core/frame/registry.hpp"
 #include "datasets/dataset.hpp"
 #include "tests/dataset_util.hpp"
 #include "tests/opencl_test_util.hpp"

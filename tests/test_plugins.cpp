@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "core/registry.hpp"
+#include "core/frame/registry.hpp"
 #include "tests/cli_run.hpp"
 
 #if defined(ACCSUM_HAVE_EXAMPLE_PLUGINS)

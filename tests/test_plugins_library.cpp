@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "core/registry.hpp"
+#include "core/frame/registry.hpp"
 #include "datasets/dataset.hpp"
 #include "tests/cli_run.hpp"
 

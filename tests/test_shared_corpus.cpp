@@ -1,7 +1,7 @@
 // One adversarial corpus (ties, cancellation, subnormals, overflow-cancel, huge dynamic range,
 // signed zeros, NaN/inf, random bit patterns) through the numerics of every backend present,
-// compared bit for bit with the exact MPFR oracle (core/oracle.hpp):
-//   - the error-free transforms (core/numerics.h) on the host, in OpenCL C (the embedded header,
+// compared bit for bit with the exact MPFR oracle (core/oracle/oracle.hpp):
+//   - the error-free transforms (core/numerics/numerics.h) on the host, in OpenCL C (the embedded header,
 //     run on the OpenCL device) and in CUDA device code (backends/cuda/eft_probe.cu, GPU only);
 //   - the superaccumulator's cut and rounding: core's Superacc / SuperaccDot on the host, and the
 //     registered `superacc` / `superacc-dot` of cpu, cpu-mt, opencl and cuda.
@@ -22,10 +22,10 @@
 #include <string>
 #include <vector>
 
-#include "core/eft.hpp"
-#include "core/oracle.hpp"
-#include "core/registry.hpp"
-#include "core/superacc.hpp"
+#include "core/numerics/eft.hpp"
+#include "core/oracle/oracle.hpp"
+#include "core/frame/registry.hpp"
+#include "core/numerics/superacc.hpp"
 #include "tests/superacc_test_util.hpp"
 #if defined(ACCSUM_HAVE_OPENCL)
 #include "backends/opencl/cl_common.hpp"
@@ -191,9 +191,9 @@ __kernel void eft_probe(__global const double* a, __global const double* b, __gl
 }
 )CLC";
 
-// The OpenCL prelude is core/numerics.h itself (embedded by CMake), not a stale copy.
+// The OpenCL prelude is core/numerics/numerics.h itself (embedded by CMake), not a stale copy.
 TEST(SharedCorpus, OpenCLPreludeIsTheSharedHeader) {
-  std::ifstream in(std::string(ACCSUM_SOURCE_DIR) + "/core/numerics.h", std::ios::binary);
+  std::ifstream in(std::string(ACCSUM_SOURCE_DIR) + "/core/numerics/numerics.h", std::ios::binary);
   ASSERT_TRUE(in.good());
   std::stringstream text;
   text << in.rdbuf();

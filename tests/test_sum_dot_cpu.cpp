@@ -1,5 +1,5 @@
 // The cpu sum and dot algorithms and the cpu-mt plain baselines, judged by the exact oracle
-// (core/oracle.hpp) through the registry, as `verify` runs them: every distribution of
+// (core/oracle/oracle.hpp) through the registry, as `verify` runs them: every distribution of
 // datasets/dataset.hpp, small and odd sizes, every proven bound held, the K-fold shape, IEEE
 // special values, and the streamed SumK/DotK bitwise equal to Ogita-Rump-Oishi's vector form.
 #include <gtest/gtest.h>
@@ -13,10 +13,10 @@
 #include <vector>
 
 #include "backends/cpu_mt/parallel.hpp"
-#include "core/dot_serial.hpp"
-#include "core/oracle.hpp"
-#include "core/registry.hpp"
-#include "core/sum_serial.hpp"
+#include "core/numerics/dot_serial.hpp"
+#include "core/oracle/oracle.hpp"
+#include "core/frame/registry.hpp"
+#include "core/numerics/sum_serial.hpp"
 #include "datasets/dataset.hpp"
 
 namespace {

@@ -1,4 +1,4 @@
-// Superaccumulator and FP expansion core (core/superacc.hpp, core/fpe.hpp) against the exact
+// Superaccumulator and FP expansion core (core/numerics/superacc.hpp, core/numerics/fpe.hpp) against the exact
 // MPFR oracle: hand-made edge cases, then random data built to hit every rounding situation.
 #include <gtest/gtest.h>
 
@@ -10,10 +10,10 @@
 #include <vector>
 
 #include "backends/cpu/superacc_host.hpp"
-#include "core/fpe.hpp"
-#include "core/oracle.hpp"
-#include "core/registry.hpp"
-#include "core/superacc.hpp"
+#include "core/numerics/fpe.hpp"
+#include "core/oracle/oracle.hpp"
+#include "core/frame/registry.hpp"
+#include "core/numerics/superacc.hpp"
 #include "datasets/dataset.hpp"
 #include "tests/superacc_test_util.hpp"
 

@@ -25,10 +25,10 @@
 #include <vector>
 
 #include "backends/cuda/superacc_lanes.cuh"
-#include "core/eft.hpp"
-#include "core/oracle.hpp"
-#include "core/registry.hpp"
-#include "core/superacc.hpp"
+#include "core/numerics/eft.hpp"
+#include "core/oracle/oracle.hpp"
+#include "core/frame/registry.hpp"
+#include "core/numerics/superacc.hpp"
 #include "datasets/dataset.hpp"
 #include "tests/superacc_test_util.hpp"
 

@@ -3,9 +3,9 @@
 #include <string>
 #include <thread>
 
-#include "core/eft.hpp"
-#include "core/machine.hpp"
-#include "core/registry.hpp"
+#include "core/numerics/eft.hpp"
+#include "core/frame/machine.hpp"
+#include "core/frame/registry.hpp"
 
 namespace accsum {
 

@@ -1,10 +1,10 @@
-// dpsumk / dpdotk on one core: the serial definitions of core/dpsum.hpp, both variants. The
+// dpsumk / dpdotk on one core: the serial definitions of core/numerics/dpsum.hpp, both variants. The
 // parallel backends compute the same bits (same tree, same lanes) and are tested against these.
 #include <functional>
 #include <memory>
 
-#include "core/dpsum.hpp"
-#include "core/registry.hpp"
+#include "core/numerics/dpsum.hpp"
+#include "core/frame/registry.hpp"
 
 namespace accsum {
 namespace {

@@ -1,5 +1,5 @@
 // The cpu backend's expansion arithmetic (the fpe family): each kernel applies the serial
-// definition of core/fpe_ops.hpp to every pair, and each entry states its proven bound and domain
+// definition of core/numerics/fpe_ops.hpp to every pair, and each entry states its proven bound and domain
 // (Collange, Joldes, Muller, Popescu, "Parallel floating-point expansions for extended-precision
 // GPU computations", ASAP 2016). QD's dd_real / qd_real (Hida, Li, Bailey, "Algorithms for
 // quad-double precision floating point arithmetic", ARITH-15 2001) are the R = 2 and 4 baselines.

@@ -3,9 +3,9 @@
 // guarantee, parameters, proven bound with its citation and domain. Each backend adds its maker.
 #include <string>
 
-#include "core/family_fpe.hpp"
-#include "core/fpe_ops.hpp"
-#include "core/registry.hpp"
+#include "core/families/family_fpe.hpp"
+#include "core/numerics/fpe_ops.hpp"
+#include "core/frame/registry.hpp"
 
 namespace accsum {
 

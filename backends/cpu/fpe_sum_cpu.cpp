@@ -1,9 +1,9 @@
-// fpe-sum / fpe-dot on one core: the serial definitions of core/fpe_sum.hpp. The parallel
+// fpe-sum / fpe-dot on one core: the serial definitions of core/numerics/fpe_sum.hpp. The parallel
 // backends compute the same bits (same lanes, same tree) and are tested against these.
 #include <memory>
 
-#include "core/fpe_sum.hpp"
-#include "core/registry.hpp"
+#include "core/numerics/fpe_sum.hpp"
+#include "core/frame/registry.hpp"
 
 namespace accsum {
 namespace {

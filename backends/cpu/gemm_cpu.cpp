@@ -1,4 +1,4 @@
-// The gemm family on the cpu backend: sgemm, sgemm-kahan, sgemm-dcs (core/gemm_serial.hpp, after
+// The gemm family on the cpu backend: sgemm, sgemm-kahan, sgemm-dcs (core/numerics/gemm_serial.hpp, after
 // Badin, Bic, Dillencourt, Nicolau, "Improving accuracy for matrix multiplications on GPUs",
 // 2011, Figs. 1-3) and OpenBLAS cblas_sgemm on one thread as the baseline.
 #if defined(ACCSUM_HAVE_OPENBLAS)
@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "backends/cpu/gemm_host.hpp"
-#include "core/gemm_serial.hpp"
-#include "core/gemm_params.hpp"
+#include "core/numerics/gemm_serial.hpp"
+#include "core/families/gemm_params.hpp"
 
 namespace accsum::gemm {
 
@@ -38,7 +38,7 @@ namespace {
 constexpr int64_t kIB = 64;  // rows per block: one AVX2-friendly strip of A's column
 
 // One block: rows [i0, i0+ib) x columns [j0, j0+jb), jb <= kHostColumnBlock. The same operations
-// per entry as dot_entry (core/gemm_serial.hpp), vectorized across the rows.
+// per entry as dot_entry (core/numerics/gemm_serial.hpp), vectorized across the rows.
 template <int COMP, bool FMA>
 void block(const Problem& p, const HostGemmSpec& sp, float* out, int64_t i0, int64_t ib, int64_t j0, int64_t jb) {
   const int64_t M = p.rows, K = p.inner;

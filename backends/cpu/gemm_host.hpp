@@ -1,5 +1,5 @@
 #pragma once
-// Host SGEMM with selective compensation (core/gemm_serial.hpp), cache-blocked: a block of IB
+// Host SGEMM with selective compensation (core/numerics/gemm_serial.hpp), cache-blocked: a block of IB
 // rows times JB columns keeps its running totals in small arrays, and every entry still receives
 // its products in the order k = 0..K-1 with exactly the operations of gemm::dot_entry, so the
 // result is bit for bit the readable definition's (tests/test_gemm.cpp checks it). cpu runs the
@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string>
 
-#include "core/registry.hpp"
+#include "core/frame/registry.hpp"
 
 namespace accsum::gemm {
 

@@ -1,4 +1,4 @@
-// sgemm-ozaki on the cpu backend: the readable definition (core/ozaki.hpp). Residues as int8
+// sgemm-ozaki on the cpu backend: the readable definition (core/numerics/ozaki.hpp). Residues as int8
 // arrays, each modulus's integer product as plain loops accumulated in int64 (exact for any K),
 // the CRT and one rounding per entry. The cuda backend reproduces it bit for bit.
 #include <algorithm>
@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "backends/cpu/gemm_host.hpp"
-#include "core/ozaki.hpp"
-#include "core/ozaki_run.hpp"
+#include "core/numerics/ozaki.hpp"
+#include "core/families/ozaki_run.hpp"
 
 namespace accsum::ozaki {
 namespace {

@@ -1,6 +1,6 @@
 // The cpu backend's moddot algorithms: the lambda- and (alpha, beta, gamma, delta)-algorithms of
 // Jean, Graillat (SYNASC 2010) in round-toward-zero as published (moddot_rz.cpp) and in our
-// round-to-nearest variants (core/moddot.hpp), and the baselines: the paper's serial GMP loop,
+// round-to-nearest variants (core/numerics/moddot.hpp), and the baselines: the paper's serial GMP loop,
 // a 64x64->128-bit integer loop with delayed reduction, and FLINT's _nmod_vec_dot.
 #include <gmp.h>
 
@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "backends/cpu/moddot_rz.hpp"
-#include "core/mergeable.hpp"
-#include "core/moddot.hpp"
-#include "core/registry.hpp"
+#include "core/frame/mergeable.hpp"
+#include "core/numerics/moddot.hpp"
+#include "core/frame/registry.hpp"
 #include "datasets/residues.hpp"
 
 #ifdef ACCSUM_HAVE_FLINT
@@ -65,7 +65,7 @@ ModFn serial_kernel(const std::string& algo, const std::string& rounding, int64_
   return [block](const double* x, const double* y, int64_t n, uint64_t p) { return abgd_rn(x, y, n, p, block); };
 }
 
-// The same residues from the AVX2 lane forms (core/moddot.hpp; tested bit for bit against the
+// The same residues from the AVX2 lane forms (core/numerics/moddot.hpp; tested bit for bit against the
 // serial definitions and GMP): what each thread (cpu-mt) or rank (mpi) runs on its slice.
 ModFn lane_kernel(const std::string& algo, const std::string& rounding, int64_t block) {
   if (algo == "lambda") return rounding == "rz" ? lambda_rz_lanes : lambda_simd;
@@ -89,7 +89,7 @@ class ModKernel : public ScalarKernel {
   uint64_t p_;
 };
 
-// The mergeable state (core/mergeable.hpp): a residue; slices add their residues mod p, so the
+// The mergeable state (core/frame/mergeable.hpp): a residue; slices add their residues mod p, so the
 // composed cpu-mt and mpi versions give the same residue for any slicing. p is taken from the
 // slices (0 until the first one).
 struct Residue {
@@ -139,7 +139,7 @@ KernelOf paper(const std::string& algo, bool lanes) {
 ParamSpec rounding_param() {
   return ParamSpec{"rounding",
                    "rz: the paper's round-toward-zero EFTs (mode set around the kernel only); rn: our "
-                   "round-to-nearest variant (re-derived bounds, core/moddot.hpp)",
+                   "round-to-nearest variant (re-derived bounds, core/numerics/moddot.hpp)",
                    false, 0, 0, {"rz", "rn"}, "rz", true};
 }
 

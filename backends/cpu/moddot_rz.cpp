@@ -9,7 +9,7 @@
 #include <cfenv>
 #include <stdexcept>
 
-#include "core/moddot.hpp"
+#include "core/numerics/moddot.hpp"
 
 namespace accsum::moddot {
 namespace {
@@ -118,7 +118,7 @@ __attribute__((noinline)) double lambda_body_rz(const double* x, const double* y
 // units of 2^79, 2^53, 2^26, 1 the pieces are below 2^25, 2^26, 2^27, 2^26: 2^26 of them sum
 // exactly, in any order (lanes included).
 __attribute__((noinline)) Sums abgd_block_rz_lanes(const double* x, const double* y, int64_t n) {
-  AbgdSums s = abgd_block_simd(x, y, n, 0x1p78);  // core/moddot.hpp, here under FE_TOWARDZERO
+  AbgdSums s = abgd_block_simd(x, y, n, 0x1p78);  // core/numerics/moddot.hpp, here under FE_TOWARDZERO
   return {s.a, s.b, s.c, s.d};
 }
 
@@ -136,7 +136,7 @@ __attribute__((noinline)) double abgd_body_rz(const double* x, const double* y, 
   return acc;
 }
 
-// core/moddot.hpp's lambda_simd, here under FE_TOWARDZERO (noinline: nothing moves across
+// core/numerics/moddot.hpp's lambda_simd, here under FE_TOWARDZERO (noinline: nothing moves across
 // the change of mode).
 __attribute__((noinline)) uint64_t lambda_simd_rz(const double* x, const double* y, int64_t n, uint64_t p) {
   return lambda_simd(x, y, n, p);

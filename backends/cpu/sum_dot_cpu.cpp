@@ -1,14 +1,14 @@
 // The cpu backend's sums and dot products: each kernel calls the serial definition in
-// core/sum_serial.hpp / core/dot_serial.hpp, and each entry states its proven bound
-// (core/sum_bounds.hpp) and guarantee.
+// core/numerics/sum_serial.hpp / core/numerics/dot_serial.hpp, and each entry states its proven bound
+// (core/numerics/sum_bounds.hpp) and guarantee.
 #include <functional>
 #include <memory>
 #include <string>
 
-#include "core/dot_serial.hpp"
-#include "core/registry.hpp"
-#include "core/sum_bounds.hpp"
-#include "core/sum_serial.hpp"
+#include "core/numerics/dot_serial.hpp"
+#include "core/frame/registry.hpp"
+#include "core/numerics/sum_bounds.hpp"
+#include "core/numerics/sum_serial.hpp"
 
 namespace accsum {
 namespace {
@@ -115,7 +115,7 @@ Registrar reg_dotk(AlgoEntry("dot", "dotk", "cpu",
       return bounds::dot_k(f.n, static_cast<int>(param_int(prm, "K")), f.abs_sum, f.sum_abs);
     },
                 "(u + 2 gamma_{4n-2}^2)|s| + gamma_{4n-2}^K S: " + kOro +
-        ", Prop. 5.11 for K >= 3 (no underflow); K = 2 derived in its form (core/sum_bounds.hpp); + 8 n eta for "
+        ", Prop. 5.11 for K >= 3 (no underflow); K = 2 derived in its form (core/numerics/sum_bounds.hpp); + 8 n eta for "
         "products that underflow"));
 
 }  // namespace

@@ -9,7 +9,7 @@
 //            of the 53-bit significands of the terms with that sign and exponent. One integer
 //            add per term, no shifts, no carries; a slot is moved to the superaccumulator when
 //            it passes 2^63, so it never overflows (2^63 + 2^53 < 2^64).
-//   level 3: the Superacc of core/superacc.hpp (exact, carry-save), then merge and round.
+//   level 3: the Superacc of core/numerics/superacc.hpp (exact, carry-save), then merge and round.
 // Terms that the table cannot hold (zeros, subnormals, infinities, NaN: biased exponent 0 or
 // 2047) land in four "special" slots; a block that touched one is re-scanned and those terms
 // are added to the superaccumulator one by one.
@@ -26,9 +26,9 @@
 #include <vector>
 
 #include "backends/cpu/superacc_host.hpp"
-#include "core/fpe.hpp"
-#include "core/mergeable.hpp"
-#include "core/superacc_partial.hpp"
+#include "core/numerics/fpe.hpp"
+#include "core/frame/mergeable.hpp"
+#include "core/frame/superacc_partial.hpp"
 
 namespace accsum::cpu {
 namespace {

@@ -4,8 +4,8 @@
 // callers merge the accumulators (in any order: digits are integers) and round once.
 #include <cstdint>
 
-#include "core/registry.hpp"
-#include "core/superacc.hpp"
+#include "core/frame/registry.hpp"
+#include "core/numerics/superacc.hpp"
 
 namespace accsum::cpu {
 

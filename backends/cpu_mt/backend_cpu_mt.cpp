@@ -5,11 +5,11 @@
 #include <thread>
 
 #include "backends/cpu_mt/parallel.hpp"
-#include "core/eft.hpp"
+#include "core/numerics/eft.hpp"
 
 namespace accsum::cpu_mt {
 
-int default_threads() { return default_thread_count(); }  // core/limits.hpp
+int default_threads() { return default_thread_count(); }  // core/frame/limits.hpp
 
 std::vector<Params> thread_variants(const Params& p) {
   std::vector<Params> out;

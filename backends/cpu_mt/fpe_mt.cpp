@@ -1,7 +1,7 @@
 // cpu-mt expansion arithmetic (the fpe family): the pairs are split among threads in static
 // chunks. The data-parallel algorithms run several expansions at a time across SIMD lanes
 // (backends/cpu_mt/fpe_simd.hpp), the sequential ones pair by pair with the serial definition of
-// core/fpe_ops.hpp; either way the bits equal the cpu backend's.
+// core/numerics/fpe_ops.hpp; either way the bits equal the cpu backend's.
 #include <memory>
 #include <string>
 

@@ -1,5 +1,5 @@
 #pragma once
-// The data-parallel expansion algorithms of core/fpe_ops.hpp on SIMD lanes (Collange, Joldes,
+// The data-parallel expansion algorithms of core/numerics/fpe_ops.hpp on SIMD lanes (Collange, Joldes,
 // Muller, Popescu, ASAP 2016, Sec. III: "the same scheme" fits explicit SIMD such as AVX). W
 // expansions are held structure-of-arrays, term l of expansion w in v[l][w], and every lane-wise
 // operation of the serial definition becomes one operation on a vector of W doubles; the shifts
@@ -10,7 +10,7 @@
 
 #include <cstdint>
 
-#include "core/fpe_ops.hpp"
+#include "core/numerics/fpe_ops.hpp"
 
 namespace accsum::fpe_simd {
 
@@ -43,7 +43,7 @@ void store(const Block<R>& b, int64_t count, double* out) {
     for (int l = 0; l < R; ++l) out[w * R + l] = b.v[l][w];
 }
 
-// TwoSum (Ogita, Rump, Oishi 2005, Alg. 3.1; core/numerics.h's formula) on every lane.
+// TwoSum (Ogita, Rump, Oishi 2005, Alg. 3.1; core/numerics/numerics.h's formula) on every lane.
 inline void two_sum(Lanes a, Lanes b, Lanes& s, Lanes& e) {
   const Lanes t = a + b, v = t - a;
   e = (a - (t - v)) + (b - v);

@@ -1,8 +1,8 @@
-// fpe-sum / fpe-dot on all cores: the lanes of core/fpe_sum.hpp, each lane's steps in order, then
+// fpe-sum / fpe-dot on all cores: the lanes of core/numerics/fpe_sum.hpp, each lane's steps in order, then
 // the lane tree, its low levels per thread. The same operations as the serial definition, so the
 // bits do not depend on the thread count.
 //
-// Vectorised: the step of core/fpe_step.hpp (R fixed, zero operations left out) runs on AVX2
+// Vectorised: the step of core/numerics/fpe_step.hpp (R fixed, zero operations left out) runs on AVX2
 // vectors whose 4 slots are 4 lanes. Lane g takes the 16-byte groups g, g + G, ..., so Q adjacent
 // lanes read 2Q contiguous doubles per round: a thread walks a tile of lanes through the data,
 // round by round, each round of the tile one contiguous stream. The tree's
@@ -15,9 +15,9 @@
 #include <vector>
 
 #include "backends/cpu_mt/parallel.hpp"
-#include "core/fpe_step.hpp"
-#include "core/fpe_sum.hpp"
-#include "core/registry.hpp"
+#include "core/numerics/fpe_step.hpp"
+#include "core/numerics/fpe_sum.hpp"
+#include "core/frame/registry.hpp"
 
 namespace accsum::cpu_mt {
 namespace {

@@ -7,8 +7,8 @@
 
 #include "backends/cpu/gemm_host.hpp"
 #include "backends/cpu_mt/parallel.hpp"
-#include "core/gemm_params.hpp"
-#include "core/gemm_serial.hpp"
+#include "core/families/gemm_params.hpp"
+#include "core/numerics/gemm_serial.hpp"
 
 namespace accsum::gemm {
 

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "backends/cpu_mt/parallel.hpp"
-#include "core/registry.hpp"
-#include "core/sum_bounds.hpp"
+#include "core/frame/registry.hpp"
+#include "core/numerics/sum_bounds.hpp"
 
 namespace accsum::cpu_mt {
 namespace {

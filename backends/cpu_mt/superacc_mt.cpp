@@ -8,7 +8,7 @@
 
 #include "backends/cpu/superacc_host.hpp"
 #include "backends/cpu_mt/parallel.hpp"
-#include "core/superacc_partial.hpp"
+#include "core/frame/superacc_partial.hpp"
 
 namespace accsum::cpu_mt {
 namespace {

@@ -5,8 +5,8 @@
 #include <cub/device/device_reduce.cuh>
 
 #include "backends/cuda/cuda_common.cuh"
-#include "core/placement.hpp"
-#include "core/eft.hpp"
+#include "core/frame/placement.hpp"
+#include "core/numerics/eft.hpp"
 
 namespace accsum::cuda {
 namespace {

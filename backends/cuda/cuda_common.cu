@@ -2,7 +2,7 @@
 #include <mutex>
 
 #include "backends/cuda/cuda_common.cuh"
-#include "core/placement.hpp"
+#include "core/frame/placement.hpp"
 
 namespace accsum::cuda {
 

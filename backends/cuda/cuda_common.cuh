@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "core/registry.hpp"
+#include "core/frame/registry.hpp"
 
 namespace accsum::cuda {
 
@@ -21,7 +21,7 @@ namespace accsum::cuda {
 
 bool available();  // a CUDA device is present and usable
 
-// Makes this thread compute on the device core/placement.hpp picks (--device, $ACCSUM_CUDA_DEVICE,
+// Makes this thread compute on the device core/frame/placement.hpp picks (--device, $ACCSUM_CUDA_DEVICE,
 // or the node-local MPI rank modulo the devices visible) and records it for the report. Every
 // allocation, timer and library handle calls it first, so no context is made on another device.
 int bind_device();

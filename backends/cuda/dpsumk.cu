@@ -1,6 +1,6 @@
 // dpsumk / dpdotk on CUDA: launch sequences of the kernels in dpsumk_kernels.cuh, timed with
 // CUDA events (device time only), and their registration. Results are bitwise those of the cpu
-// backend (core/dpsum.hpp): deterministic across runs, backends and launch shapes, though not
+// backend (core/numerics/dpsum.hpp): deterministic across runs, backends and launch shapes, though not
 // under a permutation of the input (so not "reproducible" in the README's sense).
 //  fused: one pass over the input (fused_lanes(n) lanes, two per thread, 16-byte loads, the
 //         lanes' TwoSums as two_sum_ordered), then one or two small launches merging the block
@@ -15,7 +15,7 @@
 
 #include "backends/cuda/cuda_common.cuh"
 #include "backends/cuda/dpsumk_kernels.cuh"
-#include "core/dpsum.hpp"
+#include "core/numerics/dpsum.hpp"
 
 namespace accsum::cuda {
 namespace {

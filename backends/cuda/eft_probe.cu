@@ -1,8 +1,8 @@
-// The device side of eft_probe.hpp: the EFTs exactly as kernels use them (core/eft.hpp, i.e.
-// core/numerics.h with __dadd_rn & co. under __CUDA_ARCH__).
+// The device side of eft_probe.hpp: the EFTs exactly as kernels use them (core/numerics/eft.hpp, i.e.
+// core/numerics/numerics.h with __dadd_rn & co. under __CUDA_ARCH__).
 #include "backends/cuda/cuda_common.cuh"
 #include "backends/cuda/eft_probe.hpp"
-#include "core/eft.hpp"
+#include "core/numerics/eft.hpp"
 
 namespace accsum::cuda {
 namespace {

@@ -1,4 +1,4 @@
-// fpe-sum / fpe-dot on CUDA: the lanes of core/fpe_sum.hpp, LPT adjacent lanes per thread, each
+// fpe-sum / fpe-dot on CUDA: the lanes of core/numerics/fpe_sum.hpp, LPT adjacent lanes per thread, each
 // lane's R-term expansion in registers, fed by 16-byte streaming loads (kFusedUnroll in flight
 // per input vector, as dpsumk's fused kernel: backends/cuda/dpsumk_kernels.cuh); then the lane
 // tree: a thread's lanes, warp shuffles, the warps of a block in shared memory, and merge
@@ -13,8 +13,8 @@
 #include "backends/cuda/blocks/warp.cuh"
 #include "backends/cuda/cuda_common.cuh"
 #include "backends/cuda/dpsumk_kernels.cuh"
-#include "core/fpe_step.hpp"
-#include "core/fpe_sum.hpp"
+#include "core/numerics/fpe_step.hpp"
+#include "core/numerics/fpe_sum.hpp"
 
 namespace accsum::cuda {
 namespace {
@@ -28,7 +28,7 @@ constexpr int lanes_per_thread() {
   return R <= 4 ? 2 : 1;  // more lanes per thread only while the state stays in registers
 }
 
-// R <= kUnrolledR: the step unrolled for R (core/fpe_step.hpp), register-resident; larger R the
+// R <= kUnrolledR: the step unrolled for R (core/numerics/fpe_step.hpp), register-resident; larger R the
 // readable definition.
 constexpr int kUnrolledR = 8;
 using StepOps = fpe_step::ScalarOrderedOps;

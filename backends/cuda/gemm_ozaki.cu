@@ -1,4 +1,4 @@
-// sgemm-ozaki on CUDA: the Ozaki scheme II of core/ozaki.hpp, bit for bit the cpu backend's.
+// sgemm-ozaki on CUDA: the Ozaki scheme II of core/numerics/ozaki.hpp, bit for bit the cpu backend's.
 //
 // Phases of one run (each timed with events; Result::figures report the split):
 //   scale:    row summaries of A and column summaries of B (max |entry| bits, lowest set bit),
@@ -22,8 +22,8 @@
 
 #include "backends/cpu/gemm_host.hpp"
 #include "backends/cuda/cuda_common.cuh"
-#include "core/ozaki.hpp"
-#include "core/ozaki_run.hpp"
+#include "core/numerics/ozaki.hpp"
+#include "core/families/ozaki_run.hpp"
 
 namespace accsum::cuda {
 namespace {
@@ -179,7 +179,7 @@ struct CombineArgs {
   const float* c;
 };
 
-// The CRT and one rounding per entry (core/ozaki.hpp steps 4-5), IEEE specials on their lines.
+// The CRT and one rounding per entry (core/numerics/ozaki.hpp steps 4-5), IEEE specials on their lines.
 template <int L>
 __global__ void combine(const int32_t* __restrict__ t, CombineArgs g, ozaki::CrtLimbs crt, float* __restrict__ out) {
   for (int64_t j = blockIdx.y; j < g.N; j += gridDim.y) {

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "backends/cuda/cuda_common.cuh"
-#include "core/plugins.hpp"
+#include "core/frame/plugins.hpp"
 
 namespace accsum::cuda {
 namespace {

@@ -5,7 +5,7 @@
 // agent in superacc_agent.cuh, every tuning constant in blocks/policy.cuh (SuperaccPolicy).
 //
 //   level 1 (thread, registers; blocks/thread_expansion.cuh): a floating-point expansion of FPE
-//     doubles per thread (Collange et al. Alg. 2, TwoSum of core/numerics.h), optionally with
+//     doubles per thread (Collange et al. Alg. 2, TwoSum of core/numerics/numerics.h), optionally with
 //     early exit, run level by level over a batch of 8 terms (8 independent TwoSum chains in
 //     flight, one vote per level). Dot products first split each product exactly: p = fl(a*b),
 //     e = fma(a, b, -p) (TwoProductFMA, Ogita, Rump, Oishi 2005, Alg. 3.5); p enters the
@@ -20,7 +20,7 @@
 //     a while (SuperaccAgent::adapt).
 //   level 3 (block; blocks/block_merge.cuh): the lanes' digits are summed per warp with no carry
 //     propagated (low and high parts, so no lane needs a final normalization), then per block,
-//     and re-cut into core/superacc.hpp's 32-bit digits: one record per block in device memory.
+//     and re-cut into core/numerics/superacc.hpp's 32-bit digits: one record per block in device memory.
 //   level 4-5 (device; blocks/device_finish.cuh): the last block to finish sums the records digit
 //     by digit; one warp propagates the carries as a parallel prefix and rounds as core's
 //     BasicSuperacc::round() does; the host receives one double.
@@ -30,7 +30,7 @@
 // special-value flags. Dot products outside [2^-968, 2^970) (where e would be inexact or p could
 // have overflowed), zero products and special values go to an exact block-shared SuperaccDot
 // (range 2^-2148 .. 2^2140) through shared-memory atomics on its 32-bit digits, whose 31
-// headroom bits need no carries for 2^31 pieces (core/superacc.hpp). Why 2^-968 is enough: for
+// headroom bits need no carries for 2^31 pieces (core/numerics/superacc.hpp). Why 2^-968 is enough: for
 // normal a, b, |p| < 2^(ea+eb+2), so |p| >= 2^-968 gives ea+eb >= -969 and the exact product's
 // lowest bit 2^(ea+eb-104) >= 2^-1073; if a is subnormal, |b| > 2^54 and the lowest bit is
 // >= 2^-1074 * 2^2. Then a*b - p is a double and fma returns it exactly.
@@ -54,8 +54,8 @@
 #include "backends/cuda/cuda_common.cuh"
 #include "backends/cuda/superacc_agent.cuh"
 #include "backends/cuda/superacc_lanes.cuh"
-#include "core/superacc.hpp"
-#include "core/superacc_partial.hpp"
+#include "core/numerics/superacc.hpp"
+#include "core/frame/superacc_partial.hpp"
 
 namespace accsum::cuda {
 namespace {

@@ -2,9 +2,9 @@
 // Level 2 of Collange, Defour, Graillat, Iakymchuk, "Numerical reproducibility for the parallel
 // reduction on multi- and many-core architectures" (Parallel Computing 2015, Sec. 3.2) as the CUDA
 // kernel keeps it: one private superaccumulator per
-// thread ("lane"), in shared memory, in a more compact digit layout than core/superacc.hpp.
+// thread ("lane"), in shared memory, in a more compact digit layout than core/numerics/superacc.hpp.
 //
-// Why a second layout: core/superacc.hpp has w = 32 value bits per int64 digit (68 digits for
+// Why a second layout: core/numerics/superacc.hpp has w = 32 value bits per int64 digit (68 digits for
 // a sum, 544 bytes). A private copy per thread at that size would leave room for too few threads
 // per SM to keep HBM busy. Here w = 50 (43 digits, 344 bytes), 13 carry-save bits of headroom
 // (the paper's w = 56, M = 8 trades headroom for fewer digits). A private accumulator needs no
@@ -30,8 +30,8 @@
 #include <cmath>
 #include <cstdint>
 
-#include "core/hd.hpp"
-#include "core/superacc.hpp"
+#include "core/numerics/hd.hpp"
+#include "core/numerics/superacc.hpp"
 
 namespace accsum::cuda {
 
@@ -133,7 +133,7 @@ ACCSUM_HD int lane_digit_pos(int i) {
   return kLaneDigitBits * i + (kSumLsb - L);
 }
 
-// Hi word of |x| at or above which a sum term bypasses the expansion: 2^970 (core/fpe.hpp's
+// Hi word of |x| at or above which a sum term bypasses the expansion: 2^970 (core/numerics/fpe.hpp's
 // kFpeMaxInput), infinities and NaN included. One integer compare on the high word.
 constexpr uint32_t kSumSlowHi = 0x7C900000u;  // high word of 2^970
 static_assert(kSumSlowHi == ((1023u + 970u) << 20), "2^970");

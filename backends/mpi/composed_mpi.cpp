@@ -1,4 +1,4 @@
-// mpi versions of every cpu algorithm that has a mergeable state (core/mergeable.hpp): every
+// mpi versions of every cpu algorithm that has a mergeable state (core/frame/mergeable.hpp): every
 // rank holds the whole input and accumulates its slice [n r / P, n (r+1) / P); the serialised
 // states are gathered on every rank and merged in rank order, so every rank finalizes the same
 // bits for any rank count. Algorithms with a hand-written mpi kernel (superacc: MPI_Allreduce
@@ -6,7 +6,7 @@
 #include <mpi.h>
 
 #include "backends/mpi/mpi_env.hpp"
-#include "core/mergeable.hpp"
+#include "core/frame/mergeable.hpp"
 
 namespace accsum::mpi {
 namespace {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "core/placement.hpp"
+#include "core/frame/placement.hpp"
 
 namespace accsum::mpi {
 namespace {
@@ -20,7 +20,7 @@ void finalize_at_exit() {
   if (init && !fin) MPI_Finalize();
 }
 
-// The node-local rank picks this process's GPU (core/placement.hpp).
+// The node-local rank picks this process's GPU (core/frame/placement.hpp).
 void publish_node_local_rank() {
   MPI_Comm node;
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank(), MPI_INFO_NULL, &node);

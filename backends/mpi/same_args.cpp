@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <string>
 
-#include "core/registry.hpp"
+#include "core/frame/registry.hpp"
 
 namespace accsum::mpi {
 namespace {

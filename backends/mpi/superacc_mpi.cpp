@@ -15,9 +15,9 @@
 #include "backends/cpu/superacc_host.hpp"
 #include "backends/cpu_mt/parallel.hpp"
 #include "backends/mpi/mpi_env.hpp"
-#include "core/eft.hpp"
-#include "core/superacc.hpp"
-#include "core/superacc_partial.hpp"
+#include "core/numerics/eft.hpp"
+#include "core/numerics/superacc.hpp"
+#include "core/frame/superacc_partial.hpp"
 #include "datasets/dataset.hpp"
 
 namespace accsum::mpi {

@@ -4,7 +4,7 @@
 
 #include "backends/opencl/cl_common.hpp"
 #include "backends/opencl/eft_cl.hpp"
-#include "core/placement.hpp"
+#include "core/frame/placement.hpp"
 
 namespace accsum::opencl {
 namespace {

@@ -7,7 +7,7 @@
 #include <mutex>
 #include <vector>
 
-#include "core/placement.hpp"
+#include "core/frame/placement.hpp"
 
 namespace accsum::opencl {
 
@@ -68,7 +68,7 @@ std::vector<Candidate> candidates() {
 }
 
 // --device indexes every candidate (as `info` lists them); otherwise the node-local MPI rank
-// spreads the ranks over the GPUs (core/placement.hpp), and without MPI the first GPU is used.
+// spreads the ranks over the GPUs (core/frame/placement.hpp), and without MPI the first GPU is used.
 const Candidate* placed(const std::vector<Candidate>& cs) {
   int index = placement::explicit_choice(static_cast<int>(cs.size()), nullptr);
   if (index >= 0) return &cs[index];

@@ -8,7 +8,7 @@
 #include <memory>
 #include <string>
 
-#include "core/registry.hpp"
+#include "core/frame/registry.hpp"
 
 namespace accsum::opencl {
 

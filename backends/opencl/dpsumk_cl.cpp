@@ -9,7 +9,7 @@
 #include "backends/opencl/cl_common.hpp"
 #include "backends/opencl/dpsumk_cl_src.hpp"
 #include "backends/opencl/eft_cl.hpp"
-#include "core/dpsum.hpp"
+#include "core/numerics/dpsum.hpp"
 
 namespace accsum::opencl {
 namespace {

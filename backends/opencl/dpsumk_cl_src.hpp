@@ -1,12 +1,12 @@
 #pragma once
-// OpenCL C source of dpsumk / dpdotk, appended to eft_prelude (core/numerics.h: the EFTs). The
-// operations are those of the serial definitions in core/dpsum.hpp (same tree pairs, same lanes,
+// OpenCL C source of dpsumk / dpdotk, appended to eft_prelude (core/numerics/numerics.h: the EFTs). The
+// operations are those of the serial definitions in core/numerics/dpsum.hpp (same tree pairs, same lanes,
 // same order), so results are bitwise those of the cpu backend. Compile-time macros: KC (levels),
 // DOT, DEKKER; LS (the work-group size, a power of two); for the tree kernel PLAIN and SRC (0 in
 // place, 1 copy of x, 2 DPDot's TwoProducts).
 namespace accsum::opencl {
 inline const char* dpsumk_cl_source = R"CLC(
-// ---- fused: one lane per work-item, K levels (kf_add, kf_merge of core/dpsum.hpp) ----
+// ---- fused: one lane per work-item, K levels (kf_add, kf_merge of core/numerics/dpsum.hpp) ----
 inline void kf_add(double* a, int level, double v) {
   for (int k = level; k < KC - 1; ++k) { double s, e; accsum_two_sum(a[k], v, &s, &e); a[k] = s; v = e; }
   a[KC - 1] += v;

@@ -1,4 +1,4 @@
-// The gemm family on OpenCL: the tiled SGEMM with selective compensation of core/gemm_serial.hpp
+// The gemm family on OpenCL: the tiled SGEMM with selective compensation of core/numerics/gemm_serial.hpp
 // (Badin, Bic, Dillencourt, Nicolau, "Improving accuracy for matrix multiplications on GPUs",
 // 2011, Figs. 1-3), restated in OpenCL C: a 16 x 16 work-group stages 16 x 16 tiles of A and B in
 // local memory; each work-item owns one entry and receives its products in the order k = 0..K-1
@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "backends/opencl/cl_common.hpp"
-#include "core/gemm_params.hpp"
+#include "core/families/gemm_params.hpp"
 
 namespace accsum::opencl {
 namespace {

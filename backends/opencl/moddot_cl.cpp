@@ -1,6 +1,6 @@
 // moddot on OpenCL: the round-to-nearest variants of the lambda- and (alpha, beta, gamma,
 // delta)-algorithms of Jean, Graillat (SYNASC 2010), whose splitting bounds are derived in
-// core/moddot.hpp (OpenCL C has no rounding-mode control, so the paper's round-toward-zero
+// core/numerics/moddot.hpp (OpenCL C has no rounding-mode control, so the paper's round-toward-zero
 // versions cannot run here). Each work-item sums a grid-strided share of the products in
 // exact floating point, reduced mod p every lambda terms (lambda) or every `block` terms
 // (abgd: default 2^26, the paper's one-pass limit);
@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "backends/opencl/cl_common.hpp"
-#include "core/moddot.hpp"
+#include "core/numerics/moddot.hpp"
 #include "datasets/residues.hpp"
 
 namespace accsum::opencl {
@@ -169,7 +169,7 @@ std::vector<Params> group_variants(const Params& p) {
 }
 
 Registrar reg_lambda(AlgoEntry("moddot", "moddot-lambda", "opencl",
-    "lambda-algorithm, round-to-nearest variant (Jean-Graillat Thm. 3; bounds in core/moddot.hpp)")
+    "lambda-algorithm, round-to-nearest variant (Jean-Graillat Thm. 3; bounds in core/numerics/moddot.hpp)")
     .promises(Guarantee::exact).promises_reproducible()
     .with_params({rn_only(), groups_param()})
     .shapes(group_variants)

@@ -14,8 +14,8 @@
 #include "backends/opencl/superacc_cl.hpp"
 #include "backends/opencl/superacc_lanes_cl.hpp"
 #include "backends/cpu/superacc_host.hpp"
-#include "core/superacc.hpp"
-#include "core/superacc_partial.hpp"
+#include "core/numerics/superacc.hpp"
+#include "core/frame/superacc_partial.hpp"
 
 namespace accsum::opencl {
 namespace {

@@ -2,7 +2,7 @@
 // OpenCL C source of the correctly rounded sum and dot (Collange, Defour, Graillat, Iakymchuk,
 // "Numerical reproducibility for the parallel reduction on multi- and many-core architectures",
 // Parallel Computing 2015: levels 1-5 on a device), appended to eft_prelude. The same
-// representation as core/superacc.hpp (read its comment first), from the same code: core/numerics.h
+// representation as core/numerics/superacc.hpp (read its comment first), from the same code: core/numerics/numerics.h
 // (ACCSUM_DIGIT_BITS-bit digits, the cut accsum_split_mantissa, accsum_normalize and the rounding
 // accsum_round_magnitude). DIGITS signed 64-bit digits, digit i of weight 2^(w i + LSB).
 //
@@ -77,7 +77,7 @@ inline int note_term(int* flags, double x) {
 }
 
 #if DOT
-// The exact product a*b as a 106-bit integer (core/superacc.hpp: add_product).
+// The exact product a*b as a 106-bit integer (core/numerics/superacc.hpp: add_product).
 inline void add_product(acc_t* dig, int* flags, double a, double b) {
   if (isnan(a) || isnan(b) || (isinf(a) && b == 0.0) || (isinf(b) && a == 0.0)) { flags[F_NAN] = 1; return; }
   int negative = signbit(a) != signbit(b);
@@ -253,7 +253,7 @@ __kernel void superacc_partial(__global const double* x, __global const double* 
 
 #endif  // !LANES
 
-// RN-even of the digit vector (core/superacc.hpp: round; accsum_round_magnitude), on the device.
+// RN-even of the digit vector (core/numerics/superacc.hpp: round; accsum_round_magnitude), on the device.
 inline double round_digits(long* d, __local long* flags) {
   if (flags[F_NAN] || (flags[F_PINF] && flags[F_NINF])) return as_double(0x7FF8000000000000UL);
   if (flags[F_PINF]) return as_double(0x7FF0000000000000UL);

@@ -12,7 +12,7 @@
 
 #include "app/commands.hpp"
 #include "app/parse.hpp"
-#include "core/family.hpp"
+#include "core/frame/family.hpp"
 #include "datasets/dataset.hpp"
 
 int accsum_cli_main(int argc, char** argv);

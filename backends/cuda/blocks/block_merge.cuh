@@ -7,7 +7,7 @@
 #include <cuda_runtime.h>
 
 #include "backends/cuda/blocks/warp_ring.cuh"
-#include "core/superacc.hpp"
+#include "core/numerics/superacc.hpp"
 
 namespace accsum::cuda {
 

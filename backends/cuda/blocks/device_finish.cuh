@@ -8,7 +8,7 @@
 
 #include "backends/cuda/blocks/warp.cuh"
 #include "backends/cuda/superacc_lanes.cuh"
-#include "core/superacc.hpp"
+#include "core/numerics/superacc.hpp"
 
 namespace accsum::cuda {
 

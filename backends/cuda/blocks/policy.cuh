@@ -4,7 +4,7 @@
 // Defaults are the configuration measured fastest on the H200 (results/superacc_cuda_*.json).
 #include <type_traits>
 
-#include "core/superacc.hpp"
+#include "core/numerics/superacc.hpp"
 
 namespace accsum::cuda {
 

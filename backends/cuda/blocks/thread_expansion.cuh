@@ -2,13 +2,13 @@
 // Thread level: a floating-point expansion in registers, absorbing batches of terms with TwoSum
 // (Collange, Defour, Graillat, Iakymchuk, "Numerical reproducibility for the parallel reduction
 // on multi- and many-core architectures", Parallel Computing 2015, Alg. 2; TwoSum is Ogita,
-// Rump, Oishi 2005, Alg. 3.1, from core/numerics.h), plus the bit tests the kernels use to keep
+// Rump, Oishi 2005, Alg. 3.1, from core/numerics/numerics.h), plus the bit tests the kernels use to keep
 // the FP64 pipe for the arithmetic. Any future EFT-based kernel (GEMM, FP expansions) reuses
 // these; only the early-exit vote needs a converged warp.
 #include <cuda_runtime.h>
 
 #include "backends/cuda/blocks/warp.cuh"
-#include "core/eft.hpp"
+#include "core/numerics/eft.hpp"
 
 namespace accsum::cuda {
 

@@ -1,0 +1,420 @@
+#include "core/frame/plugins.hpp"
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <set>
+
+#include "core/frame/family.hpp"
+
+namespace accsum::plugins {
+
+namespace {
+
+std::vector<std::unique_ptr<PluginAlgo>>& algos() {
+  static std::vector<std::unique_ptr<PluginAlgo>> a;
+  return a;
+}
+
+std::map<int, KernelMaker>& makers() {
+  static std::map<int, KernelMaker> m;
+  return m;
+}
+
+std::string& dataset_label() {
+  static std::string s = "(no dataset yet)";
+  return s;
+}
+
+// ---- the crash report: plain memory only in the handler ----
+const char* volatile g_running = nullptr;  // the prepared line while a plugin call runs
+const int kFatal[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+struct sigaction g_previous[sizeof kFatal / sizeof kFatal[0]];
+
+void write_all(const char* s, size_t n) {
+  while (n > 0) {
+    ssize_t w = ::write(2, s, n);
+    if (w <= 0) return;
+    s += w;
+    n -= static_cast<size_t>(w);
+  }
+}
+
+const char* signal_name(int sig) {
+  switch (sig) {
+    case SIGSEGV: return "SIGSEGV";
+    case SIGBUS: return "SIGBUS";
+    case SIGFPE: return "SIGFPE";
+    case SIGILL: return "SIGILL";
+    case SIGABRT: return "SIGABRT";
+  }
+  return "a fatal signal";
+}
+
+extern "C" void on_plugin_crash(int sig) {
+  const char* line = g_running;
+  if (line) {
+    write_all(line, std::strlen(line));
+    const char* name = signal_name(sig);
+    write_all(name, std::strlen(name));
+    write_all(")\n", 2);
+    ::_exit(kCrashExit);
+  }
+  for (size_t i = 0; i < sizeof kFatal / sizeof kFatal[0]; ++i)  // not in a plugin: as before
+    if (kFatal[i] == sig) ::sigaction(sig, &g_previous[i], nullptr);
+  ::raise(sig);
+}
+
+void install_crash_handler() {
+  static bool done = false;
+  if (done) return;
+  done = true;
+  // An alternate stack, so a plugin that overflows its stack is still reported.
+  static char alt[1 << 16];
+  stack_t ss{};
+  ss.ss_sp = alt;
+  ss.ss_size = sizeof alt;
+  ::sigaltstack(&ss, nullptr);
+  for (size_t i = 0; i < sizeof kFatal / sizeof kFatal[0]; ++i) {
+    struct sigaction sa;
+    std::memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_plugin_crash;
+    sa.sa_flags = SA_ONSTACK;
+    sigemptyset(&sa.sa_mask);
+    ::sigaction(kFatal[i], &sa, &g_previous[i]);
+  }
+}
+
+// ---- validating a descriptor ----
+bool valid_name(const char* s, bool first_alpha_only) {
+  if (!s || !*s || std::strlen(s) > 64) return false;
+  for (const char* c = s; *c; ++c) {
+    const bool alnum = (*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9');
+    const bool punct = first_alpha_only ? *c == '_' : (*c == '_' || *c == '-' || *c == '.');
+    if (c == s ? !(first_alpha_only ? (*c >= 'a' && *c <= 'z') : alnum) : !(alnum || punct)) return false;
+  }
+  return true;
+}
+
+const char* family_name(int f) {
+  switch (f) {
+    case ACCSUM_FAMILY_SUM: return "sum";
+    case ACCSUM_FAMILY_DOT: return "dot";
+    case ACCSUM_FAMILY_GEMM: return "gemm";
+  }
+  return nullptr;
+}
+
+const char* backend_name(int b) {
+  switch (b) {
+    case ACCSUM_BACKEND_CPU: return "cpu";
+    case ACCSUM_BACKEND_CUDA: return "cuda";
+  }
+  return nullptr;
+}
+
+ParamSpec param_spec(const std::string& where, const accsum_param& q) {
+  if (!valid_name(q.name, true)) throw UsageError(where + ": invalid parameter name (want [a-z][a-z0-9_]*)");
+  ParamSpec s;
+  s.name = q.name;
+  s.help = q.help ? q.help : "";
+  if (!q.default_value) throw UsageError(where + ": parameter '" + s.name + "' has no default value");
+  s.def = q.default_value;
+  if (q.choices) {
+    s.is_int = false;
+    s.verify_every_choice = true;  // the claim must hold for each value
+    for (const char* const* c = q.choices; *c; ++c) {
+      if (s.choices.size() > 256) throw UsageError(where + ": parameter '" + s.name + "' has no NULL after its choices");
+      s.choices.push_back(*c);
+    }
+    if (s.choices.empty()) throw UsageError(where + ": parameter '" + s.name + "' allows no value");
+    bool found = false;
+    for (auto& c : s.choices) found |= c == s.def;
+    if (!found) throw UsageError(where + ": parameter '" + s.name + "' default '" + s.def + "' is not one of its choices");
+  } else {
+    s.is_int = true;
+    s.min = q.min;
+    s.max = q.max;
+    char* end = nullptr;
+    long long d = std::strtoll(s.def.c_str(), &end, 10);
+    if (q.min > q.max || s.def.empty() || *end || d < q.min || d > q.max)
+      throw UsageError(where + ": parameter '" + s.name + "' default '" + s.def + "' is not an integer in [" +
+                       std::to_string(q.min) + ", " + std::to_string(q.max) + "]");
+  }
+  return s;
+}
+
+// Every combination of the parameters' values (choices, or an integer range's ends and default):
+// what a reproducible algorithm must give the same bits for.
+std::vector<Params> every_value(const std::vector<ParamSpec>& specs) {
+  constexpr size_t kMaxVariants = 16;
+  std::vector<Params> sets{Params{}};
+  for (auto& s : specs) {
+    std::vector<std::string> vals = s.choices;
+    if (s.is_int) {
+      std::set<long long> ends{s.min, s.max, std::stoll(s.def)};
+      for (long long v : ends) vals.push_back(std::to_string(v));
+    }
+    std::vector<Params> next;
+    for (auto& base : sets)
+      for (auto& v : vals) {
+        if (next.size() >= kMaxVariants) break;
+        Params p = base;
+        p[s.name] = v;
+        next.push_back(p);
+      }
+    sets = next;
+  }
+  return sets;
+}
+
+accsum_facts to_facts(const ExactFacts& f) {
+  accsum_facts a{};
+  a.n = f.n;
+  a.abs_exact = f.abs_sum;
+  a.sum_abs = f.sum_abs;
+  a.max_abs_x = f.max_abs_x;
+  a.max_abs_y = f.max_abs_y;
+  a.products_underflow = f.products_underflow;
+  a.partial_sums_may_overflow = f.partial_sums_may_overflow;
+  return a;
+}
+
+double stated_bound(const PluginAlgo& a, const Params& p, const ExactFacts& f) {
+  CallArgs args;
+  args.fill(a, p);
+  const accsum_facts facts = to_facts(f);
+  const std::string line = crash_message(a);
+  CallGuard guard(line.c_str());
+  return a.desc.bound(&facts, args.pointers.data());
+}
+
+float data_float(const Params& data, const char* key, float def) {
+  auto it = data.find(key);
+  return it == data.end() ? def : std::strtof(it->second.c_str(), nullptr);  // an exact hex float
+}
+
+// The cpu kernel: host pointers straight into the dataset; the call is what is timed.
+class CpuKernel : public Kernel {
+ public:
+  CpuKernel(const PluginAlgo& a, const Problem& p, const Params& q) : a_(a), crash_(crash_message(a)) {
+    args_.fill(a, q);
+    call_.x = p.x;
+    call_.y = p.y;
+    call_.n = p.n;
+    call_.a = p.a;
+    call_.b = p.b;
+    call_.c = p.c;
+    call_.rows = p.rows;
+    call_.cols = p.cols;
+    call_.inner = p.inner;
+    call_.alpha = data_float(p.data, "alpha", 1.0f);
+    call_.beta = data_float(p.data, "beta", 0.0f);
+    if (call_.beta == 0.0f) call_.c = nullptr;
+    if (a.desc.family == ACCSUM_FAMILY_GEMM) c_out_.assign(static_cast<size_t>(p.rows * p.cols), 0.0f);
+    call_.result = &value_;
+    call_.c_out = c_out_.empty() ? nullptr : c_out_.data();
+    call_.param_values = args_.pointers.data();
+    call_.param_count = static_cast<int>(args_.values.size());
+    call_.message = args_.message;
+    call_.message_size = sizeof args_.message;
+  }
+  void execute() override {
+    args_.message[0] = 0;
+    int rc;
+    {
+      CallGuard guard(crash_.c_str());
+      rc = a_.desc.compute(&call_);
+    }
+    check_rc(a_, rc, args_.message);
+  }
+  Result result() override {
+    if (a_.desc.family != ACCSUM_FAMILY_GEMM) return Result::scalar(value_);
+    return Result{std::vector<double>(c_out_.begin(), c_out_.end()), {}, {}};
+  }
+
+ private:
+  const PluginAlgo& a_;
+  std::string crash_;
+  CallArgs args_;
+  accsum_call call_{};
+  double value_ = 0;
+  std::vector<float> c_out_;
+};
+
+std::unique_ptr<Kernel> make_kernel(const PluginAlgo& a, const Problem& p, const Params& q) {
+  if (a.desc.backend == ACCSUM_BACKEND_CPU) return std::make_unique<CpuKernel>(a, p, q);
+  auto it = makers().find(a.desc.backend);
+  if (it == makers().end()) throw std::runtime_error(std::string("the ") + backend_name(a.desc.backend) + " backend is not compiled in");
+  return it->second(a, p, q);
+}
+
+AlgoEntry entry_of(const PluginAlgo& a, const std::string& where) {
+  const accsum_algorithm& d = a.desc;
+  const char* fam = family_name(d.family);
+  const char* back = backend_name(d.backend);
+  if (!fam) throw UsageError(where + ": unknown family " + std::to_string(d.family) + " (sum, dot or gemm)");
+  if (!back) throw UsageError(where + ": unknown backend " + std::to_string(d.backend) + " (cpu or cuda)");
+  if (!find_family(fam)) throw UsageError(where + ": the " + std::string(fam) + " family is not built into this accsum");
+  if (!d.compute) throw UsageError(where + ": no compute function");
+  if (d.param_count < 0 || d.param_count > 16 || (d.param_count > 0 && !d.params))
+    throw UsageError(where + ": invalid parameter list (0 to 16 parameters)");
+  AlgoEntry e(fam, a.name, back, "plugin " + a.plugin + ": " + (d.summary ? d.summary : a.name));
+  switch (d.claim) {
+    case ACCSUM_CLAIM_NONE: e.guarantee = Guarantee::none; break;
+    case ACCSUM_CLAIM_BOUND: e.guarantee = Guarantee::bound; break;
+    case ACCSUM_CLAIM_FAITHFUL: e.guarantee = Guarantee::faithful; break;
+    case ACCSUM_CLAIM_CORRECTLY_ROUNDED: e.guarantee = Guarantee::correctly_rounded; break;
+    default: throw UsageError(where + ": unknown claim " + std::to_string(d.claim));
+  }
+  if (d.claim == ACCSUM_CLAIM_BOUND && (!d.bound || d.family == ACCSUM_FAMILY_GEMM))
+    throw UsageError(where + ": claims a bound but states none (a bound function, sum or dot only)");
+  std::set<std::string> seen;
+  for (int i = 0; i < d.param_count; ++i) {
+    ParamSpec s = param_spec(where, d.params[i]);
+    if (!seen.insert(s.name).second) throw UsageError(where + ": parameter '" + s.name + "' declared twice");
+    e.params.push_back(std::move(s));
+  }
+  e.reproducible = d.reproducible != 0;
+  if (e.reproducible && !e.params.empty()) {
+    auto specs = e.params;
+    e.shape_variants = [specs](const Params&) { return every_value(specs); };
+  }
+  const PluginAlgo* held = &a;
+  if (d.bound) {
+    e.bound_cite = "stated by plugin " + a.plugin;
+    e.domain = [held](const Params& p, const ExactFacts& f) {
+      return stated_bound(*held, p, f) >= 0 ? std::string() : "the plugin states no bound on these data";
+    };
+    e.bound = [held](const Params& p, const ExactFacts& f) { return stated_bound(*held, p, f); };
+  }
+  e.make = [held](const Problem& p, const Params& q) { return make_kernel(*held, p, q); };
+  return e;
+}
+
+[[noreturn]] void refuse(const std::string& path, const std::string& why) {
+  throw UsageError("plugin '" + path + "': " + why);
+}
+
+void load_one(const std::string& path) {
+  if (path.empty()) throw UsageError("--plugin needs a non-empty path");
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) refuse(path, std::strerror(errno));
+  if (!S_ISREG(st.st_mode)) refuse(path, "not a regular file");
+  // dlopen searches the library path for a bare name: a file in the current directory is meant.
+  const std::string open_path = path.find('/') == std::string::npos ? "./" + path : path;
+  void* lib = ::dlopen(open_path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!lib) {
+    const char* err = ::dlerror();
+    refuse(path, std::string("not a loadable shared library (") + (err ? err : "dlopen failed") + ")");
+  }
+  ::dlerror();
+  auto reg = reinterpret_cast<accsum_plugin_register_fn>(::dlsym(lib, ACCSUM_PLUGIN_ENTRY_POINT));
+  if (!reg) refuse(path, "no entry point " ACCSUM_PLUGIN_ENTRY_POINT " (see include/accsum/plugin.h)");
+  install_crash_handler();
+  const accsum_plugin* desc;
+  {
+    const std::string line = "accsum: error: plugin '" + path + "' crashed while registering (";
+    CallGuard guard(line.c_str());
+    desc = reg(ACCSUM_PLUGIN_ABI_VERSION);
+  }
+  if (!desc) refuse(path, "its entry point returned no description");
+  if (desc->abi_version != ACCSUM_PLUGIN_ABI_VERSION)
+    refuse(path, "built for plugin ABI version " + std::to_string(desc->abi_version) + ", this accsum speaks version " +
+                     std::to_string(ACCSUM_PLUGIN_ABI_VERSION) + " (rebuild it against this include/accsum/plugin.h)");
+  if (!valid_name(desc->name, false)) refuse(path, "invalid plugin name (want [a-z0-9][a-z0-9_.-]*)");
+  if (desc->algorithm_count < 1 || desc->algorithm_count > 256 || !desc->algorithms)
+    refuse(path, "describes no algorithm (algorithm_count " + std::to_string(desc->algorithm_count) + ")");
+  // Validate everything first: a plugin is registered whole or not at all.
+  std::vector<std::unique_ptr<PluginAlgo>> mine;
+  std::vector<AlgoEntry> entries;
+  for (int i = 0; i < desc->algorithm_count; ++i) {
+    const accsum_algorithm& d = desc->algorithms[i];
+    const std::string where = "plugin '" + path + "', algorithm " + std::to_string(i);
+    if (!valid_name(d.name, false))
+      throw UsageError(where + ": empty or invalid name (want [a-z0-9][a-z0-9_.-]*, at most 64 characters)");
+    auto a = std::make_unique<PluginAlgo>();
+    a->plugin = desc->name;
+    a->path = path;
+    a->desc = d;
+    a->name = d.name;
+    const std::string named = "plugin '" + path + "', algorithm '" + a->name + "'";
+    if (const PluginAlgo* other = find(a->name))
+      throw UsageError(named + ": the name is taken by plugin '" + other->path + "'");
+    if (registry().has_algo(a->name)) throw UsageError(named + ": the name is taken by a built-in algorithm");
+    for (auto& m : mine)
+      if (m->name == a->name) throw UsageError(named + ": described twice");
+    entries.push_back(entry_of(*a, named));
+    mine.push_back(std::move(a));
+  }
+  for (size_t i = 0; i < mine.size(); ++i) {
+    algos().push_back(std::move(mine[i]));
+    registry().add(std::move(entries[i]));
+  }
+}
+
+}  // namespace
+
+CallGuard::CallGuard(const char* message) { g_running = message; }
+CallGuard::~CallGuard() { g_running = nullptr; }
+
+std::string crash_message(const PluginAlgo& a) {
+  return "accsum: error: plugin '" + a.plugin + "' (" + a.path + ") crashed in algorithm '" + a.name +
+         "' on dataset " + dataset_label() + " (";
+}
+
+void CallArgs::fill(const PluginAlgo& a, const Params& p) {
+  values.clear();
+  pointers.clear();
+  for (int i = 0; i < a.desc.param_count; ++i) {
+    auto it = p.find(a.desc.params[i].name);
+    values.push_back(it == p.end() ? a.desc.params[i].default_value : it->second);
+  }
+  for (auto& v : values) pointers.push_back(v.c_str());
+  pointers.push_back(nullptr);
+}
+
+void check_rc(const PluginAlgo& a, int rc, const char* message) {
+  if (rc == 0) return;
+  std::string m(message, strnlen(message, 511));
+  throw std::runtime_error("plugin '" + a.plugin + "' algorithm '" + a.name + "' returned error " + std::to_string(rc) +
+                           (m.empty() ? std::string() : ": " + m));
+}
+
+BackendMakerRegistrar::BackendMakerRegistrar(int backend, KernelMaker make) { makers()[backend] = make; }
+
+std::vector<std::string> split_paths(const std::string& list) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (true) {
+    size_t comma = list.find(',', start);
+    out.push_back(list.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+void load(const std::vector<std::string>& paths) {
+  for (auto& p : paths) load_one(p);
+}
+
+const std::vector<std::unique_ptr<PluginAlgo>>& loaded() { return algos(); }
+
+const PluginAlgo* find(const std::string& name) {
+  for (auto& a : algos())
+    if (a->name == name) return a.get();
+  return nullptr;
+}
+
+void note_dataset(const std::string& label) { dataset_label() = label; }
+
+}  // namespace accsum::plugins

@@ -1,0 +1,183 @@
+#include "core/frame/registry.hpp"
+
+#include "core/oracle/ieee_special.hpp"
+
+#include <algorithm>
+#include <mutex>
+#include <set>
+
+namespace accsum {
+
+const char* to_string(Guarantee g) {
+  switch (g) {
+    case Guarantee::none: return "none";
+    case Guarantee::kfold: return "k-fold";
+    case Guarantee::faithful: return "faithful";
+    case Guarantee::correctly_rounded: return "correctly-rounded";
+    case Guarantee::exact: return "exact";
+    case Guarantee::bound: return "bound";
+  }
+  return "?";
+}
+
+long long param_int(const Params& p, const std::string& name) {
+  auto it = p.find(name);
+  if (it == p.end()) throw std::logic_error("parameter not resolved: " + name);
+  return std::stoll(it->second);
+}
+
+const std::string& param_str(const Params& p, const std::string& name) {
+  auto it = p.find(name);
+  if (it == p.end()) throw std::logic_error("parameter not resolved: " + name);
+  return it->second;
+}
+
+double Result::scalar() const {
+  if (values.size() != 1) throw std::logic_error("result has " + std::to_string(values.size()) + " values, not one");
+  return values[0];
+}
+
+double proven_bound(const AlgoEntry& e, const Params& p, const ExactFacts& f, std::string* outside) {
+  if (!e.bound) return -1;
+  std::string why = e.domain ? e.domain(p, f) : "";
+  if (outside) *outside = why;
+  return why.empty() ? e.bound(p, f) : -1;
+}
+
+Registry& registry() {
+  static Registry r;
+  return r;
+}
+
+void Registry::add_one(AlgoEntry e) {
+  e.make = with_ieee_rule(std::move(e.make), e.family);  // core/oracle/ieee_special.hpp
+  for (auto& old : entries_)
+    if (old.algo == e.algo && old.backend == e.backend) {
+      if (e.composed) return;  // an explicit one is already there
+      if (!old.composed) throw std::logic_error("registered twice: " + e.algo + "/" + e.backend);
+      old = std::move(e);
+      return;
+    }
+  entries_.push_back(std::move(e));
+}
+
+void Registry::add(AlgoEntry e) {
+  std::vector<AlgoEntry> twins;
+  for (auto& c : composers_) {
+    AlgoEntry t;
+    if (c(e, t)) twins.push_back(std::move(t));
+  }
+  add_one(std::move(e));
+  for (auto& t : twins) {
+    t.composed = true;
+    add_one(std::move(t));
+  }
+}
+
+void Registry::add_composer(Composer c) {
+  composers_.push_back(c);
+  const std::vector<AlgoEntry> existing = entries_;
+  for (auto& e : existing) {
+    AlgoEntry t;
+    if (!c(e, t)) continue;
+    t.composed = true;
+    add_one(std::move(t));
+  }
+}
+
+void Registry::add_backend(BackendInfo b) { backends_.push_back(std::move(b)); }
+
+const AlgoEntry* Registry::find(const std::string& algo, const std::string& backend) const {
+  for (auto& e : entries_)
+    if (e.algo == algo && e.backend == backend) return &e;
+  return nullptr;
+}
+
+const BackendInfo* Registry::backend(const std::string& name) const {
+  for (auto& b : backends_)
+    if (b.name == name) return &b;
+  return nullptr;
+}
+
+const AlgoEntry* Registry::baseline(const std::string& family, const std::string& backend) const {
+  for (auto& e : entries_)
+    if (e.is_baseline && e.family == family && e.backend == backend) return &e;
+  return nullptr;
+}
+
+std::vector<std::string> Registry::algo_names() const {
+  std::vector<std::string> names;
+  for (auto& e : entries_)
+    if (std::find(names.begin(), names.end(), e.algo) == names.end()) names.push_back(e.algo);
+  return names;
+}
+
+std::vector<std::string> Registry::backend_names() const {
+  static const char* order[] = {"cpu", "cpu-mt", "cuda", "opencl", "mpi"};
+  std::vector<std::string> names;
+  for (auto* o : order)
+    if (backend(o)) names.push_back(o);
+  return names;
+}
+
+bool Registry::has_algo(const std::string& algo) const {
+  for (auto& e : entries_)
+    if (e.algo == algo) return true;
+  return false;
+}
+
+Params Registry::resolve_params(const AlgoEntry& e, const Params& user) const {
+  Params out;
+  for (auto& kv : user) {  // (no structured binding: clang < 16 cannot capture one in the lambda)
+    const std::string& k = kv.first;
+    bool known = std::any_of(e.params.begin(), e.params.end(), [&](const ParamSpec& s) { return s.name == k; });
+    if (!known) throw UsageError("algorithm '" + e.algo + "' has no parameter '" + k + "'");
+  }
+  for (auto& s : e.params) {
+    auto it = user.find(s.name);
+    std::string v = it == user.end() ? s.def : it->second;
+    if (s.is_int) {
+      long long iv;
+      size_t used = 0;
+      try {
+        iv = std::stoll(v, &used);
+      } catch (...) {
+        used = 0;
+      }
+      if (used == 0 || used != v.size())
+        throw UsageError(e.algo + ": parameter " + s.name + "=" + v + " is not an integer");
+      if (iv < s.min || iv > s.max)
+        throw UsageError(e.algo + ": parameter " + s.name + "=" + v + " out of range [" + std::to_string(s.min) +
+                         ", " + std::to_string(s.max) + "]");
+      v = std::to_string(iv);
+    }
+    if (!s.choices.empty() && std::find(s.choices.begin(), s.choices.end(), v) == s.choices.end()) {
+      std::string list;
+      for (auto& c : s.choices) list += (list.empty() ? "" : ", ") + c;
+      throw UsageError(e.algo + ": parameter " + s.name + "=" + v + " not allowed (one of: " + list + ")");
+    }
+    out[s.name] = v;
+  }
+  return out;
+}
+
+void require_backend(const std::string& name) {
+  static std::mutex m;
+  static std::set<std::string> passed;
+  std::lock_guard<std::mutex> lock(m);
+  if (passed.count(name)) return;
+  const BackendInfo* b = registry().backend(name);
+  if (!b) {
+    std::string list;
+    for (auto& n : registry().backend_names()) list += (list.empty() ? "" : ", ") + n;
+    throw UsageError("unknown or not compiled-in backend '" + name + "' (available: " + list + ")");
+  }
+  if (b->available && !b->available())
+    throw UsageError("backend '" + name + "' is not present on this machine (" + b->summary + ")");
+  if (b->self_test && !b->self_test())
+    throw UsageError("backend '" + name +
+                     "' failed its error-free-transform self-test (FMA contraction or fast-math?); refusing to run");
+  passed.insert(name);
+}
+
+}  // namespace accsum

@@ -1,0 +1,273 @@
+#pragma once
+// The one registry of algorithms: (family, algo, backend) -> implementation, parameters,
+// guarantee, proven bound and its domain. The CLI, `list`, `bench`, `verify`, `table` and the
+// tests read it. Implementations register themselves with a file-scope `static Registrar`:
+//
+//   Registrar reg(AlgoEntry("sum", "naive", "cpu", "recursive summation")
+//                     .baseline()
+//                     .maker(make_naive)
+//                     .bounded_by(naive_bound, "gamma_{n-1} S: Higham 2002, eq. (4.4)"));
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace accsum {
+
+struct ElementRecipe;  // datasets/elements.hpp: how to make element i of a counter-based dataset
+
+// Bad input from the user (unknown name, parameter out of range, malformed file, ...):
+// the CLI prints what() as one line on stderr and exits with code 2.
+struct UsageError : std::runtime_error {
+  // what() is a C string: a NUL byte the message quotes from an input would cut it short, so
+  // it is kept as the text \x00 (the CLI escapes every other control byte when it prints).
+  explicit UsageError(const std::string& what) : std::runtime_error(visible_nul(what)) {}
+  explicit UsageError(const char* what) : std::runtime_error(what) {}
+
+ private:
+  static std::string visible_nul(const std::string& s) {
+    std::string out;
+    for (char c : s) out += c == '\0' ? std::string("\\x00") : std::string(1, c);
+    return out;
+  }
+};
+
+using Params = std::map<std::string, std::string>;
+long long param_int(const Params& p, const std::string& name);
+const std::string& param_str(const Params& p, const std::string& name);
+
+// The data an algorithm works on, as host pointers into a Dataset. Which members a family uses
+// is stated by its descriptor (core/frame/family.hpp): vectors of doubles x (and y), and/or
+// column-major float matrices a (rows x inner), b (inner x cols), c (rows x cols); `data`
+// holds the dataset's own parameters (a modulus, an expansion length, alpha, beta, ...).
+struct Problem {
+  const double* x = nullptr;
+  const double* y = nullptr;
+  int64_t n = 0;
+  const float* a = nullptr;
+  const float* b = nullptr;
+  const float* c = nullptr;
+  int64_t rows = 0, cols = 0, inner = 0;
+  Params data;
+  uint64_t id = 0;  // changes whenever the data change: keys device-side caches
+  // Vectors described rather than held (x and y null): element i of this problem is element
+  // first + i of the recipe, made where the algorithm runs (AlgoEntry::makes_own_data).
+  const ElementRecipe* generated = nullptr;
+  int64_t first = 0;
+  // x and y are already device pointers of the backend (the library's device API,
+  // include/accsum/accsum.h): nothing is uploaded, and the host never reads them.
+  bool on_device = false;
+
+  // A vector problem: x (and y) of n doubles.
+  static Problem vectors(const double* x, const double* y, int64_t n, uint64_t id) {
+    Problem p;
+    p.x = x;
+    p.y = y;
+    p.n = n;
+    p.id = id;
+    return p;
+  }
+  // Elements [begin, end) of the vectors x (and y), under a new cache id.
+  Problem vector_slice(int64_t begin, int64_t end, uint64_t slice_id) const {
+    Problem s = *this;
+    s.x = x ? x + begin : nullptr;
+    s.y = y ? y + begin : nullptr;
+    s.n = end - begin;
+    s.first = first + begin;
+    s.id = slice_id;
+    return s;
+  }
+};
+
+// What a run computed, on the host. The layout is the family's (one value for a sum, a
+// column-major matrix, R terms per expansion, a residue); every element is held exactly in
+// binary64 (floats widen exactly, residues are below 2^52).
+struct Result {
+  std::vector<double> values;
+  // What the values are, in the family's terms, for families whose algorithms compute different
+  // things from the same data (e.g. "sum" or "product" of two expansions); "" otherwise.
+  std::string what;
+  // Figures of the run beyond its values (e.g. a plan's size, a time split); every report lists
+  // them beside the family's metrics.
+  std::vector<std::pair<std::string, double>> figures;
+  static Result scalar(double v) { return Result{{v}, {}, {}}; }
+  double scalar() const;  // the one value; throws std::logic_error when there are several
+};
+
+// What an algorithm promises, checked by `verify`.
+// bound: within an absolute error bound the algorithm states itself (a plugin's claim).
+enum class Guarantee { none, kfold, faithful, correctly_rounded, exact, bound };
+const char* to_string(Guarantee g);
+
+// One parameter of an algorithm. Integer parameters use [min, max] and, when `choices` is
+// non-empty, must be one of them; string parameters (is_int == false) must be in `choices`.
+struct ParamSpec {
+  std::string name;
+  std::string help;
+  bool is_int = true;
+  long long min = 0, max = 0;
+  std::vector<std::string> choices;
+  std::string def;
+  bool verify_every_choice = false;  // `verify` sweeps every choice (it changes the numerics)
+};
+
+// A prepared computation: data already on the backend (upload time reported separately).
+class Kernel {
+ public:
+  virtual ~Kernel() = default;
+  // Computes the whole problem once (this is what is timed).
+  virtual void execute() = 0;
+  // The last execute()'s result, fetched to the host (not timed).
+  virtual Result result() = 0;
+  // Seconds of the last execute() measured on the device (CUDA/OpenCL events), or < 0 when the
+  // host's steady clock around execute() is the right measure.
+  virtual double last_device_seconds() const { return -1.0; }
+  // Seconds spent moving the input to the backend when the kernel was made (0 on the host).
+  virtual double transfer_seconds() const { return 0.0; }
+  // Where it ran when that is more than one device (MPI ranks: one line per rank, e.g. "rank 1
+  // on node7: cuda device 1 of 8: NVIDIA H200, PCI ..."); empty: the backend's bound device.
+  virtual std::vector<std::string> placement() const { return {}; }
+  // execute() then the one-value result: for families whose result is a scalar.
+  double run_scalar() {
+    execute();
+    return result().scalar();
+  }
+};
+
+// A kernel whose result is one double, returned by run() on the host.
+class ScalarKernel : public Kernel {
+ public:
+  virtual double run() = 0;
+  void execute() final { value_ = run(); }
+  Result result() final { return Result::scalar(value_); }
+
+ private:
+  double value_ = 0;
+};
+
+// Exact facts about the data that bounds and their domains are expressed in, computed by the
+// family's oracle from the data alone (never from the name of a generator).
+struct ExactFacts {
+  int64_t n = 0;
+  double abs_sum = 0;      // |s| (s = exact sum or dot), rounded to nearest
+  double sum_abs = 0;      // S = sum |x_i| (sum) or sum |x_i*y_i| (dot), rounded up
+  double max_abs_x = 0;    // max |x_i| over finite x_i
+  double max_abs_y = 0;    // max |y_i| over finite y_i (0 without y)
+  double min_abs_x = 0;    // min |x_i| over finite nonzero x_i (0 when there is none)
+  bool products_underflow = false;      // some nonzero exact product x_i*y_i is below 2^-1022
+  bool partial_sums_may_overflow = false;  // S exceeds what any partial sum or EFT can hold
+  // Family-specific facts by name (1/0 for yes/no), for families whose bounds are not stated in
+  // the sum-oriented fields above.
+  std::map<std::string, double> family;
+};
+
+// The domain of a proven bound: "" inside, else why the bound claims nothing on these data.
+using DomainFn = std::function<std::string(const Params&, const ExactFacts&)>;
+// An absolute error bound proven for these parameters and data (+inf: none at this n).
+using BoundFn = std::function<double(const Params&, const ExactFacts&)>;
+using MakeFn = std::function<std::unique_ptr<Kernel>(const Problem&, const Params&)>;
+using ShapesFn = std::function<std::vector<Params>(const Params&)>;
+class MergeableState;  // core/frame/mergeable.hpp
+using MergeableFactory = std::function<std::unique_ptr<MergeableState>(const Params&)>;
+
+struct AlgoEntry {
+  AlgoEntry() = default;
+  AlgoEntry(std::string family, std::string algo, std::string backend, std::string summary)
+      : family(std::move(family)), algo(std::move(algo)), backend(std::move(backend)), summary(std::move(summary)) {}
+
+  std::string family;   // a registered family descriptor's name
+  std::string algo;     // canonical --algo name
+  std::string backend;  // "cpu", "cpu-mt", "cuda", "opencl", "mpi"
+  std::string summary;  // one line for `list`
+  Guarantee guarantee = Guarantee::none;
+  bool reproducible = false;  // promises bitwise identical results across runs/shapes/backends
+  bool is_baseline = false;   // the vendor/plain baseline of this family on this backend
+  std::vector<ParamSpec> params;
+  MakeFn make;
+  BoundFn bound;        // null when no bound is proven
+  DomainFn domain;      // null: the bound holds wherever it is finite
+  std::string bound_cite;
+  // Launch shapes / thread counts to try when checking reproducibility (parameter sets that
+  // must give bitwise identical results); null when the algorithm has no shape parameter.
+  ShapesFn shape_variants;
+  // Init of a mergeable partial state (core/frame/mergeable.hpp), when the work splits into slices:
+  // composers then derive the cpu-mt and mpi versions of the algorithm from it.
+  MergeableFactory state;
+  bool composed = false;  // made by a composer; an explicit registration replaces it
+  // Peak host memory of one measured run as a multiple of the dataset's bytes, the harness's
+  // copies included; 0 = derived by the memory pre-check (app/memcheck.hpp).
+  double peak_data_multiple = 0;
+  // Runs on a Problem whose vectors are a recipe (Problem::generated): it makes the elements
+  // where it computes (on its GPU, or its rank's slice), so no process holds the whole array.
+  bool makes_own_data = false;
+
+  // Builders, so registrations read as named fields.
+  AlgoEntry& promises(Guarantee g) { guarantee = g; return *this; }
+  AlgoEntry& promises_reproducible() { reproducible = true; return *this; }
+  AlgoEntry& baseline() { is_baseline = true; return *this; }
+  AlgoEntry& with_params(std::vector<ParamSpec> p) { params = std::move(p); return *this; }
+  AlgoEntry& maker(MakeFn f) { make = std::move(f); return *this; }
+  AlgoEntry& bounded_by(BoundFn f, std::string cite) { bound = std::move(f); bound_cite = std::move(cite); return *this; }
+  AlgoEntry& within_domain(DomainFn f) { domain = std::move(f); return *this; }
+  AlgoEntry& shapes(ShapesFn f) { shape_variants = std::move(f); return *this; }
+  AlgoEntry& mergeable(MergeableFactory f) { state = std::move(f); return *this; }
+  AlgoEntry& generates_by_index() { makes_own_data = true; return *this; }
+};
+
+// The entry's proven absolute bound on data with these facts, or -1 when it proves none: no
+// bound at all, or the data lie outside its domain (then *outside, when given, says why).
+double proven_bound(const AlgoEntry& e, const Params& p, const ExactFacts& f, std::string* outside = nullptr);
+
+struct BackendInfo {
+  std::string name;
+  std::string summary;
+  std::function<bool()> available;         // present on this machine (a device, a platform)
+  std::function<bool()> self_test;         // EFTs exact on this backend
+  std::function<std::string()> describe;   // devices, for `info` and the report's machine
+};
+
+// Derives an entry on another backend from an entry (e.g. threads or MPI ranks composing a
+// mergeable state), or returns false.
+using Composer = std::function<bool(const AlgoEntry& from, AlgoEntry& twin)>;
+
+class Registry {
+ public:
+  void add(AlgoEntry e);
+  // Applied to every entry, registered before or after: static registration order across
+  // translation units does not matter. An explicit registration replaces a composed one.
+  void add_composer(Composer c);
+  void add_backend(BackendInfo b);
+  const std::vector<AlgoEntry>& entries() const { return entries_; }
+  const std::vector<BackendInfo>& backends() const { return backends_; }
+  const AlgoEntry* find(const std::string& algo, const std::string& backend) const;
+  const BackendInfo* backend(const std::string& name) const;
+  const AlgoEntry* baseline(const std::string& family, const std::string& backend) const;
+  std::vector<std::string> algo_names() const;     // registration order, unique
+  std::vector<std::string> backend_names() const;  // compiled-in backends
+  bool has_algo(const std::string& algo) const;
+  // Fills defaults and validates user parameters against the entry (throws UsageError).
+  Params resolve_params(const AlgoEntry& e, const Params& user) const;
+
+ private:
+  void add_one(AlgoEntry e);
+  std::vector<AlgoEntry> entries_;
+  std::vector<BackendInfo> backends_;
+  std::vector<Composer> composers_;
+};
+
+Registry& registry();
+
+struct Registrar {
+  explicit Registrar(AlgoEntry e) { registry().add(std::move(e)); }
+  explicit Registrar(BackendInfo b) { registry().add_backend(std::move(b)); }
+  explicit Registrar(Composer c) { registry().add_composer(std::move(c)); }
+};
+
+// Checks (once per process) that `backend` is available and passes its EFT self-test;
+// throws UsageError with a clear message otherwise.
+void require_backend(const std::string& backend);
+
+}  // namespace accsum

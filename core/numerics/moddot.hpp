@@ -1,0 +1,288 @@
+#pragma once
+// Dot products over Z/pZ computed exactly in binary64: the lambda- and (alpha, beta, gamma,
+// delta)-algorithms of
+//   T. Jean, S. Graillat, "A parallel algorithm for dot product over word-size finite field
+//   using floating-point arithmetic", SYNASC 2010 (Theorem 3; Section IV-C; Algorithm 3),
+// and our round-to-nearest variants of both (derivation below).
+//
+// Inputs are residues a_i, b_i in [0, p) stored exactly as doubles, p prime with p - 1 < 2^52
+// (the paper's hypothesis (1) with M = 53). Every function here returns the residue
+// sum a_i b_i mod p as an integer.
+//
+// This header holds the round-to-nearest kernels and mode-independent helpers. Everything is
+// in an anonymous namespace on purpose: the round-toward-zero kernels live in their own
+// translation unit (backends/cpu/moddot_rz.cpp, compiled with -frounding-math) and must never
+// share an out-of-line copy of a function with code compiled for round-to-nearest.
+//
+// ---- Round-to-nearest: the splitting bounds re-derived -------------------------------------
+// Split(sigma, v) = ExtractScalar of Rump, Ogita, Oishi, "Accurate floating-point summation
+// part I", SIAM J. Sci. Comput. 31(1), 2008, Alg. 3.2 / Lemma 3.3: for sigma = 2^k and
+// |v| <= sigma, q = fl(fl(sigma + v) - sigma), e = fl(v - q) satisfy v = q + e exactly,
+// q in 2^(k-53) Z, |e| <= 2^(k-53) (in round-to-nearest; signs may be mixed).
+// TwoProduct by FMA: h = fl(a b), r = fma(a, b, -h) = a b - h exactly, |r| <= ulp(h)/2.
+//
+// (alpha, beta, gamma, delta), round to nearest. a, b in [0, 2^52): h in [0, 2^104],
+// |r| <= 2^51.
+//   [alpha, beta'] = Split(2^131, h):  alpha in 2^78 Z, |beta'| <= 2^78, alpha <= 2^104 + 2^78
+//   [beta, eps]    = Split(2^105, beta'): beta in 2^52 Z, |eps| <= 2^52, |beta| <= 2^78 + 2^52
+//   t = eps + r: an integer with |t| <= 2^52 + 2^51 < 2^53, so fl(eps + r) is exact
+//   [gamma, delta] = Split(2^79, t):   gamma in 2^26 Z, |delta| <= 2^26, |gamma| <= 2^52+2^51+2^26
+// In units of 2^78, 2^52, 2^26, 1 every piece is an integer of magnitude at most
+// 2^26 + 2^25 + 1, so any partial sum of N <= 2^26 pieces is an integer multiple of its unit
+// below 2^53 units: representable, hence every addition is exact (in any order, which is what
+// lets threads and SIMD lanes split the sums). Blocks of at most 2^26 elements; the four sums
+// are reduced mod p by fmod (exact) between blocks. No case analysis: branch-free.
+//
+// lambda, round to nearest. Let 2^l <= p - 1 < 2^(l+1) (l <= 51). h <= 2^(2l+2),
+// |r| <= ulp(h)/2 <= 2^(2l-51) <= 2^l.
+//   [alpha, beta] = Split(2^(l+53), h): h >= 0, so sigma + h lies in [2^(l+53), 2^(l+54)]
+//   whose ulp is 2^(l+1): alpha in 2^(l+1) Z, |beta| <= 2^l (half an ulp); Split needs
+//   h <= sigma, true as h <= 2^(2l+2) <= 2^(l+53) for l <= 51.
+//   alpha' = alpha / 2^(l+1) in [0, 2^(l+1)]; beta, r in [-2^l, 2^l].
+// Each piece v is mapped to a field element by v + p (v < 0) or v - p (v >= p): since
+// 2^l <= p - 1 and 2^(l+1) <= 2p - 2 the result is in [0, p - 1]. Then, as in the paper's
+// Theorem 3, lambda (p - 1) < 2^52 (hypothesis (3) with M = 53) bounds a chunk of lambda
+// field elements below 2^52: summed exactly, then reduced. a.b = 2^(l+1) S_alpha + S_beta + S_r.
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+#include "core/frame/registry.hpp"
+
+namespace accsum::moddot {
+namespace {
+
+// Blocks of the (alpha, beta, gamma, delta)-algorithm: N <= 2^floor(53/2) (the paper's (4)).
+constexpr int64_t kAbgdBlock = int64_t(1) << 26;
+
+// The block length as an algorithm parameter: the default is the paper's one-pass limit; any
+// shorter block is exact too (only more reductions), which lets tests cross block boundaries
+// with small vectors.
+inline ParamSpec block_param() {
+  return ParamSpec{"block", "terms summed before a reduction (default and maximum 2^26, the one-pass limit)", true,
+                   1, kAbgdBlock, {}, std::to_string(kAbgdBlock)};
+}
+
+// The largest lambda with lambda (p - 1) < 2^52 (Theorem 3's hypothesis (3)).
+inline int64_t lambda_of(uint64_t p) {
+  return p <= 1 ? 1 : static_cast<int64_t>(((uint64_t(1) << 52) - 1) / (p - 1));
+}
+
+// l with 2^l <= p - 1 < 2^(l+1) (p >= 2).
+inline int split_level(uint64_t p) { return 63 - __builtin_clzll(p - 1); }
+
+// x mod p in [0, p) for any double x holding an integer: fmod is exact.
+inline double mod_p(double x, double p) {
+  double r = std::fmod(x, p);
+  return r < 0 ? r + p : r;
+}
+
+// x mod p for an integer 0 <= x < 2^52 without a division: q = floor(x fl(1/p)) is within one
+// of floor(x / p) (two roundings of relative size <= 2^-52 on x / p < 2^52 / p give an absolute
+// error below 2 / p <= 1, in any rounding mode), x - q p is an integer in [-p, 2p) computed
+// exactly by one FMA, and one correction each way lands in [0, p).
+inline double reduce52(double x, double p, double pinv) {
+  double q = std::floor(x * pinv);
+  double r = std::fma(-q, p, x);
+  r = r < 0 ? r + p : r;
+  return r >= p ? r - p : r;
+}
+
+// Adds two residues in [0, p): the sum is below 2^53, exact.
+inline double add_mod(double a, double b, double p) {
+  double s = a + b;
+  return s >= p ? s - p : s;
+}
+
+// v in [-p, 2p) (an integer) mapped into [0, p).
+// Branch-free (a product by 0 or 1 is exact): random residues would defeat a branch predictor.
+inline double to_field(double v, double p) {
+  v += v < 0 ? p : 0.0;  // compiles to compare + and (no branch, no int->double conversion)
+  return v - (v >= p ? p : 0.0);
+}
+
+// Split(sigma, v) in round-to-nearest (Rump-Ogita-Oishi 2008, Alg. 3.2).
+inline void split_rn(double sigma, double v, double& hi, double& lo) {
+  double q = sigma + v;
+  hi = q - sigma;
+  lo = v - hi;
+}
+
+// The four exact sums of one block (n <= kAbgdBlock) of the branch-free splitting
+//   [alpha, beta'] = Split(2^131, h), [beta, eps] = Split(2^105, beta'), t = eps + r,
+//   [gamma, delta] = Split(s3, t)
+// in AVX2 (x86-64-v3, the project's target): 2 x 4 lanes, each lane the same operations as the
+// scalar tail. s3 = 2^79 in round to nearest (above); the round-toward-zero lane form of
+// Algorithm 3 (backends/cpu/moddot_rz.cpp) calls it with s3 = 2^78 under FE_TOWARDZERO, which
+// the vector unit obeys (MXCSR). Every sum is exact, so lane order does not matter.
+struct AbgdSums {
+  double a, b, c, d;
+};
+inline AbgdSums abgd_block_simd(const double* x, const double* y, int64_t n, double s3) {
+  const __m256d S1 = _mm256_set1_pd(0x1p131), S2 = _mm256_set1_pd(0x1p105), S3 = _mm256_set1_pd(s3),
+                ONE = _mm256_set1_pd(1.0);
+  __m256d A0 = _mm256_setzero_pd(), B0 = A0, C0 = A0, D0 = A0, A1 = A0, B1 = A0, C1 = A0, D1 = A0;
+  auto step = [&](__m256d a, __m256d b, __m256d& A, __m256d& B, __m256d& C, __m256d& D) {
+    __m256d h = _mm256_mul_pd(a, b);
+    __m256d r = _mm256_fmsub_pd(a, b, h);  // a b - h, one rounding: exact
+    // Some additions are done as fma(v, +-1, w): the same rounded result (v * 1 is exact), but
+    // on the multiply-add ports, so that both kinds of port are busy (AMD Zen: 2 add + 2 FMA
+    // pipes; 8 operations on each per 4 elements instead of 14 on the adders).
+    __m256d al = _mm256_sub_pd(_mm256_add_pd(S1, h), S1), bp = _mm256_fnmadd_pd(al, ONE, h);  // h - al
+    __m256d be = _mm256_sub_pd(_mm256_add_pd(S2, bp), S2), ep = _mm256_sub_pd(bp, be);
+    __m256d t = _mm256_fmadd_pd(ep, ONE, r);  // ep + r
+    __m256d ga = _mm256_sub_pd(_mm256_add_pd(S3, t), S3), de = _mm256_sub_pd(t, ga);
+    A = _mm256_fmadd_pd(al, ONE, A);
+    B = _mm256_fmadd_pd(be, ONE, B);
+    C = _mm256_fmadd_pd(ga, ONE, C);
+    D = _mm256_fmadd_pd(de, ONE, D);
+  };
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    step(_mm256_loadu_pd(x + i), _mm256_loadu_pd(y + i), A0, B0, C0, D0);
+    step(_mm256_loadu_pd(x + i + 4), _mm256_loadu_pd(y + i + 4), A1, B1, C1, D1);
+  }
+  alignas(32) double va[4], vb[4], vc[4], vd[4];
+  _mm256_store_pd(va, _mm256_add_pd(A0, A1));
+  _mm256_store_pd(vb, _mm256_add_pd(B0, B1));
+  _mm256_store_pd(vc, _mm256_add_pd(C0, C1));
+  _mm256_store_pd(vd, _mm256_add_pd(D0, D1));
+  AbgdSums s{0, 0, 0, 0};
+  for (int j = 0; j < 4; ++j) {
+    s.a += va[j];
+    s.b += vb[j];
+    s.c += vc[j];
+    s.d += vd[j];
+  }
+  for (; i < n; ++i) {  // the scalar tail: the same operations
+    double h = x[i] * y[i];
+    double r = std::fma(x[i], y[i], -h);
+    double al = (0x1p131 + h) - 0x1p131, bp = h - al;
+    double be = (0x1p105 + bp) - 0x1p105, ep = bp - be;
+    double t = ep + r;
+    double ga = (s3 + t) - s3, de = t - ga;
+    s.a += al;
+    s.b += be;
+    s.c += ga;
+    s.d += de;
+  }
+  return s;
+}
+
+// (alpha, beta, gamma, delta), round to nearest, one block of n <= kAbgdBlock elements:
+// returns the residue.
+inline double abgd_rn_block(const double* x, const double* y, int64_t n, double p) {
+  AbgdSums s = abgd_block_simd(x, y, n, 0x1p79);
+  return add_mod(add_mod(mod_p(s.a, p), mod_p(s.b, p), p), add_mod(mod_p(s.c, p), mod_p(s.d, p), p), p);
+}
+
+// Blocks of `block` <= kAbgdBlock elements.
+inline uint64_t abgd_rn(const double* x, const double* y, int64_t n, uint64_t p, int64_t block = kAbgdBlock) {
+  const double pd = static_cast<double>(p);
+  double acc = 0;
+  for (int64_t b = 0; b < n; b += block) acc = add_mod(acc, abgd_rn_block(x + b, y + b, std::min(block, n - b), pd), pd);
+  return static_cast<uint64_t>(acc);
+}
+
+// lambda-algorithm, round to nearest: pieces mapped to field elements, chunks of lambda
+// terms summed exactly, one reduction per chunk and accumulator.
+inline uint64_t lambda_rn(const double* x, const double* y, int64_t n, uint64_t p) {
+  const double pd = static_cast<double>(p);
+  const int l = split_level(p);
+  const double sigma = std::ldexp(1.0, l + 53), scale = std::ldexp(1.0, -(l + 1));
+  const int64_t lambda = lambda_of(p);
+  const double pinv = 1.0 / pd;
+  double Sa = 0, Sb = 0, Sr = 0;  // residues
+  for (int64_t c = 0; c < n; c += lambda) {
+    const int64_t e = std::min(n, c + lambda);
+    double ca = 0, cb = 0, cr = 0;  // at most lambda (p - 1) < 2^52: exact
+    for (int64_t i = c; i < e; ++i) {
+      double h = x[i] * y[i];
+      double r = std::fma(x[i], y[i], -h);
+      double al = (sigma + h) - sigma, be = h - al;
+      ca += to_field(al * scale, pd);
+      cb += to_field(be, pd);
+      cr += to_field(r, pd);
+    }
+    Sa = add_mod(Sa, reduce52(ca, pd, pinv), pd);
+    Sb = add_mod(Sb, reduce52(cb, pd, pinv), pd);
+    Sr = add_mod(Sr, reduce52(cr, pd, pinv), pd);
+  }
+  // 2^(l+1) Sa is exact (a power-of-two scaling of an integer below 2^52).
+  double hiA = mod_p(std::ldexp(Sa, l + 1), pd);
+  return static_cast<uint64_t>(add_mod(hiA, add_mod(Sb, Sr, pd), pd));
+}
+
+
+// The lambda-algorithm in AVX2 lanes (the cpu-mt kernel): lane j takes elements i = j mod 4
+// and keeps its own three chunk sums, reduced after every lambda of its terms (Theorem 3's
+// condition per lane), then its own residues. The per-element operations are the same in both
+// rounding modes: ExtractScalar(2^(l+53), h) cuts at 2^(l+1) in round-to-nearest (derivation
+// above) and in round-toward-zero (the paper's Theorem 2: u sigma = 2^-52 2^(l+53)); the pieces
+// are in [-2^l, 2^(l+1)] and one conditional add or subtract of p makes each a field element;
+// reduce52 is exact in any mode. The round-toward-zero caller is backends/cpu/moddot_rz.cpp.
+inline uint64_t lambda_simd(const double* x, const double* y, int64_t n, uint64_t p) {
+  const double pd = static_cast<double>(p), pinv = 1.0 / pd;
+  const int l = split_level(p);
+  const double sigma = std::ldexp(1.0, l + 53), scale = std::ldexp(1.0, -(l + 1));
+  const int64_t lambda = lambda_of(p);
+  const __m256d P = _mm256_set1_pd(pd), PINV = _mm256_set1_pd(pinv), SIG = _mm256_set1_pd(sigma),
+                SC = _mm256_set1_pd(scale), Z = _mm256_setzero_pd();
+  auto field = [&](__m256d v) {
+    v = _mm256_add_pd(v, _mm256_and_pd(_mm256_cmp_pd(v, Z, _CMP_LT_OQ), P));
+    return _mm256_sub_pd(v, _mm256_and_pd(_mm256_cmp_pd(v, P, _CMP_GE_OQ), P));
+  };
+  auto reduce = [&](__m256d v) {  // reduce52, lane-wise
+    __m256d q = _mm256_floor_pd(_mm256_mul_pd(v, PINV));
+    __m256d r = _mm256_fnmadd_pd(q, P, v);
+    r = _mm256_add_pd(r, _mm256_and_pd(_mm256_cmp_pd(r, Z, _CMP_LT_OQ), P));
+    return _mm256_sub_pd(r, _mm256_and_pd(_mm256_cmp_pd(r, P, _CMP_GE_OQ), P));
+  };
+  auto addmod = [&](__m256d a, __m256d b) {
+    __m256d t = _mm256_add_pd(a, b);
+    return _mm256_sub_pd(t, _mm256_and_pd(_mm256_cmp_pd(t, P, _CMP_GE_OQ), P));
+  };
+  __m256d Sa = Z, Sb = Z, Sr = Z;
+  const int64_t full = n / 4 * 4;
+  for (int64_t i = 0; i < full;) {
+    const int64_t e = i + 4 * std::min(lambda, (full - i) / 4);
+    __m256d ca = Z, cb = Z, cr = Z;
+    for (; i < e; i += 4) {
+      __m256d a = _mm256_loadu_pd(x + i), b = _mm256_loadu_pd(y + i);
+      __m256d h = _mm256_mul_pd(a, b);
+      __m256d r = _mm256_fmsub_pd(a, b, h);
+      __m256d al = _mm256_sub_pd(_mm256_add_pd(SIG, h), SIG), be = _mm256_sub_pd(h, al);
+      ca = _mm256_add_pd(ca, field(_mm256_mul_pd(al, SC)));
+      cb = _mm256_add_pd(cb, field(be));
+      cr = _mm256_add_pd(cr, field(r));
+    }
+    Sa = addmod(Sa, reduce(ca));
+    Sb = addmod(Sb, reduce(cb));
+    Sr = addmod(Sr, reduce(cr));
+  }
+  alignas(32) double va[4], vb[4], vr[4];
+  _mm256_store_pd(va, Sa);
+  _mm256_store_pd(vb, Sb);
+  _mm256_store_pd(vr, Sr);
+  double sa = 0, sb = 0, sr = 0;
+  for (int j = 0; j < 4; ++j) {
+    sa = add_mod(sa, va[j], pd);
+    sb = add_mod(sb, vb[j], pd);
+    sr = add_mod(sr, vr[j], pd);
+  }
+  for (int64_t i = full; i < n; ++i) {  // at most 3 elements: each piece a field element
+    double h = x[i] * y[i];
+    double r = std::fma(x[i], y[i], -h);
+    double al = (sigma + h) - sigma, be = h - al;
+    sa = add_mod(sa, to_field(al * scale, pd), pd);
+    sb = add_mod(sb, to_field(be, pd), pd);
+    sr = add_mod(sr, to_field(r, pd), pd);
+  }
+  double hiA = mod_p(std::ldexp(sa, l + 1), pd);
+  return static_cast<uint64_t>(add_mod(hiA, add_mod(sb, sr, pd), pd));
+}
+
+}  // namespace
+}  // namespace accsum::moddot

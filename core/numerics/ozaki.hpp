@@ -1,0 +1,515 @@
+#pragma once
+// sgemm-ozaki: C = alpha*A*B + beta*C in float, computed EXACTLY on int8 matrix products and
+// rounded once. The readable definition shared by the cpu backend (integer loops) and the host and
+// device code of the cuda backend (cuBLAS int8 GEMMs).
+//
+// The scheme is the Ozaki scheme II: Ozaki, Uchino, Imamura, "Ozaki Scheme II: A GEMM-oriented
+// emulation of floating-point matrix multiplication using an integer modular technique" (2025),
+// Sec. 3, with the row/column power-of-two scaling of Ozaki, Ogita, Oishi, Rump, "Error-free
+// transformations of matrix multiplication by using fast routines of matrix multiplication and its
+// applications" (Numer. Algorithms 59, 2012), Sec. 3, and the int8 tensor-core building block of
+// Ootomo, Ozaki, Yokota, "DGEMM on integer matrix multiplication unit" (IJHPCA 2024).
+//
+//  1. Scale. Row i of A gets the power of two 2^(bits_a - top_i), where 2^top_i is the smallest
+//     power of two above max_k |a_ik|; A'_ik = RN(a_ik 2^(bits_a - top_i)) is an integer with
+//     |A'_ik| <= 2^bits_a. Columns of B likewise with bits_b. A'_ik is EXACT (no rounding) when the
+//     row's entries have no set bit below 2^(top_i - bits_a), i.e. when the row's bit span
+//     top_i - low_i (low_i: the exponent of the lowest set bit of any entry) is <= bits_a.
+//     bits_a, bits_b <= kMaxSideBits = 62 (A', B' are int64), whatever the budget.
+//  2. Residues. For each modulus p_l (L pairwise coprime moduli <= 256, modulus(l)) the symmetric
+//     residues A'_ik mod p_l and B'_kj mod p_l fit int8 (odd p: [-(p-1)/2, (p-1)/2]; 256:
+//     [-128, 127]). "Slices" are these L residue matrices: one int8 product per modulus, no
+//     pairs to choose (scheme I's slice pairs (s, t) are replaced by L independent products).
+//  3. Products. T_l = sum_k (A'_ik mod p_l)(B'_kj mod p_l) in int32 is exact while
+//     K * 128^2 < 2^31: blocks of kBlockK = 2^16 inner indices (2^30), reduced mod p_l between
+//     blocks. T_l = C'_ij mod p_l, C' = A'B' (exact integers).
+//  4. Reconstruction (CRT). |C'_ij| <= K 2^(bits_a + bits_b) < P/2, P = p_1 ... p_L (the plan
+//     makes it so), hence C'_ij is the unique representative of sum_l T_l W_l mod P in
+//     [-P/2, P/2) (W_l: the CRT weights). P < 2^kMaxProductBits, so C' is an exact 128-bit integer
+//     (see "Why 128 bits are enough" below).
+//  5. One rounding. The exact entry is alpha C'_ij 2^(top_i + top_j - bits_a - bits_b) +
+//     beta c_ij: alpha C' is an exact integer product (24 x 101 bits), beta c_ij is exact
+//     (24 x 24 bits); their exact sum is rounded ONCE to float (round_sum). So whenever every row
+//     of A and every column of B is covered (exact scaling), each entry is the correctly rounded
+//     exact alpha*AB + beta*C. Rows or columns not covered lose the bits below 2^(top - bits) of
+//     their entries (one rounding per input entry, as in the papers' normwise bound); the plan
+//     counts them and the run reports the counts: never a silent loss.
+//
+// Choosing L: the budget of L moduli is the largest b with K 2^b < P/2; the default takes the
+// fewest L in [2, kMaxModuli] whose budget covers need_a + need_b (the largest row and column bit
+// spans; 24 + 24 for U[0,1]: L = 8 up to K = 2^14; 25 + 25 for U[-1,1]: L = 9 at K = 2^13),
+// else kMaxModuli and reports what is not covered.
+//
+// Why 128 bits are enough (kMaxProductBits = 102: P_L < 2^102 for every L <= kMaxModuli = 13;
+// the 13 moduli below are the most that fit, P_13 ~ 2^101.92):
+//  (a) CRT sum: s = sum_l r_l W_l with r_l < 256, W_l < P, L <= 13: s < 13 * 2^8 * 2^102 < 2^114,
+//      an unsigned 128-bit integer with no overflow.
+//  (b) floor(s/P) correction: s and P are rounded to double (relative errors <= 2^-52 each, the
+//      quotient's <= 2^-50 after the division), and s/P < 13 * 2^8 < 2^12, so the estimate q
+//      of floor(s/P) is off by at most 1 (absolute error < 2^-38); x = s - qP is then exact in
+//      [-P, 2P) (|x| < 2^103: a signed 128-bit integer) and at most one correction each way
+//      brings it to [0, P), one subtraction to [-P/2, P/2).
+//  (c) alpha/beta step: |C'| <= P/2 < 2^101 and |alpha| = m 2^e with |m| < 2^24, so
+//      |alpha C'| < 2^125 is exact in 128 bits; beta c < 2^48. round_sum adds the two exactly
+//      when their leading bits are within one of each other (aligned widths <= 125 + 2 < 127
+//      bits: a signed 128-bit integer) and otherwise cuts the smaller at >= 16 bits below the
+//      result's last bit with a sticky bit (one rounding of the exact sum either way).
+//
+// IEEE specials: a row of A or column of B holding NaN or an infinity makes every entry it meets
+// non-finite; those entries take the IEEE result of the exact computation (special_entry); the
+// others are unaffected. alpha == 0: A and B are not read (BLAS); beta == 0: C is not read.
+// A zero exact entry is +0 (the sign of an exact zero sum is not judged).
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+#include "core/numerics/hd.hpp"
+
+namespace accsum::ozaki {
+
+__extension__ typedef __int128 i128;
+__extension__ typedef unsigned __int128 u128;
+
+constexpr int kMinModuli = 2, kMaxModuli = 13;
+constexpr int kMaxProductBits = 102;  // P < 2^kMaxProductBits (the header comment: why)
+constexpr int kMaxSideBits = 62;      // bits_a, bits_b <= 62: |A'|, |B'| <= 2^62 are int64 (and doubles)
+constexpr int64_t kBlockK = int64_t{1} << 16;  // kBlockK * 128^2 = 2^30 < 2^31: int32 exact
+constexpr uint32_t kInfBits = 0x7f800000u;     // |x| bits >= this: infinity or NaN
+constexpr int kNoLow = 1 << 30;                // the lowest-bit exponent of a line with no nonzero entry
+
+// The moduli, pairwise coprime: 2^8, 3*5*17, 11*23, 251, 13*19, 241, 239, 233 (P_8 ~ 2^63.6),
+// 229, 227, 223, 7*31 (P_12 ~ 2^94.8), 139 (P_13 ~ 2^101.9: the largest modulus coprime to the
+// others that keeps P < 2^102).
+ACCSUM_HD constexpr int modulus(int l) {
+  switch (l) {
+    case 0: return 256;
+    case 1: return 255;
+    case 2: return 253;
+    case 3: return 251;
+    case 4: return 247;
+    case 5: return 241;
+    case 6: return 239;
+    case 7: return 233;
+    case 8: return 229;
+    case 9: return 227;
+    case 10: return 223;
+    case 11: return 217;
+    default: return 139;
+  }
+}
+
+// P of the first L moduli.
+ACCSUM_HD constexpr u128 moduli_product(int moduli) {
+  u128 p = 1;
+  for (int l = 0; l < moduli; ++l) p *= static_cast<u128>(modulus(l));
+  return p;
+}
+static_assert(moduli_product(kMaxModuli) < (static_cast<u128>(1) << kMaxProductBits),
+              "every P must stay below 2^kMaxProductBits (the header comment: why)");
+static_assert(moduli_product(kMaxModuli) * 2 >= (static_cast<u128>(1) << kMaxProductBits),
+              "kMaxModuli is the most that fit: any further modulus (>= 2) would reach 2^kMaxProductBits");
+
+ACCSUM_HD int clz64(uint64_t v) {
+#if defined(__CUDA_ARCH__)
+  return __clzll(static_cast<long long>(v));
+#else
+  return __builtin_clzll(v);
+#endif
+}
+ACCSUM_HD int bit_length(u128 u) {
+  const uint64_t hi = static_cast<uint64_t>(u >> 64), lo = static_cast<uint64_t>(u);
+  if (hi) return 128 - clz64(hi);
+  return lo ? 64 - clz64(lo) : 0;
+}
+
+ACCSUM_HD uint32_t abs_bits(float x) {
+#if defined(__CUDA_ARCH__)
+  return static_cast<uint32_t>(__float_as_uint(x)) & 0x7fffffffu;
+#else
+  uint32_t u;
+  __builtin_memcpy(&u, &x, 4);
+  return u & 0x7fffffffu;
+#endif
+}
+
+// For |x| given by its bits (finite, nonzero): the smallest e with |x| < 2^e.
+ACCSUM_HD int top_exponent(uint32_t bits) {
+  const int biased = static_cast<int>(bits >> 23);
+  if (biased == 0) return -149 + bit_length(bits);
+  return biased - 126;
+}
+// The exponent of the lowest set bit of |x| (finite, nonzero); kNoLow for zero.
+ACCSUM_HD int low_exponent(uint32_t bits) {
+  if (bits == 0) return kNoLow;
+  const int biased = static_cast<int>(bits >> 23);
+  const uint32_t sig = biased == 0 ? bits : (bits & 0x7fffffu) | 0x800000u;
+#if defined(__CUDA_ARCH__)
+  const int tz = __ffs(static_cast<int>(sig)) - 1;
+#else
+  const int tz = __builtin_ctz(sig);
+#endif
+  return (biased == 0 ? -149 : biased - 150) + tz;
+}
+
+// A line (row of A, column of B) is summarized by the largest |entry| bits and the lowest
+// set-bit exponent over its finite entries.
+ACCSUM_HD bool special_line(uint32_t max_bits) { return max_bits >= kInfBits; }
+ACCSUM_HD int line_top(uint32_t max_bits) { return max_bits == 0 || special_line(max_bits) ? 0 : top_exponent(max_bits); }
+// Bits the line needs for exact scaling (0 for zero or special lines).
+ACCSUM_HD int line_span(uint32_t max_bits, int low) {
+  return max_bits == 0 || special_line(max_bits) ? 0 : top_exponent(max_bits) - low;
+}
+
+// The scaled integer RN(x 2^shift) (exact in double: |result| <= 2^62).
+ACCSUM_HD int64_t scaled_integer(float x, int shift) {
+  const double v = ldexp(static_cast<double>(x), shift);
+#if defined(__CUDA_ARCH__)
+  return static_cast<int64_t>(rint(v));
+#else
+  return static_cast<int64_t>(std::rint(v));
+#endif
+}
+
+// The residue of v modulo p in [0, p) (32-bit arithmetic when v fits: the common case, and
+// several times cheaper on a GPU than a 64-bit remainder).
+ACCSUM_HD int residue_positive(int64_t v, int p) {
+  const int r = v == static_cast<int32_t>(v) ? static_cast<int32_t>(v) % p : static_cast<int>(v % p);
+  return r < 0 ? r + p : r;
+}
+// The symmetric residue of v modulo p, an int8 (see the header comment).
+ACCSUM_HD int residue_symmetric(int64_t v, int p) {
+  const int r = residue_positive(v, p);
+  return r > (p - 1) / 2 ? r - p : r;
+}
+
+// The Chinese remainder reconstruction for the first `moduli` moduli.
+struct Crt {
+  int moduli = 0;
+  u128 product = 0;             // P < 2^kMaxProductBits
+  double product_double = 0;    // P rounded
+  u128 weight[kMaxModuli];      // W_l = (P/p_l) * ((P/p_l)^-1 mod p_l) mod P
+};
+
+// Exact u128 -> double conversion up to one rounding per half (relative error <= 2^-52).
+ACCSUM_HD double to_double(u128 v) {
+  return static_cast<double>(static_cast<uint64_t>(v >> 64)) * 0x1p64 + static_cast<double>(static_cast<uint64_t>(v));
+}
+
+// The integer X in [-P/2, P/2) with X = r_l (mod p_l) for every l (r_l in [0, p_l)); exact by
+// (a) and (b) of the header comment.
+ACCSUM_HD i128 crt_symmetric(const int* r, const Crt& c) {
+  u128 s = 0;  // < 13 * 2^8 * 2^102 < 2^114
+  for (int l = 0; l < c.moduli; ++l) s += static_cast<u128>(static_cast<uint32_t>(r[l])) * c.weight[l];
+  const u128 q = static_cast<u128>(static_cast<uint64_t>(to_double(s) / c.product_double));  // floor(s/P) +- 1
+  i128 x = static_cast<i128>(s) - static_cast<i128>(q * c.product);  // |x| < 2P < 2^103
+  const i128 P = static_cast<i128>(c.product);
+  while (x < 0) x += P;
+  while (x >= P) x -= P;
+  if (x >= P / 2) x -= P;
+  return x;
+}
+
+// (-1)^neg * mag * 2^exp, exactly.
+struct Wide {
+  bool neg = false;
+  u128 mag = 0;
+  int exp = 0;
+};
+
+// RN_float(w), with overflow to infinity and gradual underflow.
+ACCSUM_HD float round_to_float(const Wide& w) {
+  if (w.mag == 0) return w.neg ? -0.0f : 0.0f;
+  const int n = bit_length(w.mag);
+  const int lead = w.exp + n - 1;
+  if (lead >= 128) return w.neg ? -INFINITY : INFINITY;
+  const int q = lead - 23 < -149 ? -149 : lead - 23;  // exponent of the result's last bit
+  u128 keep;
+  if (q <= w.exp) {
+    keep = w.mag << (w.exp - q);
+  } else {
+    const int s = q - w.exp;
+    if (s > n) {
+      keep = 0;
+    } else if (s == n) {
+      keep = w.mag > (static_cast<u128>(1) << (n - 1)) ? 1 : 0;
+    } else {
+      keep = w.mag >> s;
+      const u128 rem = w.mag - (keep << s), half = static_cast<u128>(1) << (s - 1);
+      if (rem > half || (rem == half && (keep & 1))) ++keep;
+    }
+  }
+  const float r = ldexpf(static_cast<float>(static_cast<uint32_t>(keep)), q);  // keep <= 2^24: exact
+  return w.neg ? -r : r;
+}
+
+// RN_float(x + y) for x.mag, y.mag < 2^125: one rounding of the exact sum. Leading bits within
+// kNear = 1 of each other (the only case where the sum can cancel below the larger's leading
+// bit minus one): the exact integer sum at the lower exponent (< 2^(125 + 2) in magnitude).
+// Farther apart: |x + y| > 2^(lead - 1), so the result's last bit is >= lead - 24; the smaller is
+// cut at G <= lead - kGuard (>= 16 bits below the result's last bit) and what is cut becomes a
+// sticky half unit at G - 1, which rounds exactly as the cut part would (no float midpoint lies
+// strictly inside a unit); the larger is not cut (widths <= 125 + 2 bits).
+ACCSUM_HD float round_sum(Wide x, Wide y) {
+  constexpr int kNear = 1, kGuard = 40;
+  if (y.mag == 0) return round_to_float(x);
+  if (x.mag == 0) return round_to_float(y);
+  int lx = x.exp + bit_length(x.mag) - 1, ly = y.exp + bit_length(y.mag) - 1;
+  if (lx < ly) {
+    const Wide t = x;
+    x = y;
+    y = t;
+    const int tl = lx;
+    lx = ly;
+    ly = tl;
+  }
+  const int g = lx - ly <= kNear ? (x.exp < y.exp ? x.exp : y.exp) : (x.exp < lx - kGuard ? x.exp : lx - kGuard);
+  i128 s = static_cast<i128>(x.mag << (x.exp - g));
+  if (x.neg) s = -s;
+  u128 ym;
+  bool sticky = false;
+  if (y.exp >= g) {
+    ym = y.mag << (y.exp - g);
+  } else {
+    const int sh = g - y.exp;
+    ym = sh >= 128 ? 0 : y.mag >> sh;
+    sticky = sh >= 128 || (ym << sh) != y.mag;
+  }
+  s += y.neg ? -static_cast<i128>(ym) : static_cast<i128>(ym);
+  int e = g;
+  if (sticky) {
+    s = 2 * s + (y.neg ? -1 : 1);
+    e = g - 1;
+  }
+  Wide r;
+  r.neg = s < 0;
+  r.mag = static_cast<u128>(s < 0 ? -s : s);
+  r.exp = e;
+  return round_to_float(r);
+}
+
+// v = m 2^e exactly, |m| < 2^24 (v finite).
+ACCSUM_HD void split_float(float v, int64_t* m, int* e) {
+  int ex = 0;
+  const float f = frexpf(v, &ex);
+  *m = static_cast<int64_t>(ldexpf(f, 24));
+  *e = ex - 24;
+}
+
+ACCSUM_HD bool finite_float(float x) { return abs_bits(x) < kInfBits; }
+
+// One entry: alpha * C' 2^scale + beta * c, rounded once (C' exact; see the header comment).
+ACCSUM_HD float finish_entry(i128 cprime, int scale, float alpha, float beta, const float* c_in) {
+  if (alpha == 0.0f) return beta == 0.0f ? 0.0f : beta * *c_in;
+  int64_t ma;
+  int ea;
+  split_float(alpha, &ma, &ea);
+  const u128 cm = static_cast<u128>(cprime < 0 ? -cprime : cprime);  // < 2^101
+  Wide x;
+  x.neg = (cprime < 0) != (ma < 0);
+  x.mag = cm * static_cast<u128>(ma < 0 ? -ma : ma);  // < 2^125: exact
+  x.exp = scale + ea;
+  if (beta == 0.0f) return round_to_float(x);
+  const float c = *c_in;
+  if (!finite_float(c)) return round_to_float(x) + beta * c;  // IEEE: the infinity or NaN of beta*c
+  int64_t mb, mc;
+  int eb, ec;
+  split_float(beta, &mb, &eb);
+  split_float(c, &mc, &ec);
+  Wide y;
+  y.neg = (mb < 0) != (mc < 0);
+  y.mag = static_cast<u128>(mb < 0 ? -mb : mb) * static_cast<u128>(mc < 0 ? -mc : mc);
+  y.exp = eb + ec;
+  return round_sum(x, y);
+}
+
+// The IEEE result of alpha * sum_k a_k b_k + beta * c for an entry whose row or column holds NaN
+// or an infinity (alpha != 0): NaN when a factor is NaN, inf * 0 occurs or infinities of both
+// signs meet; else the infinity; then plus beta * c.
+ACCSUM_HD float special_entry(const float* a_row, int64_t lda, const float* b_col, int64_t K, float alpha, float beta,
+                              const float* c_in) {
+  bool nan = false, pos = false, neg = false;
+  for (int64_t k = 0; k < K; ++k) {
+    const float a = a_row[k * lda], b = b_col[k];
+    if (a != a || b != b) {
+      nan = true;
+    } else if (!finite_float(a) || !finite_float(b)) {
+      if (a == 0.0f || b == 0.0f) nan = true;
+      else if (((a < 0) != (b < 0)) != (alpha < 0)) neg = true;
+      else pos = true;
+    }
+  }
+  float r = nan || (pos && neg) ? NAN : pos ? INFINITY : -INFINITY;
+  if (beta != 0.0f) r = r + beta * *c_in;
+  return r;
+}
+
+// ---- faster equivalents for the cuda backend (the same values as the definitions above) ----
+
+// 2^e as a double, exactly, for e in [-1022, 1023].
+ACCSUM_HD double pow2(int e) {
+  const uint64_t bits = static_cast<uint64_t>(e + 1023) << 52;
+#if defined(__CUDA_ARCH__)
+  return __longlong_as_double(static_cast<long long>(bits));
+#else
+  double d;
+  __builtin_memcpy(&d, &bits, 8);
+  return d;
+#endif
+}
+
+// scaled_integer(x, shift) with factor = pow2(shift): the shifts of step 1 lie in [-128, 210]
+// (line_top in [-148, 128], bits in [0, kMaxSideBits]), so the factor is a normal double and
+// x * factor is exact (24-bit significand, magnitude in [2^-277, 2^63]): the value ldexp gives.
+ACCSUM_HD int64_t scaled_integer_by(float x, double factor) {
+  const double v = static_cast<double>(x) * factor;
+#if defined(__CUDA_ARCH__)
+  return static_cast<int64_t>(rint(v));
+#else
+  return static_cast<int64_t>(std::rint(v));
+#endif
+}
+
+// residue_symmetric(v, p) in 32-bit unsigned arithmetic (|v| <= 2^62): |v| = hi 2^32 + lo gives
+// |v| mod p = ((hi mod p) (2^32 mod p) + lo mod p) mod p (every term < 2^16: no overflow), then
+// the sign and the symmetric range. With p a constant (unrolled over the moduli) each remainder
+// is a multiply-high, not a 64-bit division.
+ACCSUM_HD int residue_symmetric_split(int64_t v, int p) {
+  const uint32_t up = static_cast<uint32_t>(p);
+  const uint64_t mag = v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
+  const uint32_t hi = static_cast<uint32_t>(mag >> 32), lo = static_cast<uint32_t>(mag);
+  uint32_t r = lo % up;
+  if (hi != 0) r = (hi % up * static_cast<uint32_t>((uint64_t{1} << 32) % up) + r) % up;
+  const int s = v < 0 && r != 0 ? p - static_cast<int>(r) : static_cast<int>(r);
+  return s > (p - 1) / 2 ? s - p : s;
+}
+
+// The CRT weights as four 32-bit limbs (W_l < P < 2^102: limb 3 < 2^6) and 1/P rounded.
+struct CrtLimbs {
+  uint32_t weight[kMaxModuli][4];
+  u128 product = 0;
+  double inv_product = 0;
+};
+
+inline CrtLimbs make_crt_limbs(const Crt& c) {
+  CrtLimbs k;
+  for (int l = 0; l < kMaxModuli; ++l)
+    for (int q = 0; q < 4; ++q) k.weight[l][q] = static_cast<uint32_t>(c.weight[l] >> (32 * q));
+  k.product = c.product;
+  k.inv_product = 1.0 / c.product_double;
+  return k;
+}
+
+// crt_symmetric(r, c) for L moduli (r_l in [0, p_l)), the same exact X by other arithmetic:
+//  - s = sum_l r_l W_l by limbs: acc_q = sum_l r_l w_lq < 13 * 2^8 * 2^32 < 2^44 (32 x 32 -> 64
+//    bit multiply-adds, no overflow), s = sum_q acc_q 2^(32 q) < 2^114 (as in (a)): exact.
+//  - floor(s/P) estimated as to_double(s) * RN(1/to_double(P)): four roundings (s, P, the
+//    reciprocal, the product), each of relative error <= 2^-52, so the relative error is < 2^-49;
+//    s/P < 2^12, so the absolute error is < 2^-37 and the truncated estimate is floor(s/P) or one
+//    off, as in (b) (no multiply by a double division: cheaper on a GPU);
+//    x = s - qP is exact in [-P, 2P) and the same corrections bring it to the unique
+//    representative in [-P/2, P/2).
+template <int L>
+ACCSUM_HD i128 crt_symmetric_limbs(const int* r, const CrtLimbs& c) {
+  uint64_t acc[4] = {0, 0, 0, 0};
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+  for (int l = 0; l < L; ++l)
+    for (int q = 0; q < 4; ++q) acc[q] += static_cast<uint64_t>(static_cast<uint32_t>(r[l])) * c.weight[l][q];
+  const u128 s = static_cast<u128>(acc[0]) + (static_cast<u128>(acc[1]) << 32) + (static_cast<u128>(acc[2]) << 64) +
+                 (static_cast<u128>(acc[3]) << 96);
+  const uint64_t q = static_cast<uint64_t>(to_double(s) * c.inv_product);  // floor(s/P) +- 1
+  i128 x = static_cast<i128>(s) - static_cast<i128>(static_cast<u128>(q) * c.product);  // |x| < 2P < 2^103
+  const i128 P = static_cast<i128>(c.product);
+  while (x < 0) x += P;
+  while (x >= P) x -= P;
+  if (x >= P / 2) x -= P;
+  return x;
+}
+
+// ---- the plan (host) ----
+
+struct Plan {
+  int moduli = 0;              // L: int8 products per block of kBlockK inner indices
+  int bits_a = 0, bits_b = 0;  // |A'| <= 2^bits_a, |B'| <= 2^bits_b
+  int need_a = 0, need_b = 0;  // the largest row / column bit span (exact scaling needs bits >= need)
+  int64_t rows_uncovered = 0, cols_uncovered = 0;  // lines whose span exceeds the bits given
+  bool exact() const { return rows_uncovered == 0 && cols_uncovered == 0; }
+};
+
+// The largest b with K 2^b < P/2 (-1 when none).
+inline int bit_budget(int moduli, int64_t K) {
+  const u128 half = moduli_product(moduli) / 2;
+  int b = -1;
+  while (b < 126 && (static_cast<u128>(K) << (b + 1)) < half) ++b;
+  return b;
+}
+
+inline int modular_inverse(int a, int p) {
+  int t = 0, nt = 1, r = p, nr = a % p;
+  while (nr) {
+    const int q = r / nr, tt = t - q * nt, tr = r - q * nr;
+    t = nt;
+    nt = tt;
+    r = nr;
+    nr = tr;
+  }
+  return t < 0 ? t + p : t;
+}
+
+inline Crt make_crt(int moduli) {
+  Crt c;
+  c.moduli = moduli;
+  c.product = moduli_product(moduli);
+  c.product_double = to_double(c.product);
+  for (int l = 0; l < moduli; ++l) {
+    const int p = modulus(l);
+    const u128 m = c.product / static_cast<u128>(p);
+    const int inv = modular_inverse(static_cast<int>(m % static_cast<u128>(p)), p);
+    c.weight[l] = m * static_cast<u128>(inv) % c.product;  // m < 2^102, inv < 2^8: no overflow
+  }
+  for (int l = moduli; l < kMaxModuli; ++l) c.weight[l] = 0;
+  return c;
+}
+
+// The plan for inner dimension K and the line summaries of A's rows and B's columns; moduli = 0
+// chooses L (see the header comment), else L = moduli.
+inline Plan make_plan(int64_t K, const uint32_t* row_max, const int* row_low, int64_t M, const uint32_t* col_max,
+                      const int* col_low, int64_t N, int moduli) {
+  Plan p;
+  for (int64_t i = 0; i < M; ++i) p.need_a = std::max(p.need_a, line_span(row_max[i], row_low[i]));
+  for (int64_t j = 0; j < N; ++j) p.need_b = std::max(p.need_b, line_span(col_max[j], col_low[j]));
+  if (moduli == 0) {
+    moduli = kMaxModuli;
+    for (int L = kMinModuli; L <= kMaxModuli; ++L)
+      if (bit_budget(L, std::max<int64_t>(K, 1)) >= p.need_a + p.need_b) {
+        moduli = L;
+        break;
+      }
+  }
+  p.moduli = moduli;
+  const int b = std::max(0, bit_budget(moduli, std::max<int64_t>(K, 1)));
+  if (p.need_a + p.need_b <= b) {
+    p.bits_a = p.need_a;
+    p.bits_b = b - p.need_a;
+  } else if (p.need_a <= b / 2) {
+    p.bits_a = p.need_a;
+    p.bits_b = b - p.bits_a;
+  } else if (p.need_b <= b / 2) {
+    p.bits_b = p.need_b;
+    p.bits_a = b - p.bits_b;
+  } else {
+    p.bits_a = b / 2;
+    p.bits_b = b - p.bits_a;
+  }
+  p.bits_a = std::min(p.bits_a, kMaxSideBits);  // the scaled integers stay int64 (scaled_integer)
+  p.bits_b = std::min(p.bits_b, kMaxSideBits);
+  for (int64_t i = 0; i < M; ++i) p.rows_uncovered += line_span(row_max[i], row_low[i]) > p.bits_a;
+  for (int64_t j = 0; j < N; ++j) p.cols_uncovered += line_span(col_max[j], col_low[j]) > p.bits_b;
+  return p;
+}
+
+// The int8 products a plan computes for inner dimension K.
+inline int64_t int8_products(const Plan& p, int64_t K) { return p.moduli * std::max<int64_t>(1, (K + kBlockK - 1) / kBlockK); }
+
+}  // namespace accsum::ozaki

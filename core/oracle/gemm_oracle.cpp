@@ -1,0 +1,243 @@
+#include "core/oracle/gemm_oracle.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <cstdlib>
+#include <stdexcept>
+#include <thread>
+
+namespace accsum {
+namespace {
+
+int oracle_threads() {
+  if (const char* s = std::getenv("ACCSUM_THREADS")) {
+    int t = std::atoi(s);
+    if (t > 0) return t;
+  }
+  unsigned h = std::thread::hardware_concurrency();
+  return h == 0 ? 1 : static_cast<int>(h);
+}
+
+float data_float(const Params& data, const char* key, float def) {
+  auto it = data.find(key);
+  return it == data.end() ? def : std::strtof(it->second.c_str(), nullptr);
+}
+
+// 1 ulp of float at x's binade (subnormal spacing below 2^-126).
+double float_ulp(double x) {
+  double a = std::fabs(x);
+  if (!(a >= 0x1p-126)) return 0x1p-149;
+  int e;
+  std::frexp(a, &e);  // a = f 2^e, f in [0.5, 1)
+  if (e > 128) e = 128;
+  return std::ldexp(1.0, e - 24);
+}
+
+}  // namespace
+
+float superacc_to_float(const Superacc& acc, double* hi_out, double* lo_out) {
+  const double hi = acc.round();
+  double lo = 0;
+  if (std::isfinite(hi)) {
+    Superacc rest = acc;
+    rest.add(-hi);
+    lo = rest.round();
+  }
+  *hi_out = hi;
+  *lo_out = lo;
+  if (!std::isfinite(hi)) return static_cast<float>(hi);
+  float f = static_cast<float>(hi);
+  if (static_cast<double>(f) == hi) return f;  // exact in float: hi + lo rounds to it
+  // lower, upper: the floats just below and just above |hi| (upper may be 2^128).
+  const double up = hi > 0 ? 1 : -1;
+  const double a = std::fabs(hi);
+  const float fa = static_cast<float>(a);  // RN; +inf beyond FLT_MAX + half an ulp
+  const double lower = static_cast<double>(fa) > a ? static_cast<double>(std::nextafter(fa, 0.0f)) : static_cast<double>(fa);
+  const double upper = lower + float_ulp(lower);
+  const double mid = 0.5 * (lower + upper);
+  if (a != mid) return f;  // not a midpoint: rounding hi to float rounds the exact value
+  const double toward = lo * up;  // > 0: exact magnitude above the midpoint
+  double mag = toward > 0 ? upper : toward < 0 ? lower : static_cast<double>(static_cast<float>(a));
+  float r = mag >= 0x1p128 ? INFINITY : static_cast<float>(mag);
+  return hi > 0 ? r : -r;
+}
+
+ExactValue exact_gemm(const Dataset& d) {
+  auto ex = std::make_shared<GemmExact>();
+  const int64_t M = d.rows, N = d.cols, K = d.inner;
+  ex->rows = M;
+  ex->cols = N;
+  ex->inner = K;
+  const float alpha = data_float(d.data, "alpha", 1.0f), beta = data_float(d.data, "beta", 0.0f);
+  const double products = double(M) * double(N) * double(K);
+  int64_t judged = N;
+  if (products > kGemmOracleBudget) judged = std::max<int64_t>(1, static_cast<int64_t>(kGemmOracleBudget / (double(M) * K)));
+  judged = std::min(judged, N);
+  for (int64_t t = 0; t < judged; ++t) ex->columns.push_back(judged == N ? t : t * N / judged);
+  const size_t entries = static_cast<size_t>(M * judged);
+  ex->ref.resize(entries);
+  ex->hi.resize(entries);
+  ex->lo.resize(entries);
+  ex->mass.resize(entries);
+  ex->gold.resize(entries);
+  ex->special.resize(entries);
+
+  // A in row-major order, so that row i is contiguous.
+  std::vector<float> at(static_cast<size_t>(M * K));
+  for (int64_t k = 0; k < K; ++k)
+    for (int64_t i = 0; i < M; ++i) at[i * K + k] = d.a[i + k * M];
+
+  auto work = [&](int64_t t0, int64_t t1) {
+    Superacc acc;
+    for (int64_t t = t0; t < t1; ++t) {
+      const int64_t j = ex->columns[t];
+      const float* bj = d.b.data() + j * K;
+      for (int64_t i = 0; i < M; ++i) {
+        const float* ai = at.data() + i * K;
+        acc.clear();
+        double mass = 0, gold = 0;
+        if (alpha != 0.0f) {
+          for (int64_t k = 0; k < K; ++k) {
+            const double a = ai[k], b = bj[k];
+            gold += static_cast<double>(ai[k] * bj[k]);
+            if (alpha == 1.0f) {
+              const double p = a * b;  // exact: 24 + 24 bits
+              acc.add(p);
+              mass += std::fabs(p);
+            } else {
+              const double da = static_cast<double>(alpha) * a;  // exact
+              const double p = da * b, e = std::fma(da, b, -p);  // TwoProduct: da*b = p + e exactly
+              acc.add(p);
+              if (std::isfinite(p) && e != 0) acc.add(e);
+              mass += std::fabs(p);
+            }
+          }
+          gold *= alpha;
+        }
+        if (beta != 0.0f) {
+          const double bc = static_cast<double>(beta) * d.c[i + j * M];  // exact
+          acc.add(bc);
+          mass += std::fabs(bc);
+          gold += bc;
+        }
+        const size_t e = static_cast<size_t>(i + t * M);
+        ex->ref[e] = superacc_to_float(acc, &ex->hi[e], &ex->lo[e]);
+        ex->mass[e] = mass;
+        ex->gold[e] = gold;
+        ex->special[e] = !std::isfinite(ex->hi[e]);
+      }
+    }
+  };
+  const int threads = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(oracle_threads(), judged)));
+  std::vector<std::thread> pool;
+  for (int th = 1; th < threads; ++th) pool.emplace_back(work, judged * th / threads, judged * (th + 1) / threads);
+  work(0, judged / threads);
+  for (auto& p : pool) p.join();
+
+  ExactValue v;
+  double sum_mass = 0, sum_abs = 0, max_abs = 0, max_mass = 0;
+  for (size_t e = 0; e < entries; ++e) {
+    if (ex->special[e]) {
+      v.special = true;
+      continue;
+    }
+    sum_mass += ex->mass[e];
+    sum_abs += std::fabs(ex->hi[e]);
+    max_abs = std::max(max_abs, std::fabs(ex->hi[e]));
+    max_mass = std::max(max_mass, ex->mass[e]);
+  }
+  v.rounded = entries ? ex->ref[0] : 0.0;
+  v.hex = entries ? fmt::format("{}x{}x{}, C[0,0] = {}", M, N, K, hex_double(ex->ref[0])) : fmt::format("{}x{}x{}", M, N, K);
+  v.decimal = entries ? fmt::format("{:.17g}", ex->hi[0] + ex->lo[0]) : "0";
+  v.abs_sum = max_abs;
+  v.sum_abs = max_mass;
+  v.cond = sum_abs > 0 ? sum_mass / sum_abs : (sum_mass > 0 ? INFINITY : 1.0);
+  v.cond_definition = "sum over judged entries of (sum_k |alpha a_ik b_kj| + |beta c_ij|) / sum of |exact c_ij|";
+  v.method = judged == N ? "exact superaccumulator (Collange et al. 2015) on every entry, rounded once to float"
+                         : fmt::format("exact superaccumulator on {} of {} columns (evenly spaced sample), rounded "
+                                       "once to float",
+                                       judged, N);
+  v.facts.n = K;
+  v.facts.abs_sum = max_abs;
+  v.facts.sum_abs = max_mass;
+  v.exact = ex;
+  return v;
+}
+
+Metrics measure_gemm(const Result& r, const ExactValue& ref) {
+  auto ex = std::static_pointer_cast<const GemmExact>(ref.exact);
+  if (!ex) throw std::logic_error("gemm metrics need the gemm oracle");
+  const int64_t M = ex->rows;
+  if (r.values.size() != static_cast<size_t>(M * ex->cols))
+    throw std::logic_error(fmt::format("gemm result has {} values, expected {}", r.values.size(), M * ex->cols));
+  Metrics m;
+  m.value = r.values.empty() ? 0.0 : r.values[0];
+  m.hex = hex_double(m.value);
+  double sum_err = 0, err_min = 0, err_max = 0, max_mass = 0, gold_sum = 0, gold_min = 0, gold_max = 0;
+  double gold_self = 0;
+  int64_t finite = 0, cr = 0, faithful = 0;
+  bool specials_ok = true, all_cr = true, all_faithful = true;
+  m.digits = 16;
+  for (size_t t = 0; t < ex->columns.size(); ++t) {
+    const int64_t j = ex->columns[t];
+    for (int64_t i = 0; i < M; ++i) {
+      const size_t e = static_cast<size_t>(i + t * M);
+      const double v = r.values[static_cast<size_t>(i + j * M)];
+      const double want = ex->ref[e];
+      if (ex->special[e]) {
+        if (!((std::isnan(v) && std::isnan(want)) || v == want)) specials_ok = false;
+        continue;
+      }
+      ++finite;
+      const double hi = ex->hi[e], lo = ex->lo[e];
+      const double err = std::isfinite(v) ? (v - hi) - lo : (v > 0 ? INFINITY : std::isnan(v) ? NAN : -INFINITY);
+      const double aerr = std::isnan(err) ? INFINITY : std::fabs(err);
+      sum_err += aerr;
+      err_min = std::min(err_min, std::isnan(err) ? -INFINITY : err);
+      err_max = std::max(err_max, std::isnan(err) ? INFINITY : err);
+      m.abs_err = std::max(m.abs_err, aerr);
+      m.ulps = std::max(m.ulps, aerr / float_ulp(want));
+      const double rel = hi != 0 ? aerr / std::fabs(hi) : (aerr == 0 ? 0 : INFINITY);
+      m.rel_err = std::max(m.rel_err, rel);
+      m.digits = std::min(m.digits, rel == 0 ? 16.0 : std::clamp(-std::log10(rel), 0.0, 16.0));
+      max_mass = std::max(max_mass, ex->mass[e]);
+      const bool is_cr = v == want;
+      // Faithful: v is one of the two floats bracketing the exact value.
+      const double side = hi != want ? hi - want : lo;
+      const float fw = static_cast<float>(want);
+      const bool is_f = is_cr || (side > 0 && v == static_cast<double>(std::nextafter(fw, INFINITY))) ||
+                        (side < 0 && v == static_cast<double>(std::nextafter(fw, -INFINITY)));
+      cr += is_cr;
+      faithful += is_f;
+      all_cr &= is_cr;
+      all_faithful &= is_f;
+      const double gerr = v - ex->gold[e];
+      gold_sum += std::fabs(gerr);
+      gold_min = std::min(gold_min, gerr);
+      gold_max = std::max(gold_max, gerr);
+      gold_self = std::max(gold_self, std::fabs((ex->gold[e] - hi) - lo));
+    }
+  }
+  // On data with NaN or infinities the judged property is IEEE propagation: each entry whose
+  // exact result is NaN / an infinity must be NaN / that infinity (finite entries are measured).
+  m.correctly_rounded = ref.special ? specials_ok : all_cr;
+  m.faithful = ref.special ? specials_ok : all_faithful;
+  const double nf = finite > 0 ? static_cast<double>(finite) : 1.0;
+  m.extra = {{"avg_abs_err", sum_err / nf},
+             {"err_min", err_min},
+             {"err_max", err_max},
+             {"normwise_rel_err", max_mass > 0 ? m.abs_err / max_mass : (m.abs_err > 0 ? INFINITY : 0.0)},
+             {"share_correctly_rounded", cr / nf},
+             {"share_faithful", faithful / nf},
+             {"gold_avg_abs_err", gold_sum / nf},
+             {"gold_err_min", gold_min},
+             {"gold_err_max", gold_max},
+             {"gold_max_abs_err_vs_exact", gold_self},
+             {"judged_entries", static_cast<double>(finite)}};
+  return m;
+}
+
+}  // namespace accsum
