@@ -13,7 +13,7 @@
 #include "core/frame/family.hpp"
 #include "core/frame/registry.hpp"
 #if ACCSUM_HAVE_CUDA
-#include "backends/cuda/blocks/gemm_policy.cuh"
+#include "backends/cuda/agent/gemm_policy.cuh"
 #endif
 
 using namespace accsum;

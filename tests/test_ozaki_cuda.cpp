@@ -1,4 +1,4 @@
-// sgemm-ozaki on CUDA (backends/cuda/gemm_ozaki.cu): bit for bit the cpu backend's readable
+// sgemm-ozaki on CUDA (backends/cuda/gemm_ozaki_cuda.cu): bit for bit the cpu backend's readable
 // definition on odd shapes, every generator, alpha / beta, every --slices, inner dimensions
 // beyond one int32-exact block; correctly rounded against the exact oracle where exact. Skipped
 // without a CUDA device (the GPU machine runs them).

@@ -2,7 +2,7 @@
 // MPFR oracle.
 //
 // SuperaccCudaModel* run everywhere (CI has no GPU): a host model of the kernel's numerics built
-// from the same ACCSUM_HD pieces (superacc_lanes.cuh: the lane digit split, normalization, the
+// from the same ACCSUM_HD pieces (thread/superacc_lanes.cuh: the lane digit split, normalization, the
 // carry-free warp sum of unnormalized lanes, re-cut into core's digits, the dot slow path, the
 // record merge, the flags, the carry functions and the window rounding), fed the way the kernel
 // feeds them: per-lane expansions whose term 0 starts at -0, residues compacted per warp,
@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-#include "backends/cuda/superacc_lanes.cuh"
+#include "backends/cuda/thread/superacc_lanes.cuh"
 #include "core/numerics/eft.hpp"
 #include "core/oracle/oracle.hpp"
 #include "core/frame/registry.hpp"
@@ -46,7 +46,7 @@ ExactValue exact_of(const std::vector<double>& x, const std::vector<double>& y) 
 }
 
 // ---------------------------------------------------------------------------------------------
-// Host emulation of level 5 on one warp (blocks/device_finish.cuh: warp_normalize, warp_round),
+// Host emulation of level 5 on one warp (device/superacc_finish.cuh: warp_normalize, warp_round),
 // step by step as the device runs it: v[r][lane] is the register of lane `lane` holding digit
 // lane + 32 r, and a shuffle reads another lane's register.
 template <int D, int RW>

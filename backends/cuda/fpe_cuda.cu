@@ -17,7 +17,7 @@
 #include <utility>
 
 #include "backends/cpu/fpe_entries.hpp"
-#include "backends/cuda/blocks/warp.cuh"
+#include "backends/cuda/warp/warp.cuh"
 #include "backends/cuda/cuda_common.cuh"
 #include "core/numerics/eft.hpp"
 #include "core/numerics/fpe_ops.hpp"

@@ -4,8 +4,8 @@
 // process: cublas-sgemm (FP32 pedantic, the baseline), cublas-tf32, cublas-bf16x9,
 // sgemm-via-dgemm, cublas-fixedpoint.
 //
-// The tiled kernels: backends/cuda/gemm_tile_agent.cuh, one translation unit per variant
-// (gemm_tiled_{plain,kahan,dcs}.cu), each under any policy of its list (blocks/gemm_policy.cuh).
+// The tiled kernels: backends/cuda/agent/gemm_tile_agent.cuh, one translation unit per variant
+// (gemm_tiled_{plain,kahan,dcs}.cu), each under any policy of its list (agent/gemm_policy.cuh).
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "backends/cuda/cuda_common.cuh"
-#include "backends/cuda/gemm_tile_launch.cuh"
+#include "backends/cuda/device/gemm_tile_dispatch.cuh"
 #include "core/families/gemm_params.hpp"
 #include "core/numerics/gemm_serial.hpp"
 
@@ -97,7 +97,7 @@ const std::vector<gemm_tile::PolicyInfo>& tiled_policies(int comp) {
 ParamSpec policy_param(int comp) {
   ParamSpec p{"policy",
               "tiling of the CUDA kernel, BMxBNxBK-TMxTN (block tile, per-thread tile; compensated: -regs/-smc/-smsc, "
-              "where the total s and compensation c live); auto: the one named in backends/cuda/blocks/gemm_policy.cuh",
+              "where the total s and compensation c live); auto: the one named in backends/cuda/agent/gemm_policy.cuh",
               false, 0, 0, {"auto"}, "auto"};
   for (auto& i : tiled_policies(comp)) p.choices.push_back(i.name);
   return p;

@@ -1,7 +1,7 @@
 // The tiled SGEMM kernels, selective doubly compensated summation: every policy of CompGemmPolicies
-// (blocks/gemm_policy.cuh) with fma 0 and 1, tile 1 and strips, in a translation unit of their own so that
-// compile time per file stays bounded as the policy lists grow (gemm_tile_launch.cuh).
-#include "backends/cuda/gemm_tile_launch.cuh"
+// (agent/gemm_policy.cuh) with fma 0 and 1, tile 1 and strips, in a translation unit of their own so that
+// compile time per file stays bounded as the policy lists grow (device/gemm_tile_dispatch.cuh).
+#include "backends/cuda/device/gemm_tile_dispatch.cuh"
 
 namespace accsum::cuda::gemm_tile {
 

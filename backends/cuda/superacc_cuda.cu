@@ -2,26 +2,26 @@
 // Defour, Graillat, Iakymchuk, "Numerical reproducibility for the parallel reduction on multi-
 // and many-core architectures" (Parallel Computing 49, 2015; ExBLAS) mapped onto CUB's thread /
 // warp / block / device layering. The pieces live in blocks/ (docs/cuda-layers.md), the per-thread
-// agent in superacc_agent.cuh, every tuning constant in blocks/policy.cuh (SuperaccPolicy).
+// agent in agent/superacc_agent.cuh, every tuning constant in agent/superacc_policy.cuh (SuperaccPolicy).
 //
-//   level 1 (thread, registers; blocks/thread_expansion.cuh): a floating-point expansion of FPE
+//   level 1 (thread, registers; thread/thread_expansion.cuh): a floating-point expansion of FPE
 //     doubles per thread (Collange et al. Alg. 2, TwoSum of core/numerics/numerics.h), optionally with
 //     early exit, run level by level over a batch of 8 terms (8 independent TwoSum chains in
 //     flight, one vote per level). Dot products first split each product exactly: p = fl(a*b),
 //     e = fma(a, b, -p) (TwoProductFMA, Ogita, Rump, Oishi 2005, Alg. 3.5); p enters the
 //     expansion at term 0, e at term 1 (e is below ulp(p); any split of the terms among
 //     accumulators keeps the sum exact). fpe = 0 skips this level.
-//   level 2 (thread, shared memory; blocks/lane_accumulator.cuh, blocks/warp_ring.cuh): what the
-//     expansion cannot hold goes to a private superaccumulator per thread (superacc_lanes.cuh: 43
+//   level 2 (thread, shared memory; thread/lane_accumulator.cuh, warp/warp_ring.cuh): what the
+//     expansion cannot hold goes to a private superaccumulator per thread (thread/superacc_lanes.cuh: 43
 //     int64 digits of 50 bits, each double cut into two digit pieces by five FP64 operations). A
 //     private accumulator needs no atomics, so no carry can be lost to contention. Residues are
 //     compacted per warp first (ballot + a 64-entry ring): a warp pays for a flush only when 32
 //     are waiting. With `adaptive`, a warp whose expansion keeps leaving residues bypasses it for
 //     a while (SuperaccAgent::adapt).
-//   level 3 (block; blocks/block_merge.cuh): the lanes' digits are summed per warp with no carry
+//   level 3 (block; block/block_merge.cuh): the lanes' digits are summed per warp with no carry
 //     propagated (low and high parts, so no lane needs a final normalization), then per block,
 //     and re-cut into core/numerics/superacc.hpp's 32-bit digits: one record per block in device memory.
-//   level 4-5 (device; blocks/device_finish.cuh): the last block to finish sums the records digit
+//   level 4-5 (device; device/superacc_finish.cuh): the last block to finish sums the records digit
 //     by digit; one warp propagates the carries as a parallel prefix and rounds as core's
 //     BasicSuperacc::round() does; the host receives one double.
 //
@@ -48,12 +48,12 @@
 #include <type_traits>
 #include <vector>
 
-#include "backends/cuda/blocks/block_merge.cuh"
-#include "backends/cuda/blocks/device_finish.cuh"
-#include "backends/cuda/blocks/policy.cuh"
+#include "backends/cuda/block/block_merge.cuh"
+#include "backends/cuda/device/superacc_finish.cuh"
+#include "backends/cuda/agent/superacc_policy.cuh"
 #include "backends/cuda/cuda_common.cuh"
-#include "backends/cuda/superacc_agent.cuh"
-#include "backends/cuda/superacc_lanes.cuh"
+#include "backends/cuda/agent/superacc_agent.cuh"
+#include "backends/cuda/thread/superacc_lanes.cuh"
 #include "core/numerics/superacc.hpp"
 #include "core/frame/superacc_partial.hpp"
 

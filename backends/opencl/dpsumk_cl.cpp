@@ -1,6 +1,6 @@
 // dpsumk / dpdotk on OpenCL: the kernels of dpsumk_cl_src.hpp (K, dot, TwoProduct and the
 // work-group size are compile-time macros: one cached program per combination), timed with
-// profiling events. Same launch structure and the same bits as the CUDA backend (dpsumk.cu).
+// profiling events. Same launch structure and the same bits as the CUDA backend (dpsumk_cuda.cu).
 #include <algorithm>
 #include <memory>
 #include <string>

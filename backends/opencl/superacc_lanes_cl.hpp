@@ -1,7 +1,7 @@
 #pragma once
 // OpenCL C source of superacc_partial in LANES mode (appended to superacc_source when LANES = 1):
 // levels 1-2 of Collange, Defour, Graillat, Iakymchuk (Parallel Computing 2015) as the CUDA
-// kernel does them (backends/cuda/superacc_lanes.cuh explains the layout; superacc_agent.cuh the
+// kernel does them (backends/cuda/thread/superacc_lanes.cuh explains the layout; agent/superacc_agent.cuh the
 // steps). Each work-item keeps a private superaccumulator ("lane") of LANE_DIGITS digits of 50
 // bits in local memory, interleaved [digit][work-item], so the hot loop has no atomics; an
 // optional private FP expansion of FPE_N terms in registers (Alg. 2, EARLY_EXIT) sends its
@@ -18,7 +18,7 @@
 // superacc_cl.hpp, and -DLS (the work-group size) and -DLANE_DIGITS.
 namespace accsum::opencl {
 // Digits of a lane: bits 0 .. 2149 above 2^-1074, every double and 2^52 terms of headroom (the
-// layout of backends/cuda/superacc_lanes.cuh). The host sizes the local memory with it.
+// layout of backends/cuda/thread/superacc_lanes.cuh). The host sizes the local memory with it.
 constexpr int kLaneDigits = 43;
 inline const char* superacc_lanes_source = R"CLC(
 #if LANES
@@ -42,7 +42,7 @@ inline const char* superacc_lanes_source = R"CLC(
 // |x|'s high word: exponent and top significand bits, one integer compare classifies x.
 inline uint abs_hi(double x) { return (uint)(as_ulong(x) >> 32) & 0x7FFFFFFFu; }
 
-// The FP64 cut (superacc_lanes.cuh: lane_split_fast): x finite with biased exponent >= 51, or
+// The FP64 cut (thread/superacc_lanes.cuh: lane_split_fast): x finite with biased exponent >= 51, or
 // +-0 (adds nothing); two signed pieces |piece| <= 2^52 at digits k, k+1.
 inline void lane_add_fast(__local long* lane, int ls, double x) {
   const double magic2 = 0x1.8p53, magic1 = 0x1.8p52;  // doubles whose ulp is 2 and 1
@@ -58,7 +58,7 @@ inline void lane_add_fast(__local long* lane, int ls, double x) {
   lane[(k + 1) * ls] += hi;
 }
 
-// The integer cut for any finite x (superacc_lanes.cuh: lane_split_exact): pieces in [0, 2^50)
+// The integer cut for any finite x (thread/superacc_lanes.cuh: lane_split_exact): pieces in [0, 2^50)
 // at digits k, k+1 and a small signed one at k+2.
 inline void lane_add_exact(__local long* lane, int ls, double x) {
   const ulong bits = as_ulong(x);
@@ -337,7 +337,7 @@ __kernel void superacc_partial(__global const double* restrict x, __global const
     barrier(CLK_LOCAL_MEM_FENCE);
   }
   // Column i (v 2^(50 i - 1074), any int64) into three pieces of the 32-bit digits
-  // (superacc_lanes.cuh: int64_pieces); the slow dot path's pieces are there already.
+  // (thread/superacc_lanes.cuh: int64_pieces); the slow dot path's pieces are there already.
   for (int i = lid; i < LANE_DIGITS; i += ls) {
     const long v = lanes[i * ls];
     if (v == 0) continue;

@@ -27,7 +27,7 @@
 #define ACCSUM_CORE_NUMERICS_H
 
 /* ---- the macro layer ---- */
-#if defined(__OPENCL_VERSION__)
+#if defined(__OPENCL_VERSION__) || defined(__OPENCL_C_VERSION__)
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #pragma OPENCL FP_CONTRACT OFF
 typedef long accsum_i64;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The tiled SGEMM kernels under every --policy (issue 9; backends/cuda/blocks/gemm_policy.cuh) on
+# The tiled SGEMM kernels under every --policy (issue 9; backends/cuda/agent/gemm_policy.cuh) on
 # the GPU machine, in one bounded run (about 4 minutes on an H200): the CUDA gemm tests (every
 # policy bit for bit the cpu definition; capped at 120 s), then `accsum bench` of sgemm,
 # sgemm-kahan --tile=64 and sgemm-dcs --tile=64 under every policy of their lists beside

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The lane-accumulator kernels (dpsumk/dpdotk fused, fpe-sum/fpe-dot), which share the thread-level
-# streaming of backends/cuda/blocks/lane_stream.cuh: their CUDA tests, then n = 2^28 at range 1e50
+# streaming of backends/cuda/thread/lane_stream.cuh: their CUDA tests, then n = 2^28 at range 1e50
 # beside CUB / cuBLAS in one process (a must-not-regress check). Everything lands in $OUT.
 set -uo pipefail
 B=${BIN:-build-gpu/bin}

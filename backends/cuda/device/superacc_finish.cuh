@@ -6,8 +6,8 @@
 // reductions do without a second launch.
 #include <cuda_runtime.h>
 
-#include "backends/cuda/blocks/warp.cuh"
-#include "backends/cuda/superacc_lanes.cuh"
+#include "backends/cuda/warp/warp.cuh"
+#include "backends/cuda/thread/superacc_lanes.cuh"
 #include "core/numerics/superacc.hpp"
 
 namespace accsum::cuda {
@@ -36,7 +36,7 @@ __device__ __forceinline__ void reset_block_counter(unsigned* done) {
 // of a D-digit core accumulator, each below 2^63 in magnitude; afterwards they are what
 // accsum_normalize leaves (digits below the top in [0, 2^32), the top signed). Two local passes
 // bring every carry into {-1, 0, 1}, then a prefix of carry functions over the warp
-// (superacc_lanes.cuh: carry_fn) resolves chains of any length in 5 shuffle steps per row of 32.
+// (thread/superacc_lanes.cuh: carry_fn) resolves chains of any length in 5 shuffle steps per row of 32.
 template <int D, int RW>
 __device__ __forceinline__ void warp_normalize(int64_t (&v)[RW], int lane) {
   constexpr int64_t kMask = static_cast<int64_t>(kDigitMask);

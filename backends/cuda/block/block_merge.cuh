@@ -6,7 +6,7 @@
 // Computing 2015, Sec. 3.2, level 3).
 #include <cuda_runtime.h>
 
-#include "backends/cuda/blocks/warp_ring.cuh"
+#include "backends/cuda/warp/warp_ring.cuh"
 #include "core/numerics/superacc.hpp"
 
 namespace accsum::cuda {
@@ -23,7 +23,7 @@ __device__ __forceinline__ void block_clear(Record* acc, unsigned* flags) {
 }
 
 // The exact product a*b into the block's SuperaccDot with shared-memory atomics (the dot slow
-// path; superacc_lanes.cuh: dot_slow_terms). Returns the flags of the term.
+// path; thread/superacc_lanes.cuh: dot_slow_terms). Returns the flags of the term.
 __device__ __forceinline__ unsigned block_add_product(double a, double b, SuperaccDot& acc) {
   return dot_slow_terms(a, b, [&acc](int idx, int64_t v) { atomic_add_digit(&acc.digit[idx], v); });
 }

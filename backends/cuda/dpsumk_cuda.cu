@@ -1,4 +1,4 @@
-// dpsumk / dpdotk on CUDA: launch sequences of the kernels in dpsumk_kernels.cuh, timed with
+// dpsumk / dpdotk on CUDA: launch sequences of the kernels in agent/dpsumk_agent.cuh, timed with
 // CUDA events (device time only), and their registration. Results are bitwise those of the cpu
 // backend (core/numerics/dpsum.hpp): deterministic across runs, backends and launch shapes, though not
 // under a permutation of the input (so not "reproducible" in the README's sense).
@@ -14,7 +14,7 @@
 #include <string>
 
 #include "backends/cuda/cuda_common.cuh"
-#include "backends/cuda/dpsumk_kernels.cuh"
+#include "backends/cuda/agent/dpsumk_agent.cuh"
 #include "core/numerics/dpsum.hpp"
 
 namespace accsum::cuda {

@@ -1,6 +1,6 @@
 #pragma once
-// Launching the tiled SGEMM kernels (gemm_tile_agent.cuh) under any policy of a variant's list
-// (blocks/gemm_policy.cuh). Each variant instantiates its list in its own translation unit
+// Launching the tiled SGEMM kernels (agent/gemm_tile_agent.cuh) under any policy of a variant's list
+// (agent/gemm_policy.cuh). Each variant instantiates its list in its own translation unit
 // (gemm_tiled_plain.cu, gemm_tiled_kahan.cu, gemm_tiled_dcs.cu), so no one file compiles every
 // kernel; gemm_cuda.cu reaches them through the plain functions declared at the end.
 #include <cuda_runtime.h>
@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "backends/cuda/cuda_common.cuh"
-#include "backends/cuda/gemm_tile_agent.cuh"
+#include "backends/cuda/agent/gemm_tile_agent.cuh"
 
 namespace accsum::cuda::gemm_tile {
 

@@ -3,13 +3,13 @@
 // definitions in core/numerics/dpsum.hpp (same tree pairs, same lanes, same order), so the results are
 // bitwise those of the cpu backend. Layering after CUB: thread (a lane's K levels, TwoSum),
 // warp (shuffle trees), block (shared memory between warps), device (launch sequences in
-// dpsumk.cu).
+// dpsumk_cuda.cu).
 #include <cuda_runtime.h>
 
 #include <cstdint>
 
-#include "backends/cuda/blocks/lane_stream.cuh"
-#include "backends/cuda/blocks/warp.cuh"
+#include "backends/cuda/thread/lane_stream.cuh"
+#include "backends/cuda/warp/warp.cuh"
 #include "core/numerics/dpsum.hpp"
 
 namespace accsum::cuda::dp {
@@ -70,7 +70,7 @@ __device__ __forceinline__ void fused_elem(double* a, int K, double x, double y)
     kf_sum_elem<KC, Ordered>(a, K, x);
 }
 
-// G lanes in all, LPT adjacent lanes per thread, streamed by stream_lanes (blocks/lane_stream.cuh).
+// G lanes in all, LPT adjacent lanes per thread, streamed by stream_lanes (thread/lane_stream.cuh).
 // The thread merges its lanes (the first levels of the lane tree), then the block's threads
 // continue the tree; block b's root state goes to out[k * gridDim.x + b]. LPT and Ordered (two_sum_ordered for TwoSum) change only the speed,
 // never the bits.

@@ -1,6 +1,6 @@
 // fpe-sum / fpe-dot on CUDA: the lanes of core/numerics/fpe_sum.hpp, LPT adjacent lanes per thread, each
 // lane's R-term expansion in registers, fed by 16-byte streaming loads (kFusedUnroll in flight
-// per input vector, as dpsumk's fused kernel: backends/cuda/dpsumk_kernels.cuh); then the lane
+// per input vector, as dpsumk's fused kernel: backends/cuda/agent/dpsumk_agent.cuh); then the lane
 // tree: a thread's lanes, warp shuffles, the warps of a block in shared memory, and merge
 // launches over the block states until one is left. The root's R terms are rounded on the host
 // (fpe_acc_finish), so the bits are those of the cpu serial definition. R = 2 takes the step
@@ -9,10 +9,10 @@
 #include <memory>
 #include <vector>
 
-#include "backends/cuda/blocks/lane_stream.cuh"
-#include "backends/cuda/blocks/warp.cuh"
+#include "backends/cuda/thread/lane_stream.cuh"
+#include "backends/cuda/warp/warp.cuh"
 #include "backends/cuda/cuda_common.cuh"
-#include "backends/cuda/dpsumk_kernels.cuh"
+#include "backends/cuda/agent/dpsumk_agent.cuh"
 #include "core/numerics/fpe_step.hpp"
 #include "core/numerics/fpe_sum.hpp"
 

@@ -4,11 +4,11 @@
 // superacc_cuda.cu for the scheme and docs/cuda-layers.md for the layering.
 #include <cuda_runtime.h>
 
-#include "backends/cuda/blocks/block_merge.cuh"
-#include "backends/cuda/blocks/lane_accumulator.cuh"
-#include "backends/cuda/blocks/policy.cuh"
-#include "backends/cuda/blocks/thread_expansion.cuh"
-#include "backends/cuda/blocks/warp_ring.cuh"
+#include "backends/cuda/block/block_merge.cuh"
+#include "backends/cuda/thread/lane_accumulator.cuh"
+#include "backends/cuda/agent/superacc_policy.cuh"
+#include "backends/cuda/thread/thread_expansion.cuh"
+#include "backends/cuda/warp/warp_ring.cuh"
 
 namespace accsum::cuda {
 
@@ -64,7 +64,7 @@ struct SuperaccAgent {
     if (!direct && window == 0) busy_at_start = ring.busy;
   }
 
-  // Normalizes the lane accumulator before its digits could overflow (superacc_lanes.cuh).
+  // Normalizes the lane accumulator before its digits could overflow (thread/superacc_lanes.cuh).
   template <int PIECES>
   __device__ __forceinline__ void count_pieces() {
     pieces += PIECES;
@@ -283,7 +283,7 @@ struct SuperaccAgent {
 
   // Level 2 done: the ring and the expansion emptied into the private accumulator. Its digits
   // are left unnormalized (the warp reduction splits them instead), so normalize only if these
-  // last 1 + FPE additions could pass the bound of superacc_lanes.cuh; returns the warp's
+  // last 1 + FPE additions could pass the bound of thread/superacc_lanes.cuh; returns the warp's
   // flags (OR over its lanes).
   __device__ __forceinline__ unsigned finish_thread() {
     constexpr int kLastPieces = 1 + FPE;

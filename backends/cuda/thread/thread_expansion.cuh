@@ -7,7 +7,7 @@
 // these; only the early-exit vote needs a converged warp.
 #include <cuda_runtime.h>
 
-#include "backends/cuda/blocks/warp.cuh"
+#include "backends/cuda/warp/warp.cuh"
 #include "core/numerics/eft.hpp"
 
 namespace accsum::cuda {

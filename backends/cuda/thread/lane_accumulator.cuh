@@ -1,12 +1,12 @@
 #pragma once
 // Thread level: one thread's ("lane's") private superaccumulator in shared memory, in the compact
-// 50-bit digit layout of superacc_lanes.cuh (read its comment first). Private means no atomics
+// 50-bit digit layout of thread/superacc_lanes.cuh (read its comment first). Private means no atomics
 // and no carry lost to contention, whatever the data (Collange, Defour, Graillat, Iakymchuk,
 // Parallel Computing 2015, Sec. 3.2, level 2). The lanes of a warp interleave their digits
 // ([digit][lane], see WarpArea) so that they touch distinct banks.
 #include <cuda_runtime.h>
 
-#include "backends/cuda/superacc_lanes.cuh"
+#include "backends/cuda/thread/superacc_lanes.cuh"
 
 namespace accsum::cuda {
 

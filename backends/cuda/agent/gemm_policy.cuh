@@ -1,5 +1,5 @@
 #pragma once
-// The tiled SGEMM kernel's tuning, named once (backends/cuda/gemm_tile_agent.cuh reads every
+// The tiled SGEMM kernel's tuning, named once (backends/cuda/agent/gemm_tile_agent.cuh reads every
 // launch and loop constant from it; a retune is a new policy type, not a kernel edit).
 //
 // A block of kThreads computes a BM x BN tile of C; every k-tile of BK it stages A (BM x BK) and

@@ -5,8 +5,8 @@
 // Everything here must be called by a converged warp.
 #include <cuda_runtime.h>
 
-#include "backends/cuda/blocks/lane_accumulator.cuh"
-#include "backends/cuda/blocks/thread_expansion.cuh"
+#include "backends/cuda/thread/lane_accumulator.cuh"
+#include "backends/cuda/thread/thread_expansion.cuh"
 
 namespace accsum::cuda {
 
@@ -67,7 +67,7 @@ struct WarpResidueRing {
 };
 
 // The warp's 32 lane accumulators summed digit by digit into column 0 of dig, with no carry
-// propagated (superacc_lanes.cuh, LaneSum): the lanes' digits may still hold up to
+// propagated (thread/superacc_lanes.cuh, LaneSum): the lanes' digits may still hold up to
 // kLaneMaxPending pending pieces, so no lane is normalized at the end. Row d (digit d of the 32
 // lanes) becomes low[d] + high[d-1], its low and high parts summed over the lanes. Lane l sums
 // row l, and lanes 2i, 2i+1 each half of row 32 + i (i < 11); the rotations keep each half-warp

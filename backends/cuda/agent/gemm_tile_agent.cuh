@@ -2,7 +2,7 @@
 // The tiled SGEMM kernel with selective compensation (core/numerics/gemm_serial.hpp; Badin, Bic,
 // Dillencourt, Nicolau, "Improving accuracy for matrix multiplications on GPUs", 2011, Figs. 1-3),
 // in CUB's layering: the block loads k-tiles (TileLoader), each thread accumulates its micro-tile
-// (MicroTile), the kernel drives them; every size and place is the policy's (blocks/gemm_policy.cuh). Every entry receives its products in the order k = 0..K-1
+// (MicroTile), the kernel drives them; every size and place is the policy's (agent/gemm_policy.cuh). Every entry receives its products in the order k = 0..K-1
 // and its compensated additions after the same strips as the readable definition, so results are
 // bit for bit the cpu backend's (--fmad=false keeps fma = 0 unfused).
 //
@@ -14,7 +14,7 @@
 
 #include <cstdint>
 
-#include "backends/cuda/blocks/gemm_policy.cuh"
+#include "backends/cuda/agent/gemm_policy.cuh"
 #include "core/numerics/gemm_serial.hpp"
 
 namespace accsum::cuda::gemm_tile {
