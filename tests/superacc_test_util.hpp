@@ -11,15 +11,10 @@
 #include <string>
 #include <vector>
 
+#include "tests/same_bits.hpp"
+
 namespace accsum::test {
 
-inline bool same_bits(double a, double b) {
-  if (std::isnan(a) && std::isnan(b)) return true;
-  uint64_t ua, ub;
-  std::memcpy(&ua, &a, 8);
-  std::memcpy(&ub, &b, 8);
-  return ua == ub;
-}
 
 inline double random_bits_double(std::mt19937_64& rng) {
   uint64_t u = rng();

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/same_bits.hpp"
 #include "core/numerics/dpsum.hpp"
 #include "core/oracle/oracle.hpp"
 #include "core/frame/registry.hpp"
@@ -20,7 +21,7 @@
 namespace accsum {
 namespace {
 
-bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0 || (std::isnan(a) && std::isnan(b)); }
+using accsum::test::same_bits;
 
 const double kInf = std::numeric_limits<double>::infinity();
 const double kNaN = std::numeric_limits<double>::quiet_NaN();

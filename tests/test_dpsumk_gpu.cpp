@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/same_bits.hpp"
 #include "core/numerics/dpsum.hpp"
 #include "core/oracle/oracle.hpp"
 #include "core/frame/registry.hpp"
@@ -19,7 +20,7 @@
 namespace accsum {
 namespace {
 
-bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0 || (std::isnan(a) && std::isnan(b)); }
+using accsum::test::same_bits;
 
 bool backend_present(const std::string& name) {
   const BackendInfo* b = registry().backend(name);

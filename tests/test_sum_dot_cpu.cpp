@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/same_bits.hpp"
 #include "backends/cpu_mt/parallel.hpp"
 #include "core/numerics/dot_serial.hpp"
 #include "core/oracle/oracle.hpp"
@@ -23,13 +24,7 @@ namespace {
 
 using namespace accsum;
 
-bool same_bits(double a, double b) {
-  if (std::isnan(a) && std::isnan(b)) return true;
-  uint64_t ua, ub;
-  std::memcpy(&ua, &a, 8);
-  std::memcpy(&ub, &b, 8);
-  return ua == ub;
-}
+using accsum::test::same_bits;
 
 // One algorithm on one backend with one parameter set.
 struct Variant {
