@@ -13,15 +13,11 @@ set -uo pipefail
 BEFORE=${BEFORE:?directory of the accsum binary before the change}
 AFTER=${AFTER:?directory of the accsum and accsum_tests binaries after the change}
 ROUNDS=${ROUNDS:-2}
-OUT=${OUT:-gpu-out}
 W=$(mktemp -d)
 LOG="$W/ab.log"
-mkdir -p "$OUT"
-NAME=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
-case "$NAME" in *H200*) GPU=h200 ;; *H100*) GPU=h100 ;; *) GPU=gpu ;; esac
 { nvidia-smi; cat "${COMMIT_FILE:-/dev/null}"; } > "$W/machine.txt" 2>&1
 BUDGET=${AB_BUDGET:-560}
-source "$(dirname "$0")/budget.sh"
+source "$(dirname "$0")/common.sh"
 
 run_capped tests_cuda 150 "$AFTER/accsum_tests" --gtest_brief=1 \
   --gtest_filter='*Cuda*:*CUDA*:SharedCorpus*:-SuperaccCuda.MoreThanTwoToThe31Terms' > "$W/tests_cuda.log" 2>&1
@@ -45,26 +41,7 @@ for ((round = 1; round <= ROUNDS; ++round)); do
     bench "$side" "gemm-$round" 60 --algo=sgemm,sgemm-kahan,sgemm-dcs,sgemm-ozaki,cublas-sgemm --n=4096 --reps=5
   done
 done
-python3 - "$W" "ab_$GPU.json" >> "$LOG" 2>&1 <<'PY'
-# One accsum-report/1 document of every bench above, each run tagged with its bench.
-import glob, json, os, sys
-out_dir, name = sys.argv[1], sys.argv[2]
-doc, merged = None, []
-for p in sorted(glob.glob(os.path.join(out_dir, "*-*.json"))):
-    d = json.load(open(p))
-    bench = os.path.basename(p)[:-5]
-    if doc is None:
-        doc = {k: v for k, v in d.items() if k != "runs"}
-        doc["runs"] = []
-    doc["all_guarantees_met"] = doc["all_guarantees_met"] and d.get("all_guarantees_met", False)
-    merged.append({"bench": bench, "command": d.get("command")})
-    for r in d["runs"]:
-        r["bench"] = bench
-        doc["runs"].append(r)
-doc["merged_from"] = merged
-json.dump(doc, open(os.path.join(out_dir, name), "w"), indent=1)
-print("merged", len(doc["runs"]), "runs from", len(merged), "reports")
-PY
+merge_reports "$W" "ab_$GPU.json" >> "$LOG" 2>&1
 step merge $?
 tar -czf "$OUT/ab.tgz" -C "$W" .
 cp "$LOG" "$OUT/"
