@@ -3,6 +3,7 @@
 // random terms built to hit rounding ties, sticky bits, cancellation and both ends of the
 // binary64 range.
 #include <cmath>
+#include <cstdlib>
 #include <cfloat>
 #include <cstdint>
 #include <cstring>
@@ -14,6 +15,9 @@
 #include "tests/same_bits.hpp"
 
 namespace accsum::test {
+
+// A double from a C99 hexadecimal literal in a string (tests spell exact values that way).
+inline double hexd(const char* s) { return std::strtod(s, nullptr); }
 
 
 inline double random_bits_double(std::mt19937_64& rng) {

@@ -3,6 +3,7 @@
 // the exact oracle, and the validation of a GenSpec.
 #include <gtest/gtest.h>
 
+#include "tests/exact_of.hpp"
 #include "tests/same_bits.hpp"
 #include "tests/expect_usage_error.hpp"
 
@@ -36,9 +37,7 @@ GenSpec spec_of(const std::string& dist, const std::string& family, int64_t n, u
 
 using accsum::test::all_same_bits;
 
-accsum::ExactValue exact_of(const Dataset& d) {
-  return d.family == "dot" ? accsum::exact_dot(d.x.data(), d.y.data(), d.n) : accsum::exact_sum(d.x.data(), d.n);
-}
+using accsum::test::exact_of;
 
 using accsum::test::expect_usage_error;
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/exact_of.hpp"
 #include "tests/same_bits.hpp"
 #include "core/numerics/dpsum.hpp"
 #include "core/oracle/oracle.hpp"
@@ -48,9 +49,7 @@ double run_algo(const std::string& backend, const Case& c, const Dataset& d, Par
   return kernel->run_scalar();
 }
 
-ExactValue exact_of(const Dataset& d) {
-  return d.y.empty() ? exact_sum(d.x.data(), d.n) : exact_dot(d.x.data(), d.y.data(), d.n);
-}
+using test::exact_of;
 
 Metrics check(const std::string& backend, const Case& c, const Dataset& d, const ExactValue& ex) {
   const AlgoEntry* e = registry().find(c.algo, backend);

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/exact_of.hpp"
 #include "tests/same_bits.hpp"
 #include "core/numerics/dpsum.hpp"
 #include "core/numerics/fpe_step.hpp"
@@ -49,9 +50,7 @@ double run(const std::string& backend, const Dataset& d, int R, Params extra = {
   return k->run_scalar();
 }
 
-ExactValue exact_of(const Dataset& d) {
-  return d.y.empty() ? exact_sum(d.x.data(), d.n) : exact_dot(d.x.data(), d.y.data(), d.n);
-}
+using test::exact_of;
 
 Metrics check(const std::string& backend, const Dataset& d, int R, const ExactValue& ex) {
   const AlgoEntry* e = registry().find(algo_of(!d.y.empty()), backend);

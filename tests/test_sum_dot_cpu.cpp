@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/exact_of.hpp"
 #include "tests/same_bits.hpp"
 #include "backends/cpu_mt/parallel.hpp"
 #include "core/numerics/dot_serial.hpp"
@@ -72,9 +73,7 @@ Outcome run(const Variant& v, const Problem& p, const ExactValue& ref) {
   return o;
 }
 
-ExactValue exact_of(const Dataset& d) {
-  return d.family == "dot" ? exact_dot(d.x.data(), d.y.data(), d.n) : exact_sum(d.x.data(), d.n);
-}
+using test::exact_of;
 
 // Every variant of the family on d: special results must be exactly IEEE's; finite ones within
 // the variant's bound whenever it has one.
