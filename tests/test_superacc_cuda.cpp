@@ -5,23 +5,18 @@
 // launch shapes, the cpu backend, and n > 2^31.
 #include <gtest/gtest.h>
 
-#include <cfloat>
 #include <cmath>
-#include <cstring>
-#include <deque>
+#include <cstdint>
 #include <limits>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "backends/cuda/thread/superacc_lanes.cuh"
-#include "core/numerics/eft.hpp"
-#include "core/oracle/oracle.hpp"
 #include "core/frame/registry.hpp"
-#include "core/numerics/superacc.hpp"
 #include "datasets/dataset.hpp"
-#include "tests/superacc_test_util.hpp"
 #include "tests/exact_of.hpp"
+#include "tests/superacc_test_util.hpp"
 
 namespace accsum {
 namespace {

@@ -4,22 +4,14 @@
 
 #include <cfloat>
 #include <cmath>
-#include <cstring>
-#include <deque>
 #include <limits>
 #include <random>
-#include <string>
 #include <vector>
 
-#include "backends/cuda/thread/superacc_lanes.cuh"
 #include "core/numerics/eft.hpp"
-#include "core/oracle/oracle.hpp"
-#include "core/frame/registry.hpp"
-#include "core/numerics/superacc.hpp"
-#include "datasets/dataset.hpp"
-#include "tests/superacc_test_util.hpp"
 #include "tests/exact_of.hpp"
 #include "tests/superacc_cuda_model.hpp"
+#include "tests/superacc_test_util.hpp"
 
 namespace accsum {
 namespace {
