@@ -52,17 +52,13 @@ class Exact {
   // a * b == p + e exactly
   bool prod_is(double a, double b, double p, double e) {
     if (!finite4(a, b, p, e)) return false;
-    set_product(a, b);
-    mpfr_set_d(terms_[1], -p, MPFR_RNDN);
-    mpfr_set_d(terms_[2], -e, MPFR_RNDN);
+    set_product_residual(a, b, p, e);
     return zero_sum(3);
   }
   // |a * b - (p + e)| in units of eta (rounded up); +inf when something is not finite
   double prod_error_in_eta(double a, double b, double p, double e) {
     if (!finite4(a, b, p, e)) return INFINITY;
-    set_product(a, b);
-    mpfr_set_d(terms_[1], -p, MPFR_RNDN);
-    mpfr_set_d(terms_[2], -e, MPFR_RNDN);
+    set_product_residual(a, b, p, e);
     mpfr_ptr ptrs[3] = {terms_[0], terms_[1], terms_[2]};
     mpfr_sum(r_, ptrs, 3, MPFR_RNDU);
     mpfr_abs(r_, r_, MPFR_RNDU);
@@ -77,6 +73,12 @@ class Exact {
   void set_product(double a, double b) {
     mpfr_set_d(terms_[0], a, MPFR_RNDN);
     mpfr_mul_d(terms_[0], terms_[0], b, MPFR_RNDN);  // exact in 106 bits
+  }
+  // terms 0..2 = a * b, -p, -e: they sum to a * b - (p + e)
+  void set_product_residual(double a, double b, double p, double e) {
+    set_product(a, b);
+    mpfr_set_d(terms_[1], -p, MPFR_RNDN);
+    mpfr_set_d(terms_[2], -e, MPFR_RNDN);
   }
   bool zero_sum(int k) {
     mpfr_ptr ptrs[4] = {terms_[0], terms_[1], terms_[2], terms_[3]};

@@ -71,21 +71,17 @@ int64_t check_case(const GenCase& g, const std::vector<cpu::SuperaccConfig>& con
   return compared;
 }
 
-TEST(SuperaccCpu, GeneratedSumsAllDistributionsAllConfigs) {
+// `count` generated cases of `family` (every distribution), every configuration against MPFR.
+void generated_against_oracle(const std::string& family, int count, uint64_t seed) {
   auto configs = all_configs();
   int64_t compared = 0;
-  for (const auto& g : test::generated_cases("sum", 60000, 1)) compared += check_case(g, configs);
-  EXPECT_GE(compared, 60000 * 11);
-  std::printf("[ cases    ] %lld sums compared with MPFR\n", static_cast<long long>(compared));
+  for (const auto& g : test::generated_cases(family, count, seed)) compared += check_case(g, configs);
+  EXPECT_GE(compared, int64_t{count} * 11);
+  std::printf("[ cases    ] %lld %ss compared with MPFR\n", static_cast<long long>(compared), family.c_str());
 }
 
-TEST(SuperaccCpu, GeneratedDotsAllDistributionsAllConfigs) {
-  auto configs = all_configs();
-  int64_t compared = 0;
-  for (const auto& g : test::generated_cases("dot", 30000, 2)) compared += check_case(g, configs);
-  EXPECT_GE(compared, 30000 * 11);
-  std::printf("[ cases    ] %lld dots compared with MPFR\n", static_cast<long long>(compared));
-}
+TEST(SuperaccCpu, GeneratedSumsAllDistributionsAllConfigs) { generated_against_oracle("sum", 60000, 1); }
+TEST(SuperaccCpu, GeneratedDotsAllDistributionsAllConfigs) { generated_against_oracle("dot", 30000, 2); }
 
 // Blocks, slot flushes (a slot passes 2^63 after ~2^10 terms of one exponent), periodic
 // prefetch and the tail: a few larger inputs per distribution.
