@@ -200,6 +200,17 @@ void add_plugin_option(CLI::App* cmd, std::vector<std::string>& sink) {
       ->allow_extra_args(false);
 }
 
+// The options of the subcommands that run algorithms (bench, verify): parameters, outputs, device,
+// --force and plugins.
+void add_run_options(CLI::App* cmd, ParamLists& params, std::vector<std::string>& generic, OutArgs& out,
+                     std::vector<std::string>& plugin_args) {
+  add_param_options(cmd, params, generic);
+  add_out_options(cmd, out);
+  add_device_option(cmd);
+  add_force_option(cmd);
+  add_plugin_option(cmd, plugin_args);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -234,11 +245,7 @@ int main(int argc, char** argv) {
                 "'by index' in `accsum list`)")
       ->check(CLI::IsMember({"host", "by-index"}))
       ->capture_default_str();
-  add_param_options(b, bench.params, bench_generic);
-  add_out_options(b, bench.out);
-  add_device_option(b);
-  add_force_option(b);
-  add_plugin_option(b, plugin_args);
+  add_run_options(b, bench.params, bench_generic, bench.out, plugin_args);
 
   VerifyArgs verify;
   std::vector<std::string> verify_generic;
@@ -250,11 +257,7 @@ int main(int argc, char** argv) {
               "make the datasets and count each algorithm's cases without running them (exit 1 if one has none)");
   v->add_option("--seeds", verify.seeds, "seeds per case, 1 .. 1000 (default 2, or 5 with --full)")
       ->check(CLI::Range(1, 1000));
-  add_param_options(v, verify.params, verify_generic);
-  add_out_options(v, verify.out);
-  add_device_option(v);
-  add_force_option(v);
-  add_plugin_option(v, plugin_args);
+  add_run_options(v, verify.params, verify_generic, verify.out, plugin_args);
 
   GenArgs gen;
   auto* g = app.add_subcommand("gen", "generate a dataset and write it (.npy, .bin/.raw, .txt/.csv)");
