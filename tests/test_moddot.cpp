@@ -133,12 +133,23 @@ TEST(Moddot, ReduceHelpersAreExact) {
   std::mt19937_64 g(7);
   for (auto& ps : kPrimes) {
     const uint64_t p = std::stoull(ps);
-    const double pd = static_cast<double>(p), pinv = 1.0 / pd;
+    const accsum_modp m = accsum_modp_init(p);
     for (int k = 0; k < 2000; ++k) {
       uint64_t x = g() >> 12;  // < 2^52
       if (k < 4) x = (uint64_t(1) << 52) - 1 - k;
-      EXPECT_EQ(static_cast<uint64_t>(moddot::reduce52(static_cast<double>(x), pd, pinv)), x % p) << p << " " << x;
+      EXPECT_EQ(static_cast<uint64_t>(accsum_modp_reduce52(static_cast<double>(x), m)), x % p) << p << " " << x;
+      const int64_t v = static_cast<int64_t>(x % (3 * p)) - static_cast<int64_t>(p);  // in [-p, 2p)
+      EXPECT_EQ(accsum_modp_to_field(static_cast<double>(v), m), static_cast<double>(((v % int64_t(p)) + p) % p)) << v;
     }
+    // The 128-bit accumulation of the integer baseline, against unsigned __int128.
+    unsigned __int128 acc = 0;
+    uint64_t hi = 0, lo = 0;
+    for (int k = 0; k < 1000; ++k) {
+      const uint64_t a = g() >> 12, b = g() >> 12;
+      acc += static_cast<unsigned __int128>(a) * b;
+      accsum_mac128(a, b, &hi, &lo);
+    }
+    EXPECT_EQ(accsum_mod128(hi, lo, p), static_cast<uint64_t>(acc % p)) << p;
   }
 }
 

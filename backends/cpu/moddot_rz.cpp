@@ -80,33 +80,12 @@ __attribute__((noinline)) Sums abgd_block_rz(const double* x, const double* y, i
 // ExtractScalar(2^(l+53), h) (2^l <= p - 1 < 2^(l+1)); the pieces alpha / 2^(l+1), beta, r are
 // integers in [0, 2^(l+1)) with 2^(l+1) <= 2p - 2, so one conditional subtraction of p makes
 // each a field element (the paper subtracts 2^l instead and adds a counted correction; both
-// leave pieces <= p - 1). Since lambda (p - 1) < 2^52, each chunk sum of lambda pieces is
-// exact; one reduction per chunk and accumulator. Returns the residue.
+// leave pieces <= p - 1; accsum_modp_to_field's other correction, for negative pieces, never
+// applies here). Since lambda (p - 1) < 2^52, each chunk sum of lambda pieces is exact; one
+// reduction per chunk and accumulator. These are the operations of lambda_rn
+// (core/numerics/moddot.hpp), here under FE_TOWARDZERO. Returns the residue.
 __attribute__((noinline)) double lambda_body_rz(const double* x, const double* y, int64_t n, uint64_t p) {
-  const double pd = static_cast<double>(p), pinv = 1.0 / pd;
-  const int l = split_level(p);
-  const double sigma = std::ldexp(1.0, l + 53), scale = std::ldexp(1.0, -(l + 1));
-  const int64_t lambda = lambda_of(p);
-  double Sa = 0, Sb = 0, Sr = 0;
-  for (int64_t c = 0; c < n; c += lambda) {
-    const int64_t e = std::min(n, c + lambda);
-    double ca = 0, cb = 0, cr = 0;
-    for (int64_t i = c; i < e; ++i) {
-      double h = x[i] * y[i];
-      double r = std::fma(x[i], y[i], -h);
-      double al, be;
-      extract(sigma, h, al, be);
-      al *= scale;  // exact: a power of two
-      ca += al - (al >= pd ? pd : 0.0);  // branch-free (compare + and), exact
-      cb += be - (be >= pd ? pd : 0.0);
-      cr += r - (r >= pd ? pd : 0.0);
-    }
-    Sa = add_mod(Sa, reduce52(ca, pd, pinv), pd);
-    Sb = add_mod(Sb, reduce52(cb, pd, pinv), pd);
-    Sr = add_mod(Sr, reduce52(cr, pd, pinv), pd);
-  }
-  double hiA = mod_p(std::ldexp(Sa, l + 1), pd);  // 2^(l+1) Sa is exact; fmod is exact
-  return add_mod(hiA, add_mod(Sb, Sr, pd), pd);
+  return static_cast<double>(lambda_rn(x, y, n, p));
 }
 
 // The same four sums without the case analysis, in AVX2 lanes (the sliced kernel of
@@ -126,12 +105,11 @@ __attribute__((noinline)) Sums abgd_block_rz_lanes(const double* x, const double
 // between blocks.
 template <Sums (*Block)(const double*, const double*, int64_t)>
 __attribute__((noinline)) double abgd_body_rz(const double* x, const double* y, int64_t n, uint64_t p, int64_t block) {
-  const double pd = static_cast<double>(p);
+  const accsum_modp m = accsum_modp_init(p);
   double acc = 0;
   for (int64_t b = 0; b < n; b += block) {
     Sums s = Block(x + b, y + b, std::min(block, n - b));
-    double blk = add_mod(add_mod(mod_p(s.a, pd), mod_p(s.b, pd), pd), add_mod(mod_p(s.c, pd), mod_p(s.d, pd), pd), pd);
-    acc = add_mod(acc, blk, pd);
+    acc = accsum_modp_add(acc, accsum_abgd_residue(s.a, s.b, s.c, s.d, m), m);
   }
   return acc;
 }

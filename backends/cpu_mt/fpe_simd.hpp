@@ -4,7 +4,8 @@
 // expansions are held structure-of-arrays, term l of expansion w in v[l][w], and every lane-wise
 // operation of the serial definition becomes one operation on a vector of W doubles; the shifts
 // move whole rows. Each expansion sees exactly the operations of the serial definition,
-// so the bits are the cpu backend's. Algorithm 2's data-dependent error loops run while any
+// so the bits are the cpu backend's: Algorithm 1 and the fast addition are fpe_ops.hpp's own
+// text (instantiated for SIMD lanes). Algorithm 2's data-dependent error loops run while any
 // expansion of the block still has a nonzero error, the others masked (left unchanged).
 #include <immintrin.h>
 
@@ -56,56 +57,30 @@ inline void two_prod_fma(Lanes a, Lanes b, Lanes& p, Lanes& e) {
   e = _mm256_fmsub_pd(a, b, p);
 }
 
-// (s, e) <- 2Sum(s, ep) on every term of every expansion.
-template <int R>
-inline void two_sum_rows(Block<R>& s, const Block<R>& ep, Block<R>& e) {
-  for (int l = 0; l < R; ++l) two_sum(s.v[l], ep.v[l], s.v[l], e.v[l]);
-}
-
-// out <- (in, e_0, .., e_{R-2}) for every expansion (fpe::shift_up).
-template <int R>
-inline void shift_up(const Block<R>& e, Lanes in, Block<R>& out) {
-  for (int l = R - 1; l > 0; --l) out.v[l] = e.v[l - 1];
-  out.v[0] = in;
-}
-
-// The R-2 error-propagation steps with zero inserted, then the last step as a plain addition
-// (the common tail of fpe::add_safe and fpe::add_fast).
-template <int R>
-inline void settle(Block<R>& s, Block<R>& e) {
-  const Lanes zero = {};
-  Block<R> ep;
-  for (int i = 1; i <= R - 2; ++i) {
-    shift_up(e, zero, ep);
-    two_sum_rows(s, ep, e);
-  }
-  shift_up(e, zero, ep);
-  for (int l = 0; l < R; ++l) s.v[l] = s.v[l] + ep.v[l];
-}
+// The lane operations of core/numerics/fpe_ops.hpp's algorithms on vectors of lanes: add_safe
+// and add_fast below are those very definitions, instantiated for Lanes with R fixed.
+struct SimdLanes {
+  using V = Lanes;
+  static V zero() { return Lanes{}; }
+  static void two_sum(V a, V b, V& s, V& e) { fpe_simd::two_sum(a, b, s, e); }
+  static V add(V a, V b) { return a + b; }
+};
 
 // fpe::add_safe (Algorithm 1) on a block.
 template <int R>
 void add_safe(const Block<R>& x, const Block<R>& y, Block<R>& s) {
-  const Lanes zero = {};
-  Block<R> e, ep;
-  two_sum(x.v[0], y.v[0], s.v[0], e.v[0]);
-  for (int l = 1; l < R; ++l) two_sum(zero, zero, s.v[l], e.v[l]);
-  for (int i = 1; i < R; ++i) {
-    shift_up(e, x.v[i], ep);
-    two_sum_rows(s, ep, e);
-    shift_up(e, y.v[i], ep);
-    two_sum_rows(s, ep, e);
-  }
-  settle(s, e);
+  fpe::add_safe<R, SimdLanes>(x.v, y.v, s.v, R);
 }
 
 // fpe::add_fast (our reading of Fig. 5) on a block.
 template <int R>
 void add_fast(const Block<R>& x, const Block<R>& y, Block<R>& s) {
-  Block<R> e;
-  for (int l = 0; l < R; ++l) two_sum(x.v[l], y.v[l], s.v[l], e.v[l]);
-  settle(s, e);
+  fpe::add_fast<R, SimdLanes>(x.v, y.v, s.v, R);
 }
+
+// Algorithm 2's error loops run per expansion (data-dependent round counts), so fpe::propagate
+// and fpe::mul are restated here with masks: a vector re-statement of the serial definition,
+// tested bit for bit against it (tests/test_fpe.cpp: cpu-mt equals cpu on every algorithm).
 
 // fpe::propagate on a block: a round applies to the expansions whose e is still nonzero (NaN
 // counts), at most R rounds, as in the serial loop.

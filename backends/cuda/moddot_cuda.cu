@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "backends/cuda/cuda_common.cuh"
+#include "core/numerics/modp.h"
 #include "core/numerics/moddot.hpp"
 #include "datasets/residues.hpp"
 
@@ -28,40 +29,20 @@ namespace {
 
 constexpr int kThreads = 256;
 
-__device__ __forceinline__ double d_mod(double x, double p) {  // fmod is exact (0 ulp)
-  double r = fmod(x, p);
-  return r < 0 ? r + p : r;
-}
-__device__ __forceinline__ double d_add_mod(double a, double b, double p) {
-  double s = __dadd_rn(a, b);  // exact: below 2^53
-  return s >= p ? __dsub_rn(s, p) : s;
-}
-// core/numerics/moddot.hpp's reduce52; floor(v) for 0 <= v < 2^52 as (v + 2^52 rounded down) - 2^52, exact
-// (the ulp of [2^52, 2^53) is 1), two additions on the FP64 pipe instead of a rounding instruction.
-__device__ __forceinline__ double d_reduce52(double x, double p, double pinv) {
-  double q = __dsub_rn(__dadd_rd(__dmul_rn(x, pinv), 0x1p52), 0x1p52);
-  double r = __fma_rn(-q, p, x);
-  r = r < 0 ? r + p : r;
-  return r >= p ? r - p : r;
-}
-__device__ __forceinline__ double d_to_field(double v, double p) {
-  v = v < 0 ? v + p : v;
-  return v >= p ? v - p : v;
-}
-// ExtractScalar in round-toward-zero (the paper's Algorithm 2).
-__device__ __forceinline__ void extract_rz(double sigma, double a, double& x, double& y) {
-  double q = __dadd_rz(sigma, a);
-  x = __dsub_rz(q, sigma);
-  y = __dsub_rz(a, x);
-}
+// CUDA's round-toward-zero operations, as core/numerics/modp.h's step parameters: the rounding
+// is in the instruction.
+#define ACCSUM_ADD_RZ(a, b) __dadd_rz((a), (b))
+#define ACCSUM_SUB_RZ(a, b) __dsub_rz((a), (b))
+#define ACCSUM_MUL_RZ(a, b) __dmul_rz((a), (b))
+#define ACCSUM_FMA_RZ(a, b, c) __fma_rz((a), (b), (c))
 
 // Merges one residue per thread into out[blockIdx.x].
-__device__ void block_merge(double v, double p, double* out) {
+__device__ void block_merge(double v, accsum_modp m, double* out) {
   __shared__ double sh[kThreads];
   sh[threadIdx.x] = v;
   __syncthreads();
   for (int s = kThreads / 2; s > 0; s >>= 1) {
-    if (threadIdx.x < s) sh[threadIdx.x] = d_add_mod(sh[threadIdx.x], sh[threadIdx.x + s], p);
+    if (threadIdx.x < s) sh[threadIdx.x] = accsum_modp_add(sh[threadIdx.x], sh[threadIdx.x + s], m);
     __syncthreads();
   }
   if (threadIdx.x == 0) out[blockIdx.x] = sh[0];
@@ -77,26 +58,17 @@ __device__ void block_merge(double v, double p, double* out) {
 // period <= 2^26: the paper's one-pass limit, per thread.
 template <bool RZ>
 struct AbgdAcc {
-  double p;
+  accsum_modp m;
   int period;
   double A = 0, B = 0, C = 0, D = 0, res = 0;
-  __device__ static double add(double a, double b) { return RZ ? __dadd_rz(a, b) : __dadd_rn(a, b); }
-  __device__ static double sub(double a, double b) { return RZ ? __dsub_rz(a, b) : __dsub_rn(a, b); }
   __device__ void put(double a, double b) {
-    const double s3 = RZ ? 0x1p78 : 0x1p79;
-    const double h = RZ ? __dmul_rz(a, b) : __dmul_rn(a, b);
-    const double r = RZ ? __fma_rz(a, b, -h) : __fma_rn(a, b, -h);
-    const double al = sub(add(0x1p131, h), 0x1p131), bp = sub(h, al);
-    const double be = sub(add(0x1p105, bp), 0x1p105), ep = sub(bp, be);
-    const double t = add(ep, r);
-    const double ga = sub(add(s3, t), s3), de = sub(t, ga);
-    A = add(A, al);
-    B = add(B, be);
-    C = add(C, ga);
-    D = add(D, de);
+    if (RZ)
+      ACCSUM_ABGD_PUT(ACCSUM_ADD_RZ, ACCSUM_SUB_RZ, ACCSUM_MUL_RZ, ACCSUM_FMA_RZ, a, b, 0x1p78, &A, &B, &C, &D);
+    else
+      accsum_abgd_put(a, b, 0x1p79, &A, &B, &C, &D);
   }
   __device__ void flush() {
-    res = d_add_mod(res, d_add_mod(d_add_mod(d_mod(A, p), d_mod(B, p), p), d_add_mod(d_mod(C, p), d_mod(D, p), p), p), p);
+    res = accsum_modp_add(res, accsum_abgd_residue(A, B, C, D, m), m);
     A = B = C = D = 0;
   }
   __device__ double residue() {
@@ -109,59 +81,35 @@ struct AbgdAcc {
 // (lambda (p - 1) < 2^52), then reduced. The cut: ExtractScalar(2^(l+53), h) in either mode.
 template <bool RZ>
 struct LambdaAcc {
-  double p, pinv, sigma, scale, two_l1;
+  accsum_modp m;
   int period;
   double ca = 0, cb = 0, cr = 0, Sa = 0, Sb = 0, Sr = 0;
   __device__ void put(double a, double b) {
     double h, r, al, be;
-    if (RZ) {
-      h = __dmul_rz(a, b);
-      r = __fma_rz(a, b, -h);
-      extract_rz(sigma, h, al, be);
-    } else {
-      h = __dmul_rn(a, b);
-      r = __fma_rn(a, b, -h);
-      al = __dsub_rn(__dadd_rn(sigma, h), sigma);
-      be = __dsub_rn(h, al);
-    }
-    ca = __dadd_rn(ca, d_to_field(__dmul_rn(al, scale), p));  // every sum exact: any rounding
-    cb = __dadd_rn(cb, d_to_field(be, p));
-    cr = __dadd_rn(cr, d_to_field(r, p));
+    if (RZ)
+      ACCSUM_LAMBDA_CUT(ACCSUM_ADD_RZ, ACCSUM_SUB_RZ, ACCSUM_MUL_RZ, ACCSUM_FMA_RZ, a, b, m.sigma, &h, &r, &al, &be);
+    else
+      ACCSUM_LAMBDA_CUT(ACCSUM_ADD, ACCSUM_SUB, ACCSUM_MUL, ACCSUM_FMA, a, b, m.sigma, &h, &r, &al, &be);
+    accsum_lambda_add(al, be, r, m, &ca, &cb, &cr);  // every sum exact: any rounding
   }
-  __device__ void flush() {
-    Sa = d_add_mod(Sa, d_reduce52(ca, p, pinv), p);
-    Sb = d_add_mod(Sb, d_reduce52(cb, p, pinv), p);
-    Sr = d_add_mod(Sr, d_reduce52(cr, p, pinv), p);
-    ca = cb = cr = 0;
-  }
+  __device__ void flush() { accsum_lambda_flush(m, &ca, &cb, &cr, &Sa, &Sb, &Sr); }
   __device__ double residue() {
     flush();
-    return d_add_mod(d_mod(__dmul_rn(Sa, two_l1), p), d_add_mod(Sb, Sr, p), p);
+    return accsum_lambda_residue(Sa, Sb, Sr, m);
   }
 };
-
-// (hi, lo) mod p for p < 2^52: hi mod p, then the 64 low bits 4 + 5 x 12 at a time.
-__device__ unsigned long long mod128(unsigned long long hi, unsigned long long lo, unsigned long long p) {
-  unsigned long long r = hi % p;
-  r = ((r << 4) | (lo >> 60)) % p;
-  for (int s = 48; s >= 0; s -= 12) r = ((r << 12) | ((lo >> s) & 0xfff)) % p;
-  return r;
-}
 
 // 64x64->128-bit products (__umul64hi), one reduction per 2^22 terms (2^22 products below
 // 2^104 and a residue stay below 2^127).
 struct Int128Acc {
-  unsigned long long p;
+  accsum_u64 p;
   int period;
-  unsigned long long hi = 0, lo = 0;
+  accsum_u64 hi = 0, lo = 0;
   __device__ void put(double x, double y) {
-    const unsigned long long a = static_cast<unsigned long long>(x), b = static_cast<unsigned long long>(y);
-    const unsigned long long pl = a * b, ph = __umul64hi(a, b);
-    lo += pl;
-    hi += ph + (lo < pl);
+    accsum_mac128(static_cast<accsum_u64>(x), static_cast<accsum_u64>(y), &hi, &lo);
   }
   __device__ void flush() {
-    lo = mod128(hi, lo, p);
+    lo = accsum_mod128(hi, lo, p);
     hi = 0;
   }
   __device__ double residue() {
@@ -177,7 +125,7 @@ struct Int128Acc {
 // (period < 4: lambda for p - 1 > 2^50.4, short test blocks): one element at a time.
 template <class Acc, bool kWide>
 __global__ void __launch_bounds__(kThreads) moddot_kernel(const double* __restrict__ x, const double* __restrict__ y,
-                                                          long long n, Acc acc, double p, double* out) {
+                                                          long long n, Acc acc, accsum_modp m, double* out) {
   const long long W = static_cast<long long>(gridDim.x) * blockDim.x;
   const long long tid = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   const long long pairs = n / 2;
@@ -211,7 +159,7 @@ __global__ void __launch_bounds__(kThreads) moddot_kernel(const double* __restri
     put(a0.y, b0.y);
   }
   if (tid == 0 && (n & 1)) put(x[n - 1], y[n - 1]);
-  block_merge(acc.residue(), p, out);
+  block_merge(acc.residue(), m, out);
 }
 
 enum class Algo { abgd, lambda, int128 };
@@ -222,23 +170,20 @@ constexpr long long kMaxPeriod = 1ll << 30;
 class ModdotCuda : public CudaKernel {
  public:
   ModdotCuda(const Problem& pr, Algo algo, bool rz, int blocks_param, long long abgd_block)
-      : CudaKernel(pr), algo_(algo), rz_(rz), p_(prime_of(pr.data)), abgd_block_(abgd_block), blocks_param_(blocks_param) {
+      : CudaKernel(pr), algo_(algo), rz_(rz), p_(prime_of(pr.data)), m_(accsum_modp_init(p_)), abgd_block_(abgd_block), blocks_param_(blocks_param) {
     if ((reinterpret_cast<uintptr_t>(in_->x) | reinterpret_cast<uintptr_t>(in_->y)) % alignof(double2) != 0)
       throw std::logic_error("moddot cuda: device vectors are not 16-byte aligned");
     out_ = DeviceBuffer<double>(max_blocks());
   }
   double run() override {
-    const double pd = static_cast<double>(p_);
     timer_.start();
     if (algo_ == Algo::abgd) {
-      if (rz_) launch(AbgdAcc<true>{pd, static_cast<int>(abgd_block_)});
-      else launch(AbgdAcc<false>{pd, static_cast<int>(abgd_block_)});
+      if (rz_) launch(AbgdAcc<true>{m_, static_cast<int>(abgd_block_)});
+      else launch(AbgdAcc<false>{m_, static_cast<int>(abgd_block_)});
     } else if (algo_ == Algo::lambda) {
-      const int l = moddot::split_level(p_);
-      const double sigma = std::ldexp(1.0, l + 53), scale = std::ldexp(1.0, -(l + 1)), two = std::ldexp(1.0, l + 1);
-      const int lambda = static_cast<int>(std::min<long long>(moddot::lambda_of(p_), kMaxPeriod));
-      if (rz_) launch(LambdaAcc<true>{pd, 1.0 / pd, sigma, scale, two, lambda});
-      else launch(LambdaAcc<false>{pd, 1.0 / pd, sigma, scale, two, lambda});
+      const int lambda = static_cast<int>(std::min<long long>(m_.lambda, kMaxPeriod));
+      if (rz_) launch(LambdaAcc<true>{m_, lambda});
+      else launch(LambdaAcc<false>{m_, lambda});
     } else {
       launch(Int128Acc{p_, 1 << 22});
     }
@@ -246,7 +191,7 @@ class ModdotCuda : public CudaKernel {
     std::vector<double> part(blocks_);
     ACCSUM_CUDA_CHECK(cudaMemcpy(part.data(), out_.get(), part.size() * sizeof(double), cudaMemcpyDeviceToHost));
     double r = 0;
-    for (double v : part) r = moddot::add_mod(r, v, pd);
+    for (double v : part) r = accsum_modp_add(r, v, m_);
     return r;
   }
 
@@ -279,13 +224,14 @@ class ModdotCuda : public CudaKernel {
   template <class Acc, bool kWide>
   void launch_as(const Acc& acc) {
     blocks_ = grid_of<Acc, kWide>();
-    moddot_kernel<Acc, kWide><<<blocks_, kThreads>>>(in_->x, in_->y, in_->n, acc, static_cast<double>(p_), out_.get());
+    moddot_kernel<Acc, kWide><<<blocks_, kThreads>>>(in_->x, in_->y, in_->n, acc, m_, out_.get());
     ACCSUM_CUDA_CHECK(cudaGetLastError());
   }
 
   Algo algo_;
   bool rz_;
   uint64_t p_;
+  accsum_modp m_;
   long long abgd_block_;
   int blocks_param_;
   int blocks_ = 1;

@@ -1,4 +1,4 @@
-// dpsumk / dpdotk on OpenCL: the kernels of dpsumk_cl_src.hpp (K, dot, TwoProduct and the
+// dpsumk / dpdotk on OpenCL: the kernels of kernels/dpsumk.cl (K, dot, TwoProduct and the
 // work-group size are compile-time macros: one cached program per combination), timed with
 // profiling events. Same launch structure and the same bits as the CUDA backend (dpsumk_cuda.cu).
 #include <algorithm>
@@ -7,12 +7,15 @@
 #include <vector>
 
 #include "backends/opencl/cl_common.hpp"
-#include "backends/opencl/dpsumk_cl_src.hpp"
-#include "backends/opencl/eft_cl.hpp"
 #include "core/numerics/dpsum.hpp"
 
 namespace accsum::opencl {
 namespace {
+
+// backends/opencl/kernels/dpsumk.cl, embedded by cmake/embed_opencl.cmake.
+const char* kDpsumkSource =
+#include "opencl/dpsumk.cl.inc"
+    ;
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -30,7 +33,7 @@ cl_program dp_program(int K, bool dot, bool dekker, size_t ls, int plain = 0, in
   std::string opts = "-DKC=" + std::to_string(K) + " -DDOT=" + std::to_string(dot) + " -DDEKKER=" +
                      std::to_string(dekker) + " -DLS=" + std::to_string(ls) + " -DPLAIN=" + std::to_string(plain) +
                      " -DSRC=" + std::to_string(src);
-  return program(std::string(eft_prelude) + dpsumk_cl_source, opts);
+  return program(kDpsumkSource, opts);
 }
 
 // Owns a cl_kernel and a list of events of one run.

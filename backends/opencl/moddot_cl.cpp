@@ -1,11 +1,9 @@
 // moddot on OpenCL: the round-to-nearest variants of the lambda- and (alpha, beta, gamma,
 // delta)-algorithms of Jean, Graillat (SYNASC 2010), whose splitting bounds are derived in
 // core/numerics/moddot.hpp (OpenCL C has no rounding-mode control, so the paper's round-toward-zero
-// versions cannot run here). Each work-item sums a grid-strided share of the products in
-// exact floating point, reduced mod p every lambda terms (lambda) or every `block` terms
-// (abgd: default 2^26, the paper's one-pass limit);
-// work-group residues are merged by addition mod p in local memory, the group residues on
-// the host. Residue arithmetic is exact: the same bits as cpu for any launch shape.
+// versions cannot run here); the kernels are backends/opencl/kernels/moddot.cl (abgd blocks:
+// default 2^26, the paper's one-pass limit). Residue arithmetic is exact: the same bits as cpu
+// for any launch shape.
 #include <algorithm>
 #include <memory>
 #include <string>
@@ -13,81 +11,20 @@
 
 #include "backends/opencl/cl_common.hpp"
 #include "core/numerics/moddot.hpp"
+#include "core/numerics/modp.h"
 #include "datasets/residues.hpp"
 
 namespace accsum::opencl {
 namespace {
 
-const char* kModdotSource = R"CLC(
-#pragma OPENCL EXTENSION cl_khr_fp64 : enable
-#pragma OPENCL FP_CONTRACT OFF
+// backends/opencl/kernels/moddot.cl, embedded by cmake/embed_opencl.cmake.
+const char* kModdotSource =
+#include "opencl/moddot.cl.inc"
+    ;
 
-double mod_p(double x, double p) { double r = fmod(x, p); return r < 0 ? r + p : r; }  /* fmod: 0 ulp */
-double add_mod(double a, double b, double p) { double s = a + b; return s >= p ? s - p : s; }
-double reduce52(double x, double p, double pinv) {
-  double q = floor(x * pinv);
-  double r = fma(-q, p, x);
-  r = r < 0 ? r + p : r;
-  return r >= p ? r - p : r;
-}
-double to_field(double v, double p) { v = v < 0 ? v + p : v; return v >= p ? v - p : v; }
-
-void group_merge(double v, double p, __local double* sh, __global double* out) {
-  const int t = get_local_id(0);
-  sh[t] = v;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (int s = get_local_size(0) / 2; s > 0; s >>= 1) {
-    if (t < s) sh[t] = add_mod(sh[t], sh[t + s], p);
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
-  if (t == 0) out[get_group_id(0)] = sh[0];
-}
-
-__kernel void moddot_abgd(__global const double* x, __global const double* y, long n, double p, long block,
-                          __global double* out, __local double* sh) {
-  const long W = get_global_size(0);
-  long i = get_global_id(0);
-  double acc = 0;
-  const double s1 = 0x1p131, s2 = 0x1p105, s3 = 0x1p79;
-  while (i < n) {
-    double A = 0, B = 0, C = 0, D = 0;
-    for (long c = 0; c < block && i < n; ++c, i += W) {
-      double h = x[i] * y[i];
-      double r = fma(x[i], y[i], -h);
-      double al = (s1 + h) - s1, bp = h - al;
-      double be = (s2 + bp) - s2, ep = bp - be;
-      double t = ep + r;
-      double ga = (s3 + t) - s3, de = t - ga;
-      A += al; B += be; C += ga; D += de;
-    }
-    acc = add_mod(acc, add_mod(add_mod(mod_p(A, p), mod_p(B, p), p), add_mod(mod_p(C, p), mod_p(D, p), p), p), p);
-  }
-  group_merge(acc, p, sh, out);
-}
-
-__kernel void moddot_lambda(__global const double* x, __global const double* y, long n, double p, double pinv,
-                            double sigma, double scale, double two_l1, long lambda,
-                            __global double* out, __local double* sh) {
-  const long W = get_global_size(0);
-  long i = get_global_id(0);
-  double Sa = 0, Sb = 0, Sr = 0;
-  while (i < n) {
-    double ca = 0, cb = 0, cr = 0;
-    for (long c = 0; c < lambda && i < n; ++c, i += W) {
-      double h = x[i] * y[i];
-      double r = fma(x[i], y[i], -h);
-      double al = (sigma + h) - sigma, be = h - al;
-      ca += to_field(al * scale, p);
-      cb += to_field(be, p);
-      cr += to_field(r, p);
-    }
-    Sa = add_mod(Sa, reduce52(ca, p, pinv), p);
-    Sb = add_mod(Sb, reduce52(cb, p, pinv), p);
-    Sr = add_mod(Sr, reduce52(cr, p, pinv), p);
-  }
-  group_merge(add_mod(mod_p(Sa * two_l1, p), add_mod(Sb, Sr, p), p), p, sh, out);
-}
-)CLC";
+// The kernels take the modulus struct by value: its layout must be the device's (five doubles
+// and a 64-bit integer, no padding).
+static_assert(sizeof(accsum_modp) == 6 * 8, "accsum_modp is a kernel argument");
 
 template <class T>
 void arg(cl_kernel k, cl_uint i, const T& v) {
@@ -109,24 +46,15 @@ class ModdotCl : public ClKernel {
     if (kernel_) clReleaseKernel(kernel_);
   }
   double run() override {
-    const double pd = static_cast<double>(p_);
+    const accsum_modp m = accsum_modp_init(p_);
     cl_mem x = in_->x.get(), y = in_->y.get(), out = out_.get();
     cl_long n = in_->n;
     cl_uint a = 0;
     arg(kernel_, a++, x);
     arg(kernel_, a++, y);
     arg(kernel_, a++, n);
-    arg(kernel_, a++, pd);
-    if (lambda_) {
-      const int l = moddot::split_level(p_);
-      arg(kernel_, a++, 1.0 / pd);
-      arg(kernel_, a++, std::ldexp(1.0, l + 53));
-      arg(kernel_, a++, std::ldexp(1.0, -(l + 1)));
-      arg(kernel_, a++, std::ldexp(1.0, l + 1));
-      arg(kernel_, a++, static_cast<cl_long>(moddot::lambda_of(p_)));
-    } else {
-      arg(kernel_, a++, static_cast<cl_long>(block_));
-    }
+    arg(kernel_, a++, m);
+    if (!lambda_) arg(kernel_, a++, static_cast<cl_long>(block_));
     arg(kernel_, a++, out);
     ACCSUM_CL_CHECK(clSetKernelArg(kernel_, a++, ls_ * sizeof(double), nullptr));
     size_t global = groups_ * ls_, local = ls_;
@@ -135,7 +63,7 @@ class ModdotCl : public ClKernel {
     std::vector<double> part(groups_);
     out_.read(part.data(), part.size() * sizeof(double));  // blocking: waits for the kernel
     double r = 0;
-    for (double v : part) r = moddot::add_mod(r, v, pd);
+    for (double v : part) r = accsum_modp_add(r, v, m);
     last_ = event_span_seconds(ev, ev);
     clReleaseEvent(ev);
     return r;

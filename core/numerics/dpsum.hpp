@@ -64,86 +64,50 @@
 #include <string>
 #include <vector>
 
+#include "core/numerics/dpsum.h"
 #include "core/numerics/eft.hpp"
 #include "core/numerics/hd.hpp"
 #include "core/frame/registry.hpp"
 #include "core/numerics/sum_bounds.hpp"
 
-#if defined(__CUDA_ARCH__)
-#define ACCSUM_UNROLL _Pragma("unroll")
-#else
-#define ACCSUM_UNROLL
-#endif
 
 namespace accsum {
 
 // ---------------------------------------------------------------------------------------------
-// Per-lane pieces of the fused variant (host and device). KC > 0 fixes K at compile time (the
-// state then lives in registers); KC == 0 takes K at run time. Both do the same operations.
+// Per-lane pieces of the fused variant (host and device), defined in core/numerics/dpsum.h (shared
+// with OpenCL C); these are their C++ names. KC > 0 fixes K at compile time (the state then
+// lives in registers); KC == 0 takes K at run time. Both do the same operations. Ordered picks
+// two_sum_ordered for the TwoSums (same nonzero bits: ieee_result below decides the sign of zero).
 
-// Dekker's FastTwoSum after ordering the operands by magnitude. For finite data it returns the
-// very (s, e) of TwoSum: both are error-free and the error of a rounded sum is unique; only the
-// sign of a zero error may differ (which changes no nonzero result: ieee_result below). It costs
-// 3 additions and a comparison instead of 6 additions, which is what keeps the GPU's fused
-// kernel memory-bound for K = 3, 4 (FP64 throughput is its other limit).
-ACCSUM_HD void two_sum_ordered(double a, double b, double& s, double& e) {
-  const bool a_big = fabs(a) >= fabs(b);
-  const double hi = a_big ? a : b, lo = a_big ? b : a;
-  s = hi + lo;
-  e = lo - (s - hi);
-}
+ACCSUM_HD void two_sum_ordered(double a, double b, double& s, double& e) { accsum_two_sum_ordered(a, b, &s, &e); }
 
-// Adds v at level `level` of a[0..K-1], passing each TwoSum error one level down. Ordered picks
-// two_sum_ordered for the TwoSums (same nonzero bits).
+// Adds v at level `level` of a[0..K-1], passing each TwoSum error one level down.
 template <int KC, bool Ordered = false>
 ACCSUM_HD void kf_add(double* a, int K_rt, int level, double v) {
-  const int K = KC > 0 ? KC : K_rt;
-  ACCSUM_UNROLL
-  for (int k = 0; k < K - 1; ++k) {
-    if (k >= level) {
-      double s, e;
-      if (Ordered)
-        two_sum_ordered(a[k], v, s, e);
-      else
-        two_sum(a[k], v, s, e);
-      a[k] = s;
-      v = e;
-    }
-  }
-  a[K - 1] += v;
+  accsum_kf_add(a, KC > 0 ? KC : K_rt, level, v, Ordered);
 }
 
 template <int KC>
 ACCSUM_HD void kf_clear(double* a, int K_rt) {
-  const int K = KC > 0 ? KC : K_rt;
-  ACCSUM_UNROLL
-  for (int k = 0; k < K; ++k) a[k] = -0.0;
+  accsum_kf_clear(a, KC > 0 ? KC : K_rt);
 }
 
 // One element of a sum.
 template <int KC, bool Ordered = false>
 ACCSUM_HD void kf_sum_elem(double* a, int K, double x) {
-  kf_add<KC, Ordered>(a, K, 0, x);
+  accsum_kf_sum_elem(a, KC > 0 ? KC : K, x, Ordered);
 }
 
 // One element of a dot: x*y = h + t exactly (no underflow); h joins level 0, t level 1 (DotK).
 template <int KC, bool Dekker, bool Ordered = false>
 ACCSUM_HD void kf_dot_elem(double* a, int K, double x, double y) {
-  double h, t;
-  if (Dekker)
-    two_prod_dekker(x, y, h, t);
-  else
-    two_prod_fma(x, y, h, t);
-  kf_add<KC, Ordered>(a, K, 0, h);
-  kf_add<KC, Ordered>(a, K, 1, t);
+  accsum_kf_dot_elem(a, KC > 0 ? KC : K, x, y, Dekker, Ordered);
 }
 
 // a <- a merged with b (b's level k joins a's level k). Symmetric: merge(a,b) == merge(b,a).
 template <int KC, bool Ordered = false>
 ACCSUM_HD void kf_merge(double* a, const double* b, int K_rt) {
-  const int K = KC > 0 ? KC : K_rt;
-  ACCSUM_UNROLL
-  for (int k = 0; k < K; ++k) kf_add<KC, Ordered>(a, K, k, b[k]);
+  accsum_kf_merge(a, b, KC > 0 ? KC : K_rt, Ordered);
 }
 
 // The plain sum `plain` (the level-0 root) decides special values and the sign of a zero: an
@@ -204,15 +168,10 @@ void dp_levels(double* p, int64_t n, int64_t w_lo, int64_t w_hi, Op op) {
     for (int64_t a = 0; a + w < n; a += 2 * w) op(p[a], p[a + w]);
 }
 struct TwoSumInPlace {
-  void operator()(double& a, double& b) const {
-    double s, e;
-    two_sum(a, b, s, e);
-    a = s;
-    b = e;
-  }
+  void operator()(double& a, double& b) const { accsum_dp_node(&a, &b, 0); }
 };
 struct AddInPlace {
-  void operator()(double& a, double& b) const { a += b; }
+  void operator()(double& a, double& b) const { accsum_dp_node(&a, &b, 1); }
 };
 
 // DPSum (Alg. 3.2) and DPRed (Alg. 3.1) in place.

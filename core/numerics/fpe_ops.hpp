@@ -22,9 +22,26 @@ constexpr int kMaxR = 32;
 
 ACCSUM_HD bool valid_r(int R) { return R == 2 || R == 4 || R == 8 || R == 16 || R == 32; }
 
+// The lane operations of the algorithms below, for lanes of one double each. The algorithms
+// take them as a parameter L (L::V the lane type; L::two_sum, L::add lane-wise; L::zero), so
+// that the same text also runs on SIMD vectors holding that lane of several expansions
+// (backends/cpu_mt/fpe_simd.hpp). RC > 0 fixes R at compile time (the lanes then live in
+// registers); RC == 0 takes R at run time.
+struct DoubleLanes {
+  using V = double;
+  ACCSUM_HD static V zero() { return 0.0; }
+  ACCSUM_HD static void two_sum(V a, V b, V& s, V& e) { accsum::two_sum(a, b, s, e); }
+  ACCSUM_HD static V add(V a, V b) { return a + b; }
+};
+template <int RC>
+constexpr int lanes_capacity() {
+  return RC > 0 ? RC : kMaxR;
+}
+
 // e' <- (in, e_0, ..., e_{R-2}): the vector shifted one lane up ("shift right" in the paper),
 // lane 0 receiving `in`; e_{R-1} leaves the vector (truncation).
-ACCSUM_HD void shift_up(const double* e, double in, double* out, int R) {
+template <class L = DoubleLanes>
+ACCSUM_HD void shift_up(const typename L::V* e, typename L::V in, typename L::V* out, int R) {
   for (int l = R - 1; l > 0; --l) out[l] = e[l - 1];
   out[0] = in;
 }
@@ -35,27 +52,38 @@ ACCSUM_HD bool any_nonzero(const double* v, int R) {
   return any;
 }
 
+// The R-2 error-propagation steps with zero inserted, then the last step as a plain addition:
+// the common tail of add_safe and add_fast.
+template <int RC = 0, class L = DoubleLanes>
+ACCSUM_HD void settle(typename L::V* s, typename L::V* e, int R_rt) {
+  const int R = RC > 0 ? RC : R_rt;
+  typename L::V ep[lanes_capacity<RC>()];
+  for (int i = 1; i <= R - 2; ++i) {
+    shift_up<L>(e, L::zero(), ep, R);
+    for (int l = 0; l < R; ++l) L::two_sum(s[l], ep[l], s[l], e[l]);
+  }
+  shift_up<L>(e, L::zero(), ep, R);
+  for (int l = 0; l < R; ++l) s[l] = L::add(s[l], ep[l]);
+}
+
 // Algorithm 1 (safe data-parallel addition), Collange et al. 2016, Sec. III:
 //   (s, e) <- 2Sum((x_0, 0, ..), (y_0, 0, ..));
 //   for i = 1 .. R-1: insert x_i below the shifted errors, 2Sum; the same with y_i;
 //   R-2 more steps inserting 0; a last step with a plain addition.
 // (The listing's "for i <- 1 to R" inserts the R-1 remaining terms x_1..x_{R-1}; the text says the
 // errors then travel "another R-1 steps", the last one without EFT, which is lines 10-15.)
-ACCSUM_HD void add_safe(const double* x, const double* y, double* s, int R) {
-  double e[kMaxR], ep[kMaxR];
-  for (int l = 0; l < R; ++l) two_sum(l == 0 ? x[0] : 0.0, l == 0 ? y[0] : 0.0, s[l], e[l]);
+template <int RC = 0, class L = DoubleLanes>
+ACCSUM_HD void add_safe(const typename L::V* x, const typename L::V* y, typename L::V* s, int R_rt) {
+  const int R = RC > 0 ? RC : R_rt;
+  typename L::V e[lanes_capacity<RC>()], ep[lanes_capacity<RC>()];
+  for (int l = 0; l < R; ++l) L::two_sum(l == 0 ? x[0] : L::zero(), l == 0 ? y[0] : L::zero(), s[l], e[l]);
   for (int i = 1; i < R; ++i) {
-    shift_up(e, x[i], ep, R);
-    for (int l = 0; l < R; ++l) two_sum(s[l], ep[l], s[l], e[l]);
-    shift_up(e, y[i], ep, R);
-    for (int l = 0; l < R; ++l) two_sum(s[l], ep[l], s[l], e[l]);
+    shift_up<L>(e, x[i], ep, R);
+    for (int l = 0; l < R; ++l) L::two_sum(s[l], ep[l], s[l], e[l]);
+    shift_up<L>(e, y[i], ep, R);
+    for (int l = 0; l < R; ++l) L::two_sum(s[l], ep[l], s[l], e[l]);
   }
-  for (int i = 1; i <= R - 2; ++i) {
-    shift_up(e, 0.0, ep, R);
-    for (int l = 0; l < R; ++l) two_sum(s[l], ep[l], s[l], e[l]);
-  }
-  shift_up(e, 0.0, ep, R);
-  for (int l = 0; l < R; ++l) s[l] = s[l] + ep[l];
+  settle<RC, L>(s, e, R);
 }
 
 // The fast relaxed addition (Collange et al. 2016, Sec. III, Fig. 5). The paper gives it as a
@@ -69,15 +97,12 @@ ACCSUM_HD void add_safe(const double* x, const double* y, double* s, int R) {
 // No renormalisation: after cancellation (x_0 + y_0 = 0) lane 0 holds 0 and the result is not an
 // ulp-nonoverlapping expansion, and its error is not bounded relative to the sum. No bound is
 // proven in the paper; none is claimed here.
-ACCSUM_HD void add_fast(const double* x, const double* y, double* s, int R) {
-  double e[kMaxR], ep[kMaxR];
-  for (int l = 0; l < R; ++l) two_sum(x[l], y[l], s[l], e[l]);
-  for (int i = 1; i <= R - 2; ++i) {
-    shift_up(e, 0.0, ep, R);
-    for (int l = 0; l < R; ++l) two_sum(s[l], ep[l], s[l], e[l]);
-  }
-  shift_up(e, 0.0, ep, R);
-  for (int l = 0; l < R; ++l) s[l] = s[l] + ep[l];
+template <int RC = 0, class L = DoubleLanes>
+ACCSUM_HD void add_fast(const typename L::V* x, const typename L::V* y, typename L::V* s, int R_rt) {
+  const int R = RC > 0 ? RC : R_rt;
+  typename L::V e[lanes_capacity<RC>()];
+  for (int l = 0; l < R; ++l) L::two_sum(x[l], y[l], s[l], e[l]);
+  settle<RC, L>(s, e, R);
 }
 
 // Error propagation loop of Algorithm 2 (lines 9-12 / 13-16): while any lane of e is nonzero,

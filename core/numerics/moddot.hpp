@@ -50,6 +50,7 @@
 #include <cstdint>
 
 #include "core/frame/registry.hpp"
+#include "core/numerics/modp.h"
 
 namespace accsum::moddot {
 namespace {
@@ -65,50 +66,8 @@ inline ParamSpec block_param() {
                    1, kAbgdBlock, {}, std::to_string(kAbgdBlock)};
 }
 
-// The largest lambda with lambda (p - 1) < 2^52 (Theorem 3's hypothesis (3)).
-inline int64_t lambda_of(uint64_t p) {
-  return p <= 1 ? 1 : static_cast<int64_t>(((uint64_t(1) << 52) - 1) / (p - 1));
-}
-
-// l with 2^l <= p - 1 < 2^(l+1) (p >= 2).
-inline int split_level(uint64_t p) { return 63 - __builtin_clzll(p - 1); }
-
-// x mod p in [0, p) for any double x holding an integer: fmod is exact.
-inline double mod_p(double x, double p) {
-  double r = std::fmod(x, p);
-  return r < 0 ? r + p : r;
-}
-
-// x mod p for an integer 0 <= x < 2^52 without a division: q = floor(x fl(1/p)) is within one
-// of floor(x / p) (two roundings of relative size <= 2^-52 on x / p < 2^52 / p give an absolute
-// error below 2 / p <= 1, in any rounding mode), x - q p is an integer in [-p, 2p) computed
-// exactly by one FMA, and one correction each way lands in [0, p).
-inline double reduce52(double x, double p, double pinv) {
-  double q = std::floor(x * pinv);
-  double r = std::fma(-q, p, x);
-  r = r < 0 ? r + p : r;
-  return r >= p ? r - p : r;
-}
-
-// Adds two residues in [0, p): the sum is below 2^53, exact.
-inline double add_mod(double a, double b, double p) {
-  double s = a + b;
-  return s >= p ? s - p : s;
-}
-
-// v in [-p, 2p) (an integer) mapped into [0, p).
-// Branch-free (a product by 0 or 1 is exact): random residues would defeat a branch predictor.
-inline double to_field(double v, double p) {
-  v += v < 0 ? p : 0.0;  // compiles to compare + and (no branch, no int->double conversion)
-  return v - (v >= p ? p : 0.0);
-}
-
-// Split(sigma, v) in round-to-nearest (Rump-Ogita-Oishi 2008, Alg. 3.2).
-inline void split_rn(double sigma, double v, double& hi, double& lo) {
-  double q = sigma + v;
-  hi = q - sigma;
-  lo = v - hi;
-}
+// The field operations and the per-element steps are core/numerics/modp.h's (accsum_modp_*,
+// accsum_abgd_*, accsum_lambda_*), shared with CUDA and OpenCL C.
 
 // The four exact sums of one block (n <= kAbgdBlock) of the branch-free splitting
 //   [alpha, beta'] = Split(2^131, h), [beta, eps] = Split(2^105, beta'), t = eps + r,
@@ -156,65 +115,38 @@ inline AbgdSums abgd_block_simd(const double* x, const double* y, int64_t n, dou
     s.c += vc[j];
     s.d += vd[j];
   }
-  for (; i < n; ++i) {  // the scalar tail: the same operations
-    double h = x[i] * y[i];
-    double r = std::fma(x[i], y[i], -h);
-    double al = (0x1p131 + h) - 0x1p131, bp = h - al;
-    double be = (0x1p105 + bp) - 0x1p105, ep = bp - be;
-    double t = ep + r;
-    double ga = (s3 + t) - s3, de = t - ga;
-    s.a += al;
-    s.b += be;
-    s.c += ga;
-    s.d += de;
-  }
+  for (; i < n; ++i) accsum_abgd_put(x[i], y[i], s3, &s.a, &s.b, &s.c, &s.d);  // the scalar tail
   return s;
 }
 
 // (alpha, beta, gamma, delta), round to nearest, one block of n <= kAbgdBlock elements:
 // returns the residue.
-inline double abgd_rn_block(const double* x, const double* y, int64_t n, double p) {
+inline double abgd_rn_block(const double* x, const double* y, int64_t n, accsum_modp m) {
   AbgdSums s = abgd_block_simd(x, y, n, 0x1p79);
-  return add_mod(add_mod(mod_p(s.a, p), mod_p(s.b, p), p), add_mod(mod_p(s.c, p), mod_p(s.d, p), p), p);
+  return accsum_abgd_residue(s.a, s.b, s.c, s.d, m);
 }
 
 // Blocks of `block` <= kAbgdBlock elements.
 inline uint64_t abgd_rn(const double* x, const double* y, int64_t n, uint64_t p, int64_t block = kAbgdBlock) {
-  const double pd = static_cast<double>(p);
+  const accsum_modp m = accsum_modp_init(p);
   double acc = 0;
-  for (int64_t b = 0; b < n; b += block) acc = add_mod(acc, abgd_rn_block(x + b, y + b, std::min(block, n - b), pd), pd);
+  for (int64_t b = 0; b < n; b += block) acc = accsum_modp_add(acc, abgd_rn_block(x + b, y + b, std::min(block, n - b), m), m);
   return static_cast<uint64_t>(acc);
 }
 
 // lambda-algorithm, round to nearest: pieces mapped to field elements, chunks of lambda
 // terms summed exactly, one reduction per chunk and accumulator.
 inline uint64_t lambda_rn(const double* x, const double* y, int64_t n, uint64_t p) {
-  const double pd = static_cast<double>(p);
-  const int l = split_level(p);
-  const double sigma = std::ldexp(1.0, l + 53), scale = std::ldexp(1.0, -(l + 1));
-  const int64_t lambda = lambda_of(p);
-  const double pinv = 1.0 / pd;
+  const accsum_modp m = accsum_modp_init(p);
   double Sa = 0, Sb = 0, Sr = 0;  // residues
-  for (int64_t c = 0; c < n; c += lambda) {
-    const int64_t e = std::min(n, c + lambda);
+  for (int64_t c = 0; c < n; c += m.lambda) {
+    const int64_t e = std::min(n, c + m.lambda);
     double ca = 0, cb = 0, cr = 0;  // at most lambda (p - 1) < 2^52: exact
-    for (int64_t i = c; i < e; ++i) {
-      double h = x[i] * y[i];
-      double r = std::fma(x[i], y[i], -h);
-      double al = (sigma + h) - sigma, be = h - al;
-      ca += to_field(al * scale, pd);
-      cb += to_field(be, pd);
-      cr += to_field(r, pd);
-    }
-    Sa = add_mod(Sa, reduce52(ca, pd, pinv), pd);
-    Sb = add_mod(Sb, reduce52(cb, pd, pinv), pd);
-    Sr = add_mod(Sr, reduce52(cr, pd, pinv), pd);
+    for (int64_t i = c; i < e; ++i) accsum_lambda_put(x[i], y[i], m, &ca, &cb, &cr);
+    accsum_lambda_flush(m, &ca, &cb, &cr, &Sa, &Sb, &Sr);
   }
-  // 2^(l+1) Sa is exact (a power-of-two scaling of an integer below 2^52).
-  double hiA = mod_p(std::ldexp(Sa, l + 1), pd);
-  return static_cast<uint64_t>(add_mod(hiA, add_mod(Sb, Sr, pd), pd));
+  return static_cast<uint64_t>(accsum_lambda_residue(Sa, Sb, Sr, m));
 }
-
 
 // The lambda-algorithm in AVX2 lanes (the cpu-mt kernel): lane j takes elements i = j mod 4
 // and keeps its own three chunk sums, reduced after every lambda of its terms (Theorem 3's
@@ -224,12 +156,10 @@ inline uint64_t lambda_rn(const double* x, const double* y, int64_t n, uint64_t 
 // are in [-2^l, 2^(l+1)] and one conditional add or subtract of p makes each a field element;
 // reduce52 is exact in any mode. The round-toward-zero caller is backends/cpu/moddot_rz.cpp.
 inline uint64_t lambda_simd(const double* x, const double* y, int64_t n, uint64_t p) {
-  const double pd = static_cast<double>(p), pinv = 1.0 / pd;
-  const int l = split_level(p);
-  const double sigma = std::ldexp(1.0, l + 53), scale = std::ldexp(1.0, -(l + 1));
-  const int64_t lambda = lambda_of(p);
-  const __m256d P = _mm256_set1_pd(pd), PINV = _mm256_set1_pd(pinv), SIG = _mm256_set1_pd(sigma),
-                SC = _mm256_set1_pd(scale), Z = _mm256_setzero_pd();
+  const accsum_modp m = accsum_modp_init(p);
+  const int64_t lambda = m.lambda;
+  const __m256d P = _mm256_set1_pd(m.p), PINV = _mm256_set1_pd(m.pinv), SIG = _mm256_set1_pd(m.sigma),
+                SC = _mm256_set1_pd(m.scale), Z = _mm256_setzero_pd();
   auto field = [&](__m256d v) {
     v = _mm256_add_pd(v, _mm256_and_pd(_mm256_cmp_pd(v, Z, _CMP_LT_OQ), P));
     return _mm256_sub_pd(v, _mm256_and_pd(_mm256_cmp_pd(v, P, _CMP_GE_OQ), P));
@@ -268,20 +198,16 @@ inline uint64_t lambda_simd(const double* x, const double* y, int64_t n, uint64_
   _mm256_store_pd(vr, Sr);
   double sa = 0, sb = 0, sr = 0;
   for (int j = 0; j < 4; ++j) {
-    sa = add_mod(sa, va[j], pd);
-    sb = add_mod(sb, vb[j], pd);
-    sr = add_mod(sr, vr[j], pd);
+    sa = accsum_modp_add(sa, va[j], m);
+    sb = accsum_modp_add(sb, vb[j], m);
+    sr = accsum_modp_add(sr, vr[j], m);
   }
-  for (int64_t i = full; i < n; ++i) {  // at most 3 elements: each piece a field element
-    double h = x[i] * y[i];
-    double r = std::fma(x[i], y[i], -h);
-    double al = (sigma + h) - sigma, be = h - al;
-    sa = add_mod(sa, to_field(al * scale, pd), pd);
-    sb = add_mod(sb, to_field(be, pd), pd);
-    sr = add_mod(sr, to_field(r, pd), pd);
+  for (int64_t i = full; i < n; ++i) {  // at most 3 elements, each a chunk of its own
+    double ca = 0, cb = 0, cr = 0;
+    accsum_lambda_put(x[i], y[i], m, &ca, &cb, &cr);
+    accsum_lambda_flush(m, &ca, &cb, &cr, &sa, &sb, &sr);
   }
-  double hiA = mod_p(std::ldexp(sa, l + 1), pd);
-  return static_cast<uint64_t>(add_mod(hiA, add_mod(sb, sr, pd), pd));
+  return static_cast<uint64_t>(accsum_lambda_residue(sa, sb, sr, m));
 }
 
 }  // namespace

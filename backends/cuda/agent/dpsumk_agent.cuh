@@ -126,18 +126,12 @@ __global__ void __launch_bounds__(kThreads) merge_states_kernel(const double* __
 
 enum class Source { in_place, copy_x, dot_fma, dot_dekker };
 
-// The node (a, b) of the tree: TwoSum keeps the sum at a and the error at b (DPSum); plain adds
-// into a (DPRed). Both sides of a shuffle compute the same TwoSum and keep their half.
+// The node (a, b) of the tree (core/numerics/dpsum.h): TwoSum keeps the sum at a and the error at b
+// (DPSum); plain adds into a (DPRed). Both sides of a shuffle compute the same TwoSum and keep
+// their half.
 template <bool Plain>
 __device__ __forceinline__ void node(double& a, double& b) {
-  if (Plain) {
-    a += b;
-  } else {
-    double s, e;
-    two_sum(a, b, s, e);
-    a = s;
-    b = e;
-  }
+  accsum_dp_node(&a, &b, Plain);
 }
 
 // Levels among one value per lane, pairing lanes t and t + off for off = 1, 2, ... < width.

@@ -1,28 +1,23 @@
-#pragma once
-// OpenCL C source of dpsumk / dpdotk, appended to eft_prelude (core/numerics/numerics.h: the EFTs). The
-// operations are those of the serial definitions in core/numerics/dpsum.hpp (same tree pairs, same lanes,
-// same order), so results are bitwise those of the cpu backend. Compile-time macros: KC (levels),
-// DOT, DEKKER; LS (the work-group size, a power of two); for the tree kernel PLAIN and SRC (0 in
-// place, 1 copy of x, 2 DPDot's TwoProducts).
-namespace accsum::opencl {
-inline const char* dpsumk_cl_source = R"CLC(
-// ---- fused: one lane per work-item, K levels (kf_add, kf_merge of core/numerics/dpsum.hpp) ----
-inline void kf_add(double* a, int level, double v) {
-  for (int k = level; k < KC - 1; ++k) { double s, e; accsum_two_sum(a[k], v, &s, &e); a[k] = s; v = e; }
-  a[KC - 1] += v;
-}
-inline void kf_merge(double* a, const double* b) { for (int k = 0; k < KC; ++k) kf_add(a, k, b[k]); }
+/* dpsumk / dpdotk on OpenCL (backends/opencl/dpsumk_cl.cpp launches them): the operations of the
+ * serial definitions in core/numerics/dpsum.hpp (same tree pairs, same lanes, same order), with
+ * the per-element steps of core/numerics/dpsum.h, so results are bitwise those of the cpu
+ * backend. Compile-time macros: KC (levels), DOT, DEKKER; LS (the work-group size, a power of
+ * two); for the tree kernel PLAIN and SRC (0 in place, 1 copy of x, 2 DPDot's TwoProducts).
+ */
+// offline-check: -DKC=2 -DDOT=0 -DDEKKER=0 -DLS=256 -DPLAIN=0 -DSRC=0
+// offline-check: -DKC=3 -DDOT=1 -DDEKKER=0 -DLS=256 -DPLAIN=0 -DSRC=2
+// offline-check: -DKC=4 -DDOT=1 -DDEKKER=1 -DLS=128 -DPLAIN=0 -DSRC=2
+// offline-check: -DKC=2 -DDOT=0 -DDEKKER=0 -DLS=256 -DPLAIN=1 -DSRC=0
+// offline-check: -DKC=8 -DDOT=0 -DDEKKER=0 -DLS=64 -DPLAIN=0 -DSRC=1
+#include "core/numerics/numerics.h"
+#include "core/numerics/dpsum.h"
+
+/* ---- fused: one lane per work-item, KC levels (core/numerics/dpsum.h) ---- */
 inline void kf_elem(double* a, double x, double y) {
 #if DOT
-  double h, t;
-#if DEKKER
-  accsum_two_prod_dekker(x, y, &h, &t);
+  accsum_kf_dot_elem(a, KC, x, y, DEKKER, 0);
 #else
-  accsum_two_prod_fma(x, y, &h, &t);
-#endif
-  kf_add(a, 0, h); kf_add(a, 1, t);
-#else
-  kf_add(a, 0, x);
+  accsum_kf_sum_elem(a, KC, x, 0);
 #endif
 }
 
@@ -36,7 +31,7 @@ inline void group_merge(double* a, int active, __local double* sh, __global doub
     if ((l & (2 * w - 1)) == 0) {
       double b[KC];
       for (int k = 0; k < KC; ++k) { a[k] = sh[k * LS + l]; b[k] = sh[k * LS + l + w]; }
-      kf_merge(a, b);
+      accsum_kf_merge(a, b, KC, 0);
       for (int k = 0; k < KC; ++k) sh[k * LS + l] = a[k];
     }
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -48,7 +43,7 @@ inline void group_merge(double* a, int active, __local double* sh, __global doub
 __kernel void dp_fused(__global const double* x, __global const double* y, long n, long G,
                        __global double* out, __local double* sh) {
   double a[KC];
-  for (int k = 0; k < KC; ++k) a[k] = -0.0;
+  accsum_kf_clear(a, KC);
   const long g = get_global_id(0);
   if (g < G) {
     const long groups = n / 2;
@@ -69,14 +64,8 @@ __kernel void dp_merge(__global const double* in, long count, __global double* o
   group_merge(a, count < LS ? (int)count : LS, sh, out);
 }
 
-// ---- tree: levels w = 1 .. 2 LS of a DPSum/DPRed pass over terms p[i * stride], i < N ----
-inline void tree_node(double* a, double* b) {
-#if PLAIN
-  *a += *b;
-#else
-  double s, e; accsum_two_sum(*a, *b, &s, &e); *a = s; *b = e;
-#endif
-}
+/* ---- tree: levels w = 1 .. 2 LS of a DPSum/DPRed pass over terms p[i * stride], i < N ---- */
+inline void tree_node(double* a, double* b) { accsum_dp_node(a, b, PLAIN); }
 
 __kernel void dp_tree(__global const double* x, __global const double* y, __global double* p, long N, long stride,
                       __global double* top, int top_index, __local double* sh) {
@@ -122,5 +111,3 @@ __kernel void dp_tree(__global const double* x, __global const double* y, __glob
   if (t == 0 && top_index >= 0) top[top_index] = v[0];
 #endif
 }
-)CLC";
-}  // namespace accsum::opencl
