@@ -32,6 +32,35 @@ void for_each_dist(const std::vector<int64_t>& sizes, double cond, uint64_t seed
       }
 }
 
+// Log-uniform data of `family` ("sum" or "dot") over `range`.
+inline Dataset loguniform(const std::string& family, int64_t n, double range) {
+  GenSpec spec;
+  spec.family = family;
+  spec.dist = "loguniform";
+  spec.range = range;
+  spec.n = n;
+  return generate(spec);
+}
+
+// Sum and dot, every distribution whose elements are pure functions of their index, each of `sizes`:
+// fn(spec) with seed seed0 + n and log-uniform range `range`.
+template <class Fn>
+void for_each_counter_based(const std::vector<int64_t>& sizes, uint64_t seed0, double range, Fn fn) {
+  for (const std::string family : {"sum", "dot"})
+    for (const std::string& dist : dist_names()) {
+      if (!counter_based(dist)) continue;
+      for (int64_t n : sizes) {
+        GenSpec spec;
+        spec.family = family;
+        spec.dist = dist;
+        spec.n = n;
+        spec.seed = seed0 + static_cast<uint64_t>(n);
+        spec.range = range;
+        fn(spec);
+      }
+    }
+}
+
 inline Dataset from(std::vector<double> x, std::vector<double> y = {}) {
   Dataset d;
   d.family = y.empty() ? "sum" : "dot";

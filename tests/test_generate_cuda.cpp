@@ -11,6 +11,7 @@
 #include "core/frame/family.hpp"
 #include "core/frame/registry.hpp"
 #include "datasets/dataset.hpp"
+#include "tests/dataset_util.hpp"
 #include "tests/superacc_test_util.hpp"
 
 namespace accsum {
@@ -33,27 +34,20 @@ double run(const std::string& algo, const Dataset& d) {
 TEST(GenerateCuda, DeviceElementsEqualHostElementsForEveryDistribution) {
   if (!have_gpu()) GTEST_SKIP() << "no CUDA device: device generation not tested";
   int64_t compared = 0;
-  for (const std::string family : {"sum", "dot"})
-    for (const std::string& dist : dist_names()) {
-      if (!counter_based(dist)) continue;
-      for (int64_t n : {int64_t{2}, int64_t{33}, int64_t{65537}, int64_t{3000017}}) {
-        GenSpec spec;
-        spec.family = family;
-        spec.dist = dist;
-        spec.n = n;
-        spec.seed = 11 + static_cast<uint64_t>(n);
-        spec.range = 1e280;
-        Dataset host = generate(spec), by_index = generate_by_index(spec);
-        const double want = accsum::family(family).oracle(host).rounded;
-        const std::string exact = family == "sum" ? "superacc" : "superacc-dot";
-        const std::string vendor = family == "sum" ? "cub-sum" : "cublas-dot";
-        ASSERT_TRUE(registry().find(exact, "cuda")->makes_own_data);
-        ASSERT_TRUE(registry().find(vendor, "cuda")->makes_own_data);
-        EXPECT_PRED2(same_bits, run(exact, by_index), want) << family << " " << dist << " n=" << n;
-        EXPECT_PRED2(same_bits, run(vendor, by_index), run(vendor, host)) << family << " " << dist << " n=" << n;
-        ++compared;
-      }
-    }
+  test::for_each_counter_based({2, 33, 65537, 3000017}, 11, 1e280, [&](const GenSpec& spec) {
+    const std::string& family = spec.family;
+    const std::string& dist = spec.dist;
+    const int64_t n = spec.n;
+    Dataset host = generate(spec), by_index = generate_by_index(spec);
+    const double want = accsum::family(family).oracle(host).rounded;
+    const std::string exact = family == "sum" ? "superacc" : "superacc-dot";
+    const std::string vendor = family == "sum" ? "cub-sum" : "cublas-dot";
+    ASSERT_TRUE(registry().find(exact, "cuda")->makes_own_data);
+    ASSERT_TRUE(registry().find(vendor, "cuda")->makes_own_data);
+    EXPECT_PRED2(same_bits, run(exact, by_index), want) << family << " " << dist << " n=" << n;
+    EXPECT_PRED2(same_bits, run(vendor, by_index), run(vendor, host)) << family << " " << dist << " n=" << n;
+    ++compared;
+  });
   EXPECT_GE(compared, 2 * 5 * 4);
 }
 

@@ -118,12 +118,7 @@ TEST(MpiSuperacc, FewerTermsThanRanksAndSpecials) {
 TEST(MpiSuperacc, LargerInputsAndShapeVariants) {
   REQUIRE_MPI();
   for (const std::string family : {"sum", "dot"}) {
-    GenSpec spec;
-    spec.family = family;
-    spec.dist = "loguniform";
-    spec.range = 1e300;
-    spec.n = 300007;
-    Dataset d = generate(spec);
+    Dataset d = test::loguniform(family, 300007, 1e300);
     double want = oracle(d);
     const AlgoEntry* e = registry().find(family == "sum" ? "superacc" : "superacc-dot", "mpi");
     for (const auto& p : e->shape_variants(registry().resolve_params(*e, {}))) {
@@ -141,33 +136,26 @@ TEST(MpiSuperacc, LargerInputsAndShapeVariants) {
 TEST(MpiSuperacc, GeneratedByIndexEqualsHostArrays) {
   REQUIRE_MPI();
   int64_t compared = 0;
-  for (const std::string family : {"sum", "dot"})
-    for (const std::string& dist : dist_names()) {
-      if (!counter_based(dist)) continue;
-      for (int64_t n : {int64_t{2}, int64_t{3}, int64_t{4099}, int64_t{70001}}) {
-        GenSpec spec;
-        spec.family = family;
-        spec.dist = dist;
-        spec.n = n;
-        spec.seed = 7 + static_cast<uint64_t>(n);
-        spec.range = 1e200;
-        Dataset host = generate(spec), by_index = generate_by_index(spec);
-        ASSERT_TRUE(by_index.x.empty()) << "by-index datasets hold no array";
-        const FamilyDescriptor& f = accsum::family(family);
-        ExactValue want = f.oracle(host), want_generated = f.oracle(by_index);
-        EXPECT_PRED2(same_bits, want_generated.rounded, want.rounded) << family << " " << dist << " n=" << n;
-        const AlgoEntry* e = registry().find(family == "sum" ? "superacc" : "superacc-dot", "mpi");
-        ASSERT_TRUE(e->makes_own_data);
-        for (const Params& p : std::vector<Params>{{{"inner", "cpu"}}, {{"inner", "cpu-mt"}, {"threads", "2"}}}) {
-          Params rp = registry().resolve_params(*e, p);
-          double got = e->make(by_index.problem(), rp)->run_scalar();
-          EXPECT_PRED2(same_bits, got, want.rounded) << family << " " << dist << " n=" << n << " inner=" << p.at("inner");
-          EXPECT_PRED2(same_bits, got, e->make(host.problem(), rp)->run_scalar()) << family << " " << dist;
-          EXPECT_TRUE(all_ranks_agree(got));
-          ++compared;
-        }
-      }
+  test::for_each_counter_based({2, 3, 4099, 70001}, 7, 1e200, [&](const GenSpec& spec) {
+    const std::string& family = spec.family;
+    const std::string& dist = spec.dist;
+    const int64_t n = spec.n;
+    Dataset host = generate(spec), by_index = generate_by_index(spec);
+    ASSERT_TRUE(by_index.x.empty()) << "by-index datasets hold no array";
+    const FamilyDescriptor& f = accsum::family(family);
+    ExactValue want = f.oracle(host), want_generated = f.oracle(by_index);
+    EXPECT_PRED2(same_bits, want_generated.rounded, want.rounded) << family << " " << dist << " n=" << n;
+    const AlgoEntry* e = registry().find(family == "sum" ? "superacc" : "superacc-dot", "mpi");
+    ASSERT_TRUE(e->makes_own_data);
+    for (const Params& p : std::vector<Params>{{{"inner", "cpu"}}, {{"inner", "cpu-mt"}, {"threads", "2"}}}) {
+      Params rp = registry().resolve_params(*e, p);
+      double got = e->make(by_index.problem(), rp)->run_scalar();
+      EXPECT_PRED2(same_bits, got, want.rounded) << family << " " << dist << " n=" << n << " inner=" << p.at("inner");
+      EXPECT_PRED2(same_bits, got, e->make(host.problem(), rp)->run_scalar()) << family << " " << dist;
+      EXPECT_TRUE(all_ranks_agree(got));
+      ++compared;
     }
+  });
   EXPECT_GE(compared, 2 * 5 * 4 * 2);
 }
 

@@ -16,11 +16,8 @@
 namespace accsum {
 namespace {
 
-using test::exact_of;
-using test::hexd;
-using test::same_bits;
 using namespace accsum::cuda;
-using namespace accsum::test;
+using namespace accsum::test;  // the model, exact_of, hexd, same_bits
 
 const int kFpes[] = {0, 2, 3, 4, 6, 8};
 

@@ -104,12 +104,7 @@ TEST(SuperaccOpenCL, EdgeCases) {
 TEST(SuperaccOpenCL, WorkGroupSizesGiveIdenticalBits) {
   REQUIRE_OPENCL();
   for (const std::string family : {"sum", "dot"}) {
-    GenSpec spec;
-    spec.family = family;
-    spec.dist = "loguniform";
-    spec.range = 1e300;
-    spec.n = 100003;
-    Dataset d = generate(spec);
+    Dataset d = test::loguniform(family, 100003, 1e300);
     double want = oracle(d);
     const AlgoEntry* e = registry().find(family == "sum" ? "superacc" : "superacc-dot", "opencl");
     ASSERT_NE(e->shape_variants, nullptr);
