@@ -1,6 +1,7 @@
 #pragma once
 // Datasets for the sum/dot tests: a generated one by distribution, or one from given vectors.
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -59,6 +60,17 @@ void for_each_counter_based(const std::vector<int64_t>& sizes, uint64_t seed0, d
         fn(spec);
       }
     }
+}
+
+// Sums whose IEEE result is set by their special terms (NaN, +-inf, inf - inf).
+struct SpecialSum {
+  std::vector<double> x;
+  double want;
+};
+inline std::vector<SpecialSum> special_sums() {
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+  return {{{1, nan, 2}, nan},   {{inf, 1, 2}, inf},          {{-inf, 1e300, 1e300}, -inf},
+          {{inf, -inf, 1}, nan}, {{1, 2, inf, 3, inf}, inf}, {{nan, inf}, nan}};
 }
 
 inline Dataset from(std::vector<double> x, std::vector<double> y = {}) {

@@ -131,12 +131,7 @@ TEST(DpSumKSerial, EmptyOneAndSignedZeros) {
 }
 
 TEST(DpSumKSerial, SpecialValuesFollowIeee) {
-  struct S {
-    std::vector<double> x;
-    double want;
-  };
-  std::vector<S> cases = {{{1, kNaN, 2}, kNaN},       {{kInf, 1, 2}, kInf},         {{-kInf, 1e300, 1e300}, -kInf},
-                          {{kInf, -kInf, 1}, kNaN},   {{1, 2, kInf, 3, kInf}, kInf}, {{kNaN, kInf}, kNaN}};
+  const auto cases = test::special_sums();
   for (const Case& c : all_cases({2, 3, 5})) {
     for (auto& s : cases) {
       Dataset d = c.algo == "dpdotk" ? from(s.x, std::vector<double>(s.x.size(), 1.0)) : from(s.x);
