@@ -9,12 +9,11 @@ One panel per family (sum, dot): elements per second (n over the median device t
 the baseline in black, `fused` solid and `tree` dashed, one colour per K. A second row shows the
 ratio to the baseline measured in the same process.
 """
-import argparse
 import json
 import sys
 from collections import defaultdict
 
-from report_io import ScriptError, check_outputs, load_report, plt, run_main, save_figure, write_text  # noqa: E402,F401
+from report_io import ScriptError, load_report, reports_to_figure_args, plt, run_main, save_figure, write_text  # noqa: E402,F401
 
 
 def runs_of(doc):
@@ -50,11 +49,7 @@ def collect(paths):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("json", nargs="+", help="accsum-report/1 files")
-    ap.add_argument("-o", "--out", default="results/dpsumk_throughput.png", help="image to write")
-    args = ap.parse_args()
-    check_outputs(args.json, [args.out])
+    args = reports_to_figure_args(__doc__, "results/dpsumk_throughput.png")
     data, machines = collect(args.json)
     if not data:
         sys.exit("no dpsumk/dpdotk rows with timings in " + ", ".join(args.json))

@@ -9,12 +9,11 @@ algorithm), or `accsum bench --algo=moddot-gmp,moddot-abgd,... --n=2^2:2^28 --js
 A second row shows the speed-up over the paper's serial GMP loop (moddot-gmp) on the same data,
 or, where the file has no GMP row for that n, over the family's baseline of the same backend.
 """
-import argparse
 import json
 import sys
 from collections import defaultdict
 
-from report_io import ScriptError, check_outputs, load_report, plt, run_main, save_figure, write_text  # noqa: E402,F401
+from report_io import ScriptError, load_report, reports_to_figure_args, plt, run_main, save_figure, write_text  # noqa: E402,F401
 
 
 def runs_of(doc):
@@ -48,11 +47,7 @@ def collect(paths):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("json", nargs="+", help="accsum-report/1 files")
-    ap.add_argument("-o", "--out", default="results/moddot_time.png", help="image to write")
-    args = ap.parse_args()
-    check_outputs(args.json, [args.out])
+    args = reports_to_figure_args(__doc__, "results/moddot_time.png")
     data = collect(args.json)
     if not data:
         sys.exit("no moddot rows with timings in " + ", ".join(args.json))

@@ -125,6 +125,18 @@ def save_figure(fig, path, **kwargs):
         raise ScriptError(f"cannot write {path}: {e.strerror}")
 
 
+
+def reports_to_figure_args(doc, default_out):
+    """The command line of a plot script that draws accsum reports into one image: JSON... -o IMAGE;
+    refuses an image that is also an input (check_outputs)."""
+    import argparse
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("json", nargs="+", help="accsum-report/1 files")
+    ap.add_argument("-o", "--out", default=default_out, help="image to write")
+    args = ap.parse_args()
+    check_outputs(args.json, [args.out])
+    return args
+
 def run_main(main, *args):
     """Runs main(*args): a ScriptError, or a key or type missing from a report, is one line and exit 2."""
     try:
