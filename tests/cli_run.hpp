@@ -1,11 +1,13 @@
 #pragma once
 // Shared by the CLI tests: run the built accsum binary (ACCSUM_BIN) and look at what it did.
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -26,6 +28,21 @@ inline std::string tmpdir() {
     return std::string(mkdtemp(tmpl));
   }();
   return dir;
+}
+
+// A subdirectory of tmpdir() for one test, so the files it leaves can be listed exactly.
+inline std::string fresh_dir(const std::string& name) {
+  std::string d = tmpdir() + "/" + name;
+  mkdir(d.c_str(), 0755);
+  return d;
+}
+
+// Writes `bytes` to `path` (a test's input file); a test fails when it cannot.
+inline void write_file(const std::string& path, const std::string& bytes) {
+  FILE* f = fopen(path.c_str(), "wb");
+  ASSERT_NE(f, nullptr) << path;
+  fwrite(bytes.data(), 1, bytes.size(), f);
+  fclose(f);
 }
 
 inline std::string slurp(const std::string& path) {

@@ -30,13 +30,6 @@ using nlohmann::json;
 
 namespace {
 
-// A fresh subdirectory per test, so leftover files can be listed exactly.
-std::string fresh_dir(const std::string& name) {
-  std::string d = tmpdir() + "/" + name;
-  mkdir(d.c_str(), 0755);
-  return d;
-}
-
 std::vector<std::string> list_dir(const std::string& d) {
   std::vector<std::string> out;
   if (DIR* dir = opendir(d.c_str())) {
@@ -55,12 +48,6 @@ bool any_temp_left(const std::string& d) {
   return false;
 }
 
-void write_file(const std::string& path, const std::string& content) {
-  FILE* f = fopen(path.c_str(), "wb");
-  ASSERT_NE(f, nullptr) << path;
-  fwrite(content.data(), 1, content.size(), f);
-  fclose(f);
-}
 
 mode_t mode_of(const std::string& p) {
   struct stat st {};

@@ -26,18 +26,9 @@ using nlohmann::json;
 
 namespace {
 
-std::string fresh(const std::string& name) {
-  std::string d = tmpdir() + "/rules-" + name;
-  mkdir(d.c_str(), 0755);
-  return d;
-}
+std::string fresh(const std::string& name) { return fresh_dir("rules-" + name); }
 
-void put(const std::string& path, const std::string& bytes) {
-  FILE* f = fopen(path.c_str(), "wb");
-  ASSERT_NE(f, nullptr) << path;
-  fwrite(bytes.data(), 1, bytes.size(), f);
-  fclose(f);
-}
+void put(const std::string& path, const std::string& bytes) { write_file(path, bytes); }
 
 // A .npy file (version 1.0) of zeros: dtype and shape as given, itemsize bytes per element.
 std::string npy_zeros(const std::string& descr, const std::string& shape, size_t elements, size_t itemsize) {
