@@ -15,11 +15,6 @@ using nlohmann::json;
 
 namespace {
 
-void write_file(const std::string& path, const std::string& text) {
-  std::ofstream f(path, std::ios::binary);
-  f << text;
-}
-
 // A report of the cpu backend with a correctly rounded row (superacc), 10 repetitions each.
 const json& base_report() {
   static const json doc = [] {
