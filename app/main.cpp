@@ -19,7 +19,7 @@
 #include "app/inputs.hpp"
 #include "app/output.hpp"
 #include "core/frame/family.hpp"
-#include "core/frame/limits.hpp"
+#include "base/limits.hpp"
 #include "core/frame/placement.hpp"
 #include "core/frame/plugins.hpp"
 #include "core/frame/registry.hpp"

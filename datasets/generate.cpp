@@ -1,7 +1,6 @@
 // Dataset generation: validation, the threaded driver of the counter-based distributions
 // (datasets/elements.hpp holds one element of each) and the dataset ids.
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -63,11 +62,6 @@ const std::vector<std::string>& dist_names() {
 }
 
 bool counter_based(const std::string& dist) { return dist != "illcond"; }
-
-uint64_t next_dataset_id() {
-  static std::atomic<uint64_t> counter{0};
-  return ++counter;
-}
 
 void validate(const GenSpec& spec) {
   const auto& names = dist_names();

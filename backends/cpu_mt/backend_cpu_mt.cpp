@@ -9,7 +9,7 @@
 
 namespace accsum::cpu_mt {
 
-int default_threads() { return default_thread_count(); }  // core/frame/limits.hpp
+int default_threads() { return default_thread_count(); }  // base/limits.hpp
 
 std::vector<Params> thread_variants(const Params& p) {
   std::vector<Params> out;

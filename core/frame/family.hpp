@@ -12,7 +12,7 @@
 
 #include "core/oracle/oracle.hpp"
 #include "core/frame/registry.hpp"
-#include "datasets/dataset.hpp"
+#include "base/vocabulary.hpp"
 
 namespace accsum {
 

@@ -1,7 +1,5 @@
 #include "core/frame/registry.hpp"
 
-#include "core/oracle/ieee_special.hpp"
-
 #include <algorithm>
 #include <mutex>
 #include <set>
@@ -18,18 +16,6 @@ const char* to_string(Guarantee g) {
     case Guarantee::bound: return "bound";
   }
   return "?";
-}
-
-long long param_int(const Params& p, const std::string& name) {
-  auto it = p.find(name);
-  if (it == p.end()) throw std::logic_error("parameter not resolved: " + name);
-  return std::stoll(it->second);
-}
-
-const std::string& param_str(const Params& p, const std::string& name) {
-  auto it = p.find(name);
-  if (it == p.end()) throw std::logic_error("parameter not resolved: " + name);
-  return it->second;
 }
 
 double Result::scalar() const {
@@ -50,7 +36,7 @@ Registry& registry() {
 }
 
 void Registry::add_one(AlgoEntry e) {
-  e.make = with_ieee_rule(std::move(e.make), e.family);  // core/oracle/ieee_special.hpp
+  for (auto& w : wrappers_) e.make = w(std::move(e.make), e);
   for (auto& old : entries_)
     if (old.algo == e.algo && old.backend == e.backend) {
       if (e.composed) return;  // an explicit one is already there
@@ -83,6 +69,11 @@ void Registry::add_composer(Composer c) {
     t.composed = true;
     add_one(std::move(t));
   }
+}
+
+void Registry::add_wrapper(MakeWrapper w) {
+  for (auto& e : entries_) e.make = w(std::move(e.make), e);
+  wrappers_.push_back(std::move(w));
 }
 
 void Registry::add_backend(BackendInfo b) { backends_.push_back(std::move(b)); }

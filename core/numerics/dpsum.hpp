@@ -65,7 +65,7 @@
 #include <vector>
 
 #include "core/numerics/eft.hpp"
-#include "core/numerics/hd.hpp"
+#include "base/hd.hpp"
 #include "core/frame/registry.hpp"
 #include "core/numerics/sum_bounds.hpp"
 

@@ -13,7 +13,7 @@
 
 #include "core/oracle/oracle.hpp"
 #include "core/numerics/superacc.hpp"
-#include "datasets/dataset.hpp"
+#include "base/vocabulary.hpp"
 
 namespace accsum {
 

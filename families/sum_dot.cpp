@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "core/frame/family.hpp"
+#include "datasets/dataset.hpp"
 
 namespace accsum {
 namespace {
