@@ -117,13 +117,9 @@ class SuperaccMpi : public Kernel {
 };
 
 std::vector<ParamSpec> params() {
-  std::vector<std::string> inners = {"cpu", "cpu-mt"};
-#if ACCSUM_HAVE_CUDA
-  inners.push_back("cuda");  // backends/cuda/superacc_cuda.cu registers its SuperaccPartial
-#endif
-#if ACCSUM_HAVE_OPENCL
-  inners.push_back("opencl");  // backends/opencl/superacc_cl.cpp registers its SuperaccPartial
-#endif
+  std::vector<std::string> inners;  // every other backend (one without a partial is refused when run)
+  for (auto& b : compiled_backends())
+    if (b != "mpi") inners.push_back(b);
   std::vector<ParamSpec> ps = {
       ParamSpec{"inner", "backend each rank sums its slice with", false, 0, 0, inners, "cpu"},
       cpu_mt::threads_param()};
@@ -155,7 +151,9 @@ Registrar reg_backend(BackendInfo{
       // rank's device is in the rows' placement and the report's machine.devices.
       return library_version() + (started() ? ", " + std::to_string(size()) + (size() == 1 ? " rank" : " ranks")
                                             : " (MPI not initialised: no mpi row ran)");
-    }});
+    }}
+    .ranked_for_best(4)
+    .spans_processes());
 
 Registrar reg_sum(AlgoEntry("sum", "superacc", "mpi",
     "correctly rounded sum over MPI ranks (slices merged exactly by MPI_Allreduce)")

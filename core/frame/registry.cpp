@@ -4,6 +4,10 @@
 #include <mutex>
 #include <set>
 
+#ifndef ACCSUM_BACKENDS
+#error "CMake defines ACCSUM_BACKENDS, the compiled-in backends (comma-separated)"
+#endif
+
 namespace accsum {
 
 const char* to_string(Guarantee g) {
@@ -103,11 +107,33 @@ std::vector<std::string> Registry::algo_names() const {
   return names;
 }
 
+const std::vector<std::string>& compiled_backends() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    std::string rest = ACCSUM_BACKENDS;  // CMake: "cpu,cpu-mt,..."
+    for (size_t comma; (comma = rest.find(',')) != std::string::npos; rest.erase(0, comma + 1))
+      out.push_back(rest.substr(0, comma));
+    out.push_back(rest);
+    return out;
+  }();
+  return names;
+}
+
 std::vector<std::string> Registry::backend_names() const {
-  static const char* order[] = {"cpu", "cpu-mt", "cuda", "opencl", "mpi"};
-  std::vector<std::string> names;
-  for (auto* o : order)
-    if (backend(o)) names.push_back(o);
+  const std::vector<std::string>& names = compiled_backends();
+  for (auto& b : backends_)
+    if (std::find(names.begin(), names.end(), b.name) == names.end())
+      throw std::logic_error("backend '" + b.name + "' registered but missing from the backend list (ACCSUM_BACKENDS)");
+  for (auto& n : names)
+    if (!backend(n)) throw std::logic_error("backend '" + n + "' compiled in but not registered (no BackendInfo)");
+  return names;
+}
+
+std::vector<std::string> Registry::backends_by_preference() const {
+  std::vector<std::string> names = backend_names();
+  std::stable_sort(names.begin(), names.end(), [&](const std::string& a, const std::string& b) {
+    return backend(a)->best_rank < backend(b)->best_rank;
+  });
   return names;
 }
 

@@ -117,7 +117,7 @@ struct AlgoEntry {
 
   std::string family;   // a registered family descriptor's name
   std::string algo;     // canonical --algo name
-  std::string backend;  // "cpu", "cpu-mt", "cuda", "opencl", "mpi"
+  std::string backend;  // one of compiled_backends()
   std::string summary;  // one line for `list`
   Guarantee guarantee = Guarantee::none;
   bool reproducible = false;  // promises bitwise identical results across runs/shapes/backends
@@ -158,13 +158,30 @@ struct AlgoEntry {
 // bound at all, or the data lie outside its domain (then *outside, when given, says why).
 double proven_bound(const AlgoEntry& e, const Params& p, const ExactFacts& f, std::string* outside = nullptr);
 
+// A backend, registered from its folder (backends/<name>/) under a name of compiled_backends().
 struct BackendInfo {
   std::string name;
   std::string summary;
   std::function<bool()> available;         // present on this machine (a device, a platform)
   std::function<bool()> self_test;         // EFTs exact on this backend
   std::function<std::string()> describe;   // devices, for `info` and the report's machine
+  // --backend=best runs each algorithm on the present backend of lowest best_rank that has it.
+  int best_rank = 0;
+  // Runs across processes (mpirun): --algo=all never picks it as an algorithm's best backend.
+  bool across_processes = false;
+  // Copies of the data a run holds in host memory beyond the harness's (e.g. PoCL's buffers),
+  // for the memory pre-check (app/memcheck.hpp).
+  double host_copies = 0;
+
+  BackendInfo& ranked_for_best(int rank) { best_rank = rank; return *this; }
+  BackendInfo& spans_processes() { across_processes = true; return *this; }
+  BackendInfo& copies_in_host_memory(double copies) { host_copies = copies; return *this; }
 };
+
+// The one list of backends: every backend compiled in, in the order `list`, `info`, --help and
+// --backend=all show them (CMake's ACCSUM_BACKENDS, one name per backend option that is on).
+// Readable during static initialisation, before the backends have registered.
+const std::vector<std::string>& compiled_backends();
 
 // Derives an entry on another backend from an entry (e.g. threads or MPI ranks composing a
 // mergeable state), or returns false.
@@ -188,7 +205,11 @@ class Registry {
   const BackendInfo* backend(const std::string& name) const;
   const AlgoEntry* baseline(const std::string& family, const std::string& backend) const;
   std::vector<std::string> algo_names() const;     // registration order, unique
-  std::vector<std::string> backend_names() const;  // compiled-in backends
+  // compiled_backends(), each checked to have registered its BackendInfo; throws
+  // std::logic_error for one that did not, or for a registered backend missing from the list.
+  std::vector<std::string> backend_names() const;
+  // backend_names() in --backend=best's order of preference (BackendInfo::best_rank).
+  std::vector<std::string> backends_by_preference() const;
   bool has_algo(const std::string& algo) const;
   // Fills defaults and validates user parameters against the entry (throws UsageError).
   Params resolve_params(const AlgoEntry& e, const Params& user) const;
