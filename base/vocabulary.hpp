@@ -78,12 +78,13 @@ struct Problem {
 
 struct GenSpec {
   std::string dist = "uniform";  // see dist_names()
-  std::string family = "sum";    // "sum" (x only) or "dot" (x and y)
+  std::string family = "sum";    // the family the data are for (a label: Dataset::family)
   int64_t n = 1 << 24;
   uint64_t seed = 1;
   double range = 1e16;  // loguniform: max|x| / min|x| (>= 1)
   double cond = 1e16;   // illcond: target condition number (>= 1)
   Params options;       // a family's other data options (--p, --shape, ...), as given
+  bool with_y = false;  // vectors: a second vector y beside x (FamilyDescriptor::has_y)
 };
 
 struct Dataset {

@@ -30,8 +30,8 @@ const std::vector<std::string>& dist_names();
 // Throws UsageError on an unknown dist, n <= 0 or too large for memory, range < 1, cond < 1.
 Dataset generate(const GenSpec& spec);
 
-// Elements [begin, end) of generate(spec) written to x[0 .. end-begin) (and y for "dot"; y
-// may be null for "sum"): any slice can be made on its own (threads, MPI ranks) and equals the
+// Elements [begin, end) of generate(spec) written to x[0 .. end-begin) (and y with spec.with_y; y
+// may be null without): any slice can be made on its own (threads, MPI ranks) and equals the
 // same slice of the whole. Throws UsageError for illcond, which is inherently sequential.
 void generate_range(const GenSpec& spec, int64_t begin, int64_t end, double* x, double* y);
 
@@ -69,7 +69,8 @@ void write_dataset(const std::string& path, const Dataset& d, const std::string&
 // for writers that own the file (the CLI's output policy, app/output.hpp).
 void encode_dataset(const std::string& path, const Dataset& d, const std::string& dtype,
                     const std::function<void(const void*, size_t)>& emit);
-// Throws UsageError for a missing, truncated, malformed or wrong-dtype file.
-Dataset read_dataset(const std::string& path, const std::string& family);
+// Throws UsageError for a missing, truncated, malformed or wrong-dtype file. `family` labels the
+// dataset (and the messages); with_y: a (2, n) array, x and y (else one vector x).
+Dataset read_dataset(const std::string& path, const std::string& family, bool with_y);
 
 }  // namespace accsum

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "core/frame/family.hpp"
 #include "datasets/dataset.hpp"
 
 namespace accsum::test {
@@ -13,6 +14,7 @@ inline Dataset make(const std::string& dist, bool dot, int64_t n, double cond = 
   GenSpec s;
   s.dist = dist;
   s.family = dot ? "dot" : "sum";
+  s.with_y = dot;
   s.n = n;
   s.seed = seed;
   s.cond = cond;

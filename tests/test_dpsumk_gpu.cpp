@@ -14,6 +14,7 @@
 #include "core/numerics/dpsum.hpp"
 #include "core/oracle/oracle.hpp"
 #include "core/frame/registry.hpp"
+#include "core/frame/family.hpp"
 #include "datasets/dataset.hpp"
 
 namespace accsum {
@@ -35,6 +36,7 @@ Dataset make(const std::string& dist, bool dot, int64_t n, double cond = 1e20, u
   GenSpec s;
   s.dist = dist;
   s.family = dot ? "dot" : "sum";
+  s.with_y = dot;
   s.n = n;
   s.seed = seed;
   s.cond = cond > 0 ? cond : 1e16;

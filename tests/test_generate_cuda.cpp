@@ -39,6 +39,7 @@ TEST(GenerateCuda, DeviceElementsEqualHostElementsForEveryDistribution) {
       for (int64_t n : {int64_t{2}, int64_t{33}, int64_t{65537}, int64_t{3000017}}) {
         GenSpec spec;
         spec.family = family;
+        spec.with_y = accsum::family(spec.family).has_y;
         spec.dist = dist;
         spec.n = n;
         spec.seed = 11 + static_cast<uint64_t>(n);

@@ -120,6 +120,7 @@ TEST(MpiSuperacc, LargerInputsAndShapeVariants) {
   for (const std::string family : {"sum", "dot"}) {
     GenSpec spec;
     spec.family = family;
+    spec.with_y = accsum::family(spec.family).has_y;
     spec.dist = "loguniform";
     spec.range = 1e300;
     spec.n = 300007;
@@ -147,6 +148,7 @@ TEST(MpiSuperacc, GeneratedByIndexEqualsHostArrays) {
       for (int64_t n : {int64_t{2}, int64_t{3}, int64_t{4099}, int64_t{70001}}) {
         GenSpec spec;
         spec.family = family;
+        spec.with_y = accsum::family(spec.family).has_y;
         spec.dist = dist;
         spec.n = n;
         spec.seed = 7 + static_cast<uint64_t>(n);

@@ -27,6 +27,7 @@
 #include "backends/cuda/thread/superacc_lanes.cuh"
 #include "core/numerics/eft.hpp"
 #include "core/oracle/oracle.hpp"
+#include "core/frame/family.hpp"
 #include "core/frame/registry.hpp"
 #include "core/numerics/superacc.hpp"
 #include "datasets/dataset.hpp"
@@ -404,6 +405,7 @@ std::vector<GenSpec> model_specs(const std::string& family) {
       GenSpec s;
       s.dist = dist;
       s.family = family;
+      s.with_y = accsum::family(s.family).has_y;
       s.n = n;
       s.seed = seed++;
       s.range = ranges[seed % 5];
@@ -448,6 +450,7 @@ TEST(SuperaccCudaModel, LargerInputsEveryRange) {
       GenSpec s;
       s.dist = "loguniform";
       s.family = family;
+      s.with_y = accsum::family(s.family).has_y;
       s.n = 60001;
       s.range = range;
       s.seed = 77;
@@ -752,6 +755,7 @@ TEST(SuperaccCuda, GeneratedDotsAllDistributionsAllConfigs) {
       GenSpec s;
       s.dist = dist;
       s.family = "dot";
+      s.with_y = true;
       s.n = n;
       s.seed = ++seed;
       s.range = ranges[seed % 5];
@@ -884,11 +888,12 @@ TEST(SuperaccCuda, LaunchShapesGiveIdenticalBits) {
     GenSpec s;
     s.dist = "loguniform";
     s.family = family;
+    s.with_y = accsum::family(s.family).has_y;
     s.n = (1 << 21) + 3;
     s.range = 1e50;
     s.seed = 11;
     Dataset d = generate(s);
-    const std::string algo = std::string(family) == "sum" ? "superacc" : "superacc-dot";
+    const std::string algo = accsum::family(family).has_y ? "superacc-dot" : "superacc";
     const double want = exact_of(d.x, d.y).rounded;
     const AlgoEntry* e = registry().find(algo, "cuda");
     ASSERT_NE(e, nullptr);
@@ -915,6 +920,7 @@ TEST(SuperaccCuda, SameBitsAsTheCpuBackend) {
       GenSpec s;
       s.dist = dist;
       s.family = std::string(algo) == "superacc" ? "sum" : "dot";
+      s.with_y = accsum::family(s.family).has_y;
       s.n = 100003;
       s.range = 1e100;
       s.cond = 1e40;
@@ -938,6 +944,7 @@ TEST(SuperaccCuda, MpiInnerCudaMatchesTheOracle) {
         GenSpec s;
         s.dist = dist;
         s.family = std::string(algo) == "superacc" ? "sum" : "dot";
+        s.with_y = accsum::family(s.family).has_y;
         s.n = n;
         s.range = 1e300;
         s.cond = 1e100;
@@ -1009,7 +1016,7 @@ TEST(SuperaccCuda, LanesFullOfPendingPiecesAtTheEnd) {
   // piece is the largest there is (just below 2^52).
   const double big = std::ldexp(0x1p53 - 1, 25);
   for (const char* family : {"sum", "dot"}) {
-    const bool dot = std::string(family) == "dot";
+    const bool dot = accsum::family(family).has_y;
     const int64_t iter_terms = dot ? 2 * 2 * 512 : 2 * 4 * 512;  // terms per block and iteration
     for (int64_t iters : {125, 126, 127, 128})
       for (int64_t extra : {int64_t(0), int64_t(1), iter_terms / 2 + 1})

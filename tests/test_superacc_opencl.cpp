@@ -9,6 +9,7 @@
 
 #include "core/oracle/oracle.hpp"
 #include "core/frame/registry.hpp"
+#include "core/frame/family.hpp"
 #include "datasets/dataset.hpp"
 #include "tests/dataset_util.hpp"
 #include "tests/opencl_test_util.hpp"
@@ -106,6 +107,7 @@ TEST(SuperaccOpenCL, WorkGroupSizesGiveIdenticalBits) {
   for (const std::string family : {"sum", "dot"}) {
     GenSpec spec;
     spec.family = family;
+    spec.with_y = accsum::family(spec.family).has_y;
     spec.dist = "loguniform";
     spec.range = 1e300;
     spec.n = 100003;
