@@ -221,9 +221,9 @@ std::vector<Params> local_variants(const Params& p) {
 // and rounds once). Parameters: the opencl entry's, as the caller resolved them.
 template <class SA>
 std::unique_ptr<MergeableState> superacc_state(const Params& q) {
-  constexpr bool dot = std::is_same_v<SA, SuperaccDot>;
   auto kept = std::make_shared<KeptKernel<SuperaccCl>>();
   return std::make_unique<SuperaccState<SA>>([q, kept](const Problem& s, SA& acc) {
+    const bool dot = std::is_same_v<SA, SuperaccDot>;
     kept->for_slice(s, [&] { return std::make_unique<SuperaccCl>(s, q, dot); }).accumulate_unrounded(acc);
   });
 }
