@@ -64,7 +64,7 @@ class SuperaccMpi : public Kernel {
     const std::string& inner = param_str(q, "inner");
     const AlgoEntry* in = registry().find(kDot ? "superacc-dot" : "superacc", inner);
     if (!in || !in->state)
-      throw UsageError("mpi: inner=" + inner + " is not available (that backend provides no superaccumulator partial)");
+      throw UsageError("mpi: inner=" + inner + " is not available (its superacc entry has no mergeable state)");
     ensure_started();  // first: the inner backend binds its device by the node-local rank
     require_backend(inner);
     const int r = rank(), ranks = size();
@@ -131,7 +131,7 @@ class SuperaccMpi : public Kernel {
 };
 
 std::vector<ParamSpec> params() {
-  std::vector<std::string> inners;  // every other backend (one without a partial is refused when run)
+  std::vector<std::string> inners;  // every other backend (one whose superacc entry has no state is refused when run)
   for (auto& b : compiled_backends())
     if (b != "mpi") inners.push_back(b);
   std::vector<ParamSpec> ps = {
