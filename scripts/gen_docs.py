@@ -660,8 +660,39 @@ def sources(*names):
             f"on {machine_of(n)}, {date_of(n)} (git {git_of(n)})." for n in names]
 
 
+def ab(name, tolerance="0.01"):
+    """An A/B of two builds (scripts/gpu/single_source_ab.sh): runs tagged before-<bench>-<round> and
+    after-<bench>-<round>; per algorithm, parameters and n, the median over rounds of each build's
+    median time, the change, each build's ratio to its baseline, and whether after is within tolerance."""
+    import statistics
+    times, base_ratio = {}, {}
+    for doc in subreports(report(name)):
+        for run in doc.get("runs", []):
+            side, bench, _ = run["bench"].split("-", 2)
+            ds = run.get("dataset", {})
+            for r in run.get("results", []):
+                params = " ".join(f"{k}={v}" for k, v in sorted(r.get("params", {}).items()))
+                key = (bench, r["algo"], params, ds.get("n", ds.get("rows", 0)))
+                times.setdefault(key, {}).setdefault(side, []).append(r["time_s"]["median"])
+                if not r.get("is_baseline") and r.get("ratio_to_baseline") is not None:
+                    base_ratio.setdefault(key, {}).setdefault(side, []).append(r["ratio_to_baseline"])
+    body, tol = [], float(tolerance)
+    for key, sides in times.items():
+        if set(sides) != {"before", "after"}:
+            raise SystemExit(f"gen_docs: results/{name}: {key} lacks a before or an after run")
+        before, after = (statistics.median(sides[s]) for s in ("before", "after"))
+        ratios = base_ratio.get(key, {})
+        shown = [ratio(statistics.median(ratios[s])) if s in ratios else "baseline" for s in ("before", "after")]
+        bench, algo, params, n = key
+        body.append([bench, f"`{algo}`", params, pow2(n), f"{ms(before)} ms", f"{ms(after)} ms",
+                     f"{100 * (after / before - 1):+.2f} %", *shown, "yes" if after <= before * (1 + tol) else "NO"])
+    head = ["bench", "algo", "params", "n", "before", "after", "change", "× baseline before", "× baseline after",
+            f"within {100 * tol:g} %"]
+    return where(name, "ab", table(head, body)) + [""] + provenance(name)
+
+
 BLOCKS = {
-    "ratios": ratios, "ncu": ncu, "sources": sources, "figure": figure, "headline": headline, "superacc-n": superacc_n, "superacc-ranges": superacc_ranges, "dpsumk-k": dpsumk_k,
+    "ratios": ratios, "ab": ab, "ncu": ncu, "sources": sources, "figure": figure, "headline": headline, "superacc-n": superacc_n, "superacc-ranges": superacc_ranges, "dpsumk-k": dpsumk_k,
     "cpu-algorithms": cpu_algorithms, "cpu-superacc": cpu_superacc, "peers-cpu": peers_cpu,
     "accuracy-digits": accuracy_digits, "gemm-front": gemm_front, "ozaki": ozaki, "gemm-cpu": gemm_cpu,
     "moddot-cuda": moddot_cuda, "moddot-cpu": moddot_cpu, "fpe-cuda": fpe_cuda, "fpe-sum-cuda": fpe_sum_cuda,

@@ -15,7 +15,7 @@ PKGS=(
   libopenmpi-dev openmpi-bin  # MPI backend
   python3 python3-pip   # plots
   libeigen3-dev         # Eigen headers: building the accupy wheel (scripts/peers.py)
-  clang libclang-rt-dev llvm  # clang + its compiler-rt (libFuzzer, ASan, UBSan) + llvm-symbolizer: fuzzing, sanitizer build
+  clang libclang-rt-dev llvm clang-format  # clang + its compiler-rt (libFuzzer, ASan, UBSan) + llvm-symbolizer: fuzzing, sanitizer build, the offline OpenCL compile test; clang-format: the format check
 )
 missing=()
 for p in "${PKGS[@]}"; do

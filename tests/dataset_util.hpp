@@ -22,6 +22,18 @@ inline Dataset make(const std::string& dist, bool dot, int64_t n, double cond = 
   return generate(s);
 }
 
+// Every distribution, sum and dot, at each of `sizes` ("ties" needs two terms): fn(dist, dot, n, d)
+// with d generated at condition number `cond`, seed seed0 + n and log-uniform range `range`.
+template <class Fn>
+void for_each_dist(const std::vector<int64_t>& sizes, double cond, uint64_t seed0, Fn fn, double range = 1e16) {
+  for (const std::string& dist : dist_names())
+    for (bool dot : {false, true})
+      for (int64_t n : sizes) {
+        if (dist == "ties" && n < 2) continue;
+        fn(dist, dot, n, make(dist, dot, n, cond, seed0 + n, range));
+      }
+}
+
 inline Dataset from(std::vector<double> x, std::vector<double> y = {}) {
   Dataset d;
   d.family = y.empty() ? "sum" : "dot";

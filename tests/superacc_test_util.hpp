@@ -3,6 +3,7 @@
 // random terms built to hit rounding ties, sticky bits, cancellation and both ends of the
 // binary64 range.
 #include <cmath>
+#include <cstdlib>
 #include <cfloat>
 #include <cstdint>
 #include <cstring>
@@ -11,15 +12,13 @@
 #include <string>
 #include <vector>
 
+#include "tests/same_bits.hpp"
+
 namespace accsum::test {
 
-inline bool same_bits(double a, double b) {
-  if (std::isnan(a) && std::isnan(b)) return true;
-  uint64_t ua, ub;
-  std::memcpy(&ua, &a, 8);
-  std::memcpy(&ub, &b, 8);
-  return ua == ub;
-}
+// A double from a C99 hexadecimal literal in a string (tests spell exact values that way).
+inline double hexd(const char* s) { return std::strtod(s, nullptr); }
+
 
 inline double random_bits_double(std::mt19937_64& rng) {
   uint64_t u = rng();

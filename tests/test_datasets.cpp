@@ -3,6 +3,8 @@
 // the exact oracle, and the validation of a GenSpec.
 #include <gtest/gtest.h>
 
+#include "tests/exact_of.hpp"
+#include "tests/same_bits.hpp"
 #include "tests/expect_usage_error.hpp"
 
 #include <cfloat>
@@ -35,11 +37,9 @@ GenSpec spec_of(const std::string& dist, const std::string& family, int64_t n, u
   return s;
 }
 
-bool same_bits(const double* a, const double* b, int64_t n) { return std::memcmp(a, b, n * sizeof(double)) == 0; }
+using accsum::test::all_same_bits;
 
-accsum::ExactValue exact_of(const Dataset& d) {
-  return d.family == "dot" ? accsum::exact_dot(d.x.data(), d.y.data(), d.n) : accsum::exact_sum(d.x.data(), d.n);
-}
+using accsum::test::exact_of;
 
 using accsum::test::expect_usage_error;
 
@@ -112,9 +112,9 @@ TEST(DatasetsDeterminism, ShorterDatasetIsAPrefixOfLonger) {
     for (const auto& dist : kElementwise) {
       Dataset a = accsum::generate(spec_of(dist, family, 1000, 5));
       Dataset b = accsum::generate(spec_of(dist, family, 5000, 5));
-      EXPECT_TRUE(same_bits(a.x.data(), b.x.data(), 1000)) << dist << " " << family;
+      EXPECT_TRUE(all_same_bits(a.x.data(), b.x.data(), 1000)) << dist << " " << family;
       if (family == "dot") {
-        EXPECT_TRUE(same_bits(a.y.data(), b.y.data(), 1000)) << dist;
+        EXPECT_TRUE(all_same_bits(a.y.data(), b.y.data(), 1000)) << dist;
       }
       if (family == "sum") {
         EXPECT_TRUE(a.y.empty());
@@ -132,9 +132,9 @@ TEST(DatasetsDeterminism, IndependentSlicesEqualTheWhole) {
       std::vector<double> x(n), y(n);
       for (auto [b, e] : {std::pair<int64_t, int64_t>{1001, 3001}, {1000, 1001}, {0, 1000}, {17, 17}})
         accsum::generate_range(s, b, e, x.data() + b, family == "dot" ? y.data() + b : nullptr);
-      EXPECT_TRUE(same_bits(whole.x.data(), x.data(), n)) << dist << " " << family;
+      EXPECT_TRUE(all_same_bits(whole.x.data(), x.data(), n)) << dist << " " << family;
       if (family == "dot") {
-        EXPECT_TRUE(same_bits(whole.y.data(), y.data(), n)) << dist;
+        EXPECT_TRUE(all_same_bits(whole.y.data(), y.data(), n)) << dist;
       }
     }
 }
@@ -146,8 +146,8 @@ TEST(DatasetsDeterminism, ThreadedGenerationEqualsOneSlice) {
     Dataset d = accsum::generate(s);
     std::vector<double> x(s.n), y(s.n);
     accsum::generate_range(s, 0, s.n, x.data(), y.data());
-    EXPECT_TRUE(same_bits(d.x.data(), x.data(), s.n)) << dist;
-    EXPECT_TRUE(same_bits(d.y.data(), y.data(), s.n)) << dist;
+    EXPECT_TRUE(all_same_bits(d.x.data(), x.data(), s.n)) << dist;
+    EXPECT_TRUE(all_same_bits(d.y.data(), y.data(), s.n)) << dist;
   }
   unsetenv("ACCSUM_THREADS");
 }
@@ -158,7 +158,7 @@ TEST(DatasetsDeterminism, SameSeedSameDataOtherSeedOtherData) {
       Dataset a = accsum::generate(spec_of(dist, family, 500, 1));
       Dataset a2 = accsum::generate(spec_of(dist, family, 500, 1));
       Dataset b = accsum::generate(spec_of(dist, family, 500, 2));
-      EXPECT_TRUE(same_bits(a.x.data(), a2.x.data(), 500)) << dist << " " << family;
+      EXPECT_TRUE(all_same_bits(a.x.data(), a2.x.data(), 500)) << dist << " " << family;
       int differ = 0;
       for (int i = 0; i < 500; ++i) differ += std::memcmp(&a.x[i], &b.x[i], sizeof(double)) != 0;
       EXPECT_GT(differ, 250) << dist << " " << family;

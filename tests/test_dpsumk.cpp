@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "tests/exact_of.hpp"
+#include "tests/same_bits.hpp"
 #include "core/numerics/dpsum.hpp"
 #include "core/oracle/oracle.hpp"
 #include "core/frame/registry.hpp"
@@ -20,7 +22,7 @@
 namespace accsum {
 namespace {
 
-bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0 || (std::isnan(a) && std::isnan(b)); }
+using accsum::test::same_bits;
 
 const double kInf = std::numeric_limits<double>::infinity();
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
@@ -47,9 +49,7 @@ double run_algo(const std::string& backend, const Case& c, const Dataset& d, Par
   return kernel->run_scalar();
 }
 
-ExactValue exact_of(const Dataset& d) {
-  return d.y.empty() ? exact_sum(d.x.data(), d.n) : exact_dot(d.x.data(), d.y.data(), d.n);
-}
+using test::exact_of;
 
 Metrics check(const std::string& backend, const Case& c, const Dataset& d, const ExactValue& ex) {
   const AlgoEntry* e = registry().find(c.algo, backend);
@@ -147,11 +147,7 @@ TEST(DpSumKSerial, SpecialValuesFollowIeee) {
 
 TEST(DpSumKSerial, WithinBoundOnEveryDistribution) {
   int checked = 0;
-  for (const std::string& dist : dist_names())
-    for (bool dot : {false, true})
-      for (int64_t n : {1, 2, 3, 7, 64, 1000, 4097}) {
-        if (dist == "ties" && n < 2) continue;
-        Dataset d = make(dist, dot, n, 1e20, 11 + n);
+  test::for_each_dist({1, 2, 3, 7, 64, 1000, 4097}, 1e20, 11, [&](const std::string& dist, bool dot, int64_t n, const Dataset& d) {
         ExactValue ex = exact_of(d);
         for (const Case& c : all_cases({2, 3, 4, 7})) {
           if ((c.algo == "dpdotk") != dot) continue;
@@ -163,7 +159,7 @@ TEST(DpSumKSerial, WithinBoundOnEveryDistribution) {
           }
           ++checked;
         }
-      }
+      });
   EXPECT_GT(checked, 500);
 }
 
@@ -251,10 +247,7 @@ TEST(DpSumKSerial, OrderedTwoSumGivesTheSameBits) {
     ASSERT_EQ(e1, e2) << a << " " << b;  // equal values (a zero error may differ in sign)
   }
   int compared = 0;
-  for (const std::string& dist : dist_names())
-    for (bool dot : {false, true})
-      for (int64_t n : {2, 3, 17, 1000, 4099}) {
-        Dataset d = make(dist, dot, n, 1e25, 7 + n);
+  test::for_each_dist({2, 3, 17, 1000, 4099}, 1e25, 7, [&](const std::string& dist, bool dot, int64_t n, const Dataset& d) {
         for (int K : {2, 3, 4, 9}) {
           if (dot) {
             for (bool dk : {false, true})
@@ -267,7 +260,7 @@ TEST(DpSumKSerial, OrderedTwoSumGivesTheSameBits) {
           }
           ++compared;
         }
-      }
+      });
   for (auto x : std::vector<std::vector<double>>{{-0.0, -0.0}, {0.0, -0.0}, {1.0, -1.0, -0.0}, {-0.0, 2.0, -2.0}})
     for (int K : {2, 3, 5}) {
       auto n = static_cast<int64_t>(x.size());

@@ -11,16 +11,17 @@
 #include <string>
 #include <vector>
 
+#include "tests/dataset_util.hpp"
+#include "tests/same_bits.hpp"
 #include "core/numerics/dpsum.hpp"
 #include "core/oracle/oracle.hpp"
 #include "core/frame/registry.hpp"
-#include "core/frame/family.hpp"
 #include "datasets/dataset.hpp"
 
 namespace accsum {
 namespace {
 
-bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0 || (std::isnan(a) && std::isnan(b)); }
+using accsum::test::same_bits;
 
 bool backend_present(const std::string& name) {
   const BackendInfo* b = registry().backend(name);
@@ -32,27 +33,8 @@ bool backend_present(const std::string& name) {
 #define REQUIRE_BACKEND(name)                                                                  \
   if (!backend_present(name)) GTEST_SKIP() << "no " name " device here: " name " tests skipped"
 
-Dataset make(const std::string& dist, bool dot, int64_t n, double cond = 1e20, uint64_t seed = 1) {
-  GenSpec s;
-  s.dist = dist;
-  s.family = dot ? "dot" : "sum";
-  s.with_y = dot;
-  s.n = n;
-  s.seed = seed;
-  s.cond = cond > 0 ? cond : 1e16;
-  if (dist == "loguniform") s.range = 1e200;
-  return generate(s);
-}
-
-Dataset from(std::vector<double> x, std::vector<double> y = {}) {
-  Dataset d;
-  d.family = y.empty() ? "sum" : "dot";
-  d.n = static_cast<int64_t>(x.size());
-  d.x = std::move(x);
-  d.y = std::move(y);
-  d.id = next_dataset_id();
-  return d;
-}
+using test::from;
+using test::make;
 
 Params params(bool dot, int K, const std::string& variant, const std::string& twoprod) {
   Params p{{"K", std::to_string(K)}, {"variant", variant}};
@@ -90,12 +72,9 @@ int expect_serial_bits(const std::string& backend, const Dataset& d, const std::
 
 void same_bits_on_every_distribution(const std::string& backend, const std::vector<int64_t>& sizes) {
   int compared = 0;
-  for (const std::string& dist : dist_names())
-    for (bool dot : {false, true})
-      for (int64_t n : sizes) {
-        if (dist == "ties" && n < 2) continue;
-        compared += expect_serial_bits(backend, make(dist, dot, n, 1e30, 17 + n), {2, 3}, dist.c_str());
-      }
+  test::for_each_dist(sizes, 1e30, 17, [&](const std::string& dist, bool, int64_t, const Dataset& d) {
+    compared += expect_serial_bits(backend, d, {2, 3}, dist.c_str());
+  }, 1e200);
   EXPECT_GT(compared, 100);
 }
 
@@ -159,7 +138,7 @@ TEST(DpSumKCuda, MultiLaunchSizesAndEveryCodePath) {
   REQUIRE_BACKEND("cuda");
   for (int64_t n : {int64_t(1) << 20, (int64_t(1) << 20) + 7, (int64_t(1) << 22) + 3, int64_t(5000001)})
     for (bool dot : {false, true}) {
-      Dataset d = make("loguniform", dot, n, 0, 5);
+      Dataset d = make("loguniform", dot, n, 1e16, 5, 1e200);
       for (int K : {2, 3, 5, 8, 9, 64})
         for (const char* v : {"tree", "fused"})
           for (const char* tp : {"fma", "dekker"}) {
@@ -209,7 +188,7 @@ TEST(DpSumKOpenCL, SpecialValuesZerosAndTinyInputs) {
 TEST(DpSumKOpenCL, MultiLaunchSizes) {
   REQUIRE_BACKEND("opencl");
   for (int64_t n : {int64_t(1) << 18, (int64_t(1) << 18) + 5})
-    for (bool dot : {false, true}) expect_serial_bits("opencl", make("uniform-sym", dot, n, 0, 9), {2, 4}, "multi");
+    for (bool dot : {false, true}) expect_serial_bits("opencl", make("uniform-sym", dot, n, 1e16, 9), {2, 4}, "multi");
 }
 
 TEST(DpSumKOpenCL, WithinBoundIllConditioned) {

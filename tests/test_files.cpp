@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <gtest/gtest.h>
 
+#include "tests/same_bits.hpp"
 #include "tests/expect_usage_error.hpp"
 #include <sys/stat.h>
 #include <unistd.h>
@@ -63,9 +64,7 @@ Dataset make(const std::string& dist, const std::string& family, int64_t n, uint
   return accsum::generate(s);
 }
 
-bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
-  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
-}
+using accsum::test::all_same_bits;
 
 // A .npy file by hand: version, header dict (padded to 64 with the '\n'), then payload.
 std::string npy_bytes(int major, const std::string& dict, const std::string& payload) {
@@ -111,8 +110,8 @@ TEST_F(FilesTest, NpyFloat64RoundTripIsBitExact) {
       Dataset d = make(dist, family, 1001);
       write_dataset(path("d.npy"), d);
       Dataset r = accsum::read_dataset(path("d.npy"), family, accsum::family(family).has_y);
-      EXPECT_TRUE(same_bits(r.x, d.x)) << dist << " " << family;
-      EXPECT_TRUE(same_bits(r.y, d.y)) << dist << " " << family;
+      EXPECT_TRUE(all_same_bits(r.x, d.x)) << dist << " " << family;
+      EXPECT_TRUE(all_same_bits(r.y, d.y)) << dist << " " << family;
       EXPECT_EQ(r.n, d.n);
       EXPECT_EQ(r.family, family);
       EXPECT_EQ(r.generator, "file");
@@ -162,18 +161,18 @@ TEST_F(FilesTest, NpyHeaderIsVersion1PaddedTo64) {
 TEST_F(FilesTest, NpyVersion2AndSumShapes) {
   std::vector<double> v{1.5, -2.25, 0x1p-1074, 3.0};
   write_bytes("v2.npy", npy_bytes(2, "{'descr': '<f8', 'fortran_order': False, 'shape': (4,), }", payload_of(v)));
-  EXPECT_TRUE(same_bits(accsum::read_dataset(path("v2.npy"), "sum", false).x, v));
+  EXPECT_TRUE(all_same_bits(accsum::read_dataset(path("v2.npy"), "sum", false).x, v));
   write_bytes("row.npy", npy_bytes(1, "{'shape': (1, 4), 'fortran_order': False, 'descr': '<f8'}", payload_of(v)));
-  EXPECT_TRUE(same_bits(accsum::read_dataset(path("row.npy"), "sum", false).x, v));
+  EXPECT_TRUE(all_same_bits(accsum::read_dataset(path("row.npy"), "sum", false).x, v));
   write_bytes("col.npy", npy_bytes(1, "{'descr': '<f8', 'fortran_order': False, 'shape': (4, 1), }", payload_of(v)));
-  EXPECT_TRUE(same_bits(accsum::read_dataset(path("col.npy"), "sum", false).x, v));
+  EXPECT_TRUE(all_same_bits(accsum::read_dataset(path("col.npy"), "sum", false).x, v));
   std::vector<float> f{0.5f, -1.0f};
   write_bytes("f4.npy", npy_bytes(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }", payload_of(f)));
   EXPECT_EQ(accsum::read_dataset(path("f4.npy"), "sum", false).x, (std::vector<double>{0.5, -1.0}));
   write_bytes("dot.npy", npy_bytes(2, "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 2), }", payload_of(v)));
   Dataset d = accsum::read_dataset(path("dot.npy"), "dot", true);
   EXPECT_EQ(d.x, (std::vector<double>{1.5, -2.25}));
-  EXPECT_TRUE(same_bits(d.y, {0x1p-1074, 3.0}));
+  EXPECT_TRUE(all_same_bits(d.y, {0x1p-1074, 3.0}));
 }
 
 TEST_F(FilesTest, RawRoundTripIsBitExact) {
@@ -186,8 +185,8 @@ TEST_F(FilesTest, RawRoundTripIsBitExact) {
       ASSERT_EQ(::stat(p.c_str(), &st), 0);
       EXPECT_EQ(st.st_size, 777 * 8 * (accsum::family(family).has_y ? 2 : 1));
       Dataset r = accsum::read_dataset(p, family, accsum::family(family).has_y);
-      EXPECT_TRUE(same_bits(r.x, d.x)) << family;
-      EXPECT_TRUE(same_bits(r.y, d.y)) << family;
+      EXPECT_TRUE(all_same_bits(r.x, d.x)) << family;
+      EXPECT_TRUE(all_same_bits(r.y, d.y)) << family;
     }
 }
 
@@ -206,8 +205,8 @@ TEST_F(FilesTest, TextRoundTripIsExact) {
       std::string p = path(std::string("d.") + ext);
       write_dataset(p, d);
       Dataset r = accsum::read_dataset(p, family, accsum::family(family).has_y);
-      EXPECT_TRUE(same_bits(r.x, d.x)) << family << " " << ext;
-      EXPECT_TRUE(same_bits(r.y, d.y)) << family << " " << ext;
+      EXPECT_TRUE(all_same_bits(r.x, d.x)) << family << " " << ext;
+      EXPECT_TRUE(all_same_bits(r.y, d.y)) << family << " " << ext;
     }
   // NaN survives as a NaN.
   Dataset s = make("uniform", "sum", 3);

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "tests/exact_of.hpp"
+#include "tests/same_bits.hpp"
 #include "core/numerics/dpsum.hpp"
 #include "core/numerics/fpe_step.hpp"
 #include "core/numerics/fpe_sum.hpp"
@@ -25,7 +27,7 @@
 namespace accsum {
 namespace {
 
-bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0 || (std::isnan(a) && std::isnan(b)); }
+using accsum::test::same_bits;
 
 const double kInf = std::numeric_limits<double>::infinity();
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
@@ -48,9 +50,7 @@ double run(const std::string& backend, const Dataset& d, int R, Params extra = {
   return k->run_scalar();
 }
 
-ExactValue exact_of(const Dataset& d) {
-  return d.y.empty() ? exact_sum(d.x.data(), d.n) : exact_dot(d.x.data(), d.y.data(), d.n);
-}
+using test::exact_of;
 
 Metrics check(const std::string& backend, const Dataset& d, int R, const ExactValue& ex) {
   const AlgoEntry* e = registry().find(algo_of(!d.y.empty()), backend);
@@ -176,11 +176,7 @@ TEST(FpeSumSerial, WideCancellationIsExactForR4AndMore) {
 
 TEST(FpeSumSerial, WithinBoundOnEveryDistribution) {
   int checked = 0;
-  for (const std::string& dist : dist_names())
-    for (bool dot : {false, true})
-      for (int64_t n : {1, 2, 3, 7, 64, 1000, 4097}) {
-        if (dist == "ties" && n < 2) continue;
-        Dataset d = make(dist, dot, n, 1e20, 11 + n);
+  test::for_each_dist({1, 2, 3, 7, 64, 1000, 4097}, 1e20, 11, [&](const std::string& dist, bool dot, int64_t n, const Dataset& d) {
         ExactValue ex = exact_of(d);
         for (int R : {2, 4, 8}) {
           Metrics m = check("cpu", d, R, ex);
@@ -191,7 +187,7 @@ TEST(FpeSumSerial, WithinBoundOnEveryDistribution) {
           }
           ++checked;
         }
-      }
+      });
   EXPECT_GT(checked, 300);
 }
 
@@ -323,18 +319,15 @@ TEST(FpeSumMt, VectorLanesOnEdgeData) {
 TEST(FpeSumCuda, SameBitsAsSerialOnEveryDistribution) {
   if (!backend_present("cuda")) GTEST_SKIP() << "no cuda device here: cuda tests skipped";
   int compared = 0;
-  for (const std::string& dist : dist_names())
-    for (bool dot : {false, true})
-      for (int64_t n : {int64_t(1), int64_t(2), int64_t(3), int64_t(7), int64_t(64), int64_t(1000), int64_t(4097), int64_t(100003), (int64_t(1) << 20) + 7}) {
-        if (dist == "ties" && n < 2) continue;
-        Dataset d = make(dist, dot, n, 1e30, 17 + n);
+  const std::vector<int64_t> sizes = {1, 2, 3, 7, 64, 1000, 4097, 100003, (int64_t(1) << 20) + 7};
+  test::for_each_dist(sizes, 1e30, 17, [&](const std::string& dist, bool dot, int64_t n, const Dataset& d) {
         for (int R : {2, 4, 8}) {
           if (R > 2 && n > 200000) continue;
           EXPECT_PRED2(same_bits, run("cuda", d, R), run("cpu-mt", d, R))
               << dist << " n=" << n << " R=" << R << " dot " << dot;
           ++compared;
         }
-      }
+      });
   EXPECT_GT(compared, 100);
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/same_bits.hpp"
 #include "cli_run.hpp"
 #include "core/frame/family.hpp"
 #include "core/oracle/gemm_oracle.hpp"
@@ -42,14 +43,7 @@ double extra(const Metrics& m, const std::string& key) {
   return NAN;
 }
 
-bool same_bits(const Result& a, const Result& b) {
-  if (a.values.size() != b.values.size()) return false;
-  for (size_t i = 0; i < a.values.size(); ++i) {
-    if (std::isnan(a.values[i]) && std::isnan(b.values[i])) continue;
-    if (std::memcmp(&a.values[i], &b.values[i], 8) != 0) return false;
-  }
-  return true;
-}
+bool same_bits(const Result& a, const Result& b) { return test::all_same_bits(a.values, b.values); }
 
 // The readable definition (core/numerics/gemm_serial.hpp), entry by entry.
 Result serial(const Dataset& d, int comp, int tile, bool fma) {

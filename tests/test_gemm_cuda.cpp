@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/same_bits.hpp"
 #include "core/frame/family.hpp"
 #include "core/frame/registry.hpp"
 #if ACCSUM_HAVE_CUDA
@@ -42,14 +43,7 @@ Result run(const std::string& algo, const std::string& backend, const Dataset& d
   return k->result();
 }
 
-bool same_bits(const Result& a, const Result& b) {
-  if (a.values.size() != b.values.size()) return false;
-  for (size_t i = 0; i < a.values.size(); ++i) {
-    if (std::isnan(a.values[i]) && std::isnan(b.values[i])) continue;
-    if (std::memcmp(&a.values[i], &b.values[i], 8) != 0) return false;
-  }
-  return true;
-}
+bool same_bits(const Result& a, const Result& b) { return test::all_same_bits(a.values, b.values); }
 
 double figure(const Result& r, const std::string& key) {
   for (auto& [k, v] : r.figures)

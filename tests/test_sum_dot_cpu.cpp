@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "tests/exact_of.hpp"
+#include "tests/same_bits.hpp"
 #include "backends/cpu_mt/parallel.hpp"
 #include "core/numerics/dot_serial.hpp"
 #include "core/oracle/oracle.hpp"
@@ -24,13 +26,7 @@ namespace {
 
 using namespace accsum;
 
-bool same_bits(double a, double b) {
-  if (std::isnan(a) && std::isnan(b)) return true;
-  uint64_t ua, ub;
-  std::memcpy(&ua, &a, 8);
-  std::memcpy(&ub, &b, 8);
-  return ua == ub;
-}
+using accsum::test::same_bits;
 
 // One algorithm on one backend with one parameter set.
 struct Variant {
@@ -78,9 +74,7 @@ Outcome run(const Variant& v, const Problem& p, const ExactValue& ref) {
   return o;
 }
 
-ExactValue exact_of(const Dataset& d) {
-  return d.family == "dot" ? exact_dot(d.x.data(), d.y.data(), d.n) : exact_sum(d.x.data(), d.n);
-}
+using test::exact_of;
 
 // Every variant of the family on d: special results must be exactly IEEE's; finite ones within
 // the variant's bound whenever it has one.

@@ -7,19 +7,12 @@
 # Run from the repository root with the built tree in build-gpu (bin/, plugins/, lib/,
 # use-the-library/). BUDGET (seconds, default 540) bounds the whole run; a step gets what is left.
 set -uo pipefail
-B=build-gpu/bin
-OUT=${OUT:-gpu-out}
-A="$B/accsum"
-T="$B/accsum_tests"
 W=$(mktemp -d)
 LOG="$W/check_all.log"
-mkdir -p "$OUT"
-export LD_LIBRARY_PATH="$PWD/build-gpu/lib:$PWD/$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-NAME=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
-case "$NAME" in *H200*) GPU=h200 ;; *H100*) GPU=h100 ;; *) GPU=gpu ;; esac
 nvidia-smi > "$W/machine.txt" 2>&1
-source "$(dirname "$0")/budget.sh"
+source "$(dirname "$0")/common.sh"
+export LD_LIBRARY_PATH="$PWD/build-gpu/lib:$PWD/$B/lib:$LD_LIBRARY_PATH"  # the library test loads libaccsum by absolute path
 
 run_capped "cuda tests" 200 "$T" --gtest_brief=1 \
   --gtest_filter='*Cuda*:*Gpu*:*GPU*:Plugins.*:Library.*:-SuperaccCuda.MoreThanTwoToThe31Terms:Library.InstalledPackage*' > "$W/tests_cuda.log" 2>&1

@@ -8,11 +8,7 @@
 # Look at: the tests' exit code; "vs base" of fpe-sum/fpe-dot terms=2 (target >= 0.9x CUB / cuBLAS);
 # their digits / ulps against dpsumk / dpdotk K = 2 on the same data.
 set -uo pipefail
-B=${BIN:-build-gpu/bin}
-OUT=${OUT:-gpu-out}
-mkdir -p "$OUT"
-export LD_LIBRARY_PATH="$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-A="$B/accsum"
+source "$(dirname "$0")/common.sh"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv > "$OUT/fpe_sum_gpu_info.txt" 2>&1
 timeout 240 "$B/accsum_tests" --gtest_brief=1 --gtest_filter='FpeSumCuda*' > "$OUT/fpe_sum_tests_gpu.log" 2>&1
 echo "gpu tests exit $?" >> "$OUT/fpe_sum_tests_gpu.log"

@@ -8,11 +8,7 @@
 #      with a summary of the targets (>= 0.90x cuBLAS ddot, >= the integer kernel);
 #   3. accsum table --suite=moddot --backend=cuda: the paper's Fig. 7 up to n = 2^28.
 set -uo pipefail
-B=${BIN:-build-gpu/bin}
-OUT=${OUT:-gpu-out}
-mkdir -p "$OUT"
-export LD_LIBRARY_PATH="$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-A="$B/accsum"
+source "$(dirname "$0")/common.sh"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv > "$OUT/moddot_gpu_info.txt" 2>&1
 
 timeout 150 "$B/accsum_tests" --gtest_brief=1 \

@@ -12,19 +12,11 @@
 # goes into $OUT/sum_speed.tgz (the device tool returns few files); sum_speed_<gpu>.json (gpu =
 # h100 or h200, from the card's name) is the merged report to commit under results/.
 set -uo pipefail
-B=${BIN:-build-gpu/bin}
-OUT=${OUT:-gpu-out}
-A="$B/accsum"
-T="$B/accsum_tests"
 W=$(mktemp -d)
 LOG="$W/sum_speed.log"
-mkdir -p "$OUT"
-export LD_LIBRARY_PATH="$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-NAME=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
-case "$NAME" in *H200*) GPU=h200 ;; *H100*) GPU=h100 ;; *) GPU=gpu ;; esac
 { nvidia-smi; cat "${COMMIT_FILE:-/dev/null}"; } > "$W/machine.txt" 2>&1
 BUDGET=${SUM_SPEED_BUDGET:-540}  # seconds for everything: a step gets what is left, up to its own cap
-source "$(dirname "$0")/budget.sh"
+source "$(dirname "$0")/common.sh"
 
 run_capped tests 100 "$T" --gtest_brief=1 \
   --gtest_filter='FpeSumCuda*:FpeSumMt*:SuperaccCuda*:SharedCorpus*:-SuperaccCuda.MoreThanTwoToThe31Terms' \
@@ -71,28 +63,7 @@ if command -v ncu > /dev/null; then
 fi
 bench superacc_n_dot 50 --backend=cuda --algo=superacc-dot,cublas-dot --n=2^20:2^29 --range=1e50 --generate=by-index
 sanitize racecheck 40
-python3 - "$W" "sum_speed_$GPU.json" >> "$LOG" 2>&1 <<'PY'
-# One accsum-report/1 document of every bench above: their runs in order, each tagged with its bench.
-import glob, json, os, sys
-out_dir, name = sys.argv[1], sys.argv[2]
-doc, merged = None, []
-for p in sorted(glob.glob(os.path.join(out_dir, "*.json"))):
-    if os.path.basename(p) == name:
-        continue
-    d = json.load(open(p))
-    bench = os.path.basename(p)[:-5]
-    if doc is None:
-        doc = {k: v for k, v in d.items() if k != "runs"}
-        doc["runs"] = []
-    doc["all_guarantees_met"] = doc["all_guarantees_met"] and d.get("all_guarantees_met", False)
-    merged.append({"bench": bench, "command": d.get("command")})
-    for r in d["runs"]:
-        r["bench"] = bench
-        doc["runs"].append(r)
-doc["merged_from"] = merged
-json.dump(doc, open(os.path.join(out_dir, name), "w"), indent=1)
-print("merged", len(doc["runs"]), "runs from", len(merged), "reports")
-PY
+merge_reports "$W" "sum_speed_$GPU.json" >> "$LOG" 2>&1
 step merge $?
 tar -czf "$OUT/sum_speed.tgz" -C "$W" .
 cp "$LOG" "$OUT/"

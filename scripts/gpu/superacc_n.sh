@@ -7,10 +7,7 @@
 # repository root with the binaries in build-gpu/bin; everything lands in $OUT. About 3 minutes
 # on an H200. Figure: scripts/plot_ratio_n.py (make plots) once the JSON is under results/.
 set -uo pipefail
-B=${BIN:-build-gpu/bin}
-OUT=${OUT:-gpu-out}
-mkdir -p "$OUT"
-A="$B/accsum"
+source "$(dirname "$0")/common.sh"
 LOG="$OUT/superacc_n_tests.log"
 SIZES=${SUPERACC_N_SIZES:-2^10,2^12,2^14,2^16,2^18,2^20:2^30}
 { nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv; } > "$LOG" 2>&1

@@ -1,0 +1,32 @@
+# Sourced by the scripts/gpu drivers. Sets B (the binaries, BIN overrides), A and T (accsum and
+# accsum_tests there), OUT (made), GPU (h100, h200 or gpu, from the card's name, for result file
+# names) and LD_LIBRARY_PATH; defines one time budget for a whole device call: the caller sets LOG
+# (where each step's exit and elapsed time go) and may set BUDGET (seconds, default 540).
+B=${BIN:-build-gpu/bin}
+A="$B/accsum"
+T="$B/accsum_tests"
+OUT=${OUT:-gpu-out}
+mkdir -p "$OUT"
+export LD_LIBRARY_PATH="$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+case "$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)" in
+  *H200*) GPU=h200 ;;
+  *H100*) GPU=h100 ;;
+  *) GPU=gpu ;;
+esac
+START=$(date +%s)
+BUDGET=${BUDGET:-540}
+step() { echo "$1 exit $2 after $(( $(date +%s) - START )) s" >> "$LOG"; }
+cap() {  # the smaller of $1 and what is left of the budget
+  local left=$(( BUDGET - ($(date +%s) - START) ))
+  [ "$left" -lt "$1" ] && echo "$left" || echo "$1"
+}
+run_capped() {  # name, cap seconds, command...: skipped once fewer than 10 s are left
+  local name=$1 c
+  c=$(cap "$2")
+  shift 2
+  if [ "$c" -lt 10 ]; then echo "$name skipped: budget spent" >> "$LOG"; return; fi
+  timeout "$c" "$@"
+  step "$name" $?
+}
+# merge_reports DIR NAME: the accsum reports DIR/*.json (but NAME) as one document DIR/NAME.
+merge_reports() { python3 "$(dirname "${BASH_SOURCE[0]}")/merge_reports.py" "$@"; }
