@@ -19,7 +19,7 @@
 #include "app/inputs.hpp"
 #include "app/output.hpp"
 #include "core/frame/family.hpp"
-#include "core/frame/limits.hpp"
+#include "base/limits.hpp"
 #include "core/frame/placement.hpp"
 #include "core/frame/plugins.hpp"
 #include "core/frame/registry.hpp"
@@ -234,7 +234,9 @@ int main(int argc, char** argv) {
   std::vector<std::string> bench_generic;
   auto* b = app.add_subcommand("bench", "time algorithms beside the baseline and check them against the exact result");
   b->add_option("--algo", bench.algo, "algorithms: a comma list or all (see `accsum list`)")->capture_default_str();
-  b->add_option("--backend", bench.backend, "cpu | cpu-mt | cuda | opencl | mpi, a list, or all (default: best present)");
+  std::string backend_choices;  // the compiled-in backends; a missing registration throws here, at startup
+  for (auto& name : accsum::registry().backend_names()) backend_choices += (backend_choices.empty() ? "" : " | ") + name;
+  b->add_option("--backend", bench.backend, backend_choices + ", a list, or all (default: best present)");
   add_data_options(b, bench.data);
   b->add_option("--reps", bench.reps, "timed repetitions (median reported)")->capture_default_str();
   b->add_option("--warmup", bench.warmup, "untimed warm-up runs")->capture_default_str();

@@ -77,11 +77,11 @@ std::vector<Selection> select(const std::string& algos, const std::string& backe
     if (best) {
       // Best available backend that has the algorithm: a GPU first, then all cores, then one.
       const AlgoEntry* pick = nullptr;
-      for (const char* b : {"cuda", "cpu-mt", "cpu", "opencl", "mpi"})
+      for (auto& b : reg.backends_by_preference())
         if (!pick && reg.find(a, b) && backend_usable(b)) pick = reg.find(a, b);
       if (!pick && algos == "all") continue;  // e.g. cub-sum without a GPU
       if (!pick) throw UsageError("algorithm '" + a + "' has no backend present on this machine");
-      if (algos == "all" && pick->backend == "mpi") continue;
+      if (algos == "all" && reg.backend(pick->backend)->across_processes) continue;
       add(pick);
       continue;
     }

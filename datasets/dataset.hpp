@@ -7,54 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "core/frame/registry.hpp"
+#include "base/vocabulary.hpp"
 
 namespace accsum {
-
-struct GenSpec {
-  std::string dist = "uniform";  // see dist_names()
-  std::string family = "sum";    // "sum" (x only) or "dot" (x and y)
-  int64_t n = 1 << 24;
-  uint64_t seed = 1;
-  double range = 1e16;  // loguniform: max|x| / min|x| (>= 1)
-  double cond = 1e16;   // illcond: target condition number (>= 1)
-  Params options;       // a family's other data options (--p, --shape, ...), as given
-};
-
-struct Dataset {
-  std::string family;     // "sum" or "dot"
-  std::string generator;  // dist name, or "file"
-  std::string source;     // file path for "file", else ""
-  uint64_t seed = 0;
-  int64_t n = 0;
-  double range = 0;        // requested dynamic range (0 when not applicable)
-  double target_cond = 0;  // requested condition number (0 when not applicable)
-  std::vector<double> x, y;  // vectors of doubles (y empty for sums)
-  // Column-major float matrices a (rows x inner), b (inner x cols), c (rows x cols), for
-  // families whose inputs are matrices; empty otherwise.
-  std::vector<float> a, b, c;
-  int64_t rows = 0, cols = 0, inner = 0;
-  Params data;               // the dataset's own parameters (a modulus, alpha, ...), reported
-  // Set instead of x and y for a dataset made by index where it is used (generate_by_index).
-  std::shared_ptr<const ElementRecipe> generated_by;
-  uint64_t id = 0;           // unique per dataset object in this process (device caches key on it)
-  Problem problem() const {
-    Problem p;
-    p.x = x.empty() ? nullptr : x.data();
-    p.y = y.empty() ? nullptr : y.data();
-    p.n = n;
-    p.a = a.empty() ? nullptr : a.data();
-    p.b = b.empty() ? nullptr : b.data();
-    p.c = c.empty() ? nullptr : c.data();
-    p.rows = rows;
-    p.cols = cols;
-    p.inner = inner;
-    p.data = data;
-    p.id = id;
-    p.generated = generated_by.get();
-    return p;
-  }
-};
 
 // Names accepted by --dist: uniform [0,1), uniform-sym [-1,1), loguniform (|x| log-uniform over
 // `range`, random signs), illcond (GenSum / GenDot of Ogita-Rump-Oishi with target `cond`),
@@ -75,8 +30,8 @@ const std::vector<std::string>& dist_names();
 // Throws UsageError on an unknown dist, n <= 0 or too large for memory, range < 1, cond < 1.
 Dataset generate(const GenSpec& spec);
 
-// Elements [begin, end) of generate(spec) written to x[0 .. end-begin) (and y for "dot"; y
-// may be null for "sum"): any slice can be made on its own (threads, MPI ranks) and equals the
+// Elements [begin, end) of generate(spec) written to x[0 .. end-begin) (and y with spec.with_y; y
+// may be null without): any slice can be made on its own (threads, MPI ranks) and equals the
 // same slice of the whole. Throws UsageError for illcond, which is inherently sequential.
 void generate_range(const GenSpec& spec, int64_t begin, int64_t end, double* x, double* y);
 
@@ -99,9 +54,6 @@ bool counter_based(const std::string& dist);
 // Throws UsageError when `spec` is invalid (what generate checks before allocating).
 void validate(const GenSpec& spec);
 
-// A fresh id for a dataset whose data were built or changed by hand.
-uint64_t next_dataset_id();
-
 // x (and y) in a pseudo-random order, the same for the same n: block-shuffled, threaded.
 Dataset permuted_copy(const Dataset& d);
 
@@ -117,7 +69,8 @@ void write_dataset(const std::string& path, const Dataset& d, const std::string&
 // for writers that own the file (the CLI's output policy, app/output.hpp).
 void encode_dataset(const std::string& path, const Dataset& d, const std::string& dtype,
                     const std::function<void(const void*, size_t)>& emit);
-// Throws UsageError for a missing, truncated, malformed or wrong-dtype file.
-Dataset read_dataset(const std::string& path, const std::string& family);
+// Throws UsageError for a missing, truncated, malformed or wrong-dtype file. `family` labels the
+// dataset (and the messages); with_y: a (2, n) array, x and y (else one vector x).
+Dataset read_dataset(const std::string& path, const std::string& family, bool with_y);
 
 }  // namespace accsum

@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "core/numerics/hd.hpp"
+#include "base/hd.hpp"
 #include "datasets/rng.hpp"
 
 namespace accsum::gen {

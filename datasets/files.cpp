@@ -31,12 +31,8 @@ constexpr char kNpyMagic[] = "\x93NUMPY";
   throw UsageError("'" + path + "': " + what);
 }
 
-void check_family(const std::string& family) {
-  if (family != "sum" && family != "dot") throw UsageError("unknown family '" + family + "' (valid: sum, dot)");
-}
 
-
-Dataset read_npy(const std::string& path, const std::string& family) {
+Dataset read_npy(const std::string& path, const std::string& family, bool with_y) {
   InFile in(path);
   const NpyHeader h = read_npy_header(in);  // datasets/npy_input.hpp: the one .npy reader
   const size_t itemsize = h.itemsize;
@@ -51,9 +47,9 @@ Dataset read_npy(const std::string& path, const std::string& family) {
 
   int64_t n = 0;
   const auto& s = h.shape;
-  if (family == "dot") {
+  if (with_y) {
     if (s.size() != 2 || s[0] != 2)
-      fail(path, "shape " + npy_shape_text(s) + " is not a dot dataset; expected (2, n) (row 0 x, row 1 y)");
+      fail(path, "shape " + npy_shape_text(s) + " is not a " + family + " dataset; expected (2, n) (row 0 x, row 1 y)");
     n = s[1];
   } else {
     if (s.size() == 1)
@@ -61,7 +57,7 @@ Dataset read_npy(const std::string& path, const std::string& family) {
     else if (s.size() == 2 && (s[0] == 1 || s[1] == 1))
       n = s[0] * s[1];
     else
-      fail(path, "shape " + npy_shape_text(s) + " is not a sum dataset; expected (n,), (1, n) or (n, 1)");
+      fail(path, "shape " + npy_shape_text(s) + " is not a " + family + " dataset; expected (n,), (1, n) or (n, 1)");
   }
   if (n <= 0) fail(path, "holds no data (shape " + npy_shape_text(s) + ")");
   require_npy_data(in, h);
@@ -83,24 +79,24 @@ Dataset read_npy(const std::string& path, const std::string& family) {
     }
   };
   fill(d.x);
-  if (family == "dot") fill(d.y);
+  if (with_y) fill(d.y);
   return d;
 }
 
-Dataset read_raw(const std::string& path, const std::string& family) {
+Dataset read_raw(const std::string& path, const std::string& family, bool with_y) {
   InFile in(path);
   if (in.size % 8 != 0)
     fail(path, "size " + std::to_string(in.size) + " bytes is not a multiple of 8 (raw files hold float64)");
   const int64_t count = static_cast<int64_t>(in.size / 8);
   if (count == 0) fail(path, "holds no data");
-  if (family == "dot" && count % 2 != 0)
-    fail(path, "holds " + std::to_string(count) + " doubles; a dot dataset needs an even count (x then y)");
+  if (with_y && count % 2 != 0)
+    fail(path, "holds " + std::to_string(count) + " doubles; a " + family + " dataset needs an even count (x then y)");
   Dataset d;
   d.family = family;
-  d.n = family == "dot" ? count / 2 : count;
+  d.n = with_y ? count / 2 : count;
   d.x.resize(d.n);
   in.read(d.x.data(), static_cast<size_t>(d.n) * 8);
-  if (family == "dot") {
+  if (with_y) {
     d.y.resize(d.n);
     in.read(d.y.data(), static_cast<size_t>(d.n) * 8);
   }
@@ -108,13 +104,13 @@ Dataset read_raw(const std::string& path, const std::string& family) {
 }
 
 // Text: numbers (decimal, hex floats, nan, inf) separated by whitespace, commas or newlines;
-// lines starting with '#' are comments. A dot dataset needs exactly two numbers per line.
+// lines starting with '#' are comments. With y, every line holds exactly two numbers (x y).
 // Numbers beyond the double range (1e400) are errors; underflow rounds as strtod does.
-Dataset read_text(const std::string& path, const std::string& family) {
+Dataset read_text(const std::string& path, const std::string& family, bool with_y) {
   const std::string data = read_text_input(path);  // datasets/npy_input.hpp
   Dataset d;
   d.family = family;
-  const bool dot = family == "dot";
+  const bool dot = with_y;
   size_t pos = 0;
   int64_t line_no = 0;
   while (pos < data.size()) {
@@ -167,7 +163,7 @@ Dataset read_text(const std::string& path, const std::string& family) {
     if (dot) {
       if (numbers != 2)
         fail(path, "line " + std::to_string(line_no) + " has " + std::to_string(numbers) +
-                       " numbers; a dot dataset needs two columns (x y)");
+                       " numbers; a " + family + " dataset needs two columns (x y)");
       d.x.push_back(row[0]);
       d.y.push_back(row[1]);
     }
@@ -221,13 +217,12 @@ FileFormat format_from_path(const std::string& path) {
                    " (use .npy, .bin, .raw, .txt or .csv)");
 }
 
-Dataset read_dataset(const std::string& path, const std::string& family) {
-  check_family(family);
+Dataset read_dataset(const std::string& path, const std::string& family, bool with_y) {
   Dataset d;
   switch (format_from_path(path)) {
-    case FileFormat::npy: d = read_npy(path, family); break;
-    case FileFormat::raw: d = read_raw(path, family); break;
-    case FileFormat::text: d = read_text(path, family); break;
+    case FileFormat::npy: d = read_npy(path, family, with_y); break;
+    case FileFormat::raw: d = read_raw(path, family, with_y); break;
+    case FileFormat::text: d = read_text(path, family, with_y); break;
   }
   d.generator = "file";
   d.source = path;
@@ -237,9 +232,8 @@ Dataset read_dataset(const std::string& path, const std::string& family) {
 
 void encode_dataset(const std::string& path, const Dataset& d, const std::string& dtype,
                     const std::function<void(const void*, size_t)>& emit) {
-  check_family(d.family);
   const FileFormat fmt = format_from_path(path);
-  const bool dot = d.family == "dot";
+  const bool dot = !d.y.empty();
   if (d.n <= 0 || d.x.size() != static_cast<size_t>(d.n) || (dot && d.y.size() != static_cast<size_t>(d.n)))
     throw UsageError("'" + path + "': dataset has no data or inconsistent sizes");
   bool f4;

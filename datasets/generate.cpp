@@ -1,7 +1,6 @@
 // Dataset generation: validation, the threaded driver of the counter-based distributions
 // (datasets/elements.hpp holds one element of each) and the dataset ids.
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -64,17 +63,10 @@ const std::vector<std::string>& dist_names() {
 
 bool counter_based(const std::string& dist) { return dist != "illcond"; }
 
-uint64_t next_dataset_id() {
-  static std::atomic<uint64_t> counter{0};
-  return ++counter;
-}
-
 void validate(const GenSpec& spec) {
   const auto& names = dist_names();
   if (std::find(names.begin(), names.end(), spec.dist) == names.end())
     throw UsageError("unknown distribution '" + spec.dist + "' (valid: " + join_names() + ")");
-  if (spec.family != "sum" && spec.family != "dot")
-    throw UsageError("unknown family '" + spec.family + "' for generated data (valid: sum, dot)");
   if (spec.n <= 0) throw UsageError("n must be at least 1 (got " + std::to_string(spec.n) + ")");
   if (!(spec.range >= 1) || !std::isfinite(spec.range))
     throw UsageError("range must be a finite number >= 1 (got " + fmt_double(spec.range) + ")");
@@ -91,8 +83,7 @@ void generate_range(const GenSpec& spec, int64_t begin, int64_t end, double* x, 
   if (begin < 0 || end < begin || end > spec.n)
     throw UsageError("slice [" + std::to_string(begin) + ", " + std::to_string(end) + ") is outside [0, " +
                      std::to_string(spec.n) + ")");
-  const bool dot = spec.family == "dot";
-  if (dot && y == nullptr) throw UsageError("a dot dataset needs a y buffer");
+  if (spec.with_y && y == nullptr) throw UsageError("a dot dataset needs a y buffer");
   generate_range(recipe(spec), begin, end, x, y);
 }
 
@@ -112,7 +103,7 @@ ElementRecipe recipe(const GenSpec& spec) {
   if (!counter_based(spec.dist))
     throw UsageError("'" + spec.dist + "' is generated sequentially (Ogita-Rump-Oishi); it has no per-element recipe");
   ElementRecipe r;
-  r.dot = spec.family == "dot";
+  r.dot = spec.with_y;
   r.seed = spec.seed;
   r.n = spec.n;
   r.rx = rng::CounterRng(spec.seed, gen::kStreamX);
@@ -152,7 +143,7 @@ ElementRecipe recipe(const GenSpec& spec) {
 
 Dataset generate(const GenSpec& spec) {
   validate(spec);
-  const bool dot = spec.family == "dot";
+  const bool dot = spec.with_y;
   // illcond builds its data in scratch arrays and then shuffles: twice the memory.
   const double arrays = (dot ? 2.0 : 1.0) * (counter_based(spec.dist) ? 1.0 : 2.0);
   const double need = arrays * 8.0 * static_cast<double>(spec.n);

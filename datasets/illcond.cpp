@@ -17,7 +17,6 @@
 #include <cstring>
 #include <vector>
 
-#include "core/numerics/eft.hpp"
 #include "datasets/elements.hpp"
 #include "datasets/illcond.hpp"
 #include "datasets/threads.hpp"
@@ -146,17 +145,17 @@ void cancellation(const GenSpec& spec, double* x, double* y) {
   const int64_t half = std::max<int64_t>(1, std::min<int64_t>(n / 2, n - steps_needed)), rest = n - half;
   ExactAccumulator exact;  // the running sum / dot, exactly
   double mass = 0;         // S so far (rounded: relative error below n u)
-  // Appends term x[i] (times y[i]) exactly; a product enters as TwoProduct's p + e.
+  // Appends term x[i] (times y[i]) exactly; a product enters as its rounded value and its error
+  // (TwoProductFMA, Ogita, Rump, Oishi 2005, Alg. 3.5).
   auto account = [&](int64_t i) {
     if (!dot) {
       exact.add(x[i]);
       mass += std::fabs(x[i]);
       return;
     }
-    double p, e;
-    two_prod_fma(x[i], y[i], p, e);
+    const double p = x[i] * y[i];
     exact.add(p);
-    exact.add(e);
+    exact.add(std::fma(x[i], y[i], -p));  // the product's rounding error, exactly
     mass += std::fabs(p);
   };
   // A term (or product) moving the running value from s to t.

@@ -7,7 +7,7 @@
 // differ by an index offset still produce unrelated values.
 #include <cstdint>
 
-#include "core/numerics/hd.hpp"
+#include "base/hd.hpp"
 
 namespace accsum::rng {
 

@@ -8,12 +8,12 @@
 #include <thread>
 #include <vector>
 
-#include "core/frame/limits.hpp"
+#include "base/limits.hpp"
 
 namespace accsum::datasets_detail {
 
 // ACCSUM_THREADS when set, else the hardware thread count; a bad ACCSUM_THREADS is a UsageError
-// (core/frame/limits.hpp).
+// (base/limits.hpp).
 inline int dataset_threads() { return default_thread_count(); }
 
 // fn(begin, end) over [0, n) on up to dataset_threads() threads, at least 64 Ki elements each
@@ -22,7 +22,7 @@ template <class Fn>
 void parallel_chunks(int64_t n, Fn fn) {
   const int64_t min_chunk = 1 << 16;
   const int threads = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(dataset_threads(), n / min_chunk)));
-  run_threads(threads, [&](int t) { fn(n * t / threads, n * (t + 1) / threads); });  // core/frame/limits.hpp
+  run_threads(threads, [&](int t) { fn(n * t / threads, n * (t + 1) / threads); });  // base/limits.hpp
 }
 
 }  // namespace accsum::datasets_detail

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "core/frame/family.hpp"
+#include "core/frame/family.hpp"
 #include "datasets/dataset.hpp"
 
 namespace accsum::test {
@@ -14,6 +16,7 @@ inline Dataset make(const std::string& dist, bool dot, int64_t n, double cond = 
   GenSpec s;
   s.dist = dist;
   s.family = dot ? "dot" : "sum";
+  s.with_y = dot;
   s.n = n;
   s.seed = seed;
   s.cond = cond;
@@ -37,6 +40,7 @@ void for_each_dist(const std::vector<int64_t>& sizes, double cond, uint64_t seed
 inline Dataset loguniform(const std::string& family, int64_t n, double range) {
   GenSpec spec;
   spec.family = family;
+  spec.with_y = accsum::family(family).has_y;
   spec.dist = "loguniform";
   spec.range = range;
   spec.n = n;
@@ -53,6 +57,7 @@ void for_each_counter_based(const std::vector<int64_t>& sizes, uint64_t seed0, d
       for (int64_t n : sizes) {
         GenSpec spec;
         spec.family = family;
+        spec.with_y = accsum::family(family).has_y;
         spec.dist = dist;
         spec.n = n;
         spec.seed = seed0 + static_cast<uint64_t>(n);

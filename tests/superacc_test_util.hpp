@@ -75,6 +75,7 @@ inline std::string dump(const std::vector<double>& x) {
 }  // namespace accsum::test
 
 // ---- generated cases across every distribution of datasets/dataset.hpp ----
+#include "core/frame/family.hpp"
 #include "datasets/dataset.hpp"
 
 namespace accsum::test {
@@ -103,6 +104,7 @@ inline std::vector<GenCase> generated_cases(const std::string& family, int count
   for (int c = 0; c < count; ++c) {
     GenCase g;
     g.spec.family = family;
+    g.spec.with_y = accsum::family(g.spec.family).has_y;
     g.spec.dist = dists[c % dists.size()];
     double u = std::uniform_real_distribution<double>(0, 1)(rng);
     g.spec.n = static_cast<int64_t>(std::exp(std::log(double(min_n)) + u * (std::log(double(max_n) + 1) - std::log(double(min_n)))));
@@ -112,9 +114,9 @@ inline std::vector<GenCase> generated_cases(const std::string& family, int count
     g.spec.range = ranges[rng() % 5];
     g.spec.cond = conds[rng() % 5];
     g.x.resize(g.spec.n);
-    if (family == "dot") g.y.resize(g.spec.n);
+    if (g.spec.with_y) g.y.resize(g.spec.n);
     if (counter_based(g.spec.dist)) {
-      generate_range(g.spec, 0, g.spec.n, g.x.data(), family == "dot" ? g.y.data() : nullptr);
+      generate_range(g.spec, 0, g.spec.n, g.x.data(), g.spec.with_y ? g.y.data() : nullptr);
     } else {
       Dataset d = generate(g.spec);
       g.x = d.x;

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "core/frame/family.hpp"
 #include "datasets/dataset.hpp"
 
 using accsum::Dataset;
@@ -56,6 +57,7 @@ Dataset make(const std::string& dist, const std::string& family, int64_t n, uint
   accsum::GenSpec s;
   s.dist = dist;
   s.family = family;
+  s.with_y = accsum::family(s.family).has_y;
   s.n = n;
   s.seed = seed;
   s.range = 1e300;
@@ -107,7 +109,7 @@ TEST_F(FilesTest, NpyFloat64RoundTripIsBitExact) {
     for (const char* dist : {"loguniform", "specials", "subnormal"}) {
       Dataset d = make(dist, family, 1001);
       write_dataset(path("d.npy"), d);
-      Dataset r = accsum::read_dataset(path("d.npy"), family);
+      Dataset r = accsum::read_dataset(path("d.npy"), family, accsum::family(family).has_y);
       EXPECT_TRUE(all_same_bits(r.x, d.x)) << dist << " " << family;
       EXPECT_TRUE(all_same_bits(r.y, d.y)) << dist << " " << family;
       EXPECT_EQ(r.n, d.n);
@@ -124,11 +126,11 @@ TEST_F(FilesTest, NpyFloat32RoundTripIsFloatRounding) {
     d.x[0] = 1e300;  // beyond float: rounds to inf
     d.x[1] = 1.0 + 0x1p-24;  // a tie in float: rounds to even (1.0)
     write_dataset(path("f.npy"), d, "f4");
-    Dataset r = accsum::read_dataset(path("f.npy"), family);
+    Dataset r = accsum::read_dataset(path("f.npy"), family, accsum::family(family).has_y);
     ASSERT_EQ(r.n, d.n);
     for (int64_t i = 0; i < d.n; ++i) {
       ASSERT_EQ(r.x[i], static_cast<double>(static_cast<float>(d.x[i]))) << i;
-      if (std::string(family) == "dot") {
+      if (accsum::family(family).has_y) {
         ASSERT_EQ(r.y[i], static_cast<double>(static_cast<float>(d.y[i]))) << i;
       }
     }
@@ -159,16 +161,16 @@ TEST_F(FilesTest, NpyHeaderIsVersion1PaddedTo64) {
 TEST_F(FilesTest, NpyVersion2AndSumShapes) {
   std::vector<double> v{1.5, -2.25, 0x1p-1074, 3.0};
   write_bytes("v2.npy", npy_bytes(2, "{'descr': '<f8', 'fortran_order': False, 'shape': (4,), }", payload_of(v)));
-  EXPECT_TRUE(all_same_bits(accsum::read_dataset(path("v2.npy"), "sum").x, v));
+  EXPECT_TRUE(all_same_bits(accsum::read_dataset(path("v2.npy"), "sum", false).x, v));
   write_bytes("row.npy", npy_bytes(1, "{'shape': (1, 4), 'fortran_order': False, 'descr': '<f8'}", payload_of(v)));
-  EXPECT_TRUE(all_same_bits(accsum::read_dataset(path("row.npy"), "sum").x, v));
+  EXPECT_TRUE(all_same_bits(accsum::read_dataset(path("row.npy"), "sum", false).x, v));
   write_bytes("col.npy", npy_bytes(1, "{'descr': '<f8', 'fortran_order': False, 'shape': (4, 1), }", payload_of(v)));
-  EXPECT_TRUE(all_same_bits(accsum::read_dataset(path("col.npy"), "sum").x, v));
+  EXPECT_TRUE(all_same_bits(accsum::read_dataset(path("col.npy"), "sum", false).x, v));
   std::vector<float> f{0.5f, -1.0f};
   write_bytes("f4.npy", npy_bytes(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }", payload_of(f)));
-  EXPECT_EQ(accsum::read_dataset(path("f4.npy"), "sum").x, (std::vector<double>{0.5, -1.0}));
+  EXPECT_EQ(accsum::read_dataset(path("f4.npy"), "sum", false).x, (std::vector<double>{0.5, -1.0}));
   write_bytes("dot.npy", npy_bytes(2, "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 2), }", payload_of(v)));
-  Dataset d = accsum::read_dataset(path("dot.npy"), "dot");
+  Dataset d = accsum::read_dataset(path("dot.npy"), "dot", true);
   EXPECT_EQ(d.x, (std::vector<double>{1.5, -2.25}));
   EXPECT_TRUE(all_same_bits(d.y, {0x1p-1074, 3.0}));
 }
@@ -181,8 +183,8 @@ TEST_F(FilesTest, RawRoundTripIsBitExact) {
       write_dataset(p, d);
       struct stat st;
       ASSERT_EQ(::stat(p.c_str(), &st), 0);
-      EXPECT_EQ(st.st_size, 777 * 8 * (std::string(family) == "dot" ? 2 : 1));
-      Dataset r = accsum::read_dataset(p, family);
+      EXPECT_EQ(st.st_size, 777 * 8 * (accsum::family(family).has_y ? 2 : 1));
+      Dataset r = accsum::read_dataset(p, family, accsum::family(family).has_y);
       EXPECT_TRUE(all_same_bits(r.x, d.x)) << family;
       EXPECT_TRUE(all_same_bits(r.y, d.y)) << family;
     }
@@ -195,14 +197,14 @@ TEST_F(FilesTest, TextRoundTripIsExact) {
       Dataset sub = make("subnormal", family, 100);
       d.x.insert(d.x.end(), sub.x.begin(), sub.x.end());
       d.x.insert(d.x.end(), {INFINITY, -INFINITY, -0.0, 0.0});
-      if (std::string(family) == "dot") {
+      if (accsum::family(family).has_y) {
         d.y.insert(d.y.end(), sub.y.begin(), sub.y.end());
         d.y.insert(d.y.end(), {1.0, 2.0, 3.0, -4.0});
       }
       d.n = static_cast<int64_t>(d.x.size());
       std::string p = path(std::string("d.") + ext);
       write_dataset(p, d);
-      Dataset r = accsum::read_dataset(p, family);
+      Dataset r = accsum::read_dataset(p, family, accsum::family(family).has_y);
       EXPECT_TRUE(all_same_bits(r.x, d.x)) << family << " " << ext;
       EXPECT_TRUE(all_same_bits(r.y, d.y)) << family << " " << ext;
     }
@@ -210,12 +212,12 @@ TEST_F(FilesTest, TextRoundTripIsExact) {
   Dataset s = make("uniform", "sum", 3);
   s.x[1] = NAN;
   write_dataset(path("nan.txt"), s);
-  EXPECT_TRUE(std::isnan(accsum::read_dataset(path("nan.txt"), "sum").x[1]));
+  EXPECT_TRUE(std::isnan(accsum::read_dataset(path("nan.txt"), "sum", false).x[1]));
 }
 
 TEST_F(FilesTest, TextReadsDecimalHexNanInfCommentsAndSeparators) {
   write_bytes("a.txt", "# a comment\n1.5, -2 0x1.8p+1\n\n  nan\tinf,-inf\r\n1e-320\n");
-  Dataset d = accsum::read_dataset(path("a.txt"), "sum");
+  Dataset d = accsum::read_dataset(path("a.txt"), "sum", false);
   ASSERT_EQ(d.n, 7);
   EXPECT_EQ(d.x[0], 1.5);
   EXPECT_EQ(d.x[1], -2.0);
@@ -225,7 +227,7 @@ TEST_F(FilesTest, TextReadsDecimalHexNanInfCommentsAndSeparators) {
   EXPECT_EQ(d.x[5], -INFINITY);
   EXPECT_EQ(d.x[6], 1e-320);
   write_bytes("b.csv", "1,2\n0x1p-3 , -4\n");
-  Dataset e = accsum::read_dataset(path("b.csv"), "dot");
+  Dataset e = accsum::read_dataset(path("b.csv"), "dot", true);
   EXPECT_EQ(e.x, (std::vector<double>{1, 0.125}));
   EXPECT_EQ(e.y, (std::vector<double>{2, -4}));
 }
@@ -270,20 +272,19 @@ TEST_F(FilesTest, MalformedNpyIsRejected) {
   };
   for (const auto& c : cases) {
     write_bytes(c.name + ".npy", c.bytes);
-    expect_usage_error([&] { accsum::read_dataset(path(c.name + ".npy"), c.family); }, c.needle);
+    expect_usage_error([&] { accsum::read_dataset(path(c.name + ".npy"), c.family, accsum::family(c.family).has_y); }, c.needle);
   }
-  expect_usage_error([&] { accsum::read_dataset(path("missing.npy"), "sum"); }, "cannot open");
-  expect_usage_error([&] { accsum::read_dataset(path("x.npy"), "gemm"); }, "unknown family");
+  expect_usage_error([&] { accsum::read_dataset(path("missing.npy"), "sum", false); }, "cannot open");
 }
 
 TEST_F(FilesTest, MalformedRawAndTextAreRejected) {
   write_bytes("odd.bin", std::string(12, '\0'));
-  expect_usage_error([&] { accsum::read_dataset(path("odd.bin"), "sum"); }, "not a multiple of 8");
+  expect_usage_error([&] { accsum::read_dataset(path("odd.bin"), "sum", false); }, "not a multiple of 8");
   write_bytes("three.raw", std::string(24, '\0'));
-  EXPECT_EQ(accsum::read_dataset(path("three.raw"), "sum").n, 3);
-  expect_usage_error([&] { accsum::read_dataset(path("three.raw"), "dot"); }, "even count");
+  EXPECT_EQ(accsum::read_dataset(path("three.raw"), "sum", false).n, 3);
+  expect_usage_error([&] { accsum::read_dataset(path("three.raw"), "dot", true); }, "even count");
   write_bytes("empty.bin", "");
-  expect_usage_error([&] { accsum::read_dataset(path("empty.bin"), "sum"); }, "holds no data");
+  expect_usage_error([&] { accsum::read_dataset(path("empty.bin"), "sum", false); }, "holds no data");
 
   struct Case {
     std::string text, family, needle;
@@ -303,7 +304,7 @@ TEST_F(FilesTest, MalformedRawAndTextAreRejected) {
   for (const auto& c : cases) {
     std::string name = "bad" + std::to_string(k++) + ".txt";
     write_bytes(name, c.text);
-    expect_usage_error([&] { accsum::read_dataset(path(name), c.family); }, c.needle);
+    expect_usage_error([&] { accsum::read_dataset(path(name), c.family, accsum::family(c.family).has_y); }, c.needle);
   }
 }
 
@@ -319,7 +320,7 @@ TEST_F(FilesTest, UnwritablePathGivesUsageErrorAndLeavesNothing) {
   // Overwriting an existing file replaces it whole.
   write_dataset(path("d.npy"), make("uniform", "sum", 100));
   write_dataset(path("d.npy"), d);
-  EXPECT_EQ(accsum::read_dataset(path("d.npy"), "sum").n, 10);
+  EXPECT_EQ(accsum::read_dataset(path("d.npy"), "sum", false).n, 10);
   EXPECT_EQ(entries().size(), 1u);
 }
 

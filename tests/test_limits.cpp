@@ -1,4 +1,4 @@
-// Resource limits (core/frame/limits.hpp, app/memcheck.hpp): absurd thread counts are refused with one
+// Resource limits (base/limits.hpp, app/memcheck.hpp): absurd thread counts are refused with one
 // line and exit 2, never std::terminate; an exception in a worker thread reaches the caller; out
 // of memory is one line and exit 2; the memory pre-check's peak figures hold when measured; and
 // bench exits 1 when a row breaks its guarantee.
@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "core/frame/limits.hpp"
+#include "base/limits.hpp"
 
 extern char** environ;
 

@@ -66,8 +66,8 @@ struct Reader {
 
 std::vector<Reader> readers() {
   const std::string good_b = put("good_b.npy", npy(f4_matrix_dict("(1, 1)"), std::string(4, '\0')));
-  return {{"sum", [](const std::string& p) { accsum::read_dataset(p, "sum"); }},
-          {"dot", [](const std::string& p) { accsum::read_dataset(p, "dot"); }},
+  return {{"sum", [](const std::string& p) { accsum::read_dataset(p, "sum", false); }},
+          {"dot", [](const std::string& p) { accsum::read_dataset(p, "dot", true); }},
           {"gemm", [good_b](const std::string& p) { accsum::read_gemm_npy(p + "," + good_b); }},
           {"moddot", [](const std::string& p) { accsum::read_residues(p); }}};
 }
@@ -111,13 +111,13 @@ TEST(OneReader, RefusesFifosAndDirectoriesWithoutHanging) {
 TEST(OneReader, ShapeArithmeticNeverWraps) {
   // 2^62 elements of 8 bytes: 2^65 bytes, once printed as "needs 0 bytes".
   const std::string p = put("huge.npy", npy("{'descr': '<f8', 'fortran_order': False, 'shape': (4611686018427387904,), }"));
-  expect_usage_error([&] { accsum::read_dataset(p, "sum"); }, "needs more than 2^64 bytes");
+  expect_usage_error([&] { accsum::read_dataset(p, "sum", false); }, "needs more than 2^64 bytes");
   const std::string q = put("huge2.npy", npy("{'descr': '<i8', 'fortran_order': False, 'shape': (4611686018427387904, 2), }"));
   expect_usage_error([&] { accsum::read_residues(q); }, "too large");
   const std::string g = put("huge3.npy", npy(f4_matrix_dict("(4294967296, 4294967296)")));
   expect_usage_error([&] { accsum::read_gemm_npy(g + "," + g); }, "below 2^31");
   const std::string r = put("big.npy", npy("{'descr': '<f8', 'fortran_order': False, 'shape': (1099511627776,), }"));
-  expect_usage_error([&] { accsum::read_dataset(r, "sum"); }, "needs 8796093022208 bytes");
+  expect_usage_error([&] { accsum::read_dataset(r, "sum", false); }, "needs 8796093022208 bytes");
   EXPECT_EQ(accsum::sat_mul(uint64_t(1) << 62, 8), UINT64_MAX);
   EXPECT_EQ(accsum::byte_count_text(UINT64_MAX), "more than 2^64 bytes");
   // The memory pre-check reads the header only.
@@ -126,7 +126,7 @@ TEST(OneReader, ShapeArithmeticNeverWraps) {
 
 TEST(OneReader, EachFamilyDecidesItsDtypeAndShape) {
   const std::string f8 = put("f8.npy", npy("{'descr': '<f8', 'fortran_order': False, 'shape': (2, 2), }", std::string(32, '\0')));
-  EXPECT_EQ(accsum::read_dataset(f8, "dot").n, 2);
+  EXPECT_EQ(accsum::read_dataset(f8, "dot", true).n, 2);
   const std::string good_b = put("good_b.npy", npy(f4_matrix_dict("(1, 1)"), std::string(4, '\0')));
   expect_usage_error([&] { accsum::read_gemm_npy(f8 + "," + good_b); }, "is not float32");
   expect_usage_error([&] { accsum::read_residues(f8); }, "not supported for residues");

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "core/frame/registry.hpp"
+#include "core/frame/family.hpp"
 #include "datasets/dataset.hpp"
 #include "tests/cli_run.hpp"
 
@@ -34,6 +35,7 @@ TEST(Library, CApiGivesTheRegistryEntrysBits) {
   accsum::GenSpec spec;
   spec.dist = "loguniform";
   spec.family = "dot";
+  spec.with_y = true;
   spec.n = 3001;
   spec.range = 1e40;
   accsum::Dataset d = accsum::generate(spec);

@@ -19,6 +19,7 @@
 #include "core/oracle/oracle.hpp"
 #include "core/frame/registry.hpp"
 #include "core/numerics/sum_serial.hpp"
+#include "core/frame/family.hpp"
 #include "datasets/dataset.hpp"
 
 namespace {
@@ -102,6 +103,7 @@ Dataset make(const std::string& dist, const std::string& family, int64_t n, uint
   GenSpec s;
   s.dist = dist;
   s.family = family;
+  s.with_y = accsum::family(s.family).has_y;
   s.n = n;
   s.seed = seed;
   s.range = range;

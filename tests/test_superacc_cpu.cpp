@@ -14,6 +14,7 @@
 #include "core/oracle/oracle.hpp"
 #include "core/frame/registry.hpp"
 #include "core/numerics/superacc.hpp"
+#include "core/frame/family.hpp"
 #include "datasets/dataset.hpp"
 #include "tests/superacc_test_util.hpp"
 
@@ -357,6 +358,7 @@ TEST(SuperaccCpuMt, IdenticalForAnyThreadCount) {
     for (const std::string& dist : dist_names()) {
       GenSpec spec;
       spec.family = family;
+      spec.with_y = accsum::family(spec.family).has_y;
       spec.dist = dist;
       spec.n = dist == "ties" ? 9001 : 60013;
       spec.range = 1e300;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "backends/cuda/thread/superacc_lanes.cuh"
+#include "core/frame/family.hpp"
 #include "core/frame/registry.hpp"
 #include "datasets/dataset.hpp"
 #include "tests/exact_of.hpp"
@@ -88,7 +89,7 @@ TEST(SuperaccCuda, RegisteredWithTheirPromise) {
 int generated_against_oracle(const std::string& family, const std::vector<int64_t>& sizes, uint64_t seed) {
   const double ranges[] = {1, 1e10, 1e50, 1e100, 1e300};
   const double conds[] = {1e3, 1e16, 1e50, 1e300};
-  const std::string algo = family == "sum" ? "superacc" : "superacc-dot";
+  const std::string algo = accsum::family(family).has_y ? "superacc-dot" : "superacc";
   int cases = 0;
   for (const auto& dist : dist_names())
     for (int64_t n : sizes) {
@@ -96,6 +97,7 @@ int generated_against_oracle(const std::string& family, const std::vector<int64_
       GenSpec s;
       s.dist = dist;
       s.family = family;
+      s.with_y = accsum::family(s.family).has_y;
       s.n = n;
       s.seed = ++seed;
       s.range = ranges[seed % 5];
@@ -241,11 +243,12 @@ TEST(SuperaccCuda, LaunchShapesGiveIdenticalBits) {
     GenSpec s;
     s.dist = "loguniform";
     s.family = family;
+    s.with_y = accsum::family(s.family).has_y;
     s.n = (1 << 21) + 3;
     s.range = 1e50;
     s.seed = 11;
     Dataset d = generate(s);
-    const std::string algo = std::string(family) == "sum" ? "superacc" : "superacc-dot";
+    const std::string algo = accsum::family(family).has_y ? "superacc-dot" : "superacc";
     const double want = exact_of(d.x, d.y).rounded;
     const AlgoEntry* e = registry().find(algo, "cuda");
     ASSERT_NE(e, nullptr);
@@ -272,6 +275,7 @@ TEST(SuperaccCuda, SameBitsAsTheCpuBackend) {
       GenSpec s;
       s.dist = dist;
       s.family = std::string(algo) == "superacc" ? "sum" : "dot";
+      s.with_y = accsum::family(s.family).has_y;
       s.n = 100003;
       s.range = 1e100;
       s.cond = 1e40;
@@ -295,6 +299,7 @@ TEST(SuperaccCuda, MpiInnerCudaMatchesTheOracle) {
         GenSpec s;
         s.dist = dist;
         s.family = std::string(algo) == "superacc" ? "sum" : "dot";
+        s.with_y = accsum::family(s.family).has_y;
         s.n = n;
         s.range = 1e300;
         s.cond = 1e100;
@@ -366,7 +371,7 @@ TEST(SuperaccCuda, LanesFullOfPendingPiecesAtTheEnd) {
   // piece is the largest there is (just below 2^52).
   const double big = std::ldexp(0x1p53 - 1, 25);
   for (const char* family : {"sum", "dot"}) {
-    const bool dot = std::string(family) == "dot";
+    const bool dot = accsum::family(family).has_y;
     const int64_t iter_terms = dot ? 2 * 2 * 512 : 2 * 4 * 512;  // terms per block and iteration
     for (int64_t iters : {125, 126, 127, 128})
       for (int64_t extra : {int64_t(0), int64_t(1), iter_terms / 2 + 1})

@@ -125,6 +125,7 @@ std::vector<GenSpec> model_specs(const std::string& family) {
       GenSpec s;
       s.dist = dist;
       s.family = family;
+      s.with_y = accsum::family(s.family).has_y;
       s.n = n;
       s.seed = seed++;
       s.range = ranges[seed % 5];
@@ -169,6 +170,7 @@ TEST(SuperaccCudaModel, LargerInputsEveryRange) {
       GenSpec s;
       s.dist = "loguniform";
       s.family = family;
+      s.with_y = accsum::family(s.family).has_y;
       s.n = 60001;
       s.range = range;
       s.seed = 77;

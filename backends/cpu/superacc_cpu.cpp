@@ -27,8 +27,7 @@
 
 #include "backends/cpu/superacc_host.hpp"
 #include "core/numerics/fpe.hpp"
-#include "core/frame/mergeable.hpp"
-#include "core/frame/superacc_partial.hpp"
+#include "core/frame/superacc_state.hpp"
 
 namespace accsum::cpu {
 namespace {
@@ -625,40 +624,14 @@ class DotKernel : public ScalarKernel {
   SuperaccConfig c_;
 };
 
-// The mpi backend's inner "cpu": one core accumulates the rank's slice.
-class CpuPartial : public SuperaccPartial {
- public:
-  CpuPartial(const Problem& p, SuperaccConfig c) : p_(p), c_(c) {}
-  void accumulate_sum(Superacc& acc) override { superacc_sum_accumulate(p_.x, p_.n, c_, acc); }
-  void accumulate_dot(SuperaccDot& acc) override { superacc_dot_accumulate(p_.x, p_.y, p_.n, c_, acc); }
-
- private:
-  Problem p_;
-  SuperaccConfig c_;
-};
-SuperaccPartialRegistrar reg_partial("cpu", [](const Problem& p, const Params& q) -> std::unique_ptr<SuperaccPartial> {
-  return std::make_unique<CpuPartial>(p, superacc_config(q));
-});
-
-// The mergeable state: a superaccumulator (digits merge by integer addition, exactly).
-template <class SA, bool DOT>
-class SuperaccState : public PodState<SuperaccState<SA, DOT>, SA> {
- public:
-  explicit SuperaccState(SuperaccConfig c) : c_(c) { this->pod_.clear(); }
-  void accumulate(const Problem& s) override {
-    if constexpr (DOT) superacc_dot_accumulate(s.x, s.y, s.n, c_, this->pod_);
-    else superacc_sum_accumulate(s.x, s.n, c_, this->pod_);
-  }
-  Result finalize() const override { return Result::scalar(this->pod_.round()); }
-
- private:
-  void merge_pod(const SA& o) override { this->pod_.merge(o); }
-  SuperaccConfig c_;
-};
-
+// The mergeable state (core/frame/superacc_state.hpp): this core adds a slice to the
+// superaccumulator; threads (cpu-mt) and MPI ranks (mpi, its inner "cpu") merge the states.
 template <class SA, bool DOT>
 std::unique_ptr<MergeableState> superacc_state(const Params& q) {
-  return std::make_unique<SuperaccState<SA, DOT>>(superacc_config(q));
+  return std::make_unique<SuperaccState<SA>>([c = superacc_config(q)](const Problem& s, SA& acc) {
+    if constexpr (DOT) superacc_dot_accumulate(s.x, s.y, s.n, c, acc);
+    else superacc_sum_accumulate(s.x, s.n, c, acc);
+  });
 }
 
 // Defaults: the fastest configuration measured on one core (n = 2^26, log-uniform, range 1e50).

@@ -9,7 +9,7 @@
 
 namespace accsum::cpu_mt {
 
-int default_threads() { return default_thread_count(); }  // core/frame/limits.hpp
+int default_threads() { return default_thread_count(); }  // base/limits.hpp
 
 std::vector<Params> thread_variants(const Params& p) {
   std::vector<Params> out;
@@ -31,7 +31,8 @@ Registrar reg_cpu_mt(BackendInfo{
       });
       return ok.load();
     },
-    [] { return std::to_string(default_threads()) + " threads"; }});
+    [] { return std::to_string(default_threads()) + " threads"; }}
+    .ranked_for_best(1));
 }  // namespace
 
 }  // namespace accsum::cpu_mt

@@ -6,7 +6,7 @@
 #include <thread>
 #include <vector>
 
-#include "core/frame/limits.hpp"
+#include "base/limits.hpp"
 #include "core/frame/registry.hpp"
 
 namespace accsum::cpu_mt {
@@ -22,7 +22,7 @@ void parallel_chunks(int64_t n, int threads, Fn fn) {
     b = n * t / threads;
     e = n * (t + 1) / threads;
   };
-  run_threads(threads, [&](int t) {  // core/frame/limits.hpp: never std::terminate
+  run_threads(threads, [&](int t) {  // base/limits.hpp: never std::terminate
     int64_t b, e;
     range(t, b, e);
     fn(t, b, e);

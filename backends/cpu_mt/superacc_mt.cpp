@@ -8,7 +8,7 @@
 
 #include "backends/cpu/superacc_host.hpp"
 #include "backends/cpu_mt/parallel.hpp"
-#include "core/frame/superacc_partial.hpp"
+#include "core/frame/superacc_state.hpp"
 
 namespace accsum::cpu_mt {
 namespace {
@@ -46,21 +46,15 @@ class SuperaccMt : public ScalarKernel {
   int threads_;
 };
 
-// The mpi backend's inner "cpu-mt": all cores of the rank accumulate its slice.
-class MtPartial : public SuperaccPartial {
- public:
-  MtPartial(const Problem& p, const Params& q) : p_(p), cfg_(cpu::superacc_config(q)), threads_(threads_of(q)) {}
-  void accumulate_sum(Superacc& acc) override { accumulate_threads(p_, cfg_, threads_, acc); }
-  void accumulate_dot(SuperaccDot& acc) override { accumulate_threads(p_, cfg_, threads_, acc); }
-
- private:
-  Problem p_;
-  cpu::SuperaccConfig cfg_;
-  int threads_;
-};
-SuperaccPartialRegistrar reg_partial("cpu-mt", [](const Problem& p, const Params& q) -> std::unique_ptr<SuperaccPartial> {
-  return std::make_unique<MtPartial>(p, q);
-});
+// The mergeable state (core/frame/superacc_state.hpp): all cores add a slice (an mpi rank's,
+// with inner "cpu-mt").
+template <class SA>
+std::unique_ptr<MergeableState> superacc_state(const Params& q) {
+  return std::make_unique<SuperaccState<SA>>(
+      [cfg = cpu::superacc_config(q), threads = threads_of(q)](const Problem& s, SA& acc) {
+        accumulate_threads(s, cfg, threads, acc);
+      });
+}
 
 std::vector<ParamSpec> params() {
   // Defaults: the fastest configuration measured on 2 cores (n = 2^26, range 1e50).
@@ -77,7 +71,8 @@ Registrar reg_sum(AlgoEntry("sum", "superacc", "cpu-mt",
     .maker([](const Problem& p, const Params& q) -> std::unique_ptr<Kernel> {
       return std::make_unique<SuperaccMt<Superacc>>(p, q);
     })
-    .shapes(thread_variants));
+    .shapes(thread_variants)
+    .mergeable(superacc_state<Superacc>));
 Registrar reg_dot(AlgoEntry("dot", "superacc-dot", "cpu-mt",
     "correctly rounded dot on all cores (exact products, per-thread superaccumulators)")
     .promises(Guarantee::correctly_rounded)
@@ -86,7 +81,8 @@ Registrar reg_dot(AlgoEntry("dot", "superacc-dot", "cpu-mt",
     .maker([](const Problem& p, const Params& q) -> std::unique_ptr<Kernel> {
       return std::make_unique<SuperaccMt<SuperaccDot>>(p, q);
     })
-    .shapes(thread_variants));
+    .shapes(thread_variants)
+    .mergeable(superacc_state<SuperaccDot>));
 
 }  // namespace
 }  // namespace accsum::cpu_mt

@@ -54,7 +54,7 @@ std::string describe() {
          placement::rule("ACCSUM_CUDA_DEVICE") + ")";
 }
 
-Registrar reg_cuda(BackendInfo{"cuda", "an NVIDIA GPU through CUDA", available, self_test, describe});
+Registrar reg_cuda(BackendInfo{"cuda", "an NVIDIA GPU through CUDA", available, self_test, describe}.ranked_for_best(0));
 
 // ---- CUB DeviceReduce::Sum: the sum family's baseline ----
 class CubSum : public LibraryCallKernel {

@@ -55,7 +55,7 @@
 #include "backends/cuda/agent/superacc_agent.cuh"
 #include "backends/cuda/thread/superacc_lanes.cuh"
 #include "core/numerics/superacc.hpp"
-#include "core/frame/superacc_partial.hpp"
+#include "core/frame/superacc_state.hpp"
 
 namespace accsum::cuda {
 namespace {
@@ -232,6 +232,17 @@ const char* kCite =
     "Collange, Defour, Graillat, Iakymchuk, Numerical Reproducibility for the Parallel Reduction on Multi- and "
     "Many-Core Architectures (ExBLAS), Parallel Computing 49, 2015";
 
+// The mergeable state (core/frame/superacc_state.hpp): the GPU adds a slice and hands back the
+// exact, unrounded superaccumulator (the mpi backend's inner=cuda: MPI merges the ranks' and rounds
+// once, Collange et al. 2015, level 4). Parameters: the cuda entry's, as the caller resolved them.
+template <bool DOT>
+std::unique_ptr<MergeableState> superacc_state(const Params& q) {
+  auto kept = std::make_shared<KeptKernel<SuperaccCuda<DOT>>>();
+  return std::make_unique<SuperaccState<Record<DOT>>>([q, kept](const Problem& s, Record<DOT>& acc) {
+    acc.merge(kept->for_slice(s, [&] { return std::make_unique<SuperaccCuda<DOT>>(s, q); }).run_unrounded());
+  });
+}
+
 Registrar reg_superacc(AlgoEntry("sum", "superacc", "cuda",
     "correctly rounded sum: per-thread FP expansion + private shared-memory superaccumulators (Collange, Defour, Graillat, Iakymchuk 2015)")
     .promises(Guarantee::correctly_rounded)
@@ -241,7 +252,8 @@ Registrar reg_superacc(AlgoEntry("sum", "superacc", "cuda",
       return std::make_unique<SuperaccCuda<false>>(p, params);
     })
     .shapes(superacc_shapes)
-    .generates_by_index());
+    .generates_by_index()
+    .mergeable(superacc_state<false>));
 
 Registrar reg_superacc_dot(AlgoEntry("dot", "superacc-dot", "cuda",
     "correctly rounded dot: TwoProductFMA + per-thread FP expansion + superaccumulators (Collange, Defour, Graillat, Iakymchuk 2015)")
@@ -252,43 +264,8 @@ Registrar reg_superacc_dot(AlgoEntry("dot", "superacc-dot", "cuda",
       return std::make_unique<SuperaccCuda<true>>(p, params);
     })
     .shapes(superacc_shapes)
-    .generates_by_index());
-
-// The mpi backend's inner=cuda: each rank sums its slice on the GPU and hands back the exact,
-// unrounded superaccumulator; MPI merges them and rounds once (Collange et al. 2015, level 4).
-template <bool DOT>
-class SuperaccCudaPartial : public SuperaccPartial {
- public:
-  SuperaccCudaPartial(const Problem& slice, const Params& mpi_params) : kernel_(slice, cuda_params(mpi_params)) {}
-  void accumulate_sum(Superacc& acc) override {
-    if constexpr (DOT) throw std::logic_error("superacc partial: a dot slice asked for a sum");
-    else accumulate(acc);
-  }
-  void accumulate_dot(SuperaccDot& acc) override {
-    if constexpr (!DOT) throw std::logic_error("superacc partial: a sum slice asked for a dot");
-    else accumulate(acc);
-  }
-
- private:
-  // The cuda entry's parameters with the mpi entry's fpe / early_exit, defaults for the rest.
-  static Params cuda_params(const Params& q) {
-    const AlgoEntry* e = registry().find(DOT ? "superacc-dot" : "superacc", "cuda");
-    Params user;
-    for (const char* k : {"fpe", "early_exit"})
-      if (q.count(k)) user[k] = q.at(k);
-    return registry().resolve_params(*e, user);
-  }
-  void accumulate(Record<DOT>& acc) {
-    acc.merge(kernel_.run_unrounded());
-  }
-  SuperaccCuda<DOT> kernel_;
-};
-
-SuperaccPartialRegistrar reg_partial("cuda", /*makes_own_data=*/true, [](const Problem& slice, const Params& q) -> std::unique_ptr<SuperaccPartial> {
-  if (slice.generated ? recipe_has_y(*slice.generated) : slice.y != nullptr)
-    return std::make_unique<SuperaccCudaPartial<true>>(slice, q);
-  return std::make_unique<SuperaccCudaPartial<false>>(slice, q);
-});
+    .generates_by_index()
+    .mergeable(superacc_state<true>));
 
 }  // namespace
 }  // namespace accsum::cuda

@@ -1,6 +1,6 @@
 // The mpi backend (Collange, Defour, Graillat, Iakymchuk 2015, levels 4-5 across processes): every rank holds the whole input
 // and accumulates the slice [n r / P, n (r+1) / P) exactly with an inner backend (`inner`:
-// cpu, cpu-mt, or any backend that registers a SuperaccPartial); the unrounded
+// cpu, cpu-mt, or any backend whose superacc entry has a mergeable state); the unrounded
 // superaccumulators are combined by MPI_Allreduce with a user-defined, commutative MPI_Op
 // over the digit array (integer additions: exact), and every rank rounds the same total.
 // The result is therefore identical for any rank count and equal to the cpu backend's.
@@ -17,7 +17,7 @@
 #include "backends/mpi/mpi_env.hpp"
 #include "core/numerics/eft.hpp"
 #include "core/numerics/superacc.hpp"
-#include "core/frame/superacc_partial.hpp"
+#include "core/frame/superacc_state.hpp"
 #include "datasets/dataset.hpp"
 
 namespace accsum::mpi {
@@ -62,9 +62,9 @@ class SuperaccMpi : public Kernel {
  public:
   SuperaccMpi(const Problem& p, const Params& q) {
     const std::string& inner = param_str(q, "inner");
-    SuperaccPartialFactory make = find_superacc_partial(inner);
-    if (!make)
-      throw UsageError("mpi: inner=" + inner + " is not available (that backend provides no superaccumulator partial)");
+    const AlgoEntry* in = registry().find(kDot ? "superacc-dot" : "superacc", inner);
+    if (!in || !in->state)
+      throw UsageError("mpi: inner=" + inner + " is not available (its superacc entry has no mergeable state)");
     ensure_started();  // first: the inner backend binds its device by the node-local rank
     require_backend(inner);
     const int r = rank(), ranks = size();
@@ -72,15 +72,17 @@ class SuperaccMpi : public Kernel {
     int64_t b = static_cast<int64_t>(static_cast<__int128>(p.n) * r / ranks);
     int64_t e = static_cast<int64_t>(static_cast<__int128>(p.n) * (r + 1) / ranks);
     Problem slice = p.vector_slice(b, e, p.id ^ (0x9E3779B97F4A7C15ull * uint64_t(r + 1)));
-    if (slice.generated && !superacc_partial_makes_own_data(inner)) slice = hold_slice(slice);
-    partial_ = make(slice, q);
+    if (slice.generated && !in->makes_own_data) slice = hold_slice(slice);
+    slice_ = slice;
+    state_ = in->state(inner_params(*in, q));
+    empty_ = state_->serialize();
     placement_ = rank_placements(inner);
   }
   std::vector<std::string> placement() const override { return placement_; }
   // A slice described by index, made in this rank's host memory for an inner backend that
   // reads host arrays: each rank holds n / P elements, never the whole input.
   Problem hold_slice(Problem s) {
-    const bool dot = std::is_same_v<SA, SuperaccDot>;
+    const bool dot = kDot;
     x_.resize(static_cast<size_t>(s.n));
     y_.resize(dot ? x_.size() : 0);
     generate_range_threaded(*s.generated, s.first, s.first + s.n, x_.data(), dot ? y_.data() : nullptr);
@@ -92,9 +94,11 @@ class SuperaccMpi : public Kernel {
   void execute() override {
     SA local, total;
     const double t0 = MPI_Wtime();
-    local.clear();
-    if constexpr (std::is_same_v<SA, Superacc>) partial_->accumulate_sum(local);
-    else partial_->accumulate_dot(local);
+    state_->deserialize(empty_);  // keeps what the inner backend prepared (a device's copy of the slice)
+    state_->accumulate(slice_);
+    const std::vector<unsigned char> bytes = state_->serialize();  // the SA itself (SuperaccState)
+    if (bytes.size() != sizeof local) throw std::logic_error("mpi: inner state is not a superaccumulator");
+    std::memcpy(&local, bytes.data(), sizeof local);
     local.normalize();  // every digit < 2^32: any number of ranks merges without overflow
     const double t1 = MPI_Wtime();
     MPI_Allreduce(&local, &total, 1, MpiSuperacc<SA>::type(), MpiSuperacc<SA>::op(), MPI_COMM_WORLD);
@@ -111,19 +115,25 @@ class SuperaccMpi : public Kernel {
 
  private:
   std::vector<double> x_, y_;  // this rank's slice, when held on the host
-  std::unique_ptr<SuperaccPartial> partial_;
+  // The inner entry's parameters: those of the mpi entry's that it also has, defaults for the rest.
+  static Params inner_params(const AlgoEntry& in, const Params& q) {
+    Params user;
+    for (auto& spec : in.params)
+      if (q.count(spec.name)) user[spec.name] = q.at(spec.name);
+    return registry().resolve_params(in, user);
+  }
+  static constexpr bool kDot = std::is_same_v<SA, SuperaccDot>;
+  Problem slice_;
+  std::unique_ptr<MergeableState> state_;
+  std::vector<unsigned char> empty_;  // the state as made: every run starts from it
   std::vector<std::string> placement_;
   double value_ = 0, local_s_ = 0, combine_s_ = 0;
 };
 
 std::vector<ParamSpec> params() {
-  std::vector<std::string> inners = {"cpu", "cpu-mt"};
-#if ACCSUM_HAVE_CUDA
-  inners.push_back("cuda");  // backends/cuda/superacc_cuda.cu registers its SuperaccPartial
-#endif
-#if ACCSUM_HAVE_OPENCL
-  inners.push_back("opencl");  // backends/opencl/superacc_cl.cpp registers its SuperaccPartial
-#endif
+  std::vector<std::string> inners;  // every other backend (one whose superacc entry has no state is refused when run)
+  for (auto& b : compiled_backends())
+    if (b != "mpi") inners.push_back(b);
   std::vector<ParamSpec> ps = {
       ParamSpec{"inner", "backend each rank sums its slice with", false, 0, 0, inners, "cpu"},
       cpu_mt::threads_param()};
@@ -155,7 +165,9 @@ Registrar reg_backend(BackendInfo{
       // rank's device is in the rows' placement and the report's machine.devices.
       return library_version() + (started() ? ", " + std::to_string(size()) + (size() == 1 ? " rank" : " ranks")
                                             : " (MPI not initialised: no mpi row ran)");
-    }});
+    }}
+    .ranked_for_best(4)
+    .spans_processes());
 
 Registrar reg_sum(AlgoEntry("sum", "superacc", "mpi",
     "correctly rounded sum over MPI ranks (slices merged exactly by MPI_Allreduce)")

@@ -48,7 +48,9 @@ Registrar reg_backend(BackendInfo{"opencl", "an fp64 OpenCL device (GPU first; -
                                     return c.platform_name + ": " + c.device_name + " [all: " +
                                            describe_devices() + "]; this process: " +
                                            placement::recorded("opencl");
-                                  }});
+                                  }}
+                          .ranked_for_best(3)
+                          .copies_in_host_memory(1));  // PoCL's buffers live in host memory
 
 }  // namespace
 }  // namespace accsum::opencl

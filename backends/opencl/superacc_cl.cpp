@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "backends/opencl/cl_common.hpp"
@@ -15,7 +16,7 @@
 #include "backends/opencl/superacc_lanes_cl.hpp"
 #include "backends/cpu/superacc_host.hpp"
 #include "core/numerics/superacc.hpp"
-#include "core/frame/superacc_partial.hpp"
+#include "core/frame/superacc_state.hpp"
 
 namespace accsum::opencl {
 namespace {
@@ -215,6 +216,18 @@ std::vector<Params> local_variants(const Params& p) {
   return out;
 }
 
+// The mergeable state (core/frame/superacc_state.hpp): the device adds a slice (host memory) and
+// hands back the unrounded superaccumulator (the mpi backend's inner=opencl: MPI merges the ranks'
+// and rounds once). Parameters: the opencl entry's, as the caller resolved them.
+template <class SA>
+std::unique_ptr<MergeableState> superacc_state(const Params& q) {
+  auto kept = std::make_shared<KeptKernel<SuperaccCl>>();
+  return std::make_unique<SuperaccState<SA>>([q, kept](const Problem& s, SA& acc) {
+    const bool dot = std::is_same_v<SA, SuperaccDot>;
+    kept->for_slice(s, [&] { return std::make_unique<SuperaccCl>(s, q, dot); }).accumulate_unrounded(acc);
+  });
+}
+
 Registrar reg_sum(AlgoEntry("sum", "superacc", "opencl",
     "correctly rounded sum: work-item expansions + local superaccumulators (atomics)")
     .promises(Guarantee::correctly_rounded)
@@ -223,7 +236,8 @@ Registrar reg_sum(AlgoEntry("sum", "superacc", "opencl",
     .maker([](const Problem& p, const Params& q) -> std::unique_ptr<Kernel> {
       return std::make_unique<SuperaccCl>(p, q, false);
     })
-    .shapes(local_variants));
+    .shapes(local_variants)
+    .mergeable(superacc_state<Superacc>));
 Registrar reg_dot(AlgoEntry("dot", "superacc-dot", "opencl",
     "correctly rounded dot: exact products into local superaccumulators (atomics)")
     .promises(Guarantee::correctly_rounded)
@@ -232,39 +246,8 @@ Registrar reg_dot(AlgoEntry("dot", "superacc-dot", "opencl",
     .maker([](const Problem& p, const Params& q) -> std::unique_ptr<Kernel> {
       return std::make_unique<SuperaccCl>(p, q, true);
     })
-    .shapes(local_variants));
-
-// The mpi backend's inner=opencl: each rank sums its slice (host memory) on its OpenCL device and
-// hands back the unrounded superaccumulator; MPI merges them and rounds once.
-template <bool DOT>
-class SuperaccClPartial : public SuperaccPartial {
- public:
-  SuperaccClPartial(const Problem& slice, const Params& mpi_params) : kernel_(slice, opencl_params(mpi_params), DOT) {}
-  void accumulate_sum(Superacc& acc) override {
-    if constexpr (DOT) throw std::logic_error("superacc partial: a dot slice asked for a sum");
-    else kernel_.accumulate_unrounded(acc);
-  }
-  void accumulate_dot(SuperaccDot& acc) override {
-    if constexpr (!DOT) throw std::logic_error("superacc partial: a sum slice asked for a dot");
-    else kernel_.accumulate_unrounded(acc);
-  }
-
- private:
-  // The opencl entry's parameters with the mpi entry's fpe / early_exit, defaults for the rest.
-  static Params opencl_params(const Params& q) {
-    const AlgoEntry* e = registry().find(DOT ? "superacc-dot" : "superacc", "opencl");
-    Params user;
-    for (const char* k : {"fpe", "early_exit"})
-      if (q.count(k)) user[k] = q.at(k);
-    return registry().resolve_params(*e, user);
-  }
-  SuperaccCl kernel_;
-};
-
-SuperaccPartialRegistrar reg_partial("opencl", [](const Problem& slice, const Params& q) -> std::unique_ptr<SuperaccPartial> {
-  if (slice.y) return std::make_unique<SuperaccClPartial<true>>(slice, q);
-  return std::make_unique<SuperaccClPartial<false>>(slice, q);
-});
+    .shapes(local_variants)
+    .mergeable(superacc_state<SuperaccDot>));
 
 }  // namespace
 }  // namespace accsum::opencl

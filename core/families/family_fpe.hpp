@@ -1,5 +1,5 @@
 #pragma once
-// The fpe family (core/families/family_fpe.cpp): what its algorithms share — the proven bounds and their
+// The fpe family (its descriptor: families/fpe.cpp): what its algorithms share — the proven bounds and their
 // domains, the expansion length of a problem, and a kernel that applies a per-pair operation.
 #include <cstdint>
 #include <cstdlib>
@@ -11,6 +11,9 @@
 #include "core/frame/registry.hpp"
 
 namespace accsum {
+
+// p, the precision of binary64, as the bounds of Collange et al. 2016 write it.
+constexpr int kP = 53;
 
 const std::vector<std::string>& fpe_dist_names();
 

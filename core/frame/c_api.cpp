@@ -10,7 +10,7 @@
 
 #include "core/oracle/ieee_special.hpp"
 #include "core/frame/registry.hpp"
-#include "datasets/dataset.hpp"
+#include "base/vocabulary.hpp"
 
 #if defined(ACCSUM_HAVE_CUDA)
 #include <cuda_runtime.h>

@@ -12,7 +12,7 @@
 
 #include "core/oracle/oracle.hpp"
 #include "core/frame/registry.hpp"
-#include "datasets/dataset.hpp"
+#include "base/vocabulary.hpp"
 
 namespace accsum {
 
@@ -79,6 +79,7 @@ struct FamilyDescriptor {
   std::string name;
   std::string summary;
   std::string inputs;        // e.g. "x: f64[n]", "A: f32[m,k], B: f32[k,n]"
+  bool has_y = false;        // vectors: a second vector y beside x (GenSpec::with_y)
   std::string result;        // e.g. "one binary64 value, correctly rounded reference"
   std::string unit;          // throughput unit: "additions", "elements", "FLOP", "operations"
   std::string default_n;     // --n when none is given ("" = the CLI's 2^24), e.g. "2^16"

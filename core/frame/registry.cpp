@@ -1,10 +1,12 @@
 #include "core/frame/registry.hpp"
 
-#include "core/oracle/ieee_special.hpp"
-
 #include <algorithm>
 #include <mutex>
 #include <set>
+
+#ifndef ACCSUM_BACKENDS
+#error "CMake defines ACCSUM_BACKENDS, the compiled-in backends (comma-separated)"
+#endif
 
 namespace accsum {
 
@@ -18,18 +20,6 @@ const char* to_string(Guarantee g) {
     case Guarantee::bound: return "bound";
   }
   return "?";
-}
-
-long long param_int(const Params& p, const std::string& name) {
-  auto it = p.find(name);
-  if (it == p.end()) throw std::logic_error("parameter not resolved: " + name);
-  return std::stoll(it->second);
-}
-
-const std::string& param_str(const Params& p, const std::string& name) {
-  auto it = p.find(name);
-  if (it == p.end()) throw std::logic_error("parameter not resolved: " + name);
-  return it->second;
 }
 
 double Result::scalar() const {
@@ -50,7 +40,7 @@ Registry& registry() {
 }
 
 void Registry::add_one(AlgoEntry e) {
-  e.make = with_ieee_rule(std::move(e.make), e.family);  // core/oracle/ieee_special.hpp
+  for (auto& w : wrappers_) e.make = w(std::move(e.make), e);
   for (auto& old : entries_)
     if (old.algo == e.algo && old.backend == e.backend) {
       if (e.composed) return;  // an explicit one is already there
@@ -85,6 +75,11 @@ void Registry::add_composer(Composer c) {
   }
 }
 
+void Registry::add_wrapper(MakeWrapper w) {
+  for (auto& e : entries_) e.make = w(std::move(e.make), e);
+  wrappers_.push_back(std::move(w));
+}
+
 void Registry::add_backend(BackendInfo b) { backends_.push_back(std::move(b)); }
 
 const AlgoEntry* Registry::find(const std::string& algo, const std::string& backend) const {
@@ -112,11 +107,33 @@ std::vector<std::string> Registry::algo_names() const {
   return names;
 }
 
+const std::vector<std::string>& compiled_backends() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    std::string rest = ACCSUM_BACKENDS;  // CMake: "cpu,cpu-mt,..."
+    for (size_t comma; (comma = rest.find(',')) != std::string::npos; rest.erase(0, comma + 1))
+      out.push_back(rest.substr(0, comma));
+    out.push_back(rest);
+    return out;
+  }();
+  return names;
+}
+
 std::vector<std::string> Registry::backend_names() const {
-  static const char* order[] = {"cpu", "cpu-mt", "cuda", "opencl", "mpi"};
-  std::vector<std::string> names;
-  for (auto* o : order)
-    if (backend(o)) names.push_back(o);
+  const std::vector<std::string>& names = compiled_backends();
+  for (auto& b : backends_)
+    if (std::find(names.begin(), names.end(), b.name) == names.end())
+      throw std::logic_error("backend '" + b.name + "' registered but missing from the backend list (ACCSUM_BACKENDS)");
+  for (auto& n : names)
+    if (!backend(n)) throw std::logic_error("backend '" + n + "' compiled in but not registered (no BackendInfo)");
+  return names;
+}
+
+std::vector<std::string> Registry::backends_by_preference() const {
+  std::vector<std::string> names = backend_names();
+  std::stable_sort(names.begin(), names.end(), [&](const std::string& a, const std::string& b) {
+    return backend(a)->best_rank < backend(b)->best_rank;
+  });
   return names;
 }
 

@@ -15,72 +15,9 @@
 #include <string>
 #include <vector>
 
+#include "base/vocabulary.hpp"
+
 namespace accsum {
-
-struct ElementRecipe;  // datasets/elements.hpp: how to make element i of a counter-based dataset
-
-// Bad input from the user (unknown name, parameter out of range, malformed file, ...):
-// the CLI prints what() as one line on stderr and exits with code 2.
-struct UsageError : std::runtime_error {
-  // what() is a C string: a NUL byte the message quotes from an input would cut it short, so
-  // it is kept as the text \x00 (the CLI escapes every other control byte when it prints).
-  explicit UsageError(const std::string& what) : std::runtime_error(visible_nul(what)) {}
-  explicit UsageError(const char* what) : std::runtime_error(what) {}
-
- private:
-  static std::string visible_nul(const std::string& s) {
-    std::string out;
-    for (char c : s) out += c == '\0' ? std::string("\\x00") : std::string(1, c);
-    return out;
-  }
-};
-
-using Params = std::map<std::string, std::string>;
-long long param_int(const Params& p, const std::string& name);
-const std::string& param_str(const Params& p, const std::string& name);
-
-// The data an algorithm works on, as host pointers into a Dataset. Which members a family uses
-// is stated by its descriptor (core/frame/family.hpp): vectors of doubles x (and y), and/or
-// column-major float matrices a (rows x inner), b (inner x cols), c (rows x cols); `data`
-// holds the dataset's own parameters (a modulus, an expansion length, alpha, beta, ...).
-struct Problem {
-  const double* x = nullptr;
-  const double* y = nullptr;
-  int64_t n = 0;
-  const float* a = nullptr;
-  const float* b = nullptr;
-  const float* c = nullptr;
-  int64_t rows = 0, cols = 0, inner = 0;
-  Params data;
-  uint64_t id = 0;  // changes whenever the data change: keys device-side caches
-  // Vectors described rather than held (x and y null): element i of this problem is element
-  // first + i of the recipe, made where the algorithm runs (AlgoEntry::makes_own_data).
-  const ElementRecipe* generated = nullptr;
-  int64_t first = 0;
-  // x and y are already device pointers of the backend (the library's device API,
-  // include/accsum/accsum.h): nothing is uploaded, and the host never reads them.
-  bool on_device = false;
-
-  // A vector problem: x (and y) of n doubles.
-  static Problem vectors(const double* x, const double* y, int64_t n, uint64_t id) {
-    Problem p;
-    p.x = x;
-    p.y = y;
-    p.n = n;
-    p.id = id;
-    return p;
-  }
-  // Elements [begin, end) of the vectors x (and y), under a new cache id.
-  Problem vector_slice(int64_t begin, int64_t end, uint64_t slice_id) const {
-    Problem s = *this;
-    s.x = x ? x + begin : nullptr;
-    s.y = y ? y + begin : nullptr;
-    s.n = end - begin;
-    s.first = first + begin;
-    s.id = slice_id;
-    return s;
-  }
-};
 
 // What a run computed, on the host. The layout is the family's (one value for a sum, a
 // column-major matrix, R terms per expansion, a residue); every element is held exactly in
@@ -180,7 +117,7 @@ struct AlgoEntry {
 
   std::string family;   // a registered family descriptor's name
   std::string algo;     // canonical --algo name
-  std::string backend;  // "cpu", "cpu-mt", "cuda", "opencl", "mpi"
+  std::string backend;  // one of compiled_backends()
   std::string summary;  // one line for `list`
   Guarantee guarantee = Guarantee::none;
   bool reproducible = false;  // promises bitwise identical results across runs/shapes/backends
@@ -221,17 +158,37 @@ struct AlgoEntry {
 // bound at all, or the data lie outside its domain (then *outside, when given, says why).
 double proven_bound(const AlgoEntry& e, const Params& p, const ExactFacts& f, std::string* outside = nullptr);
 
+// A backend, registered from its folder (backends/<name>/) under a name of compiled_backends().
 struct BackendInfo {
   std::string name;
   std::string summary;
   std::function<bool()> available;         // present on this machine (a device, a platform)
   std::function<bool()> self_test;         // EFTs exact on this backend
   std::function<std::string()> describe;   // devices, for `info` and the report's machine
+  // --backend=best runs each algorithm on the present backend of lowest best_rank that has it.
+  int best_rank = 0;
+  // Runs across processes (mpirun): --algo=all never picks it as an algorithm's best backend.
+  bool across_processes = false;
+  // Copies of the data a run holds in host memory beyond the harness's (e.g. PoCL's buffers),
+  // for the memory pre-check (app/memcheck.hpp).
+  double host_copies = 0;
+
+  BackendInfo& ranked_for_best(int rank) { best_rank = rank; return *this; }
+  BackendInfo& spans_processes() { across_processes = true; return *this; }
+  BackendInfo& copies_in_host_memory(double copies) { host_copies = copies; return *this; }
 };
+
+// The one list of backends: every backend compiled in, in the order `list`, `info`, --help and
+// --backend=all show them (CMake's ACCSUM_BACKENDS, one name per backend option that is on).
+// Readable during static initialisation, before the backends have registered.
+const std::vector<std::string>& compiled_backends();
 
 // Derives an entry on another backend from an entry (e.g. threads or MPI ranks composing a
 // mergeable state), or returns false.
 using Composer = std::function<bool(const AlgoEntry& from, AlgoEntry& twin)>;
+// Wraps an entry's maker from outside the registry (e.g. the IEEE rule for special values,
+// core/oracle/ieee_special.hpp): the wrapper's kernels stand in for the entry's.
+using MakeWrapper = std::function<MakeFn(MakeFn make, const AlgoEntry& e)>;
 
 class Registry {
  public:
@@ -239,6 +196,8 @@ class Registry {
   // Applied to every entry, registered before or after: static registration order across
   // translation units does not matter. An explicit registration replaces a composed one.
   void add_composer(Composer c);
+  // Applied to every entry's maker, registered before or after (as composers are).
+  void add_wrapper(MakeWrapper w);
   void add_backend(BackendInfo b);
   const std::vector<AlgoEntry>& entries() const { return entries_; }
   const std::vector<BackendInfo>& backends() const { return backends_; }
@@ -246,7 +205,11 @@ class Registry {
   const BackendInfo* backend(const std::string& name) const;
   const AlgoEntry* baseline(const std::string& family, const std::string& backend) const;
   std::vector<std::string> algo_names() const;     // registration order, unique
-  std::vector<std::string> backend_names() const;  // compiled-in backends
+  // compiled_backends(), each checked to have registered its BackendInfo; throws
+  // std::logic_error for one that did not, or for a registered backend missing from the list.
+  std::vector<std::string> backend_names() const;
+  // backend_names() in --backend=best's order of preference (BackendInfo::best_rank).
+  std::vector<std::string> backends_by_preference() const;
   bool has_algo(const std::string& algo) const;
   // Fills defaults and validates user parameters against the entry (throws UsageError).
   Params resolve_params(const AlgoEntry& e, const Params& user) const;
@@ -256,6 +219,7 @@ class Registry {
   std::vector<AlgoEntry> entries_;
   std::vector<BackendInfo> backends_;
   std::vector<Composer> composers_;
+  std::vector<MakeWrapper> wrappers_;
 };
 
 Registry& registry();
@@ -264,6 +228,7 @@ struct Registrar {
   explicit Registrar(AlgoEntry e) { registry().add(std::move(e)); }
   explicit Registrar(BackendInfo b) { registry().add_backend(std::move(b)); }
   explicit Registrar(Composer c) { registry().add_composer(std::move(c)); }
+  explicit Registrar(MakeWrapper w) { registry().add_wrapper(std::move(w)); }
 };
 
 // Checks (once per process) that `backend` is available and passes its EFT self-test;

@@ -66,7 +66,7 @@
 
 #include "core/numerics/dpsum.h"
 #include "core/numerics/eft.hpp"
-#include "core/numerics/hd.hpp"
+#include "base/hd.hpp"
 #include "core/frame/registry.hpp"
 #include "core/numerics/sum_bounds.hpp"
 

@@ -7,7 +7,7 @@
 // CUDA device code uses __dadd_rn & co. (core/numerics/numerics.h), and every backend runs eft_self_test()
 // before it computes anything.
 #include <cmath>
-#include "core/numerics/hd.hpp"
+#include "base/hd.hpp"
 #include "core/numerics/numerics.h"
 
 namespace accsum {

@@ -14,7 +14,7 @@
 #include <cstdint>
 
 #include "core/numerics/eft.hpp"
-#include "core/numerics/hd.hpp"
+#include "base/hd.hpp"
 
 namespace accsum::fpe {
 

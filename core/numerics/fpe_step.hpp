@@ -19,7 +19,7 @@
 #include <type_traits>
 
 #include "core/numerics/eft.hpp"
-#include "core/numerics/hd.hpp"
+#include "base/hd.hpp"
 
 namespace accsum::fpe_step {
 

@@ -50,7 +50,7 @@
 #include "core/numerics/dpsum.hpp"
 #include "core/numerics/eft.hpp"
 #include "core/numerics/fpe_ops.hpp"
-#include "core/numerics/hd.hpp"
+#include "base/hd.hpp"
 #include "core/frame/registry.hpp"
 #include "core/numerics/sum_bounds.hpp"
 #include "core/numerics/superacc.hpp"

@@ -28,7 +28,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "core/numerics/hd.hpp"
+#include "base/hd.hpp"
 
 namespace accsum::gemm {
 

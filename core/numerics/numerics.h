@@ -45,7 +45,7 @@ typedef ulong accsum_u64;
 #include <math.h>
 #include <stdint.h>
 
-#include "core/numerics/hd.hpp"
+#include "base/hd.hpp"
 typedef int64_t accsum_i64;
 typedef uint64_t accsum_u64;
 #define ACCSUM_FN ACCSUM_HD

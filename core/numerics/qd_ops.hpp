@@ -10,7 +10,7 @@
 #include <limits>
 
 #include "core/numerics/eft.hpp"
-#include "core/numerics/hd.hpp"
+#include "base/hd.hpp"
 
 namespace accsum::qd {
 

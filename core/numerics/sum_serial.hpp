@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "core/numerics/eft.hpp"
-#include "core/numerics/hd.hpp"
+#include "base/hd.hpp"
 
 namespace accsum {
 

@@ -43,7 +43,7 @@
 // Everything here is ACCSUM_HD: no std::, no exceptions, no host-only calls in the numerics.
 #include <cstdint>
 
-#include "core/numerics/hd.hpp"
+#include "base/hd.hpp"
 #include "core/numerics/numerics.h"
 
 namespace accsum {

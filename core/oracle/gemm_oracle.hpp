@@ -13,7 +13,7 @@
 
 #include "core/oracle/oracle.hpp"
 #include "core/numerics/superacc.hpp"
-#include "datasets/dataset.hpp"
+#include "base/vocabulary.hpp"
 
 namespace accsum {
 
@@ -36,7 +36,7 @@ constexpr double kGemmOracleBudget = 0x1p32;
 
 ExactValue exact_gemm(const Dataset& d);
 
-// Metrics of a column-major M x N result (see core/families/family_gemm.cpp for the definitions).
+// Metrics of a column-major M x N result (see families/gemm.cpp for the definitions).
 Metrics measure_gemm(const Result& r, const ExactValue& ref);
 
 }  // namespace accsum

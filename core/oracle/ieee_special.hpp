@@ -12,10 +12,10 @@
 // data whose intermediate sums overflow are outside the algorithms' domain; the correctly rounded
 // ones give the right overflow to +-inf themselves).
 //
-// Registry::add wraps every entry's `make` with with_ieee_rule, so every algorithm of such a
-// family on every
-// backend (cpu, cpu-mt, and the host side of cuda, opencl and mpi, whose Problem holds host
-// pointers) follows the rule, including algorithms registered later.
+// ieee_special.cpp registers with_ieee_rule as a wrapper of every entry's `make`
+// (Registry::add_wrapper), so every algorithm of such a family on every backend (cpu, cpu-mt, and
+// the host side of cuda, opencl and mpi, whose Problem holds host pointers) follows the rule,
+// including algorithms registered later.
 #include <cmath>
 #include <cstdint>
 #include <functional>

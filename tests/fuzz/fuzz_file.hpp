@@ -28,15 +28,15 @@ inline void write_file(const std::string& path, const uint8_t* data, size_t size
 
 inline int read_as(const uint8_t* data, size_t size, const char* ext) {
   static const std::string path = temp_path(ext);
-  const std::string family = size > 0 && (data[0] & 1) ? "dot" : "sum";
+  const bool with_y = size > 0 && (data[0] & 1);  // the dot family's layout, else the sum's
   if (size > 0) ++data, --size;
   write_file(path, data, size);
   try {
-    accsum::Dataset d = accsum::read_dataset(path, family);
+    accsum::Dataset d = accsum::read_dataset(path, with_y ? "dot" : "sum", with_y);
     // What a reader returns must be consistent.
     if (d.n <= 0 || d.x.size() != static_cast<size_t>(d.n)) std::abort();
-    if (family == "dot" && d.y.size() != static_cast<size_t>(d.n)) std::abort();
-    if (family == "sum" && !d.y.empty()) std::abort();
+    if (with_y && d.y.size() != static_cast<size_t>(d.n)) std::abort();
+    if (!with_y && !d.y.empty()) std::abort();
   } catch (const accsum::UsageError&) {
   }
   return 0;

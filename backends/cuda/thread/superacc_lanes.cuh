@@ -30,7 +30,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "core/numerics/hd.hpp"
+#include "base/hd.hpp"
 #include "core/numerics/superacc.hpp"
 
 namespace accsum::cuda {

@@ -16,7 +16,7 @@
 #include <thread>
 #include <vector>
 
-#include "core/frame/registry.hpp"
+#include "base/vocabulary.hpp"
 
 namespace accsum {
 

@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "core/frame/family.hpp"
+#include "datasets/dataset.hpp"
 
 namespace accsum {
 namespace {
@@ -21,8 +22,9 @@ double option_at_least_one(const Params& o, const std::string& name, double def)
   return v;
 }
 
-GenSpec vector_spec(GenSpec spec, const std::string& family) {
+GenSpec vector_spec(GenSpec spec, const std::string& family, bool with_y) {
   spec.family = family;
+  spec.with_y = with_y;
   spec.range = option_at_least_one(spec.options, "range", spec.range);
   spec.cond = option_at_least_one(spec.options, "cond", spec.cond);
   for (auto& [k, v] : spec.options)
@@ -75,8 +77,7 @@ const char* kIllcondIntro =
 // kfold: correct digits against condition number 1e0..1e300 for the plain algorithm and the K-fold
 // ones at K = 2, 3, 4 (the shape of Ogita, Rump, Oishi, "Accurate sum and dot product", 2005,
 // Figs. 6.1-6.4). K = 20 shows the serial K-fold algorithms reach full accuracy even at 1e300.
-TableSuite kfold_suite(const std::string& family) {
-  const bool dot = family == "dot";
+TableSuite kfold_suite(const std::string& family, bool dot) {
   TableSuite t;
   t.name = "kfold";
   t.summary = "correct digits against condition number 1e0..1e300, K-fold algorithms at K = 2, 3, 4";
@@ -128,10 +129,11 @@ TableSuite accuracy_suite(const std::string& family) {
   return t;
 }
 
-FamilyDescriptor vector_family(const std::string& name) {
-  const bool dot = name == "dot";
+// The sum of x, or with y (dot) the dot product x.y.
+FamilyDescriptor vector_family(const std::string& name, bool dot) {
   FamilyDescriptor f;
   f.name = name;
+  f.has_y = dot;
   f.summary = dot ? "dot product of two vectors of doubles, one binary64 result"
                   : "sum of a vector of doubles, one binary64 result";
   f.inputs = dot ? "x, y: f64[n]" : "x: f64[n]";
@@ -140,7 +142,7 @@ FamilyDescriptor vector_family(const std::string& name) {
   f.units = [](const Dataset& d) { return static_cast<double>(d.n); };
   f.bytes = [dot](const Dataset& d) { return (dot ? 16.0 : 8.0) * static_cast<double>(d.n); };
   f.input_bytes = [dot, name](const GenSpec& s) {
-    validate(vector_spec(s, name));  // every point of a sweep is judged before the first runs
+    validate(vector_spec(s, name, dot));  // every point of a sweep is judged before the first runs
     return (dot ? 16.0 : 8.0) * static_cast<double>(s.n);
   };
   f.dists = dist_names();
@@ -149,8 +151,8 @@ FamilyDescriptor vector_family(const std::string& name) {
                 "illcond"}};
   f.file_formats = dot ? ".npy (2, n) float64/float32, raw (x then y), text (two columns)"
                        : ".npy (n,) float64/float32, raw little-endian float64, text (one number per line)";
-  f.generate = [name](const GenSpec& s) { return generate(vector_spec(s, name)); };
-  f.read = [name](const std::string& path) { return read_dataset(path, name); };
+  f.generate = [name, dot](const GenSpec& s) { return generate(vector_spec(s, name, dot)); };
+  f.read = [name, dot](const std::string& path) { return read_dataset(path, name, dot); };
   f.encode = [](const std::string& path, Dataset& d, const std::string& dtype,
                 const std::function<void(const void*, size_t)>& sink) {
     if (dtype != "f8" && dtype != "f4") throw UsageError("--dtype must be f8 or f4");
@@ -161,20 +163,20 @@ FamilyDescriptor vector_family(const std::string& name) {
       d.id = next_dataset_id();
     }
   };
-  f.generate_by_index = [name](const GenSpec& s) { return generate_by_index(vector_spec(s, name)); };
+  f.generate_by_index = [name, dot](const GenSpec& s) { return generate_by_index(vector_spec(s, name, dot)); };
   f.oracle = [dot](const Dataset& d) { return exact_vectors(d, dot); };
   f.measure = [](const Result& r, const ExactValue& ref, double bound) { return measure(r.scalar(), ref, bound); };
   f.permute = permuted_copy;
   f.verify_cases = verify_cases;
   f.verify_sizes = verify_sizes;
-  f.tables = {kfold_suite(name), accuracy_suite(name)};
+  f.tables = {kfold_suite(name, dot), accuracy_suite(name)};
   f.ieee_reduction = true;
   f.info_probe = !dot;
   return f;
 }
 
-FamilyRegistrar reg_sum(vector_family("sum"));
-FamilyRegistrar reg_dot(vector_family("dot"));
+FamilyRegistrar reg_sum(vector_family("sum", /*dot=*/false));
+FamilyRegistrar reg_dot(vector_family("dot", /*dot=*/true));
 
 }  // namespace
 }  // namespace accsum

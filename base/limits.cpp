@@ -1,4 +1,4 @@
-#include "core/frame/limits.hpp"
+#include "base/limits.hpp"
 
 #include <cerrno>
 #include <cstdlib>

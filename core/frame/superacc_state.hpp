@@ -1,0 +1,48 @@
+#pragma once
+// The mergeable state (core/frame/mergeable.hpp) of the superaccumulator algorithms on every
+// backend: a Superacc or SuperaccDot, whose digits merge by integer addition, exactly (Collange,
+// Defour, Graillat, Iakymchuk 2015). The backend says how a slice is added (its own kernel); the
+// mpi backend then sums each rank's slice with any backend's state (its `inner`) and reduces the
+// serialised accumulators with MPI_Allreduce. Host-only.
+#include <functional>
+#include <memory>
+#include <utility>
+
+#include "core/frame/mergeable.hpp"
+#include "core/numerics/superacc.hpp"
+
+namespace accsum {
+
+template <class SA>
+class SuperaccState : public PodState<SuperaccState<SA>, SA> {
+ public:
+  using AddFn = std::function<void(const Problem& slice, SA& acc)>;
+  explicit SuperaccState(AddFn add) : add_(std::move(add)) { this->pod_.clear(); }
+  void accumulate(const Problem& slice) override { add_(slice, this->pod_); }
+  Result finalize() const override { return Result::scalar(this->pod_.round()); }
+
+ private:
+  void merge_pod(const SA& other) override { this->pod_.merge(other); }
+  AddFn add_;
+};
+
+// The kernel a device backend made for a slice, kept for the next accumulate() of the same slice
+// (an mpi rank adds the same slice at every run): the device keeps its copy of the data.
+template <class K>
+class KeptKernel {
+ public:
+  K& for_slice(const Problem& s, const std::function<std::unique_ptr<K>()>& make) {
+    if (!kernel_ || s.id != slice_.id || s.x != slice_.x || s.first != slice_.first || s.n != slice_.n) {
+      kernel_.reset();  // its device memory first
+      kernel_ = make();
+      slice_ = s;
+    }
+    return *kernel_;
+  }
+
+ private:
+  std::unique_ptr<K> kernel_;
+  Problem slice_;
+};
+
+}  // namespace accsum

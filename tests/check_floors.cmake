@@ -1,0 +1,26 @@
+# The floors of the source tree (docs/architecture.md): base/ includes nothing of the project;
+# core/ and datasets/ include base/ and themselves, never each other. Run by the `floors` ctest:
+#   cmake -DROOT=<source root> -P tests/check_floors.cmake
+set(forbidden_core "datasets/" "families/" "backends/" "app/")
+set(forbidden_datasets "core/" "families/" "backends/" "app/")
+set(forbidden_base "core/" "datasets/" "families/" "backends/" "app/")
+set(violations "")
+foreach(floor core datasets base)
+  file(GLOB_RECURSE sources "${ROOT}/${floor}/*.hpp" "${ROOT}/${floor}/*.cpp" "${ROOT}/${floor}/*.h"
+       "${ROOT}/${floor}/*.cuh" "${ROOT}/${floor}/*.cu")
+  foreach(source IN LISTS sources)
+    file(STRINGS "${source}" includes REGEX "^[ \t]*#[ \t]*include[ \t]*\"")
+    foreach(line IN LISTS includes)
+      foreach(above IN LISTS forbidden_${floor})
+        if(line MATCHES "\"${above}")
+          file(RELATIVE_PATH where "${ROOT}" "${source}")
+          list(APPEND violations "${where}: ${line}")
+        endif()
+      endforeach()
+    endforeach()
+  endforeach()
+endforeach()
+if(violations)
+  list(JOIN violations "\n  " text)
+  message(FATAL_ERROR "includes that break the floors:\n  ${text}")
+endif()
