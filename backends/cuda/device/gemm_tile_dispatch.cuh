@@ -137,4 +137,9 @@ std::vector<PolicyInfo> dcs_policies();
 void dcs_launch(int policy, const Launch& l);
 KernelFacts dcs_facts(int policy, const Launch& l);
 
+// Every policy of the tuning sweep, compiled in or not (names and shapes only: no kernel is
+// instantiated for them here).
+inline std::vector<PolicyInfo> plain_sweep_policies() { return infos_of<gemm::kNone>(PlainSweepPolicies{}); }
+inline std::vector<PolicyInfo> comp_sweep_policies() { return infos_of<gemm::kKahan>(CompSweepPolicies{}); }
+
 }  // namespace accsum::cuda::gemm_tile
