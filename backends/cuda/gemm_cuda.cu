@@ -5,7 +5,8 @@
 // sgemm-via-dgemm, cublas-fixedpoint.
 //
 // The tiled kernels: backends/cuda/agent/gemm_tile_agent.cuh, one translation unit per variant
-// (gemm_tiled_{plain,kahan,dcs}.cu), each under any policy of its list (agent/gemm_policy.cuh).
+// (gemm_tiled_plain.cu, gemm_tiled_{kahan,dcs}_fma{0,1}.cu), each under any compiled-in policy of its
+// list (agent/gemm_policy.cuh).
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
