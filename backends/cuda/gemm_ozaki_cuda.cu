@@ -349,32 +349,43 @@ class OzakiCudaKernel : public Kernel {
   // Line summaries on the device, read back; the plan on the host.
   void summarize_and_plan() {
     const int64_t M = p_.rows, N = p_.cols, K = p_.inner;
+    constexpr int64_t kColsPerBlock = 64;  // row summaries and norms: columns per block
     ACCSUM_CUDA_CHECK(cudaMemsetAsync(row_max_.get(), 0, M * sizeof(uint32_t)));
     ACCSUM_CUDA_CHECK(cudaMemsetAsync(col_max_.get(), 0, N * sizeof(uint32_t)));
     ACCSUM_CUDA_CHECK(cudaMemsetAsync(row_low_.get(), 0x7f, M * sizeof(int)));  // 0x7f7f7f7f: above any exponent
     ACCSUM_CUDA_CHECK(cudaMemsetAsync(col_low_.get(), 0x7f, N * sizeof(int)));
-    ACCSUM_CUDA_CHECK(cudaMemsetAsync(row_s_.get(), 0, 2 * M * sizeof(unsigned long long)));
-    ACCSUM_CUDA_CHECK(cudaMemsetAsync(col_s_.get(), 0, 2 * N * sizeof(unsigned long long)));
     if (K > 0) {
-      constexpr int64_t kColsPerBlock = 64;
       dim3 rg(capped((M + 255) / 256, 1 << 30), capped((K + kColsPerBlock - 1) / kColsPerBlock, 65535));
       row_summaries<<<rg, 256>>>(a_.get(), M, K, kColsPerBlock, row_max_.get(), row_low_.get());
       dim3 cg(capped(N, 1 << 30), capped((K + kSummaryChunk - 1) / kSummaryChunk, 65535));
       col_summaries<<<cg, 256>>>(b_.get(), K, N, col_max_.get(), col_low_.get());
-      row_norms<<<rg, 256>>>(a_.get(), M, K, kColsPerBlock, row_max_.get(), row_s_.get(), row_s_.get() + M);
-      col_norms<<<cg, 256>>>(b_.get(), K, N, col_max_.get(), col_s_.get(), col_s_.get() + N);
     }
-    ozaki::Lines rows{std::vector<uint32_t>(M), std::vector<int>(M), std::vector<uint64_t>(M), std::vector<uint64_t>(M)},
-        cols{std::vector<uint32_t>(N), std::vector<int>(N), std::vector<uint64_t>(N), std::vector<uint64_t>(N)};
-    static_assert(sizeof(unsigned long long) == sizeof(uint64_t), "the norm sums are read back as uint64");
-    ACCSUM_CUDA_CHECK(cudaMemcpy(rows.s1.data(), row_s_.get(), M * 8, cudaMemcpyDeviceToHost));
-    ACCSUM_CUDA_CHECK(cudaMemcpy(rows.s2.data(), row_s_.get() + M, M * 8, cudaMemcpyDeviceToHost));
-    ACCSUM_CUDA_CHECK(cudaMemcpy(cols.s1.data(), col_s_.get(), N * 8, cudaMemcpyDeviceToHost));
-    ACCSUM_CUDA_CHECK(cudaMemcpy(cols.s2.data(), col_s_.get() + N, N * 8, cudaMemcpyDeviceToHost));
+    ozaki::Lines rows{std::vector<uint32_t>(M), std::vector<int>(M), {}, {}},
+        cols{std::vector<uint32_t>(N), std::vector<int>(N), {}, {}};
     ACCSUM_CUDA_CHECK(cudaMemcpy(rows.max_bits.data(), row_max_.get(), M * sizeof(uint32_t), cudaMemcpyDeviceToHost));
     ACCSUM_CUDA_CHECK(cudaMemcpy(rows.low.data(), row_low_.get(), M * sizeof(int), cudaMemcpyDeviceToHost));
     ACCSUM_CUDA_CHECK(cudaMemcpy(cols.max_bits.data(), col_max_.get(), N * sizeof(uint32_t), cudaMemcpyDeviceToHost));
     ACCSUM_CUDA_CHECK(cudaMemcpy(cols.low.data(), col_low_.get(), N * sizeof(int), cudaMemcpyDeviceToHost));
+    // The norm sums only where the plan or the bound needs them (an exact cr plan does not).
+    if (ozaki::needs_norms(ozaki::plan_for(K, rows, cols, moduli_), accuracy_, moduli_)) {
+      ACCSUM_CUDA_CHECK(cudaMemsetAsync(row_s_.get(), 0, 2 * M * sizeof(unsigned long long)));
+      ACCSUM_CUDA_CHECK(cudaMemsetAsync(col_s_.get(), 0, 2 * N * sizeof(unsigned long long)));
+      if (K > 0) {
+        dim3 rg(capped((M + 255) / 256, 1 << 30), capped((K + kColsPerBlock - 1) / kColsPerBlock, 65535));
+        row_norms<<<rg, 256>>>(a_.get(), M, K, kColsPerBlock, row_max_.get(), row_s_.get(), row_s_.get() + M);
+        dim3 cg(capped(N, 1 << 30), capped((K + kSummaryChunk - 1) / kSummaryChunk, 65535));
+        col_norms<<<cg, 256>>>(b_.get(), K, N, col_max_.get(), col_s_.get(), col_s_.get() + N);
+      }
+      static_assert(sizeof(unsigned long long) == sizeof(uint64_t), "the norm sums are read back as uint64");
+      for (ozaki::Lines* l : {&rows, &cols}) {
+        const int64_t n = l == &rows ? M : N;
+        const unsigned long long* sums = l == &rows ? row_s_.get() : col_s_.get();
+        l->s1.resize(n);
+        l->s2.resize(n);
+        ACCSUM_CUDA_CHECK(cudaMemcpy(l->s1.data(), sums, n * 8, cudaMemcpyDeviceToHost));
+        ACCSUM_CUDA_CHECK(cudaMemcpy(l->s2.data(), sums + n, n * 8, cudaMemcpyDeviceToHost));
+      }
+    }
     plan_ = ozaki::plan_for(K, rows, cols, moduli_, accuracy_);
     row_bound_ = ozaki::plan_row_bounds(plan_, K, rows, cols, alpha_);
   }

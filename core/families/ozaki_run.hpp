@@ -70,17 +70,26 @@ inline Lines summarize_lines(const float* x, int64_t count, int64_t len, int64_t
 inline LineNorms norms_of(const Lines& l) {
   LineNorms n;
   const size_t count = l.low.size();
-  n.top.resize(count);
   n.span.resize(count);
   n.n1.resize(count);
   n.n2.resize(count);
+  n.step.resize(count);
+  n.step_n2.resize(count);
   for (size_t i = 0; i < count; ++i) {
-    n.top[i] = line_top(l.max_bits[i]);
+    const int top = line_top(l.max_bits[i]);
     n.span[i] = line_span(l.max_bits[i], l.low[i]);
-    n.n1[i] = norm1_upper(l.s1[i], n.top[i]);
-    n.n2[i] = norm2_lower(l.s2[i], n.top[i]);
+    n.n1[i] = l.s1.empty() ? 0.0 : norm1_upper(l.s1[i], top);
+    n.n2[i] = l.s2.empty() ? 0.0 : norm2_lower(l.s2[i], top);
+    n.step[i] = std::ldexp(1.0, top);
+    n.step_n2[i] = n.n2[i] > 0 ? n.step[i] / n.n2[i] : 0.0;
   }
   return n;
+}
+
+// Whether a run needs the norm sums: --accuracy=sgemm chooses by them; otherwise only the bound of a
+// plan that leaves lines uncovered does (an exact plan's bound is 0).
+inline bool needs_norms(const Plan& p, Accuracy accuracy, int moduli) {
+  return (accuracy == Accuracy::sgemm && moduli == 0) || !p.exact();
 }
 
 // Throws UsageError when `moduli` (> 0) cannot hold even products of 1-bit integers at this K.
@@ -107,6 +116,7 @@ inline Plan plan_for(int64_t K, const Lines& rows, const Lines& cols, int moduli
 
 // bound_i of every row (core/numerics/ozaki_bound.hpp): |alpha| max_j E_ij.
 inline std::vector<double> plan_row_bounds(const Plan& p, int64_t K, const Lines& rows, const Lines& cols, float alpha) {
+  if (p.exact()) return std::vector<double>(rows.low.size(), 0.0);
   std::vector<double> b = row_bounds(norms_of(rows), norms_of(cols), p, K);
   for (double& v : b) v *= std::fabs(static_cast<double>(alpha));
   return b;

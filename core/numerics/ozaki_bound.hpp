@@ -64,26 +64,28 @@ inline double norm2_lower(uint64_t s2, int top) {
   return std::sqrt(static_cast<double>(s2) * kRoundDown) * kRoundDown * std::ldexp(1.0, top - kNormFracBits / 2);
 }
 
-// What the bound needs of each line: its top exponent, span, norms (zero / special lines: span 0).
+// What the bound needs of each line: its span, norms, 2^top and 2^top / ||.||_2 (zero and special
+// lines: span 0, norms 0), computed once per call (the plan tries up to 12 numbers of moduli).
 struct LineNorms {
-  std::vector<int> top, span;
-  std::vector<double> n1, n2;  // ||.||_1 upper, ||.||_2 lower
+  std::vector<int> span;
+  std::vector<double> n1, n2;          // ||.||_1 upper, ||.||_2 lower
+  std::vector<double> step, step_n2;   // 2^top, 2^top / n2 (0 where n2 = 0)
 };
 
-// max over lines with span > bits of 2^top / n2 (the grid half-step relative to the norm, up to
-// 2^(-bits - 1)), and of n1 / n2 over all lines with n2 > 0.
+// Over the lines with span > bits: the largest 2^top and 2^top / n2 (the grid half-step is
+// 2^(top - bits - 1)); over all lines: the largest n1 and n1 / n2.
 struct LineMaxima {
-  double step_over_n2 = 0, n1_over_n2 = 0, step = 0;  // step: max 2^top over uncovered lines
-  double n1 = 0;                                      // max n1 over all lines
+  double step_over_n2 = 0, n1_over_n2 = 0, step = 0;
+  double n1 = 0;
 };
 inline LineMaxima line_maxima(const LineNorms& l, int bits) {
   LineMaxima m;
-  for (size_t i = 0; i < l.top.size(); ++i) {
+  for (size_t i = 0; i < l.span.size(); ++i) {
     if (l.n2[i] > 0) m.n1_over_n2 = std::max(m.n1_over_n2, l.n1[i] / l.n2[i]);
     m.n1 = std::max(m.n1, l.n1[i]);
     if (l.span[i] > bits) {
-      m.step = std::max(m.step, std::ldexp(1.0, l.top[i]));
-      m.step_over_n2 = std::max(m.step_over_n2, std::ldexp(1.0, l.top[i]) / l.n2[i]);
+      m.step = std::max(m.step, l.step[i]);
+      m.step_over_n2 = std::max(m.step_over_n2, l.step_n2[i]);
     }
   }
   return m;
@@ -110,9 +112,9 @@ inline bool meets_sgemm_target(const LineNorms& rows, const LineNorms& cols, int
 inline std::vector<double> row_bounds(const LineNorms& rows, const LineNorms& cols, const Plan& p, int64_t K) {
   const LineMaxima c = line_maxima(cols, p.bits_b);
   const double hb = c.step * std::ldexp(1.0, -p.bits_b - 1);  // max_j db_j
-  std::vector<double> out(rows.top.size(), 0.0);
+  std::vector<double> out(rows.span.size(), 0.0);
   for (size_t i = 0; i < out.size(); ++i) {
-    const double da = rows.span[i] > p.bits_a ? std::ldexp(1.0, rows.top[i] - p.bits_a - 1) : 0.0;
+    const double da = rows.span[i] > p.bits_a ? rows.step[i] * std::ldexp(1.0, -p.bits_a - 1) : 0.0;
     out[i] = (da * c.n1 + hb * rows.n1[i] + static_cast<double>(K) * da * hb) * kRoundUp;
   }
   return out;

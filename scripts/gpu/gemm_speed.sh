@@ -16,15 +16,15 @@ mkdir -p "$OUT"
 A="$B/accsum"
 LOG="$OUT/gemm_speed.log"
 { nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv; } > "$LOG" 2>&1
-timeout 200 "$B/accsum_tests" --gtest_brief=1 --gtest_filter='GemmCuda.*:OzakiCuda.*:Ozaki.*' >> "$LOG" 2>&1
+timeout 150 "$B/accsum_tests" --gtest_brief=1 --gtest_filter='GemmCuda.*:OzakiCuda.*:Ozaki.*' >> "$LOG" 2>&1
 echo "gemm/ozaki tests exit $?" >> "$LOG"
 for dist in uniform uniform-sym; do
-  timeout 150 "$A" bench --backend=cuda --algo=cublas-sgemm,sgemm,sgemm-kahan,sgemm-dcs,sgemm-ozaki --tile=64 \
+  timeout 120 "$A" bench --backend=cuda --algo=cublas-sgemm,sgemm,sgemm-kahan,sgemm-dcs,sgemm-ozaki --tile=64 \
     --accuracy=cr,sgemm --n=8192 --dist="$dist" --reps="$REPS" --warmup=1 --no-repro-check \
     --json="$OUT/gemm_speed_${dist}_n8192_${GPU}.json" --format=csv >> "$LOG" 2>&1
   echo "bench $dist exit $?" >> "$LOG"
 done
-timeout 100 "$A" bench --backend=cuda --algo=cublas-sgemm,sgemm-ozaki --accuracy=cr,sgemm --n=4096 --dist=loguniform \
+timeout 80 "$A" bench --backend=cuda --algo=cublas-sgemm,sgemm-ozaki --accuracy=cr,sgemm --n=4096 --dist=loguniform \
   --range=1e10 --reps="$REPS" --warmup=1 --no-repro-check --json="$OUT/gemm_speed_loguniform_n4096_${GPU}.json" \
   --format=csv >> "$LOG" 2>&1
 echo "bench loguniform exit $?" >> "$LOG"
