@@ -131,7 +131,9 @@ TEST(OzakiCuda, AccuracySgemmBitForBitTheCpuDefinition) {
       expect_same(g, run("cpu", d, q), dist + " " + shape + " accuracy=sgemm");
       const Metrics m = family("gemm").measure(g, family("gemm").oracle(d), -1);
       for (auto& [k, v] : m.extra) {
-        if (k == "bound_violations") EXPECT_EQ(v, 0.0) << dist << " " << shape;
+        if (k == "bound_violations") {
+          EXPECT_EQ(v, 0.0) << dist << " " << shape;
+        }
       }
     }
   const Dataset d = gen("uniform-sym", "3,5,70001", 6);
