@@ -466,7 +466,16 @@ TEST(Ozaki, AccuracySgemmTakesFewerModuliWithinSgemmsBound) {
     const int L = static_cast<int>(named(sg.figures, "ozaki_slices"));
     const Lines rows = summarize_lines(d.a.data(), M, K, 1, M), cols = summarize_lines(d.b.data(), N, K, K, 1);
     const Plan fewer = make_plan(K, rows.max_bits.data(), rows.low.data(), M, cols.max_bits.data(), cols.low.data(), N, L - 1);
-    EXPECT_FALSE(meets_sgemm_target(norms_of(rows), norms_of(cols), fewer.bits_a, fewer.bits_b, K));
+    const LineMaximaByBits rm = line_maxima_by_bits(norms_of(rows)), cm = line_maxima_by_bits(norms_of(cols));
+    EXPECT_FALSE(meets_sgemm_target(rm, cm, fewer.bits_a, fewer.bits_b, K));
+    // The table by bits is the direct maxima over the lines at every bits.
+    for (int bits = 0; bits <= kMaxSideBits; ++bits) {
+      const LineMaxima direct = line_maxima(norms_of(rows), bits);
+      EXPECT_EQ(rm.at[bits].step, direct.step) << bits;
+      EXPECT_EQ(rm.at[bits].step_over_n2, direct.step_over_n2) << bits;
+      EXPECT_EQ(rm.at[bits].n1_over_n2, direct.n1_over_n2) << bits;
+      EXPECT_EQ(rm.at[bits].n1, direct.n1) << bits;
+    }
   }
 }
 

@@ -80,7 +80,7 @@ inline LineNorms norms_of(const Lines& l) {
     n.span[i] = line_span(l.max_bits[i], l.low[i]);
     n.n1[i] = l.s1.empty() ? 0.0 : norm1_upper(l.s1[i], top);
     n.n2[i] = l.s2.empty() ? 0.0 : norm2_lower(l.s2[i], top);
-    n.step[i] = std::ldexp(1.0, top);
+    n.step[i] = pow2(top);
     n.step_n2[i] = n.n2[i] > 0 ? n.step[i] / n.n2[i] : 0.0;
   }
   return n;
@@ -105,11 +105,12 @@ inline Plan plan_for(int64_t K, const Lines& rows, const Lines& cols, int moduli
   };
   const Plan cr = plan(moduli);
   if (moduli > 0 || accuracy == Accuracy::cr) return cr;
-  const LineNorms rn = norms_of(rows), cn = norms_of(cols);
+  const LineMaximaByBits rm = line_maxima_by_bits(norms_of(rows)), cm = line_maxima_by_bits(norms_of(cols));
   for (int L = kMinModuli; L < cr.moduli; ++L) {
     if (bit_budget(L, std::max<int64_t>(K, 1)) < 0) continue;
-    const Plan p = plan(L);
-    if (meets_sgemm_target(rn, cn, p.bits_a, p.bits_b, K)) return p;
+    Plan p = cr;  // the same needs; only the split of L's budget is tried here, O(1)
+    split_bits(p, L, K);
+    if (meets_sgemm_target(rm, cm, p.bits_a, p.bits_b, K)) return plan(L);
   }
   return cr;
 }

@@ -59,9 +59,10 @@ ACCSUM_HD uint64_t norm2_term(float x, int top) {
 }
 
 // Line norms as doubles: ||x||_1 rounded up, ||x||_2 rounded down.
-inline double norm1_upper(uint64_t s1, int top) { return static_cast<double>(s1) * kRoundUp * std::ldexp(1.0, top - kNormFracBits); }
+// (pow2: exact powers of two, top in [-148, 128]; ldexp is several times slower and this runs per line)
+inline double norm1_upper(uint64_t s1, int top) { return static_cast<double>(s1) * kRoundUp * pow2(top - kNormFracBits); }
 inline double norm2_lower(uint64_t s2, int top) {
-  return std::sqrt(static_cast<double>(s2) * kRoundDown) * kRoundDown * std::ldexp(1.0, top - kNormFracBits / 2);
+  return std::sqrt(static_cast<double>(s2) * kRoundDown) * kRoundDown * pow2(top - kNormFracBits / 2);
 }
 
 // What the bound needs of each line: its span, norms, 2^top and 2^top / ||.||_2 (zero and special
@@ -91,6 +92,33 @@ inline LineMaxima line_maxima(const LineNorms& l, int bits) {
   return m;
 }
 
+// line_maxima(l, bits) for every bits in [0, kMaxSideBits], from one pass over the lines (bucketed
+// by span, then maxima from the widest span down): the plan tries up to 12 numbers of moduli.
+struct LineMaximaByBits {
+  std::vector<LineMaxima> at;  // at[bits]
+};
+inline LineMaximaByBits line_maxima_by_bits(const LineNorms& l) {
+  constexpr int kBuckets = kMaxSideBits + 2;  // span 0 .. kMaxSideBits, and wider
+  std::vector<LineMaxima> bucket(kBuckets);
+  LineMaxima all;
+  for (size_t i = 0; i < l.span.size(); ++i) {
+    if (l.n2[i] > 0) all.n1_over_n2 = std::max(all.n1_over_n2, l.n1[i] / l.n2[i]);
+    all.n1 = std::max(all.n1, l.n1[i]);
+    LineMaxima& b = bucket[static_cast<size_t>(std::min(l.span[i], kBuckets - 1))];
+    b.step = std::max(b.step, l.step[i]);
+    b.step_over_n2 = std::max(b.step_over_n2, l.step_n2[i]);
+  }
+  LineMaximaByBits m;
+  m.at.resize(kMaxSideBits + 1);
+  LineMaxima wider;  // over the lines with span > bits
+  for (int bits = kBuckets - 2; bits >= 0; --bits) {
+    wider.step = std::max(wider.step, bucket[static_cast<size_t>(bits + 1)].step);
+    wider.step_over_n2 = std::max(wider.step_over_n2, bucket[static_cast<size_t>(bits + 1)].step_over_n2);
+    m.at[static_cast<size_t>(bits)] = LineMaxima{wider.step_over_n2, all.n1_over_n2, wider.step, all.n1};
+  }
+  return m;
+}
+
 // gamma_K (infinite when K u >= 1).
 inline double gamma_k(int64_t K) {
   const double ku = static_cast<double>(K) * kUnitRoundoff;
@@ -99,8 +127,10 @@ inline double gamma_k(int64_t K) {
 
 // Whether a plan with these bits meets the sgemm target on every (i, j) (the header comment's
 // separable sufficient condition).
-inline bool meets_sgemm_target(const LineNorms& rows, const LineNorms& cols, int bits_a, int bits_b, int64_t K) {
-  const LineMaxima r = line_maxima(rows, bits_a), c = line_maxima(cols, bits_b);
+inline bool meets_sgemm_target(const LineMaximaByBits& rows, const LineMaximaByBits& cols, int bits_a, int bits_b,
+                               int64_t K) {
+  const LineMaxima& r = rows.at[static_cast<size_t>(bits_a)];
+  const LineMaxima& c = cols.at[static_cast<size_t>(bits_b)];
   const double ha = std::ldexp(1.0, -bits_a - 1), hb = std::ldexp(1.0, -bits_b - 1);
   const double t = (r.step_over_n2 * ha * c.n1_over_n2 + c.step_over_n2 * hb * r.n1_over_n2 +
                     static_cast<double>(K) * r.step_over_n2 * ha * c.step_over_n2 * hb) *
@@ -112,9 +142,10 @@ inline bool meets_sgemm_target(const LineNorms& rows, const LineNorms& cols, int
 inline std::vector<double> row_bounds(const LineNorms& rows, const LineNorms& cols, const Plan& p, int64_t K) {
   const LineMaxima c = line_maxima(cols, p.bits_b);
   const double hb = c.step * std::ldexp(1.0, -p.bits_b - 1);  // max_j db_j
+  const double ha = std::ldexp(1.0, -p.bits_a - 1);
   std::vector<double> out(rows.span.size(), 0.0);
   for (size_t i = 0; i < out.size(); ++i) {
-    const double da = rows.span[i] > p.bits_a ? rows.step[i] * std::ldexp(1.0, -p.bits_a - 1) : 0.0;
+    const double da = rows.span[i] > p.bits_a ? rows.step[i] * ha : 0.0;
     out[i] = (da * c.n1 + hb * rows.n1[i] + static_cast<double>(K) * da * hb) * kRoundUp;
   }
   return out;
