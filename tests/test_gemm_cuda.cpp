@@ -51,8 +51,8 @@ double figure(const Result& r, const std::string& key) {
   return NAN;
 }
 
-// The names --policy takes for algo on cuda, "auto" left out.
-std::vector<std::string> policies_of(const std::string& algo) {
+// The names --policy takes for algo on cuda, "auto" left out (the whole tuning sweep).
+std::vector<std::string> sweep_policies_of(const std::string& algo) {
   for (auto& spec : registry().find(algo, "cuda")->params)
     if (spec.name == "policy") {
       std::vector<std::string> out;
@@ -61,6 +61,27 @@ std::vector<std::string> policies_of(const std::string& algo) {
       return out;
     }
   return {};
+}
+
+// The policies compiled into this build: the spec's help names them ("Compiled into this build: a, b"
+// then " (the whole sweep)" or "; the others need ...").
+std::vector<std::string> policies_of(const std::string& algo) {
+  std::string help;
+  for (auto& spec : registry().find(algo, "cuda")->params)
+    if (spec.name == "policy") help = spec.help;
+  const std::string lead = "Compiled into this build: ";
+  const size_t at = help.find(lead) + lead.size(), end = help.find_first_of(";(", at);
+  std::string rest = help.substr(at, end - at);
+  std::vector<std::string> out;
+  for (size_t pos = 0; pos < rest.size();) {
+    size_t comma = rest.find(", ", pos);
+    if (comma == std::string::npos) comma = rest.size();
+    std::string n = rest.substr(pos, comma - pos);
+    while (!n.empty() && n.back() == ' ') n.pop_back();
+    if (!n.empty()) out.push_back(n);
+    pos = comma + 2;
+  }
+  return out;
 }
 
 double extra(const Metrics& m, const std::string& key) {
@@ -182,8 +203,9 @@ TEST(GemmCuda, PolicyParameter) {
   for (const char* algo : {"sgemm", "sgemm-kahan", "sgemm-dcs"}) {
     const AlgoEntry* e = registry().find(algo, "cuda");
     EXPECT_EQ(registry().resolve_params(*e, {}).at("policy"), "auto") << algo;
-    auto names = policies_of(algo);
+    auto names = sweep_policies_of(algo);
     EXPECT_GE(names.size(), 5u) << algo;
+    EXPECT_GE(policies_of(algo).size(), 1u) << algo;
     for (size_t i = 0; i < names.size(); ++i)
       for (size_t j = i + 1; j < names.size(); ++j) EXPECT_NE(names[i], names[j]) << algo;
     for (auto& n : names) EXPECT_EQ(registry().resolve_params(*e, {{"policy", n}}).at("policy"), n);
@@ -198,6 +220,29 @@ TEST(GemmCuda, PolicyParameter) {
   EXPECT_TRUE(has("sgemm-kahan", accsum::cuda::kAutoKahanPolicy));
   EXPECT_TRUE(has("sgemm-dcs", accsum::cuda::kAutoDcsPolicy));
 #endif
+}
+
+// A default build compiles only --policy=auto's policies; a sweep policy left out is refused with a
+// usage error (one line, exit 2) naming the CMake option that compiles it, never run as another.
+TEST(GemmCuda, PolicyNotCompiledInIsRefused) {
+  REQUIRE_GEMM_CUDA();
+  Dataset d = gen("uniform", "64,64,64", 3, {});
+  for (const char* algo : {"sgemm", "sgemm-kahan", "sgemm-dcs"}) {
+    const auto compiled = policies_of(algo), sweep = sweep_policies_of(algo);
+#if ACCSUM_HAVE_CUDA
+    EXPECT_EQ(compiled.size() == sweep.size(), accsum::cuda::kGemmPolicySweep) << algo;
+#endif
+    for (auto& n : sweep) {
+      if (std::find(compiled.begin(), compiled.end(), n) != compiled.end()) continue;
+      try {
+        run(algo, "cuda", d, {{"policy", n}});
+        ADD_FAILURE() << algo << " ran policy " << n << ", which is not compiled in";
+      } catch (const UsageError& e) {
+        EXPECT_NE(std::string(e.what()).find("ACCSUM_GEMM_POLICY_SWEEP=ON"), std::string::npos) << e.what();
+        EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();
+      }
+    }
+  }
 }
 
 // Every policy of every tiled algorithm gives the cpu definition's bits, at every tile and fma:

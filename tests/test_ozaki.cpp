@@ -268,7 +268,7 @@ TEST(Ozaki, SymmetricTwentyFiveBitDataTakeNineModuliAtK8192) {
   EXPECT_EQ(named(r.figures, "ozaki_slices"), 9.0);
   expect_exact(d);
   const auto ex = std::static_pointer_cast<const GemmExact>(family("gemm").oracle(d).exact);
-  for (size_t e = 0; e < r.values.size(); ++e) EXPECT_EQ(r.values[e], ex->ref[e]) << e;
+  for (size_t e = 0; e < ex->ref.size(); ++e) EXPECT_EQ(r.values[e], ex->ref[e]) << e;
   const Result eight = run_ozaki(d, {{"slices", "8"}});
   EXPECT_EQ(named(eight.figures, "ozaki_exact"), 0.0);
   EXPECT_GT(named(eight.figures, "ozaki_rows_uncovered") + named(eight.figures, "ozaki_cols_uncovered"), 0.0);
@@ -407,6 +407,93 @@ TEST(Ozaki, SlicesSweepReportsWhatEachSettingComputes) {
   const Result def = run_ozaki(d);
   EXPECT_EQ(named(def.figures, "ozaki_slices"), fewest);
   EXPECT_EQ(named(def.figures, "ozaki_exact"), 1.0);
+}
+
+// ---- accuracy targets (core/numerics/ozaki_bound.hpp) ----
+
+// Every run reports its error bound per row after the entries; the exact oracle finds every judged
+// entry within it (plus half an ulp of the entry), whatever the number of moduli.
+void expect_within_bound(const Dataset& d, const Result& r, const std::string& what) {
+  ASSERT_EQ(r.what, kWithRowBounds);
+  ASSERT_EQ(r.values.size(), static_cast<size_t>(d.rows * d.cols + d.rows));
+  const Metrics m = judge(d, r);
+  EXPECT_EQ(named(m.extra, "bound_violations"), 0.0) << what << " err/bound " << named(m.extra, "err_over_bound_max");
+  EXPECT_LE(named(m.extra, "err_over_bound_max"), 1.0) << what;
+  EXPECT_EQ(named(m.extra, "row_bound_max"), named(r.figures, "ozaki_row_bound_max")) << what;
+}
+
+TEST(Ozaki, ReportedRowBoundsHoldAtEveryNumberOfModuli) {
+  for (const char* dist : {"uniform", "uniform-sym", "loguniform"}) {
+    const Dataset d = gen(dist, "23,19,700", 31, {{"range", "1e10"}, {"alpha", "-1.5"}, {"beta", "0.25"}});
+    for (int L = 3; L <= kMaxModuli; L += 2) {
+      const Result r = run_ozaki(d, {{"slices", std::to_string(L)}});
+      expect_within_bound(d, r, std::string(dist) + " L " + std::to_string(L));
+      if (named(r.figures, "ozaki_exact") == 1.0) {
+        EXPECT_EQ(named(r.figures, "ozaki_row_bound_max"), 0.0);
+      } else {
+        EXPECT_GT(named(r.figures, "ozaki_row_bound_max"), 0.0);
+      }
+    }
+  }
+}
+
+// --accuracy=sgemm: fewer moduli than cr on uniform data at large K, every entry within the
+// reported bound, and each row's bound at most gamma_K ||a_i||_2 max_j ||b_j||_2 (from the data).
+TEST(Ozaki, AccuracySgemmTakesFewerModuliWithinSgemmsBound) {
+  for (const char* dist : {"uniform", "uniform-sym"}) {
+    const Dataset d = gen(dist, "40,36,4096", 32);
+    const Result cr = run_ozaki(d), sg = run_ozaki(d, {{"accuracy", "sgemm"}});
+    SCOPED_TRACE(dist);
+    EXPECT_LT(named(sg.figures, "ozaki_slices"), named(cr.figures, "ozaki_slices"));
+    EXPECT_EQ(named(sg.figures, "ozaki_accuracy_sgemm"), 1.0);
+    expect_within_bound(d, sg, dist);
+    expect_within_bound(d, cr, dist);
+    EXPECT_TRUE(judge(d, cr).correctly_rounded);
+    const int64_t M = d.rows, N = d.cols, K = d.inner;
+    const double gamma = K * 0x1p-24 / (1 - K * 0x1p-24);
+    for (int64_t i = 0; i < M; ++i) {
+      double na = 0;
+      for (int64_t k = 0; k < K; ++k) na += double(d.a[i + k * M]) * d.a[i + k * M];
+      double nb_max = 0;  // bound_i covers max_j E_ij <= gamma ||a_i||_2 max_j ||b_j||_2
+      for (int64_t j = 0; j < N; ++j) {
+        double nb = 0;
+        for (int64_t k = 0; k < K; ++k) nb += double(d.b[k + j * K]) * d.b[k + j * K];
+        nb_max = std::max(nb_max, nb);
+      }
+      EXPECT_LE(sg.values[static_cast<size_t>(M * N + i)], gamma * std::sqrt(na * nb_max)) << "row " << i;
+    }
+    // One fewer modulus than chosen does not meet the target: the choice is the fewest.
+    const int L = static_cast<int>(named(sg.figures, "ozaki_slices"));
+    const Lines rows = summarize_lines(d.a.data(), M, K, 1, M), cols = summarize_lines(d.b.data(), N, K, K, 1);
+    const Plan fewer = make_plan(K, rows.max_bits.data(), rows.low.data(), M, cols.max_bits.data(), cols.low.data(), N, L - 1);
+    const LineMaximaByBits rm = line_maxima_by_bits(norms_of(rows)), cm = line_maxima_by_bits(norms_of(cols));
+    EXPECT_FALSE(meets_sgemm_target(rm, cm, fewer.bits_a, fewer.bits_b, K));
+    // The table by bits is the direct maxima over the lines at every bits.
+    for (int bits = 0; bits <= kMaxSideBits; ++bits) {
+      const LineMaxima direct = line_maxima(norms_of(rows), bits);
+      EXPECT_EQ(rm.at[bits].step, direct.step) << bits;
+      EXPECT_EQ(rm.at[bits].step_over_n2, direct.step_over_n2) << bits;
+      EXPECT_EQ(rm.at[bits].n1_over_n2, direct.n1_over_n2) << bits;
+      EXPECT_EQ(rm.at[bits].n1, direct.n1) << bits;
+    }
+  }
+}
+
+// The target is met on wide spreads too (log-uniform 1e10: more moduli than uniform data), and
+// never with more moduli than cr.
+TEST(Ozaki, AccuracySgemmOnWideSpreads) {
+  const Dataset d = gen("loguniform", "30,20,2000", 33, {{"range", "1e10"}});
+  const Result cr = run_ozaki(d), sg = run_ozaki(d, {{"accuracy", "sgemm"}});
+  EXPECT_LE(named(sg.figures, "ozaki_slices"), named(cr.figures, "ozaki_slices"));
+  expect_within_bound(d, sg, "loguniform 1e10");
+}
+
+TEST(Ozaki, AccuracyParameter) {
+  const AlgoEntry* e = registry().find("sgemm-ozaki", "cpu");
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(registry().resolve_params(*e, {}).at("accuracy"), "cr");
+  EXPECT_EQ(registry().resolve_params(*e, {{"accuracy", "sgemm"}}).at("accuracy"), "sgemm");
+  EXPECT_THROW(registry().resolve_params(*e, {{"accuracy", "double"}}), UsageError);
 }
 
 TEST(Ozaki, RegisteredWithTheSlicesParameter) {

@@ -113,3 +113,29 @@ TEST(OzakiCuda, CorrectlyRoundedAgainstTheOracle) {
     EXPECT_TRUE(timed) << "the time split is reported";
   }
 }
+
+// --accuracy=sgemm: the same plan (from the same integer norm sums, added in another order), the
+// same entries and the same row bounds as the cpu definition, and every entry within its bound.
+TEST(OzakiCuda, AccuracySgemmBitForBitTheCpuDefinition) {
+  REQUIRE_OZAKI_CUDA();
+  const std::vector<std::pair<std::string, Params>> data = {
+      {"uniform", {}},
+      {"uniform-sym", {{"alpha", "-0.75"}, {"beta", "1.5"}}},
+      {"loguniform", {{"range", "1e10"}}},
+      {"illcond", {{"cond", "1e20"}}}};
+  for (const char* shape : {"33,17,65", "129,67,4100", "70,300,2049"})
+    for (auto& [dist, opts] : data) {
+      const Dataset d = gen(dist, shape, 9, opts);
+      const Params q{{"accuracy", "sgemm"}};
+      const Result g = run("cuda", d, q);
+      expect_same(g, run("cpu", d, q), dist + " " + shape + " accuracy=sgemm");
+      const Metrics m = family("gemm").measure(g, family("gemm").oracle(d), -1);
+      for (auto& [k, v] : m.extra) {
+        if (k == "bound_violations") {
+          EXPECT_EQ(v, 0.0) << dist << " " << shape;
+        }
+      }
+    }
+  const Dataset d = gen("uniform-sym", "3,5,70001", 6);
+  expect_same(run("cuda", d, {{"accuracy", "sgemm"}}), run("cpu", d, {{"accuracy", "sgemm"}}), "K = 70001 accuracy=sgemm");
+}

@@ -32,8 +32,8 @@ std::vector<int8_t> line_residues(const float* x, const Lines& lines, int bits, 
 
 class OzakiCpuKernel : public Kernel {
  public:
-  OzakiCpuKernel(const Problem& p, int moduli)
-      : p_(p), moduli_(moduli), out_(static_cast<size_t>(p.rows * p.cols)) {
+  OzakiCpuKernel(const Problem& p, int moduli, Accuracy accuracy)
+      : p_(p), moduli_(moduli), accuracy_(accuracy), out_(static_cast<size_t>(p.rows * p.cols)) {
     alpha_ = gemm::data_float(p.data, "alpha", 1.0f);
     beta_ = gemm::data_float(p.data, "beta", 0.0f);
   }
@@ -41,7 +41,8 @@ class OzakiCpuKernel : public Kernel {
   void execute() override {
     const int64_t M = p_.rows, N = p_.cols, K = p_.inner;
     const Lines rows = summarize_lines(p_.a, M, K, 1, M), cols = summarize_lines(p_.b, N, K, K, 1);
-    plan_ = plan_for(K, rows, cols, moduli_);
+    plan_ = plan_for(K, rows, cols, moduli_, accuracy_);
+    row_bound_ = plan_row_bounds(plan_, K, rows, cols, alpha_);
     const Crt crt = make_crt(plan_.moduli);
     // residue[l][i + j*M]: C'_ij mod p_l in [0, p_l)
     std::vector<std::vector<int>> residue(static_cast<size_t>(plan_.moduli), std::vector<int>(out_.size()));
@@ -72,12 +73,16 @@ class OzakiCpuKernel : public Kernel {
   }
 
   Result result() override {
-    return Result{std::vector<double>(out_.begin(), out_.end()), {}, plan_info(plan_, p_.inner)};
+    std::vector<double> v(out_.begin(), out_.end());
+    v.insert(v.end(), row_bound_.begin(), row_bound_.end());
+    return Result{std::move(v), kWithRowBounds, plan_info(plan_, p_.inner, accuracy_, row_bound_)};
   }
 
  private:
   Problem p_;
   int moduli_;
+  Accuracy accuracy_;
+  std::vector<double> row_bound_;
   float alpha_ = 1, beta_ = 0;
   Plan plan_;
   std::vector<float> out_;
@@ -87,9 +92,10 @@ Registrar reg_ozaki(AlgoEntry("gemm", "sgemm-ozaki", "cpu",
                               "float GEMM exact on int8 residue products (Ozaki scheme II), rounded once: the readable "
                               "definition")
                         .promises_reproducible()
-                        .with_params({slices_param()})
+                        .with_params({slices_param(), accuracy_param()})
                         .maker([](const Problem& p, const Params& prm) {
-                          return std::make_unique<OzakiCpuKernel>(p, static_cast<int>(param_int(prm, "slices")));
+                          return std::make_unique<OzakiCpuKernel>(p, static_cast<int>(param_int(prm, "slices")),
+                                                                  accuracy_of(param_str(prm, "accuracy")));
                         }));
 
 }  // namespace

@@ -5,7 +5,8 @@
 // sgemm-via-dgemm, cublas-fixedpoint.
 //
 // The tiled kernels: backends/cuda/agent/gemm_tile_agent.cuh, one translation unit per variant
-// (gemm_tiled_{plain,kahan,dcs}.cu), each under any policy of its list (agent/gemm_policy.cuh).
+// (gemm_tiled_plain.cu, gemm_tiled_{kahan,dcs}_fma{0,1}.cu), each under any compiled-in policy of its
+// list (agent/gemm_policy.cuh).
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -87,29 +88,44 @@ class GemmCudaKernel : public Kernel {
   double last_ = -1;
 };
 
+// The policies compiled into this build (agent/gemm_policy.cuh: auto's only unless the sweep is on).
 const std::vector<gemm_tile::PolicyInfo>& tiled_policies(int comp) {
   static const auto plain = gemm_tile::plain_policies(), kahan = gemm_tile::kahan_policies(),
                     dcs = gemm_tile::dcs_policies();
   return comp == kNone ? plain : comp == kKahan ? kahan : dcs;
 }
+// Every policy of the tuning sweep: what --policy names, compiled in or not.
+const std::vector<gemm_tile::PolicyInfo>& sweep_policies(int comp) {
+  static const auto plain = gemm_tile::plain_sweep_policies(), comp_ = gemm_tile::comp_sweep_policies();
+  return comp == kNone ? plain : comp_;
+}
+const char* algo_name(int comp) { return comp == kNone ? "sgemm" : comp == kKahan ? "sgemm-kahan" : "sgemm-dcs"; }
 
-// --policy: "auto" or a name of the variant's list (`accsum list` shows them).
+// --policy: "auto" or a name of the variant's sweep list (`accsum list` shows them).
 ParamSpec policy_param(int comp) {
+  std::string compiled;
+  for (auto& i : tiled_policies(comp)) compiled += (compiled.empty() ? "" : ", ") + i.name;
   ParamSpec p{"policy",
               "tiling of the CUDA kernel, BMxBNxBK-TMxTN (block tile, per-thread tile; compensated: -regs/-smc/-smsc, "
-              "where the total s and compensation c live); auto: the one named in backends/cuda/agent/gemm_policy.cuh",
+              "where the total s and compensation c live); auto: the one named in backends/cuda/agent/gemm_policy.cuh. "
+              "Compiled into this build: " +
+                  compiled + (kGemmPolicySweep ? " (the whole sweep)" : std::string("; the others need ") + kGemmPolicySweepOption),
               false, 0, 0, {"auto"}, "auto"};
-  for (auto& i : tiled_policies(comp)) p.choices.push_back(i.name);
+  for (auto& i : sweep_policies(comp)) p.choices.push_back(i.name);
   return p;
 }
 
-// The policy a run asks for: "auto" (the variant's kAuto*Policy) or a name of its list.
+// The policy a run asks for: "auto" (the variant's kAuto*Policy) or a compiled-in name of its list;
+// a sweep policy this build left out is a usage error naming the option that compiles it.
 int policy_index(int comp, const std::string& asked) {
   const char* automatic = comp == kNone ? kAutoPlainPolicy : comp == kKahan ? kAutoKahanPolicy : kAutoDcsPolicy;
   const std::string name = asked == "auto" ? automatic : asked;
   const auto& list = tiled_policies(comp);
   for (size_t i = 0; i < list.size(); ++i)
     if (list[i].name == name) return static_cast<int>(i);
+  if (asked != "auto")
+    throw UsageError(std::string(algo_name(comp)) + ": policy " + name + " is not compiled into this build (configure with " +
+                     kGemmPolicySweepOption + ")");
   throw std::logic_error("gemm policy '" + name + "' is not in the list (check kAuto*Policy)");
 }
 
@@ -167,7 +183,7 @@ class TiledKernel : public GemmCudaKernel {
 };
 
 // Every policy gives the same bits (the same products in the same order per entry): bench's
-// reproducibility check runs the others too.
+// reproducibility check runs the other compiled-in ones too.
 template <int COMP>
 std::vector<Params> other_policies(const Params& p) {
   std::vector<Params> out;

@@ -2,7 +2,8 @@
 //
 // Phases of one run (each timed with events; Result::figures report the split):
 //   scale:    row summaries of A and column summaries of B (max |entry| bits, lowest set bit),
-//             read back (M + N words) to choose the plan on the host; then the symmetric int8
+//             then their integer norm sums (core/numerics/ozaki_bound.hpp), read back (3(M + N)
+//             words) to choose the plan and each row's error bound on the host; then the symmetric int8
 //             residues of the scaled A (transposed through shared memory to row-major, the "T"
 //             operand) and B, one plane per modulus, zero-padded to multiples of 32.
 //   products: one cuBLAS int8 GEMM per modulus and block of 2^16 inner indices (CUDA_R_8I in,
@@ -84,6 +85,49 @@ __global__ void col_summaries(const float* __restrict__ b, int64_t K, int64_t N,
         atomicMin(low + j, lo);
       }
     }
+}
+
+// The integer norm sums S1, S2 of each line (core/numerics/ozaki_bound.hpp), given the lines' max
+// bits from the summaries above: integer atomics, so the sums do not depend on the order.
+__device__ __forceinline__ void add_norm_terms(float v, int top, uint64_t& s1, uint64_t& s2) {
+  if (ozaki::finite_float(v)) {
+    s1 += ozaki::norm1_term(v, top);
+    s2 += ozaki::norm2_term(v, top);
+  }
+}
+__global__ void row_norms(const float* __restrict__ a, int64_t M, int64_t K, int64_t cols_per_block,
+                          const uint32_t* __restrict__ max_bits, unsigned long long* __restrict__ s1,
+                          unsigned long long* __restrict__ s2) {
+  const int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+  if (i >= M || max_bits[i] == 0 || ozaki::special_line(max_bits[i])) return;
+  const int top = ozaki::line_top(max_bits[i]);
+  for (int64_t k0 = blockIdx.y * cols_per_block; k0 < K; k0 += gridDim.y * cols_per_block) {
+    uint64_t n1 = 0, n2 = 0;
+    const int64_t k1 = k0 + cols_per_block < K ? k0 + cols_per_block : K;
+    for (int64_t k = k0; k < k1; ++k) add_norm_terms(a[i + k * M], top, n1, n2);
+    atomicAdd(s1 + i, static_cast<unsigned long long>(n1));
+    atomicAdd(s2 + i, static_cast<unsigned long long>(n2));
+  }
+}
+__global__ void col_norms(const float* __restrict__ b, int64_t K, int64_t N, const uint32_t* __restrict__ max_bits,
+                          unsigned long long* __restrict__ s1, unsigned long long* __restrict__ s2) {
+  for (int64_t j = blockIdx.x; j < N; j += gridDim.x) {
+    if (max_bits[j] == 0 || ozaki::special_line(max_bits[j])) continue;
+    const int top = ozaki::line_top(max_bits[j]);
+    for (int64_t k0 = blockIdx.y * static_cast<int64_t>(kSummaryChunk); k0 < K; k0 += gridDim.y * static_cast<int64_t>(kSummaryChunk)) {
+      uint64_t n1 = 0, n2 = 0;
+      const int64_t k1 = k0 + kSummaryChunk < K ? k0 + kSummaryChunk : K;
+      for (int64_t k = k0 + threadIdx.x; k < k1; k += blockDim.x) add_norm_terms(b[k + j * K], top, n1, n2);
+      for (int d = 16; d > 0; d /= 2) {
+        n1 += __shfl_down_sync(0xffffffffu, n1, d);
+        n2 += __shfl_down_sync(0xffffffffu, n2, d);
+      }
+      if ((threadIdx.x & 31) == 0) {
+        atomicAdd(s1 + j, static_cast<unsigned long long>(n1));
+        atomicAdd(s2 + j, static_cast<unsigned long long>(n2));
+      }
+    }
+  }
 }
 
 // The L residues of kPack consecutive entries of one line (scaled by 2^(bits - line_top)), stored
@@ -237,8 +281,8 @@ DeviceBuffer<T> upload(const T* host, size_t n) {
 
 class OzakiCudaKernel : public Kernel {
  public:
-  OzakiCudaKernel(const Problem& p, int moduli)
-      : p_(p), moduli_(moduli), Mp_(round_up(p.rows, kTile)), Np_(round_up(p.cols, kTile)), Kp_(round_up(p.inner, kTile)) {
+  OzakiCudaKernel(const Problem& p, int moduli, ozaki::Accuracy accuracy)
+      : p_(p), moduli_(moduli), accuracy_(accuracy), Mp_(round_up(p.rows, kTile)), Np_(round_up(p.cols, kTile)), Kp_(round_up(p.inner, kTile)) {
     alpha_ = gemm::data_float(p.data, "alpha", 1.0f);
     beta_ = gemm::data_float(p.data, "beta", 0.0f);
     const int planes = moduli_ == 0 ? kMaxModuli : moduli_;
@@ -258,6 +302,8 @@ class OzakiCudaKernel : public Kernel {
     col_max_ = DeviceBuffer<uint32_t>(static_cast<size_t>(p.cols));
     row_low_ = DeviceBuffer<int>(static_cast<size_t>(p.rows));
     col_low_ = DeviceBuffer<int>(static_cast<size_t>(p.cols));
+    row_s_ = DeviceBuffer<unsigned long long>(static_cast<size_t>(2 * p.rows));  // S1 then S2
+    col_s_ = DeviceBuffer<unsigned long long>(static_cast<size_t>(2 * p.cols));
     check_cublas(cublasCreate(&h_), "cublasCreate");
   }
   ~OzakiCudaKernel() override { cublasDestroy(h_); }
@@ -284,7 +330,7 @@ class OzakiCudaKernel : public Kernel {
   Result result() override {
     std::vector<float> h(out_.size());
     if (!h.empty()) ACCSUM_CUDA_CHECK(cudaMemcpy(h.data(), out_.get(), h.size() * 4, cudaMemcpyDeviceToHost));
-    auto figures = ozaki::plan_info(plan_, p_.inner);
+    auto figures = ozaki::plan_info(plan_, p_.inner, accuracy_, row_bound_);
     const double ops = 2.0 * double(Mp_) * double(Np_) * double(Kp_) * plan_.moduli;
     const double tops = products_s_ > 0 ? ops / products_s_ : 0;
     figures.insert(figures.end(), {{"ozaki_scale_s", scale_s_},
@@ -292,7 +338,9 @@ class OzakiCudaKernel : public Kernel {
                                    {"ozaki_accumulate_round_s", combine_s_},
                                    {"ozaki_int8_tops", tops * 1e-12},
                                    {"ozaki_int8_peak_share", tops / kInt8PeakOps}});
-    return Result{std::vector<double>(h.begin(), h.end()), {}, figures};
+    std::vector<double> v(h.begin(), h.end());
+    v.insert(v.end(), row_bound_.begin(), row_bound_.end());
+    return Result{std::move(v), ozaki::kWithRowBounds, figures};
   }
   double last_device_seconds() const override { return last_; }
   double transfer_seconds() const override { return upload_s_; }
@@ -301,23 +349,45 @@ class OzakiCudaKernel : public Kernel {
   // Line summaries on the device, read back; the plan on the host.
   void summarize_and_plan() {
     const int64_t M = p_.rows, N = p_.cols, K = p_.inner;
+    constexpr int64_t kColsPerBlock = 64;  // row summaries and norms: columns per block
     ACCSUM_CUDA_CHECK(cudaMemsetAsync(row_max_.get(), 0, M * sizeof(uint32_t)));
     ACCSUM_CUDA_CHECK(cudaMemsetAsync(col_max_.get(), 0, N * sizeof(uint32_t)));
     ACCSUM_CUDA_CHECK(cudaMemsetAsync(row_low_.get(), 0x7f, M * sizeof(int)));  // 0x7f7f7f7f: above any exponent
     ACCSUM_CUDA_CHECK(cudaMemsetAsync(col_low_.get(), 0x7f, N * sizeof(int)));
     if (K > 0) {
-      constexpr int64_t kColsPerBlock = 64;
       dim3 rg(capped((M + 255) / 256, 1 << 30), capped((K + kColsPerBlock - 1) / kColsPerBlock, 65535));
       row_summaries<<<rg, 256>>>(a_.get(), M, K, kColsPerBlock, row_max_.get(), row_low_.get());
       dim3 cg(capped(N, 1 << 30), capped((K + kSummaryChunk - 1) / kSummaryChunk, 65535));
       col_summaries<<<cg, 256>>>(b_.get(), K, N, col_max_.get(), col_low_.get());
     }
-    ozaki::Lines rows{std::vector<uint32_t>(M), std::vector<int>(M)}, cols{std::vector<uint32_t>(N), std::vector<int>(N)};
+    ozaki::Lines rows{std::vector<uint32_t>(M), std::vector<int>(M), {}, {}},
+        cols{std::vector<uint32_t>(N), std::vector<int>(N), {}, {}};
     ACCSUM_CUDA_CHECK(cudaMemcpy(rows.max_bits.data(), row_max_.get(), M * sizeof(uint32_t), cudaMemcpyDeviceToHost));
     ACCSUM_CUDA_CHECK(cudaMemcpy(rows.low.data(), row_low_.get(), M * sizeof(int), cudaMemcpyDeviceToHost));
     ACCSUM_CUDA_CHECK(cudaMemcpy(cols.max_bits.data(), col_max_.get(), N * sizeof(uint32_t), cudaMemcpyDeviceToHost));
     ACCSUM_CUDA_CHECK(cudaMemcpy(cols.low.data(), col_low_.get(), N * sizeof(int), cudaMemcpyDeviceToHost));
-    plan_ = ozaki::plan_for(K, rows, cols, moduli_);
+    // The norm sums only where the plan or the bound needs them (an exact cr plan does not).
+    if (ozaki::needs_norms(ozaki::plan_for(K, rows, cols, moduli_), accuracy_, moduli_)) {
+      ACCSUM_CUDA_CHECK(cudaMemsetAsync(row_s_.get(), 0, 2 * M * sizeof(unsigned long long)));
+      ACCSUM_CUDA_CHECK(cudaMemsetAsync(col_s_.get(), 0, 2 * N * sizeof(unsigned long long)));
+      if (K > 0) {
+        dim3 rg(capped((M + 255) / 256, 1 << 30), capped((K + kColsPerBlock - 1) / kColsPerBlock, 65535));
+        row_norms<<<rg, 256>>>(a_.get(), M, K, kColsPerBlock, row_max_.get(), row_s_.get(), row_s_.get() + M);
+        dim3 cg(capped(N, 1 << 30), capped((K + kSummaryChunk - 1) / kSummaryChunk, 65535));
+        col_norms<<<cg, 256>>>(b_.get(), K, N, col_max_.get(), col_s_.get(), col_s_.get() + N);
+      }
+      static_assert(sizeof(unsigned long long) == sizeof(uint64_t), "the norm sums are read back as uint64");
+      for (ozaki::Lines* l : {&rows, &cols}) {
+        const int64_t n = l == &rows ? M : N;
+        const unsigned long long* sums = l == &rows ? row_s_.get() : col_s_.get();
+        l->s1.resize(n);
+        l->s2.resize(n);
+        ACCSUM_CUDA_CHECK(cudaMemcpy(l->s1.data(), sums, n * 8, cudaMemcpyDeviceToHost));
+        ACCSUM_CUDA_CHECK(cudaMemcpy(l->s2.data(), sums + n, n * 8, cudaMemcpyDeviceToHost));
+      }
+    }
+    plan_ = ozaki::plan_for(K, rows, cols, moduli_, accuracy_);
+    row_bound_ = ozaki::plan_row_bounds(plan_, K, rows, cols, alpha_);
   }
 
   template <int L>
@@ -358,6 +428,8 @@ class OzakiCudaKernel : public Kernel {
 
   Problem p_;
   int moduli_;
+  ozaki::Accuracy accuracy_;
+  std::vector<double> row_bound_;
   int64_t Mp_, Np_, Kp_;
   float alpha_ = 1, beta_ = 0;
   DeviceBuffer<float> a_, b_, c_, out_;
@@ -365,6 +437,7 @@ class OzakiCudaKernel : public Kernel {
   DeviceBuffer<int32_t> t_;
   DeviceBuffer<uint32_t> row_max_, col_max_;
   DeviceBuffer<int> row_low_, col_low_;
+  DeviceBuffer<unsigned long long> row_s_, col_s_;
   cublasHandle_t h_{};
   ozaki::Plan plan_;
   double upload_s_ = 0, scale_s_ = 0, products_s_ = 0, combine_s_ = 0, last_ = -1;
@@ -373,9 +446,10 @@ class OzakiCudaKernel : public Kernel {
 Registrar reg_ozaki(AlgoEntry("gemm", "sgemm-ozaki", "cuda",
                               "float GEMM exact on cuBLAS int8 GEMMs of residues (Ozaki scheme II), rounded once")
                         .promises_reproducible()
-                        .with_params({ozaki::slices_param()})
+                        .with_params({ozaki::slices_param(), ozaki::accuracy_param()})
                         .maker([](const Problem& p, const Params& prm) {
-                          return std::make_unique<OzakiCudaKernel>(p, static_cast<int>(param_int(prm, "slices")));
+                          return std::make_unique<OzakiCudaKernel>(p, static_cast<int>(param_int(prm, "slices")),
+                                                                   ozaki::accuracy_of(param_str(prm, "accuracy")));
                         }));
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "core/numerics/ozaki.hpp"
+#include "core/numerics/ozaki_bound.hpp"
 #include "core/frame/registry.hpp"
 
 namespace accsum::ozaki {
@@ -23,36 +24,117 @@ inline ParamSpec slices_param() {
   return p;
 }
 
-// Per line: the largest |entry| bits and the lowest set-bit exponent over its entries.
+inline ParamSpec accuracy_param() {
+  return ParamSpec{"accuracy",
+                   "what the number of moduli (--slices=0) must achieve, chosen per call from the data: cr (every line "
+                   "scaled exactly: correctly rounded), sgemm (the fewest whose proven error bound is at most "
+                   "gamma_K ||a_i||_2 ||b_j||_2, SGEMM's bound in its normwise form; core/numerics/ozaki_bound.hpp). "
+                   "Every run reports its bound per row",
+                   false, 0, 0, {"cr", "sgemm"}, "cr"};
+}
+inline Accuracy accuracy_of(const std::string& s) { return s == "sgemm" ? Accuracy::sgemm : Accuracy::cr; }
+
+// Per line: the largest |entry| bits and the lowest set-bit exponent over its entries, then (a
+// second pass, given the line's top) the integer norm sums S1, S2 of core/numerics/ozaki_bound.hpp.
 struct Lines {
   std::vector<uint32_t> max_bits;
   std::vector<int> low;
+  std::vector<uint64_t> s1, s2;
 };
 
 // count lines of `len` entries; entry k of line i at x[i * line_stride + k * entry_stride].
 inline Lines summarize_lines(const float* x, int64_t count, int64_t len, int64_t line_stride, int64_t entry_stride) {
-  Lines s{std::vector<uint32_t>(static_cast<size_t>(count), 0u), std::vector<int>(static_cast<size_t>(count), kNoLow)};
+  Lines s{std::vector<uint32_t>(static_cast<size_t>(count), 0u), std::vector<int>(static_cast<size_t>(count), kNoLow), {}, {}};
   for (int64_t i = 0; i < count; ++i)
     for (int64_t k = 0; k < len; ++k) {
       const uint32_t b = abs_bits(x[i * line_stride + k * entry_stride]);
       s.max_bits[static_cast<size_t>(i)] = std::max(s.max_bits[static_cast<size_t>(i)], b);
       if (b < kInfBits) s.low[static_cast<size_t>(i)] = std::min(s.low[static_cast<size_t>(i)], low_exponent(b));
     }
+  s.s1.assign(static_cast<size_t>(count), 0);
+  s.s2.assign(static_cast<size_t>(count), 0);
+  for (int64_t i = 0; i < count; ++i) {
+    const uint32_t mb = s.max_bits[static_cast<size_t>(i)];
+    if (mb == 0 || special_line(mb)) continue;
+    const int top = line_top(mb);
+    for (int64_t k = 0; k < len; ++k) {
+      const float v = x[i * line_stride + k * entry_stride];
+      s.s1[static_cast<size_t>(i)] += norm1_term(v, top);
+      s.s2[static_cast<size_t>(i)] += norm2_term(v, top);
+    }
+  }
   return s;
 }
 
+// What the error bound needs of the lines (zero and IEEE-special lines: span 0, norms 0).
+inline LineNorms norms_of(const Lines& l) {
+  LineNorms n;
+  const size_t count = l.low.size();
+  n.span.resize(count);
+  n.n1.resize(count);
+  n.n2.resize(count);
+  n.step.resize(count);
+  n.step_n2.resize(count);
+  for (size_t i = 0; i < count; ++i) {
+    const int top = line_top(l.max_bits[i]);
+    n.span[i] = line_span(l.max_bits[i], l.low[i]);
+    n.n1[i] = l.s1.empty() ? 0.0 : norm1_upper(l.s1[i], top);
+    n.n2[i] = l.s2.empty() ? 0.0 : norm2_lower(l.s2[i], top);
+    n.step[i] = pow2(top);
+    n.step_n2[i] = n.n2[i] > 0 ? n.step[i] / n.n2[i] : 0.0;
+  }
+  return n;
+}
+
+// Whether a run needs the norm sums: --accuracy=sgemm chooses by them; otherwise only the bound of a
+// plan that leaves lines uncovered does (an exact plan's bound is 0).
+inline bool needs_norms(const Plan& p, Accuracy accuracy, int moduli) {
+  return (accuracy == Accuracy::sgemm && moduli == 0) || !p.exact();
+}
+
 // Throws UsageError when `moduli` (> 0) cannot hold even products of 1-bit integers at this K.
-inline Plan plan_for(int64_t K, const Lines& rows, const Lines& cols, int moduli) {
+// moduli = 0: cr takes make_plan's rule (the fewest covering every line); sgemm the fewest whose
+// bound meets its target (core/numerics/ozaki_bound.hpp), never more than cr's.
+inline Plan plan_for(int64_t K, const Lines& rows, const Lines& cols, int moduli, Accuracy accuracy = Accuracy::cr) {
   if (moduli > 0 && bit_budget(moduli, K) < 0)
     throw UsageError("--slices=" + std::to_string(moduli) + " cannot hold products of inner dimension " +
                      std::to_string(K) + " (the moduli's product must exceed 2K): give more slices");
-  return make_plan(K, rows.max_bits.data(), rows.low.data(), static_cast<int64_t>(rows.low.size()), cols.max_bits.data(),
-                   cols.low.data(), static_cast<int64_t>(cols.low.size()), moduli);
+  auto plan = [&](int L) {
+    return make_plan(K, rows.max_bits.data(), rows.low.data(), static_cast<int64_t>(rows.low.size()),
+                     cols.max_bits.data(), cols.low.data(), static_cast<int64_t>(cols.low.size()), L);
+  };
+  const Plan cr = plan(moduli);
+  if (moduli > 0 || accuracy == Accuracy::cr) return cr;
+  const LineMaximaByBits rm = line_maxima_by_bits(norms_of(rows)), cm = line_maxima_by_bits(norms_of(cols));
+  for (int L = kMinModuli; L < cr.moduli; ++L) {
+    if (bit_budget(L, std::max<int64_t>(K, 1)) < 0) continue;
+    Plan p = cr;  // the same needs; only the split of L's budget is tried here, O(1)
+    split_bits(p, L, K);
+    if (meets_sgemm_target(rm, cm, p.bits_a, p.bits_b, K)) return plan(L);
+  }
+  return cr;
 }
 
+// bound_i of every row (core/numerics/ozaki_bound.hpp): |alpha| max_j E_ij.
+inline std::vector<double> plan_row_bounds(const Plan& p, int64_t K, const Lines& rows, const Lines& cols, float alpha) {
+  if (p.exact()) return std::vector<double>(rows.low.size(), 0.0);
+  std::vector<double> b = row_bounds(norms_of(rows), norms_of(cols), p, K);
+  for (double& v : b) v *= std::fabs(static_cast<double>(alpha));
+  return b;
+}
+
+// The result's values: the M x N entries, then the M row bounds (Result::what says so; the gemm
+// oracle checks every judged entry against its row's bound).
+inline constexpr const char* kWithRowBounds = "entries+row_bounds";
+
 // What every sgemm-ozaki run reports.
-inline std::vector<std::pair<std::string, double>> plan_info(const Plan& p, int64_t K) {
+inline std::vector<std::pair<std::string, double>> plan_info(const Plan& p, int64_t K, Accuracy accuracy,
+                                                             const std::vector<double>& row_bound) {
+  double bound_max = 0;
+  for (double v : row_bound) bound_max = std::max(bound_max, v);
   return {{"ozaki_slices", static_cast<double>(p.moduli)},
+          {"ozaki_accuracy_sgemm", accuracy == Accuracy::sgemm ? 1.0 : 0.0},
+          {"ozaki_row_bound_max", bound_max},
           {"ozaki_int8_products", static_cast<double>(int8_products(p, K))},
           {"ozaki_bits_a", static_cast<double>(p.bits_a)},
           {"ozaki_bits_b", static_cast<double>(p.bits_b)},

@@ -472,21 +472,9 @@ inline Crt make_crt(int moduli) {
   return c;
 }
 
-// The plan for inner dimension K and the line summaries of A's rows and B's columns; moduli = 0
-// chooses L (see the header comment), else L = moduli.
-inline Plan make_plan(int64_t K, const uint32_t* row_max, const int* row_low, int64_t M, const uint32_t* col_max,
-                      const int* col_low, int64_t N, int moduli) {
-  Plan p;
-  for (int64_t i = 0; i < M; ++i) p.need_a = std::max(p.need_a, line_span(row_max[i], row_low[i]));
-  for (int64_t j = 0; j < N; ++j) p.need_b = std::max(p.need_b, line_span(col_max[j], col_low[j]));
-  if (moduli == 0) {
-    moduli = kMaxModuli;
-    for (int L = kMinModuli; L <= kMaxModuli; ++L)
-      if (bit_budget(L, std::max<int64_t>(K, 1)) >= p.need_a + p.need_b) {
-        moduli = L;
-        break;
-      }
-  }
+// p.moduli = moduli and the split of its bit budget into bits_a + bits_b, given p.need_a, p.need_b:
+// both sides exact when the budget holds them, else the side that fits in half keeps its need.
+inline void split_bits(Plan& p, int moduli, int64_t K) {
   p.moduli = moduli;
   const int b = std::max(0, bit_budget(moduli, std::max<int64_t>(K, 1)));
   if (p.need_a + p.need_b <= b) {
@@ -504,6 +492,24 @@ inline Plan make_plan(int64_t K, const uint32_t* row_max, const int* row_low, in
   }
   p.bits_a = std::min(p.bits_a, kMaxSideBits);  // the scaled integers stay int64 (scaled_integer)
   p.bits_b = std::min(p.bits_b, kMaxSideBits);
+}
+
+// The plan for inner dimension K and the line summaries of A's rows and B's columns; moduli = 0
+// chooses L (see the header comment), else L = moduli.
+inline Plan make_plan(int64_t K, const uint32_t* row_max, const int* row_low, int64_t M, const uint32_t* col_max,
+                      const int* col_low, int64_t N, int moduli) {
+  Plan p;
+  for (int64_t i = 0; i < M; ++i) p.need_a = std::max(p.need_a, line_span(row_max[i], row_low[i]));
+  for (int64_t j = 0; j < N; ++j) p.need_b = std::max(p.need_b, line_span(col_max[j], col_low[j]));
+  if (moduli == 0) {
+    moduli = kMaxModuli;
+    for (int L = kMinModuli; L <= kMaxModuli; ++L)
+      if (bit_budget(L, std::max<int64_t>(K, 1)) >= p.need_a + p.need_b) {
+        moduli = L;
+        break;
+      }
+  }
+  split_bits(p, moduli, K);
   for (int64_t i = 0; i < M; ++i) p.rows_uncovered += line_span(row_max[i], row_low[i]) > p.bits_a;
   for (int64_t j = 0; j < N; ++j) p.cols_uncovered += line_span(col_max[j], col_low[j]) > p.bits_b;
   return p;

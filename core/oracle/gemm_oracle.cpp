@@ -171,8 +171,16 @@ Metrics measure_gemm(const Result& r, const ExactValue& ref) {
   auto ex = std::static_pointer_cast<const GemmExact>(ref.exact);
   if (!ex) throw std::logic_error("gemm metrics need the gemm oracle");
   const int64_t M = ex->rows;
-  if (r.values.size() != static_cast<size_t>(M * ex->cols))
+  // A result may carry an error bound per row after its entries (sgemm-ozaki: Result::what
+  // "entries+row_bounds"): every judged entry must lie within its row's bound plus half an ulp of
+  // itself (core/numerics/ozaki_bound.hpp).
+  const bool row_bounds = r.what == "entries+row_bounds";
+  const size_t entries = static_cast<size_t>(M * ex->cols);
+  if (r.values.size() != entries + (row_bounds ? static_cast<size_t>(M) : 0))
     throw std::logic_error(fmt::format("gemm result has {} values, expected {}", r.values.size(), M * ex->cols));
+  double bound_max = 0, err_over_bound = 0, bound_over_gamma_mass = 0;
+  int64_t bound_violations = 0;
+  const double ku = static_cast<double>(ex->inner) * 0x1p-24, gamma_k = ku < 1 ? ku / (1 - ku) : INFINITY;
   Metrics m;
   m.value = r.values.empty() ? 0.0 : r.values[0];
   m.hex = hex_double(m.value);
@@ -204,6 +212,13 @@ Metrics measure_gemm(const Result& r, const ExactValue& ref) {
       m.rel_err = std::max(m.rel_err, rel);
       m.digits = std::min(m.digits, rel == 0 ? 16.0 : std::clamp(-std::log10(rel), 0.0, 16.0));
       max_mass = std::max(max_mass, ex->mass[e]);
+      if (row_bounds && std::isfinite(v)) {
+        const double bound = r.values[entries + static_cast<size_t>(i)] + 0.5 * float_ulp(v);
+        bound_max = std::max(bound_max, r.values[entries + static_cast<size_t>(i)]);
+        err_over_bound = std::max(err_over_bound, bound > 0 ? aerr / bound : (aerr > 0 ? INFINITY : 0.0));
+        bound_violations += aerr > bound * (1 + 0x1p-40);  // slack: the rounding of err itself
+        if (ex->mass[e] > 0) bound_over_gamma_mass = std::max(bound_over_gamma_mass, bound / (gamma_k * ex->mass[e]));
+      }
       const bool is_cr = v == want;
       // Faithful: v is one of the two floats bracketing the exact value.
       const double side = hi != want ? hi - want : lo;
@@ -237,6 +252,11 @@ Metrics measure_gemm(const Result& r, const ExactValue& ref) {
              {"gold_err_max", gold_max},
              {"gold_max_abs_err_vs_exact", gold_self},
              {"judged_entries", static_cast<double>(finite)}};
+  if (row_bounds)
+    m.extra.insert(m.extra.end(), {{"row_bound_max", bound_max},
+                                   {"err_over_bound_max", err_over_bound},
+                                   {"bound_violations", static_cast<double>(bound_violations)},
+                                   {"bound_over_gamma_k_mass_max", bound_over_gamma_mass}});
   return m;
 }
 

@@ -4,8 +4,8 @@
 # policy bit for bit the cpu definition; capped at 120 s), then `accsum bench` of sgemm,
 # sgemm-kahan --tile=64 and sgemm-dcs --tile=64 under every policy of their lists beside
 # cublas-sgemm in the same process, at N = 5120 and 8192 on U[0,1) (benches capped at 150 s in
-# all). Run from the repository root with the binaries built for sm_90 in build-gpu/bin (BIN
-# overrides). Writes $OUT/gemm_policies.log, gemm_policies_h200.json (the bench reports, merged)
+# all). Run from the repository root with the binaries built for sm_90 and
+# -DACCSUM_GEMM_POLICY_SWEEP=ON in build-gpu/bin (BIN overrides). Writes $OUT/gemm_policies.log, gemm_policies_h200.json (the bench reports, merged)
 # and gemm_policies_h200.md (TFLOP/s and ratio to cuBLAS per policy, registers, spills, blocks per
 # SM, against the targets). POLICY_N narrows the sizes (e.g. POLICY_N=8192), POLICY_ALGOS the
 # algorithms, POLICY_BUDGET (seconds) widens the benches' budget.
@@ -14,6 +14,11 @@ B=${BIN:-build-gpu/bin}
 OUT=${OUT:-gpu-out}
 mkdir -p "$OUT"
 A="$B/accsum"
+# The sweep lists are compiled only with -DACCSUM_GEMM_POLICY_SWEEP=ON (docs/gemm.md).
+if "$A" list --format=json | grep -q 'the others need -DACCSUM_GEMM_POLICY_SWEEP=ON'; then
+  echo "gemm_policies.sh: $A compiles only --policy=auto's policies: configure with -DACCSUM_GEMM_POLICY_SWEEP=ON" >&2
+  exit 2
+fi
 LOG="$OUT/gemm_policies.log"
 PARTS="$OUT/gemm_policies_parts"
 mkdir -p "$PARTS"

@@ -64,7 +64,7 @@ struct GemmPolicyList {
 
 // Plain SGEMM: accumulators only, so several blocks per SM. The first is the kernel measured at
 // 0.77x cuBLAS (README); the others trade barrier count (BK = 16), warps per SM and reuse.
-using PlainGemmPolicies = GemmPolicyList<GemmTilePolicy<128, 128, 8, 8, 8, 2>,    // 256 threads
+using PlainSweepPolicies = GemmPolicyList<GemmTilePolicy<128, 128, 8, 8, 8, 2>,    // 256 threads
                                          GemmTilePolicy<128, 128, 16, 8, 8, 2>,   // 256
                                          GemmTilePolicy<128, 64, 16, 8, 4, 3>,    // 256
                                          GemmTilePolicy<64, 128, 16, 4, 8, 2>,    // 256
@@ -78,7 +78,7 @@ using PlainGemmPolicies = GemmPolicyList<GemmTilePolicy<128, 128, 8, 8, 8, 2>,  
 // a thread holds only p, which buys two blocks per SM (a block's barrier no longer idles the SM)
 // or 16 warps in one block. (-smc at two blocks per SM spills under the 128-register cap, ptxas
 // of nvcc 13.0, so those are -smsc.)
-using CompGemmPolicies = GemmPolicyList<GemmTilePolicy<128, 128, 8, 8, 8, 1, kCompInSmem>,    // 256 threads
+using CompSweepPolicies = GemmPolicyList<GemmTilePolicy<128, 128, 8, 8, 8, 1, kCompInSmem>,    // 256 threads
                                         GemmTilePolicy<128, 128, 16, 8, 8, 1, kCompInSmem>,   // 256
                                         GemmTilePolicy<128, 128, 16, 8, 4, 1, kTotalInSmem>,  // 512
                                         GemmTilePolicy<128, 64, 16, 8, 4, 2, kTotalInSmem>,   // 256
@@ -91,8 +91,26 @@ using CompGemmPolicies = GemmPolicyList<GemmTilePolicy<128, 128, 8, 8, 8, 1, kCo
 // What --policy=auto runs: the fastest of the H200 sweep (scripts/gpu/gemm_policies.sh,
 // results/gemm_policies_h200.md, gemm_policies_comp_h200.md; N = 5120 and 8192, U[0,1)): sgemm
 // 0.873-0.883x cuBLAS SGEMM, Kahan and DCS (tile 64) 0.744-0.782x and 0.688-0.723x.
+using AutoPlainPolicy = GemmTilePolicy<128, 128, 8, 8, 16, 2>;
+using AutoCompPolicy = GemmTilePolicy<128, 128, 16, 8, 8, 1, kCompInSmem>;  // Kahan and DCS alike
 inline constexpr const char* kAutoPlainPolicy = "128x128x8-8x16";
 inline constexpr const char* kAutoKahanPolicy = "128x128x16-8x8-smc";
 inline constexpr const char* kAutoDcsPolicy = "128x128x16-8x8-smc";
+
+// The policies compiled into this build. Each policy is 2 (plain: fma 0/1) or 4 (compensated: also
+// tile 1 / strips) kernel instances of about 10-20 s of nvcc each, so a default build compiles only
+// what --policy=auto runs; -DACCSUM_GEMM_POLICY_SWEEP=ON (CMake) compiles the sweep lists above for
+// scripts/gpu/gemm_policies.sh. --policy still names every sweep policy and refuses, with the
+// option's name, one that is not compiled in (backends/cuda/gemm_cuda.cu).
+#if ACCSUM_GEMM_POLICY_SWEEP
+inline constexpr bool kGemmPolicySweep = true;
+using PlainGemmPolicies = PlainSweepPolicies;
+using CompGemmPolicies = CompSweepPolicies;
+#else
+inline constexpr bool kGemmPolicySweep = false;
+using PlainGemmPolicies = GemmPolicyList<AutoPlainPolicy>;
+using CompGemmPolicies = GemmPolicyList<AutoCompPolicy>;
+#endif
+inline constexpr const char* kGemmPolicySweepOption = "-DACCSUM_GEMM_POLICY_SWEEP=ON";
 
 }  // namespace accsum::cuda

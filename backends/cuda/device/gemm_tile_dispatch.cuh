@@ -1,8 +1,8 @@
 #pragma once
 // Launching the tiled SGEMM kernels (agent/gemm_tile_agent.cuh) under any policy of a variant's list
-// (agent/gemm_policy.cuh). Each variant instantiates its list in its own translation unit
-// (gemm_tiled_plain.cu, gemm_tiled_kahan.cu, gemm_tiled_dcs.cu), so no one file compiles every
-// kernel; gemm_cuda.cu reaches them through the plain functions declared at the end.
+// (agent/gemm_policy.cuh). The variants instantiate their lists in translation units of their own
+// (gemm_tiled_plain.cu, gemm_tiled_{kahan,dcs}_fma{0,1}.cu), so no one file compiles every kernel;
+// gemm_cuda.cu reaches them through the plain functions declared at the end.
 #include <cuda_runtime.h>
 
 #include <stdexcept>
@@ -70,17 +70,16 @@ KernelFacts facts_one() {
   return f;
 }
 
-// The instance a run takes: fma, and (compensated) tile 1 or strips.
-template <class P, int COMP, class F>
+// The instance a run takes at a given fma: (compensated) tile 1 or strips.
+template <class P, int COMP, bool FMA, class F>
 auto with_instance(const Launch& l, F&& f) {
   if (COMP != kNone && l.tile != 1 && l.tile % P::BK != 0)
     throw UsageError("tile " + std::to_string(l.tile) + " is not a multiple of policy " + P::name(true) + "'s k-tile");
   if constexpr (COMP == kNone) {
-    return l.fma ? f.template operator()<P, COMP, true, false>() : f.template operator()<P, COMP, false, false>();
+    return f.template operator()<P, COMP, FMA, false>();
   } else {
-    if (l.tile == 1)
-      return l.fma ? f.template operator()<P, COMP, true, true>() : f.template operator()<P, COMP, false, true>();
-    return l.fma ? f.template operator()<P, COMP, true, false>() : f.template operator()<P, COMP, false, false>();
+    if (l.tile == 1) return f.template operator()<P, COMP, FMA, true>();
+    return f.template operator()<P, COMP, FMA, false>();
   }
 }
 
@@ -105,18 +104,18 @@ PolicyInfo info_of() {
                     COMP != kNone ? P::kHome : -1, smem_bytes<P, COMP>()};
 }
 
-// Policy `index` of the list: launch it (or read its facts) for this run.
-template <int COMP, class... P>
+// Policy `index` of the list at one fma: launch it (or read its facts) for this run.
+template <int COMP, bool FMA, class... P>
 void launch_in(GemmPolicyList<P...>, int index, const Launch& l) {
   int i = 0;
-  const bool done = ((i++ == index ? (with_instance<P, COMP>(l, LaunchIt{l}), true) : false) || ...);
+  const bool done = ((i++ == index ? (with_instance<P, COMP, FMA>(l, LaunchIt{l}), true) : false) || ...);
   if (!done) throw std::logic_error("gemm policy index " + std::to_string(index) + " out of range");
 }
-template <int COMP, class... P>
+template <int COMP, bool FMA, class... P>
 KernelFacts facts_in(GemmPolicyList<P...>, int index, const Launch& l) {
   int i = 0;
   KernelFacts f;
-  const bool done = ((i++ == index ? (f = with_instance<P, COMP>(l, FactsOf{}), true) : false) || ...);
+  const bool done = ((i++ == index ? (f = with_instance<P, COMP, FMA>(l, FactsOf{}), true) : false) || ...);
   if (!done) throw std::logic_error("gemm policy index " + std::to_string(index) + " out of range");
   return f;
 }
@@ -125,16 +124,34 @@ std::vector<PolicyInfo> infos_of(GemmPolicyList<P...>) {
   return {info_of<P, COMP>()...};
 }
 
-// One set per variant, each defined in its own gemm_tiled_<variant>.cu: the policy list's
-// names and shapes, a launch of policy `policy` (its index in the list), and its kernel's facts.
+// One set per variant: the policy list's names and shapes, a launch of policy `policy` (its index
+// in the list), and its kernel's facts. Plain SGEMM (2 instances per policy) is one translation unit,
+// gemm_tiled_plain.cu; each compensated variant (4 instances per policy: fma x tile 1 / strips) is
+// two, gemm_tiled_<variant>_fma0.cu and _fma1.cu, so no file compiles more than 2 kernel instances
+// of --policy=auto (about 40 s of nvcc each file).
 std::vector<PolicyInfo> plain_policies();
 void plain_launch(int policy, const Launch& l);
 KernelFacts plain_facts(int policy, const Launch& l);
 std::vector<PolicyInfo> kahan_policies();
-void kahan_launch(int policy, const Launch& l);
-KernelFacts kahan_facts(int policy, const Launch& l);
+void kahan_launch_fma0(int policy, const Launch& l);
+void kahan_launch_fma1(int policy, const Launch& l);
+KernelFacts kahan_facts_fma0(int policy, const Launch& l);
+KernelFacts kahan_facts_fma1(int policy, const Launch& l);
 std::vector<PolicyInfo> dcs_policies();
-void dcs_launch(int policy, const Launch& l);
-KernelFacts dcs_facts(int policy, const Launch& l);
+void dcs_launch_fma0(int policy, const Launch& l);
+void dcs_launch_fma1(int policy, const Launch& l);
+KernelFacts dcs_facts_fma0(int policy, const Launch& l);
+KernelFacts dcs_facts_fma1(int policy, const Launch& l);
+inline void kahan_launch(int policy, const Launch& l) { l.fma ? kahan_launch_fma1(policy, l) : kahan_launch_fma0(policy, l); }
+inline KernelFacts kahan_facts(int policy, const Launch& l) {
+  return l.fma ? kahan_facts_fma1(policy, l) : kahan_facts_fma0(policy, l);
+}
+inline void dcs_launch(int policy, const Launch& l) { l.fma ? dcs_launch_fma1(policy, l) : dcs_launch_fma0(policy, l); }
+inline KernelFacts dcs_facts(int policy, const Launch& l) { return l.fma ? dcs_facts_fma1(policy, l) : dcs_facts_fma0(policy, l); }
+
+// Every policy of the tuning sweep, compiled in or not (names and shapes only: no kernel is
+// instantiated for them here).
+inline std::vector<PolicyInfo> plain_sweep_policies() { return infos_of<gemm::kNone>(PlainSweepPolicies{}); }
+inline std::vector<PolicyInfo> comp_sweep_policies() { return infos_of<gemm::kKahan>(CompSweepPolicies{}); }
 
 }  // namespace accsum::cuda::gemm_tile
