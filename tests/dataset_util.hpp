@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "core/frame/family.hpp"
-#include "core/frame/family.hpp"
 #include "datasets/dataset.hpp"
 
 namespace accsum::test {

@@ -16,6 +16,7 @@
 #include "core/numerics/dpsum.hpp"
 #include "core/oracle/oracle.hpp"
 #include "core/frame/registry.hpp"
+#include "tests/backend_present.hpp"
 #include "datasets/dataset.hpp"
 
 namespace accsum {
@@ -23,15 +24,7 @@ namespace {
 
 using accsum::test::same_bits;
 
-bool backend_present(const std::string& name) {
-  const BackendInfo* b = registry().backend(name);
-  if (!b || (b->available && !b->available())) return false;
-  require_backend(name);  // the EFT self-test must pass where it is present
-  return true;
-}
-
-#define REQUIRE_BACKEND(name)                                                                  \
-  if (!backend_present(name)) GTEST_SKIP() << "no " name " device here: " name " tests skipped"
+using test::backend_present;
 
 using test::from;
 using test::make;

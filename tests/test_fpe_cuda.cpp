@@ -8,15 +8,13 @@
 
 #include "core/frame/family.hpp"
 #include "core/frame/registry.hpp"
+#include "tests/backend_present.hpp"
 
 using namespace accsum;
 
 namespace {
 
-bool cuda_present() {
-  const BackendInfo* b = registry().backend("cuda");
-  return b && b->available && b->available();
-}
+bool cuda_present() { return test::backend_present("cuda"); }
 
 Dataset make(const std::string& dist, int R, int64_t n) {
   GenSpec s;

@@ -20,6 +20,7 @@
 #include "core/numerics/fpe_sum.hpp"
 #include "core/oracle/oracle.hpp"
 #include "core/frame/registry.hpp"
+#include "tests/backend_present.hpp"
 #include "datasets/dataset.hpp"
 
 #include "tests/dataset_util.hpp"
@@ -33,12 +34,7 @@ const double kInf = std::numeric_limits<double>::infinity();
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 const std::vector<int> kAllR = {2, 4, 8, 16, 32};
 
-bool backend_present(const std::string& name) {
-  const BackendInfo* b = registry().backend(name);
-  if (!b || (b->available && !b->available())) return false;
-  require_backend(name);
-  return true;
-}
+using test::backend_present;
 
 const char* algo_of(bool dot) { return dot ? "fpe-dot" : "fpe-sum"; }
 

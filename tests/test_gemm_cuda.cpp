@@ -13,6 +13,7 @@
 #include "tests/same_bits.hpp"
 #include "core/frame/family.hpp"
 #include "core/frame/registry.hpp"
+#include "tests/backend_present.hpp"
 #if ACCSUM_HAVE_CUDA
 #include "backends/cuda/agent/gemm_policy.cuh"
 #endif
@@ -21,14 +22,6 @@ using namespace accsum;
 
 namespace {
 
-bool cuda_here() {
-  const BackendInfo* b = registry().backend("cuda");
-  return b && (!b->available || b->available());
-}
-#define REQUIRE_GEMM_CUDA() \
-  do {                      \
-    if (!cuda_here()) GTEST_SKIP() << "no CUDA device here: GemmCuda tests run on the GPU machine"; \
-  } while (0)
 
 Dataset gen(const std::string& dist, const std::string& shape, uint64_t seed, Params extra = {}) {
   extra["shape"] = shape;
@@ -121,7 +114,7 @@ void expect_tiled_equal_cpu(const std::string& dist, const std::string& shape) {
 }
 
 TEST(GemmCuda, TiledKernelsAreTheCpuDefinitionBitForBit) {
-  REQUIRE_GEMM_CUDA();
+  REQUIRE_BACKEND("cuda");
   for (auto& [dist, shape] : std::vector<std::pair<std::string, std::string>>{
            {"uniform", "1,1,1"}, {"uniform-sym", "129,67,301"}, {"illcond", "70,130,65"}, {"loguniform", "5,300,17"},
            {"uniform", "256,256,512"}, {"specials", "40,33,150"}})
@@ -133,7 +126,7 @@ TEST(GemmCuda, TiledKernelsAreTheCpuDefinitionBitForBit) {
 // element path, strips cut short by K, primes, dimensions of 1, more row tiles than one raster
 // strip (1155 = 9 x 128 + 3), and the non-finite fallback inside a 16-byte-stored tile.
 TEST(GemmCuda, TiledKernelsOnOddShapesAndEdgeTiles) {
-  REQUIRE_GEMM_CUDA();
+  REQUIRE_BACKEND("cuda");
   for (auto& [dist, shape] : std::vector<std::pair<std::string, std::string>>{
            {"uniform-sym", "256,384,260"},  // interior tiles, 16-byte loads, K tail of 4
            {"uniform", "257,263,269"},      // primes: every tile an edge in M and N
@@ -147,7 +140,7 @@ TEST(GemmCuda, TiledKernelsOnOddShapesAndEdgeTiles) {
 
 // K = 0: every entry is beta * c (alpha * empty sum), as on the cpu backend.
 TEST(GemmCuda, TiledKernelsWithEmptyInnerDimension) {
-  REQUIRE_GEMM_CUDA();
+  REQUIRE_BACKEND("cuda");
   Dataset d = gen("uniform-sym", "37,41,1", 5, {{"alpha", "2"}, {"beta", "0.5"}});
   d.inner = 0;  // A is 37 x 0, B is 0 x 41 (not reachable from --shape; the kernels must still be right)
   d.a.clear();
@@ -157,7 +150,7 @@ TEST(GemmCuda, TiledKernelsWithEmptyInnerDimension) {
 }
 
 TEST(GemmCuda, CublasFrontAgainstTheExactProduct) {
-  REQUIRE_GEMM_CUDA();
+  REQUIRE_BACKEND("cuda");
   const auto& f = family("gemm");
   Dataset d = gen("uniform", "300,200,1000", 1);
   ExactValue ref = f.oracle(d);
@@ -181,7 +174,7 @@ TEST(GemmCuda, CublasFrontAgainstTheExactProduct) {
 }
 
 TEST(GemmCuda, CompensatedTiledKernelsBeatPlainOnUniform) {
-  REQUIRE_GEMM_CUDA();
+  REQUIRE_BACKEND("cuda");
   const auto& f = family("gemm");
   Dataset d = gen("uniform", "256,256,4096", 2);
   ExactValue ref = f.oracle(d);
@@ -225,7 +218,7 @@ TEST(GemmCuda, PolicyParameter) {
 // A default build compiles only --policy=auto's policies; a sweep policy left out is refused with a
 // usage error (one line, exit 2) naming the CMake option that compiles it, never run as another.
 TEST(GemmCuda, PolicyNotCompiledInIsRefused) {
-  REQUIRE_GEMM_CUDA();
+  REQUIRE_BACKEND("cuda");
   Dataset d = gen("uniform", "64,64,64", 3, {});
   for (const char* algo : {"sgemm", "sgemm-kahan", "sgemm-dcs"}) {
     const auto compiled = policies_of(algo), sweep = sweep_policies_of(algo);
@@ -250,7 +243,7 @@ TEST(GemmCuda, PolicyNotCompiledInIsRefused) {
 // (8, 16), the 16-byte path on interior tiles, a partial raster strip, the non-finite fallback,
 // alpha and beta, K = 0. The result names the policy that ran (the report's policy_* figures).
 TEST(GemmCuda, EveryPolicyIsTheCpuDefinitionBitForBit) {
-  REQUIRE_GEMM_CUDA();
+  REQUIRE_BACKEND("cuda");
   struct Case {
     std::string dist, shape;
     bool scaled;

@@ -10,6 +10,7 @@
 
 #include "core/frame/family.hpp"
 #include "core/frame/registry.hpp"
+#include "tests/backend_present.hpp"
 #include "datasets/dataset.hpp"
 #include "tests/dataset_util.hpp"
 #include "tests/superacc_test_util.hpp"
@@ -19,10 +20,7 @@ namespace {
 
 using test::same_bits;
 
-bool have_gpu() {
-  const BackendInfo* b = registry().backend("cuda");
-  return b && b->available && b->available();
-}
+bool have_gpu() { return test::backend_present("cuda"); }
 
 double run(const std::string& algo, const Dataset& d) {
   const AlgoEntry* e = registry().find(algo, "cuda");

@@ -13,19 +13,12 @@
 #include "core/oracle/gemm_oracle.hpp"
 #include "core/numerics/ozaki.hpp"
 #include "core/frame/registry.hpp"
+#include "tests/backend_present.hpp"
 
 using namespace accsum;
 
 namespace {
 
-bool cuda_here() {
-  const BackendInfo* b = registry().backend("cuda");
-  return b && (!b->available || b->available());
-}
-#define REQUIRE_OZAKI_CUDA() \
-  do {                       \
-    if (!cuda_here()) GTEST_SKIP() << "no CUDA device here: OzakiCuda tests run on the GPU machine"; \
-  } while (0)
 
 Dataset gen(const std::string& dist, const std::string& shape, uint64_t seed, Params extra = {}) {
   extra["shape"] = shape;
@@ -66,7 +59,7 @@ void expect_same(const Result& gpu, const Result& cpu, const std::string& what) 
 }  // namespace
 
 TEST(OzakiCuda, BitForBitTheCpuDefinition) {
-  REQUIRE_OZAKI_CUDA();
+  REQUIRE_BACKEND("cuda");
   const std::vector<std::pair<std::string, Params>> data = {
       {"uniform", {}},           {"uniform-sym", {}},
       {"loguniform", {{"range", "1e10"}}}, {"loguniform", {{"range", "1e30"}}},
@@ -84,7 +77,7 @@ TEST(OzakiCuda, BitForBitTheCpuDefinition) {
 }
 
 TEST(OzakiCuda, EverySlicesSetting) {
-  REQUIRE_OZAKI_CUDA();
+  REQUIRE_BACKEND("cuda");
   const Dataset d = gen("uniform-sym", "61,45,300", 5);
   for (int L = ozaki::kMinModuli; L <= ozaki::kMaxModuli; ++L) {
     const Params q{{"slices", std::to_string(L)}};
@@ -93,7 +86,7 @@ TEST(OzakiCuda, EverySlicesSetting) {
 }
 
 TEST(OzakiCuda, InnerDimensionBeyondOneInt32Block) {
-  REQUIRE_OZAKI_CUDA();
+  REQUIRE_BACKEND("cuda");
   const Dataset d = gen("uniform", "3,5,70001", 6);  // two blocks of 2^16: reduced mod p between them
   const Result g = run("cuda", d);
   expect_same(g, run("cpu", d), "K = 70001");
@@ -102,7 +95,7 @@ TEST(OzakiCuda, InnerDimensionBeyondOneInt32Block) {
 }
 
 TEST(OzakiCuda, CorrectlyRoundedAgainstTheOracle) {
-  REQUIRE_OZAKI_CUDA();
+  REQUIRE_BACKEND("cuda");
   for (const char* dist : {"uniform", "uniform-sym"}) {
     const Dataset d = gen(dist, "300,257,1031", 7);
     const Result r = run("cuda", d);
@@ -117,7 +110,7 @@ TEST(OzakiCuda, CorrectlyRoundedAgainstTheOracle) {
 // --accuracy=sgemm: the same plan (from the same integer norm sums, added in another order), the
 // same entries and the same row bounds as the cpu definition, and every entry within its bound.
 TEST(OzakiCuda, AccuracySgemmBitForBitTheCpuDefinition) {
-  REQUIRE_OZAKI_CUDA();
+  REQUIRE_BACKEND("cuda");
   const std::vector<std::pair<std::string, Params>> data = {
       {"uniform", {}},
       {"uniform-sym", {{"alpha", "-0.75"}, {"beta", "1.5"}}},

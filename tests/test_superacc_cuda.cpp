@@ -15,6 +15,7 @@
 #include "backends/cuda/thread/superacc_lanes.cuh"
 #include "core/frame/family.hpp"
 #include "core/frame/registry.hpp"
+#include "tests/backend_present.hpp"
 #include "datasets/dataset.hpp"
 #include "tests/exact_of.hpp"
 #include "tests/superacc_test_util.hpp"
@@ -32,15 +33,7 @@ const int kFpes[] = {0, 2, 3, 4, 6, 8};
 // ---------------------------------------------------------------------------------------------
 // On the GPU.
 
-bool cuda_present() {
-  const BackendInfo* b = registry().backend("cuda");
-  return b && b->available && b->available();
-}
-#define REQUIRE_CUDA()                                                                                  \
-  do {                                                                                                  \
-    if (!cuda_present()) GTEST_SKIP() << "no CUDA device here: SuperaccCuda tests run on the GPU machine"; \
-    require_backend("cuda");                                                                            \
-  } while (0)
+#define REQUIRE_CUDA() REQUIRE_BACKEND("cuda")
 
 double run_cuda(const std::string& algo, const std::vector<double>& x, const std::vector<double>& y,
                 const Params& user) {
