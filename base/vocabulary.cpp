@@ -1,6 +1,9 @@
 #include "base/vocabulary.hpp"
 
+#include <fmt/format.h>
+
 #include <atomic>
+#include <cstdlib>
 
 namespace accsum {
 
@@ -8,6 +11,17 @@ long long param_int(const Params& p, const std::string& name) {
   auto it = p.find(name);
   if (it == p.end()) throw std::logic_error("parameter not resolved: " + name);
   return std::stoll(it->second);
+}
+
+double option_number(const Params& p, const std::string& name, double def, double at_least) {
+  auto it = p.find(name);
+  if (it == p.end()) return def;
+  char* end = nullptr;
+  const double v = std::strtod(it->second.c_str(), &end);
+  if (it->second.empty() || *end || !std::isfinite(v) || v < at_least)
+    throw UsageError("--" + name + " '" + it->second + "' must be a finite number" +
+                     (at_least > -HUGE_VAL ? " >= " + fmt::format("{:g}", at_least) : std::string()));
+  return v;
 }
 
 const std::string& param_str(const Params& p, const std::string& name) {

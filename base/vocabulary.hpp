@@ -2,6 +2,7 @@
 // The vocabulary below both core/ (algorithms, oracle, frame) and datasets/ (generators, files):
 // a bad-input error, parameters, the data a dataset holds and the view of it an algorithm gets.
 // Neither of the two folders includes the other; both include this.
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -32,6 +33,9 @@ struct UsageError : std::runtime_error {
 using Params = std::map<std::string, std::string>;
 long long param_int(const Params& p, const std::string& name);
 const std::string& param_str(const Params& p, const std::string& name);
+// A data option given as a number (--range, --alpha, ...): `def` when absent; a usage error unless
+// it is a finite number >= at_least.
+double option_number(const Params& p, const std::string& name, double def, double at_least = -HUGE_VAL);
 
 // The data an algorithm works on, as host pointers into a Dataset. Which members a family uses
 // is stated by its descriptor (core/frame/family.hpp): vectors of doubles x (and y), and/or

@@ -25,16 +25,6 @@
 namespace accsum {
 namespace {
 
-double option_number(const Params& o, const std::string& name, double def) {
-  auto it = o.find(name);
-  if (it == o.end()) return def;
-  char* end = nullptr;
-  double v = std::strtod(it->second.c_str(), &end);
-  if (it->second.empty() || *end || !std::isfinite(v))
-    throw UsageError("--" + name + " '" + it->second + "' must be a finite number");
-  return v;
-}
-
 int64_t parse_dim(const std::string& s, const std::string& whole) {
   char* end = nullptr;
   long long v = std::strtoll(s.c_str(), &end, 10);

@@ -12,21 +12,11 @@
 namespace accsum {
 namespace {
 
-double option_at_least_one(const Params& o, const std::string& name, double def) {
-  auto it = o.find(name);
-  if (it == o.end()) return def;
-  char* end = nullptr;
-  double v = std::strtod(it->second.c_str(), &end);
-  if (it->second.empty() || *end || !std::isfinite(v) || v < 1)
-    throw UsageError("--" + name + " '" + it->second + "' must be a finite number >= 1");
-  return v;
-}
-
 GenSpec vector_spec(GenSpec spec, const std::string& family, bool with_y) {
   spec.family = family;
   spec.with_y = with_y;
-  spec.range = option_at_least_one(spec.options, "range", spec.range);
-  spec.cond = option_at_least_one(spec.options, "cond", spec.cond);
+  spec.range = option_number(spec.options, "range", spec.range, 1);
+  spec.cond = option_number(spec.options, "cond", spec.cond, 1);
   for (auto& [k, v] : spec.options)
     if (k != "range" && k != "cond") throw UsageError("the " + family + " family has no data option --" + k);
   return spec;
