@@ -178,18 +178,9 @@ TEST(SharedCorpus, EftsOnTheHostMatchTheOracle) {
 }
 
 #if defined(ACCSUM_HAVE_OPENCL)
-const char* kProbeSource = R"CLC(
-__kernel void eft_probe(__global const double* a, __global const double* b, __global double* out) {
-  const size_t i = get_global_id(0);
-  double o[10];
-  accsum_two_sum(a[i], b[i], &o[0], &o[1]);
-  accsum_fast_two_sum(a[i], b[i], &o[2], &o[3]);
-  accsum_split(a[i], &o[4], &o[5]);
-  accsum_two_prod_dekker(a[i], b[i], &o[6], &o[7]);
-  accsum_two_prod_fma(a[i], b[i], &o[8], &o[9]);
-  for (int k = 0; k < 10; ++k) out[10 * i + k] = o[k];
-}
-)CLC";
+const char* kProbeSource =
+#include "opencl/eft_probe.cl.inc"
+    ;
 
 // The OpenCL prelude is core/numerics/numerics.h itself (embedded by CMake), not a stale copy.
 TEST(SharedCorpus, OpenCLPreludeIsTheSharedHeader) {
@@ -219,7 +210,7 @@ TEST(SharedCorpus, EftsInOpenCLMatchTheOracleAndTheHost) {
   const size_t n = pairs.size();
   std::vector<double> a(n), b(n), out(10 * n);
   for (size_t i = 0; i < n; ++i) a[i] = pairs[i].a, b[i] = pairs[i].b;
-  cl_program prog = program(std::string(eft_prelude) + kProbeSource);
+  cl_program prog = program(kProbeSource);
   cl_kernel k = make_kernel(prog, "eft_probe");
   Buffer ba(n * sizeof(double)), bb(n * sizeof(double)), bo(out.size() * sizeof(double));
   ba.write(a.data(), n * sizeof(double));

@@ -2,7 +2,7 @@
 // MPFR oracle.
 //
 // SuperaccCudaModel* run everywhere (CI has no GPU): a host model of the kernel's numerics built
-// from the same ACCSUM_HD pieces (thread/superacc_lanes.cuh: the lane digit split, normalization, the
+// from the same ACCSUM_HD pieces (core/numerics/superacc_lanes.h: the lane digit split, normalization, the
 // carry-free warp sum of unnormalized lanes, re-cut into core's digits, the dot slow path, the
 // record merge, the flags, the carry functions and the window rounding), fed the way the kernel
 // feeds them: per-lane expansions whose term 0 starts at -0, residues compacted per warp,
