@@ -182,25 +182,41 @@ const char* kProbeSource =
 #include "opencl/eft_probe.cl.inc"
     ;
 
-// The OpenCL prelude is core/numerics/numerics.h itself (embedded by CMake), not a stale copy.
-TEST(SharedCorpus, OpenCLPreludeIsTheSharedHeader) {
-  std::ifstream in(std::string(ACCSUM_SOURCE_DIR) + "/core/numerics/numerics.h", std::ios::binary);
-  ASSERT_TRUE(in.good());
+// Every line of the in-tree header `path` (but blank lines and includes) appears in `program`, in
+// order: the program holds the header's text itself, its in-tree includes inlined
+// (cmake/embed_opencl.cmake), not a stale copy. Returns the number of lines found.
+int expect_holds_header(const std::string& program, const std::string& path) {
+  std::ifstream in(std::string(ACCSUM_SOURCE_DIR) + "/" + path, std::ios::binary);
+  EXPECT_TRUE(in.good()) << path;
   std::stringstream text;
   text << in.rdbuf();
-  // The embedded prelude holds the header's text itself, in order, its in-tree includes inlined
-  // (cmake/embed_opencl.cmake).
-  const std::string prelude = opencl::eft_prelude;
   size_t at = 0;
   std::string line;
   int lines = 0;
   while (std::getline(text, line)) {
     if (line.empty() || line.rfind("#include \"", 0) == 0) continue;
-    at = prelude.find(line, at);
-    ASSERT_NE(at, std::string::npos) << "missing from the prelude: " << line;
+    at = program.find(line, at);
+    if (at == std::string::npos) {
+      ADD_FAILURE() << "missing from the program, after the lines before it: " << line << " (" << path << ")";
+      return lines;
+    }
     ++lines;
   }
-  EXPECT_GT(lines, 100);
+  return lines;
+}
+
+// The OpenCL prelude is core/numerics/numerics.h itself (embedded by CMake).
+TEST(SharedCorpus, OpenCLPreludeIsTheSharedHeader) {
+  EXPECT_GT(expect_holds_header(opencl::eft_prelude, "core/numerics/numerics.h"), 100);
+}
+
+// The superaccumulator's OpenCL program is built from the headers host and CUDA code compile.
+TEST(SharedCorpus, OpenCLSuperaccIsTheSharedHeaders) {
+  const std::string program =
+#include "opencl/superacc.cl.inc"
+      ;
+  EXPECT_GT(expect_holds_header(program, "core/numerics/numerics.h"), 100);
+  EXPECT_GT(expect_holds_header(program, "core/numerics/superacc_lanes.h"), 50);
 }
 
 TEST(SharedCorpus, EftsInOpenCLMatchTheOracleAndTheHost) {

@@ -104,10 +104,10 @@ ACCSUM_FN void accsum_lane_split_fast(double x, int* k, accsum_i64* lo, accsum_i
       << ACCSUM_MANT_BITS);
   double q = x * scale;
   double t = q + magic_even;
-  double r = q - (t - magic_even);
-  double u = fma(r, ACCSUM_LANE_RADIX, magic_int);
   *k = kk;
   *hi = 2 * (accsum_i64)(accsum_bits(t) - accsum_bits(magic_even));
+  double r = q - (t - magic_even);
+  double u = fma(r, ACCSUM_LANE_RADIX, magic_int);
   *lo = (accsum_i64)(accsum_bits(u) - accsum_bits(magic_int));
 }
 
@@ -121,11 +121,11 @@ ACCSUM_FN void accsum_lane_split_exact(double x, int* k, accsum_i64* p0, accsum_
   accsum_i64 sm = ((accsum_i64)m ^ neg) - neg; /* signed significand, |sm| < 2^53 */
   int kk = (int)accsum_lane_div((accsum_u32)pos);
   int s = pos - ACCSUM_LANE_DIGIT_BITS * kk; /* 0 .. 49 */
+  *k = kk;
   /* Two's complement: the low 50 bits of sm 2^s are those of (sm << s) mod 2^64, and the rest is
    * floor(sm 2^s / 2^50) = sm >> (50 - s), an arithmetic shift by 1 .. 50. */
-  accsum_i64 rest = sm >> (ACCSUM_LANE_DIGIT_BITS - s);
-  *k = kk;
   *p0 = (accsum_i64)(((accsum_u64)sm << s) & (accsum_u64)ACCSUM_LANE_DIGIT_MASK);
+  accsum_i64 rest = sm >> (ACCSUM_LANE_DIGIT_BITS - s);
   *p1 = rest & ACCSUM_LANE_DIGIT_MASK;
   *p2 = rest >> ACCSUM_LANE_DIGIT_BITS;
 }
