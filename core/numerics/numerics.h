@@ -5,8 +5,10 @@
  * Written in the common subset of C99, OpenCL C 1.2 and C++17 (no references, no namespaces, no
  * templates; results through pointers), with a small macro layer below. C++ includes it through
  * core/numerics/eft.hpp and core/numerics/superacc.hpp, which wrap it in their usual reference-style API; CUDA device
- * code gets the same functions as __host__ __device__; OpenCL programs get this file's text,
- * embedded by CMake into build/generated/core/numerics_h.inc (backends/opencl/eft_cl.hpp).
+ * code gets the same functions as __host__ __device__; OpenCL kernel files (backends/opencl/kernels/)
+ * include it, and CMake embeds them with this file's text inlined (cmake/embed_opencl.cmake).
+ * The macro layer maps each operation to its host, CUDA or OpenCL form (e.g. the multiply-high
+ * accsum_mul_hi32: __umulhi on CUDA, mul_hi in OpenCL C).
  *
  * Exactness needs IEEE binary64 operations with no contraction into FMA and no reassociation:
  * host code is built with -ffp-contract=off, OpenCL C here says FP_CONTRACT OFF, and CUDA device

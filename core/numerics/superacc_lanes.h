@@ -69,15 +69,16 @@
 #define ACCSUM_LANE_RADIX 0x1p50
 
 /* ---- high words of |x|: one 32-bit compare classifies a term ---- */
-#define ACCSUM_HI_INF ((accsum_u32)ACCSUM_EXP_MASK << 20) /* infinities and NaN from here */
-#define ACCSUM_LANE_FAST_LO_HI ((accsum_u32)ACCSUM_LANE_FAST_MIN_BIASED << 20) /* 2^-972 */
+#define ACCSUM_HI_MANT_BITS (ACCSUM_MANT_BITS - 32) /* significand bits in the high word */
+#define ACCSUM_HI_INF ((accsum_u32)ACCSUM_EXP_MASK << ACCSUM_HI_MANT_BITS) /* infinities, NaN */
+#define ACCSUM_LANE_FAST_LO_HI ((accsum_u32)ACCSUM_LANE_FAST_MIN_BIASED << ACCSUM_HI_MANT_BITS) /* 2^-972 */
 /* Sums: a term at or above 2^970 (core/numerics/fpe.hpp: kFpeMaxInput) bypasses the expansion.
  * Dots: a product p = fl(a b) with 2^-968 <= |p| < 2^970 has not overflowed and its TwoProductFMA
  * error is exact (the exact product's lowest bit is at least 2^-1073). */
 #define ACCSUM_FPE_MAX_EXP 970
 #define ACCSUM_DOT_MIN_EXP (-968)
-#define ACCSUM_SUM_SLOW_HI ((accsum_u32)(ACCSUM_EXP_BIAS + ACCSUM_FPE_MAX_EXP) << 20)
-#define ACCSUM_DOT_FAST_LO_HI ((accsum_u32)(ACCSUM_EXP_BIAS + ACCSUM_DOT_MIN_EXP) << 20)
+#define ACCSUM_SUM_SLOW_HI ((accsum_u32)(ACCSUM_EXP_BIAS + ACCSUM_FPE_MAX_EXP) << ACCSUM_HI_MANT_BITS)
+#define ACCSUM_DOT_FAST_LO_HI ((accsum_u32)(ACCSUM_EXP_BIAS + ACCSUM_DOT_MIN_EXP) << ACCSUM_HI_MANT_BITS)
 
 /* The high word of |x|: exponent and top significand bits. */
 ACCSUM_FN accsum_u32 accsum_abs_hi(double x) { return (accsum_u32)(accsum_bits(x) >> 32) & 0x7FFFFFFFu; }
