@@ -1,6 +1,6 @@
 #pragma once
 // A host model of the CUDA superaccumulator kernel's numerics (backends/cuda/superacc_cuda.cu), built from
-// the same ACCSUM_HD pieces (thread/superacc_lanes.cuh: the lane digit split, normalization, the carry-free
+// the same ACCSUM_HD pieces (core/numerics/superacc_lanes.h through thread/superacc_lanes.cuh: the lane digit split, normalization, the carry-free
 // warp sum of unnormalized lanes, re-cut into core's digits, the dot slow path, the record merge, the flags,
 // the carry functions and the window rounding) and fed the way the kernel feeds them: per-lane expansions
 // whose term 0 starts at -0, residues compacted per warp, private accumulators, block records, one

@@ -178,38 +178,45 @@ TEST(SharedCorpus, EftsOnTheHostMatchTheOracle) {
 }
 
 #if defined(ACCSUM_HAVE_OPENCL)
-const char* kProbeSource = R"CLC(
-__kernel void eft_probe(__global const double* a, __global const double* b, __global double* out) {
-  const size_t i = get_global_id(0);
-  double o[10];
-  accsum_two_sum(a[i], b[i], &o[0], &o[1]);
-  accsum_fast_two_sum(a[i], b[i], &o[2], &o[3]);
-  accsum_split(a[i], &o[4], &o[5]);
-  accsum_two_prod_dekker(a[i], b[i], &o[6], &o[7]);
-  accsum_two_prod_fma(a[i], b[i], &o[8], &o[9]);
-  for (int k = 0; k < 10; ++k) out[10 * i + k] = o[k];
-}
-)CLC";
+const char* kProbeSource =
+#include "opencl/eft_probe.cl.inc"
+    ;
 
-// The OpenCL prelude is core/numerics/numerics.h itself (embedded by CMake), not a stale copy.
-TEST(SharedCorpus, OpenCLPreludeIsTheSharedHeader) {
-  std::ifstream in(std::string(ACCSUM_SOURCE_DIR) + "/core/numerics/numerics.h", std::ios::binary);
-  ASSERT_TRUE(in.good());
+// Every line of the in-tree header `path` (but blank lines and includes) appears in `program`, in
+// order: the program holds the header's text itself, its in-tree includes inlined
+// (cmake/embed_opencl.cmake), not a stale copy. Returns the number of lines found.
+int expect_holds_header(const std::string& program, const std::string& path) {
+  std::ifstream in(std::string(ACCSUM_SOURCE_DIR) + "/" + path, std::ios::binary);
+  EXPECT_TRUE(in.good()) << path;
   std::stringstream text;
   text << in.rdbuf();
-  // The embedded prelude holds the header's text itself, in order, its in-tree includes inlined
-  // (cmake/embed_opencl.cmake).
-  const std::string prelude = opencl::eft_prelude;
   size_t at = 0;
   std::string line;
   int lines = 0;
   while (std::getline(text, line)) {
     if (line.empty() || line.rfind("#include \"", 0) == 0) continue;
-    at = prelude.find(line, at);
-    ASSERT_NE(at, std::string::npos) << "missing from the prelude: " << line;
+    at = program.find(line, at);
+    if (at == std::string::npos) {
+      ADD_FAILURE() << "missing from the program, after the lines before it: " << line << " (" << path << ")";
+      return lines;
+    }
     ++lines;
   }
-  EXPECT_GT(lines, 100);
+  return lines;
+}
+
+// The OpenCL prelude is core/numerics/numerics.h itself (embedded by CMake).
+TEST(SharedCorpus, OpenCLPreludeIsTheSharedHeader) {
+  EXPECT_GT(expect_holds_header(opencl::eft_prelude, "core/numerics/numerics.h"), 100);
+}
+
+// The superaccumulator's OpenCL program is built from the headers host and CUDA code compile.
+TEST(SharedCorpus, OpenCLSuperaccIsTheSharedHeaders) {
+  const std::string program =
+#include "opencl/superacc.cl.inc"
+      ;
+  EXPECT_GT(expect_holds_header(program, "core/numerics/numerics.h"), 100);
+  EXPECT_GT(expect_holds_header(program, "core/numerics/superacc_lanes.h"), 50);
 }
 
 TEST(SharedCorpus, EftsInOpenCLMatchTheOracleAndTheHost) {
@@ -219,7 +226,7 @@ TEST(SharedCorpus, EftsInOpenCLMatchTheOracleAndTheHost) {
   const size_t n = pairs.size();
   std::vector<double> a(n), b(n), out(10 * n);
   for (size_t i = 0; i < n; ++i) a[i] = pairs[i].a, b[i] = pairs[i].b;
-  cl_program prog = program(std::string(eft_prelude) + kProbeSource);
+  cl_program prog = program(kProbeSource);
   cl_kernel k = make_kernel(prog, "eft_probe");
   Buffer ba(n * sizeof(double)), bb(n * sizeof(double)), bo(out.size() * sizeof(double));
   ba.write(a.data(), n * sizeof(double));

@@ -12,7 +12,7 @@
 //     expansion at term 0, e at term 1 (e is below ulp(p); any split of the terms among
 //     accumulators keeps the sum exact). fpe = 0 skips this level.
 //   level 2 (thread, shared memory; thread/lane_accumulator.cuh, warp/warp_ring.cuh): what the
-//     expansion cannot hold goes to a private superaccumulator per thread (thread/superacc_lanes.cuh: 43
+//     expansion cannot hold goes to a private superaccumulator per thread (numerics/superacc_lanes.h: 43
 //     int64 digits of 50 bits, each double cut into two digit pieces by five FP64 operations). A
 //     private accumulator needs no atomics, so no carry can be lost to contention. Residues are
 //     compacted per warp first (ballot + a 64-entry ring): a warp pays for a flush only when 32

@@ -3,26 +3,16 @@
 #include <vector>
 
 #include "backends/opencl/cl_common.hpp"
-#include "backends/opencl/eft_cl.hpp"
 #include "core/frame/placement.hpp"
 
 namespace accsum::opencl {
 namespace {
 
-const char* kSource = R"CLC(
-__kernel void eft_self_test(__global const double* in, __global int* ok) {
-  double one = in[0], tiny = in[1], big = in[2], s, e, p;
-  int good = 1;
-  accsum_two_sum(one, tiny, &s, &e); good &= (s == 1.0 && e == tiny);
-  accsum_two_sum(big, one, &s, &e); good &= (s == big && e == 1.0);
-  double a = one + in[3], b = one - in[3];
-  accsum_two_prod_dekker(a, b, &p, &e); good &= (p == 1.0 && e == -in[1]);
-  accsum_two_prod_fma(a, b, &p, &e); good &= (p == 1.0 && e == -in[1]);
-  if (!good) ok[0] = 0;
-}
-)CLC";
+const char* kSource =
+#include "opencl/eft_self_test.cl.inc"
+    ;
 
-cl_program prog() { return program(std::string(eft_prelude) + kSource); }
+cl_program prog() { return program(kSource); }
 
 bool self_test() {
   double in[4] = {1.0, 0x1p-60, 0x1p53, 0x1p-30};

@@ -12,78 +12,14 @@
 #include <string>
 
 #include "backends/opencl/cl_common.hpp"
-#include "backends/opencl/eft_cl.hpp"
 
 namespace accsum::opencl {
 namespace {
 
-const char* kSource = R"CLC(
-#if VW == 2
-typedef double2 vec_t;
-#define HSUM(v) ((v).lo + (v).hi)
-#elif VW == 4
-typedef double4 vec_t;
-#define HSUM(v) (((v).s0 + (v).s1) + ((v).s2 + (v).s3))
-#else
-typedef double8 vec_t;
-#define HSUM(v) ((((v).s0 + (v).s1) + ((v).s2 + (v).s3)) + (((v).s4 + (v).s5) + ((v).s6 + (v).s7)))
-#endif
-#if DOT
-#define TERM(i) (xv[i] * yv[i])
-#define SCALAR(i) (x[i] * y[i])
-#else
-#define TERM(i) (xv[i])
-#define SCALAR(i) (x[i])
-#endif
-
-// Tree over the work-group's values in local memory (LS a power of two); lid 0 gets the total.
-inline double group_sum(double s, __local double* sh) {
-  const int lid = get_local_id(0);
-  sh[lid] = s;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (int d = LS / 2; d > 0; d >>= 1) {
-    if (lid < d) sh[lid] += sh[lid + d];
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
-  return sh[0];
-}
-
-// Accumulators start at -0, the identity of IEEE addition (all -0 terms sum to -0).
-__kernel void plain_stage1(__global const double* x, __global const double* y, long n, __global double* partial) {
-  __local double sh[LS];
-  __global const vec_t* xv = (__global const vec_t*)x;
-  __global const vec_t* yv = (__global const vec_t*)y;
-  const long nv = n / VW, g = get_global_id(0), G = get_global_size(0);
-  vec_t acc[UNROLL];
-  for (int u = 0; u < UNROLL; ++u) acc[u] = (vec_t)(-0.0);
-#if STRIDED
-  long i = g;
-  for (; i + (UNROLL - 1) * G < nv; i += UNROLL * G)
-    for (int u = 0; u < UNROLL; ++u) acc[u] += TERM(i + u * G);
-  for (; i < nv; i += G) acc[0] += TERM(i);
-#else
-  long i = nv * g / G;
-  const long end = nv * (g + 1) / G;
-  for (; i + UNROLL <= end; i += UNROLL)
-    for (int u = 0; u < UNROLL; ++u) acc[u] += TERM(i + u);
-  for (; i < end; ++i) acc[0] += TERM(i);
-#endif
-  for (int w = UNROLL / 2; w > 0; w /= 2)
-    for (int u = 0; u < w; ++u) acc[u] += acc[u + w];
-  double s = HSUM(acc[0]);
-  for (long t = nv * VW + g; t < n; t += G) s += SCALAR(t);
-  s = group_sum(s, sh);
-  if (get_local_id(0) == 0) partial[get_group_id(0)] = s;
-}
-
-__kernel void plain_stage2(__global const double* partial, int count, __global double* result) {
-  __local double sh[LS];
-  double s = -0.0;
-  for (int i = get_local_id(0); i < count; i += LS) s += partial[i];
-  s = group_sum(s, sh);
-  if (get_local_id(0) == 0) result[0] = s;
-}
-)CLC";
+// kernels/plain.cl, its includes inlined (cmake/embed_opencl.cmake).
+const char* kSource =
+#include "opencl/plain.cl.inc"
+    ;
 
 // Launch shape. A GPU: 256 work-items per group and enough groups for 2048 resident work-items
 // per compute unit, 16-byte loads (the widest a GPU load takes), 4 in flight. A CPU device: one
@@ -112,7 +48,7 @@ class PlainReduce : public ClKernel {
     std::string opts = "-DVW=" + std::to_string(s_.vw) + " -DUNROLL=" + std::to_string(s_.unroll) +
                        " -DLS=" + std::to_string(s_.local) + " -DSTRIDED=" + (s_.strided ? "1" : "0") +
                        " -DDOT=" + (dot ? "1" : "0");
-    cl_program prog = program(std::string(eft_prelude) + kSource, opts);
+    cl_program prog = program(kSource, opts);
     stage1_ = make_kernel(prog, "plain_stage1");
     stage2_ = make_kernel(prog, "plain_stage2");
     partial_ = Buffer(s_.groups * sizeof(double));

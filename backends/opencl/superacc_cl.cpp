@@ -2,7 +2,7 @@
 // reproducibility for the parallel reduction on multi- and many-core architectures", Parallel
 // Computing 2015): per-work-item expansions, local-memory
 // superaccumulators with 64-bit atomics, a device-level merge and the rounding on the device
-// (kernel source and scheme: superacc_cl.hpp). The host reads back one double.
+// (kernels and scheme: kernels/superacc.cl). The host reads back one double.
 #include <algorithm>
 #include <cstdlib>
 #include <stdexcept>
@@ -11,15 +11,18 @@
 #include <vector>
 
 #include "backends/opencl/cl_common.hpp"
-#include "backends/opencl/eft_cl.hpp"
-#include "backends/opencl/superacc_cl.hpp"
-#include "backends/opencl/superacc_lanes_cl.hpp"
 #include "backends/cpu/superacc_host.hpp"
 #include "core/numerics/superacc.hpp"
+#include "core/numerics/superacc_lanes.h"
 #include "core/frame/superacc_state.hpp"
 
 namespace accsum::opencl {
 namespace {
+
+// kernels/superacc.cl with its includes inlined (cmake/embed_opencl.cmake).
+const char* kSource =
+#include "opencl/superacc.cl.inc"
+    ;
 
 // Whether local 64-bit atomics can be used: the device has cl_khr_int64_base_atomics and
 // $ACCSUM_OPENCL_NO_ATOM64 (a test hook for the fallback) is unset.
@@ -49,7 +52,7 @@ constexpr int64_t kMinBatchesPerGroup = 4;  // small n: fewer groups, each at le
 constexpr size_t kFinalLocal = 1024;  // the merge of the partials: many partials summed at once
 
 constexpr size_t kWarp = 32;
-size_t lane_bytes(size_t local) { return local * kLaneDigits * sizeof(cl_long); }
+size_t lane_bytes(size_t local) { return local * ACCSUM_LANE_DIGITS * sizeof(cl_long); }
 
 // Whether `local` private lane accumulators and the group's one accumulator fit the device's
 // local memory (NVIDIA's OpenCL gives a work-group 48 KiB: 128 work-items for a sum or a dot).
@@ -75,7 +78,7 @@ class SuperaccCl : public ClKernel {
     local_ = std::min(local_, c.max_work_group);
     atom64_ = use_atom64();
     // Private accumulators in local memory when they fit (LANES: no atomics in the hot loop),
-    // else the per-term atomics of superacc_cl.hpp. lanes=0 forces the latter.
+    // else the per-term atomics of kernels/superacc_atomic_partial.clh. lanes=0 forces the latter.
     lanes_ = want_lanes && atom64_ && lanes_fit(c, dot, local_);
     const long long vecs = param_int(q, "vecs"), regs = param_int(q, "regs");
     global_merge_ = lanes_ && param_int(q, "merge") != 0;
@@ -88,11 +91,11 @@ class SuperaccCl : public ClKernel {
                        " -DDOT=" + (dot ? "1" : "0") + " -DFPE_N=" + std::to_string(cfg.fpe) +
                        " -DEARLY_EXIT=" + (cfg.early_exit ? "1" : "0") + " -DCOPIES=" + std::to_string(copies) +
                        " -DHAVE_ATOM64=" + (atom64_ ? "1" : "0") + " -DU=" + std::to_string(u) +
-                       " -DLANES=" + (lanes_ ? "1" : "0") + " -DGLOBAL_MERGE=" + (global_merge_ ? "1" : "0") + " -DLS=" + std::to_string(local_) + " -DLANE_DIGITS=" + std::to_string(kLaneDigits);
+                       " -DLANES=" + (lanes_ ? "1" : "0") + " -DGLOBAL_MERGE=" + (global_merge_ ? "1" : "0") + " -DLS=" + std::to_string(local_);
     // NVIDIA's compiler only: a register cap per work-item (more resident groups).
     if (regs > 0 && c.platform_name.find("NVIDIA") != std::string::npos)
       opts += " -cl-nv-maxrregcount=" + std::to_string(regs);
-    cl_program prog = program(std::string(eft_prelude) + superacc_source + superacc_lanes_source, opts);
+    cl_program prog = program(kSource, opts);
     partial_k_ = make_kernel(prog, "superacc_partial");
     final_k_ = make_kernel(prog, "superacc_final");
     // Enough groups to fill the device, and slices below kMaxSlice terms.
@@ -156,7 +159,7 @@ class SuperaccCl : public ClKernel {
       SA part;
       part.clear();
       for (int d = 0; d < SA::kDigits; ++d) part.digit[d] = r[d];
-      // The flags F_NAN, F_PINF, F_NINF, F_NEGZERO, F_OTHER (superacc_cl.hpp) as core's counters.
+      // The flags F_NAN, F_PINF, F_NINF, F_NEGZERO, F_OTHER (kernels/superacc.cl) as core's counters.
       part.nan_count = r[SA::kDigits] != 0;
       part.pos_inf_count = r[SA::kDigits + 1] != 0;
       part.neg_inf_count = r[SA::kDigits + 2] != 0;

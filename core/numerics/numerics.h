@@ -5,8 +5,10 @@
  * Written in the common subset of C99, OpenCL C 1.2 and C++17 (no references, no namespaces, no
  * templates; results through pointers), with a small macro layer below. C++ includes it through
  * core/numerics/eft.hpp and core/numerics/superacc.hpp, which wrap it in their usual reference-style API; CUDA device
- * code gets the same functions as __host__ __device__; OpenCL programs get this file's text,
- * embedded by CMake into build/generated/core/numerics_h.inc (backends/opencl/eft_cl.hpp).
+ * code gets the same functions as __host__ __device__; OpenCL kernel files (backends/opencl/kernels/)
+ * include it, and CMake embeds them with this file's text inlined (cmake/embed_opencl.cmake).
+ * The macro layer maps each operation to its host, CUDA or OpenCL form (e.g. the multiply-high
+ * accsum_mul_hi32: __umulhi on CUDA, mul_hi in OpenCL C).
  *
  * Exactness needs IEEE binary64 operations with no contraction into FMA and no reassociation:
  * host code is built with -ffp-contract=off, OpenCL C here says FP_CONTRACT OFF, and CUDA device
@@ -32,6 +34,7 @@
 #pragma OPENCL FP_CONTRACT OFF
 typedef long accsum_i64;
 typedef ulong accsum_u64;
+typedef uint accsum_u32;
 #define ACCSUM_FN inline
 #define ACCSUM_U64(c) ((ulong)(c##UL))
 #define ACCSUM_ADD(a, b) ((a) + (b))
@@ -41,6 +44,8 @@ typedef ulong accsum_u64;
 #define accsum_bits(x) as_ulong(x)
 #define accsum_double(u) as_double(u)
 #define accsum_clz64(u) ((int)clz(u))
+#define accsum_mul_hi32(a, b) mul_hi((uint)(a), (uint)(b))
+#define accsum_mul_hi64(a, b) mul_hi((ulong)(a), (ulong)(b))
 #else
 #include <math.h>
 #include <stdint.h>
@@ -48,6 +53,7 @@ typedef ulong accsum_u64;
 #include "base/hd.hpp"
 typedef int64_t accsum_i64;
 typedef uint64_t accsum_u64;
+typedef uint32_t accsum_u32;
 #define ACCSUM_FN ACCSUM_HD
 #define ACCSUM_U64(c) (static_cast<uint64_t>(c##ull))
 #if defined(__CUDA_ARCH__)
@@ -86,6 +92,21 @@ ACCSUM_FN int accsum_clz64(accsum_u64 u) { /* u != 0 */
   return __builtin_clzll(u);
 #endif
 }
+/* The high halves of the full products a * b: 64 of 32x32 bits, 128 of 64x64 bits. */
+ACCSUM_FN accsum_u32 accsum_mul_hi32(accsum_u32 a, accsum_u32 b) {
+#if defined(__CUDA_ARCH__)
+  return __umulhi(a, b);
+#else
+  return static_cast<uint32_t>((static_cast<uint64_t>(a) * b) >> 32);
+#endif
+}
+ACCSUM_FN accsum_u64 accsum_mul_hi64(accsum_u64 a, accsum_u64 b) {
+#if defined(__CUDA_ARCH__)
+  return __umul64hi(a, b);
+#else
+  return static_cast<uint64_t>((static_cast<unsigned __int128>(a) * b) >> 64);
+#endif
+}
 #endif
 
 /* ---- binary64 ---- */
@@ -95,6 +116,7 @@ ACCSUM_FN int accsum_clz64(accsum_u64 u) { /* u != 0 */
 #define ACCSUM_SIGN_BIT (ACCSUM_U64(1) << 63)
 #define ACCSUM_EXP_LSB (-1074)                    /* weight 2^-1074 of a subnormal's last bit */
 #define ACCSUM_EXP_TOP 1024                       /* every finite |x| < 2^1024 */
+#define ACCSUM_EXP_BIAS 1023                      /* biased exponent of 1.0 */
 
 /* ---- the superaccumulator's digits (core/numerics/superacc.hpp) ----
  * Digit i of an accumulator whose digit 0 has weight 2^L is an int64 of weight 2^(w i + L);

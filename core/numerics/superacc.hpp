@@ -66,14 +66,8 @@ ACCSUM_HD double bits_double(uint64_t u) { return accsum_double(u); }
 ACCSUM_HD int count_leading_zeros64(uint64_t u) { return accsum_clz64(u); }  // u != 0
 // a * b = hi * 2^64 + lo, exactly.
 ACCSUM_HD void mul_64x64(uint64_t a, uint64_t b, uint64_t& hi, uint64_t& lo) {
-#if defined(__CUDA_ARCH__)
-  hi = __umul64hi(a, b);
+  hi = accsum_mul_hi64(a, b);
   lo = a * b;
-#else
-  unsigned __int128 p = static_cast<unsigned __int128>(a) * b;
-  hi = static_cast<uint64_t>(p >> 64);
-  lo = static_cast<uint64_t>(p);
-#endif
 }
 
 constexpr uint64_t kMantissaMask = ACCSUM_MANT_MASK;

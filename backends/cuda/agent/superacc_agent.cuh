@@ -64,7 +64,7 @@ struct SuperaccAgent {
     if (!direct && window == 0) busy_at_start = ring.busy;
   }
 
-  // Normalizes the lane accumulator before its digits could overflow (thread/superacc_lanes.cuh).
+  // Normalizes the lane accumulator before its digits could overflow (core/numerics/superacc_lanes.h).
   template <int PIECES>
   __device__ __forceinline__ void count_pieces() {
     pieces += PIECES;
@@ -76,7 +76,7 @@ struct SuperaccAgent {
 
   // Slow path of a sum term (|x| >= 2^970 or not finite): flags or the private accumulator.
   __device__ void sum_slow(double x) {
-    if (abs_hi(x) >= 0x7FF00000u) {
+    if (abs_hi(x) >= ACCSUM_HI_INF) {
       flags |= sum_special_flags(x);
     } else {
       acc.add_fast(x);  // |x| >= 2^970
@@ -90,7 +90,7 @@ struct SuperaccAgent {
   // zero or not finite (biased exponent outside [51, 2046]: one unsigned compare).
   template <int B>
   __device__ __forceinline__ void sum_direct(double (&v)[B]) {
-    constexpr unsigned lo = kLaneFastMinBiased << 20, span = 0x7FF00000u - lo;
+    constexpr unsigned lo = ACCSUM_LANE_FAST_LO_HI, span = ACCSUM_HI_INF - lo;
     unsigned worst = 0;
 #pragma unroll
     for (int j = 0; j < B; ++j) {
@@ -101,7 +101,7 @@ struct SuperaccAgent {
 #pragma unroll
       for (int j = 0; j < B; ++j)
         if (abs_hi(v[j]) - lo >= span) {
-          if (abs_hi(v[j]) >= 0x7FF00000u) flags |= sum_special_flags(v[j]);
+          if (abs_hi(v[j]) >= ACCSUM_HI_INF) flags |= sum_special_flags(v[j]);
           else acc.add(v[j]);
           v[j] = 0.0;
         }
@@ -283,7 +283,7 @@ struct SuperaccAgent {
 
   // Level 2 done: the ring and the expansion emptied into the private accumulator. Its digits
   // are left unnormalized (the warp reduction splits them instead), so normalize only if these
-  // last 1 + FPE additions could pass the bound of thread/superacc_lanes.cuh; returns the warp's
+  // last 1 + FPE additions could pass the bound of core/numerics/superacc_lanes.h; returns the warp's
   // flags (OR over its lanes).
   __device__ __forceinline__ unsigned finish_thread() {
     constexpr int kLastPieces = 1 + FPE;

@@ -34,7 +34,7 @@ struct SuperaccPolicy {
   static constexpr int kItemsPerThread = 2 * kVecsPerThread;
   // Pieces a lane digit may receive per value: one slow-path or direct add and one ring flush
   // (a dot value is a product and its error). The lane accumulator is normalized before the
-  // bound of thread/superacc_lanes.cuh (kLaneMaxPending) can be reached.
+  // bound of core/numerics/superacc_lanes.h (kLaneMaxPending) can be reached.
   static constexpr int kPiecesPerIter = 2 * (DOT ? 2 * kItemsPerThread : kItemsPerThread);
   static constexpr int kPiecesPerTail = 2 * (DOT ? 4 : 2);
 

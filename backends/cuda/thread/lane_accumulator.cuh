@@ -1,6 +1,6 @@
 #pragma once
 // Thread level: one thread's ("lane's") private superaccumulator in shared memory, in the compact
-// 50-bit digit layout of thread/superacc_lanes.cuh (read its comment first). Private means no atomics
+// 50-bit digit layout of core/numerics/superacc_lanes.h (read its comment first). Private means no atomics
 // and no carry lost to contention, whatever the data (Collange, Defour, Graillat, Iakymchuk,
 // Parallel Computing 2015, Sec. 3.2, level 2). The lanes of a warp interleave their digits
 // ([digit][lane], see WarpArea) so that they touch distinct banks.
@@ -19,26 +19,9 @@ struct LaneAccumulator {
     for (int i = 0; i < kLaneDigits; ++i) digit[kStride * i] = 0;
   }
   // x finite with lane_fast_ok(x): the FP64 cut, two pieces.
-  __device__ __forceinline__ void add_fast(double x) {
-    int k;
-    int64_t lo, hi;
-    lane_split_fast(x, k, lo, hi);
-    digit[kStride * k] += lo;
-    digit[kStride * (k + 1)] += hi;
-  }
+  __device__ __forceinline__ void add_fast(double x) { accsum_lane_add_fast(digit, kStride, x); }
   // Any finite x (the integer cut, three pieces, for the rare tiny ones).
-  __device__ __forceinline__ void add(double x) {
-    if (lane_fast_ok(x)) {
-      add_fast(x);
-    } else {
-      int k;
-      int64_t p0, p1, p2;
-      lane_split_exact(x, k, p0, p1, p2);
-      digit[kStride * k] += p0;
-      digit[kStride * (k + 1)] += p1;
-      digit[kStride * (k + 2)] += p2;
-    }
-  }
+  __device__ __forceinline__ void add(double x) { accsum_lane_add(digit, kStride, x); }
   __device__ void normalize() { lane_normalize(digit, kStride); }
 };
 

@@ -1,118 +1,39 @@
 #pragma once
 // Level 2 of Collange, Defour, Graillat, Iakymchuk, "Numerical reproducibility for the parallel
 // reduction on multi- and many-core architectures" (Parallel Computing 2015, Sec. 3.2) as the CUDA
-// kernel keeps it: one private superaccumulator per
-// thread ("lane"), in shared memory, in a more compact digit layout than core/numerics/superacc.hpp.
-//
-// Why a second layout: core/numerics/superacc.hpp has w = 32 value bits per int64 digit (68 digits for
-// a sum, 544 bytes). A private copy per thread at that size would leave room for too few threads
-// per SM to keep HBM busy. Here w = 50 (43 digits, 344 bytes), 13 carry-save bits of headroom
-// (the paper's w = 56, M = 8 trades headroom for fewer digits). A private accumulator needs no
-// atomics, so no carry can be lost to contention, whatever the data.
-//
-// Digit i has weight W_i = 2^(50 i - 1074) (the same origin as core's Superacc). A double goes
-// in as two signed pieces, cut by the FP64 unit rather than by integer shifts (the integer pipe
-// is the scarcer one on the GPU): with W_k the digit holding x's lowest bit,
-//   q = x / W_{k+1}          exact (a power-of-two scaling), |q| < 2^52, lowest bit >= 2^-50
-//   hi = 2 round(q / 2)      read from the bits of t = q + 1.5*2^53 (t's ulp is 2)
-//   lo = (q - hi) * 2^50     exact, |lo| <= 2^50, read from the bits of lo + 1.5*2^52
-// so x = hi * W_{k+1} + lo * W_k (Collange et al., Fig. 4, round a scaled x the same way). 1/W_{k+1}
-// is a double only when |x| >= 2^-972 (biased exponent >= 51); smaller terms (subnormals and
-// their neighbours, rare) are cut on integers into three pieces (lane_split_exact).
-//
-// After lane_normalize() digits 0..41 are in [0, 2^50) and digit 42 holds the sign. Every piece
-// is at most 2^52 in magnitude, so a normalized digit absorbs kLaneMaxPending pieces before it
-// could overflow: 2^50 + kLaneMaxPending * 2^52 < 2^63.
-//
-// Level 3-5 use core's representation: lane digits are re-cut into core's 32-bit digits
-// (add_int64_at) for the block record, the device-level merge and the final rounding.
+// kernel keeps it: one private superaccumulator per thread ("lane"), in shared memory. The lane
+// numerics (50-bit digits, the FP64 and the integer cut, carry propagation, the re-cut into core's
+// 32-bit digits) are defined once in core/numerics/superacc_lanes.h, shared with the OpenCL
+// kernels; here they get C++ names and references, beside the pieces only the CUDA kernel uses
+// (flags, the dot slow path, carry-free digit sums, the warp's carry prefix, the rounding window).
 // Everything here is ACCSUM_HD and compiles as host C++ too, so tests check it without a GPU.
 #include <cmath>
 #include <cstdint>
 
 #include "base/hd.hpp"
 #include "core/numerics/superacc.hpp"
+#include "core/numerics/superacc_lanes.h"
 
 namespace accsum::cuda {
 
-constexpr int kLaneDigitBits = 50;
-constexpr int kLaneDigits = 43;  // bit positions 0 .. 2149 above 2^-1074: every double, + 2^34 terms
-constexpr int64_t kLaneDigitMask = (int64_t(1) << kLaneDigitBits) - 1;
-constexpr int kLaneMaxPending = 2046;
-constexpr uint32_t kLaneFastMinBiased = 51;  // lane_split_fast needs |x| >= 2^-972 (or x = 0)
+constexpr int kLaneDigitBits = ACCSUM_LANE_DIGIT_BITS;
+constexpr int kLaneDigits = ACCSUM_LANE_DIGITS;  // bit positions 0 .. 2149 above 2^-1074
+constexpr int64_t kLaneDigitMask = ACCSUM_LANE_DIGIT_MASK;
+constexpr int kLaneMaxPending = ACCSUM_LANE_MAX_PENDING;
+constexpr uint32_t kLaneFastMinBiased = ACCSUM_LANE_FAST_MIN_BIASED;
+static_assert(kLaneDigits == 43 && kLaneMaxPending == 2046 && ACCSUM_LANE_DIV_MAGIC == 85899346u,
+              "the lane layout of the shared-memory areas and the record merge");
+static_assert(ACCSUM_LANE_RADIX == double(int64_t(1) << kLaneDigitBits), "2^w");
 
-// floor(p / 50) for 0 <= p < 2^20 with one multiply-high: 85899346 = ceil(2^32 / 50) errs by
-// less than 2^-27 relative, far below the 1/50 that would move the floor.
-ACCSUM_HD uint32_t div50(uint32_t p) {
-#if defined(__CUDA_ARCH__)
-  return __umulhi(p, 85899346u);
-#else
-  return static_cast<uint32_t>((static_cast<uint64_t>(p) * 85899346u) >> 32);
-#endif
-}
-
-// The FP64 cut above. Requires x finite with biased exponent >= 51, or x = +-0 (which is
-// placed at digits 1, 2 and adds nothing). Both pieces are signed.
-ACCSUM_HD void lane_split_fast(double x, int& k, int64_t& lo, int64_t& hi) {
-  const double magic2 = 0x1.8p53, magic1 = 0x1.8p52;  // doubles whose ulp is 2 and 1
-  uint32_t biased = static_cast<uint32_t>(double_bits(x) >> 52) & 0x7FFu;
-  uint32_t pos = (biased > kLaneFastMinBiased ? biased : kLaneFastMinBiased) - 1;  // lowest bit's position
-  k = static_cast<int>(div50(pos));                                               // 1 .. 40
-  // 1 / W_{k+1} = 2^(1074 - 50 (k+1)): biased exponent 2047 - 50 k, in [47, 1997].
-  double scale = bits_double(static_cast<uint64_t>(2047 - 50 * k) << 52);
-  double q = x * scale;
-  double t = q + magic2;
-  hi = 2 * static_cast<int64_t>(double_bits(t) - double_bits(magic2));
-  double r = q - (t - magic2);
-  double u = fma(r, 0x1p50, magic1);
-  lo = static_cast<int64_t>(double_bits(u) - double_bits(magic1));
-}
-
-// The integer cut for any finite x: x = p0 * W_k + p1 * W_{k+1} + p2 * W_{k+2} with p0, p1 in
-// [0, 2^50) and p2 in [-4, 3] (the signed significand shifted by s <= 49 spans 103 bits).
+ACCSUM_HD uint32_t div50(uint32_t p) { return accsum_lane_div(p); }
+ACCSUM_HD void lane_split_fast(double x, int& k, int64_t& lo, int64_t& hi) { accsum_lane_split_fast(x, &k, &lo, &hi); }
 ACCSUM_HD void lane_split_exact(double x, int& k, int64_t& p0, int64_t& p1, int64_t& p2) {
-  uint64_t bits = double_bits(x), m;
-  int pos;
-  decompose(bits, m, pos);  // |x| = m * 2^(pos - 1074), pos in [0, 2045]
-  int64_t neg = -static_cast<int64_t>(bits >> 63);
-  int64_t sm = (static_cast<int64_t>(m) ^ neg) - neg;  // signed significand, |sm| < 2^53
-  k = static_cast<int>(div50(static_cast<uint32_t>(pos)));
-  int s = pos - 50 * k;  // 0..49
-  // Two's complement: the low 50 bits of sm * 2^s are those of (sm << s) mod 2^64, and the
-  // rest is floor(sm * 2^s / 2^50) = sm >> (50 - s), an arithmetic shift by 1..50.
-  p0 = static_cast<int64_t>((static_cast<uint64_t>(sm) << s) & static_cast<uint64_t>(kLaneDigitMask));
-  int64_t rest = sm >> (50 - s);
-  p1 = rest & kLaneDigitMask;
-  p2 = rest >> kLaneDigitBits;
+  accsum_lane_split_exact(x, &k, &p0, &p1, &p2);
 }
-
-// True when lane_split_fast is exact for x (biased exponent >= 51 or x = +-0); x finite.
-ACCSUM_HD bool lane_fast_ok(double x) {
-  uint64_t mag = double_bits(x) & ~(uint64_t(1) << 63);
-  return mag >= (uint64_t(kLaneFastMinBiased) << 52) || mag == 0;
-}
-
-// Carry propagation over one lane's digits; `stride` is the distance between digits (the lanes
-// of a warp interleave their digits in shared memory).
-ACCSUM_HD void lane_normalize(int64_t* digit, int stride) {
-  int64_t carry = 0;
-  for (int i = 0; i < kLaneDigits - 1; ++i) {
-    int64_t d = digit[i * stride] + carry;
-    carry = d >> kLaneDigitBits;  // arithmetic: floor(d / 2^52)
-    digit[i * stride] = d & kLaneDigitMask;
-  }
-  digit[(kLaneDigits - 1) * stride] += carry;
-}
-
-// Splits v * 2^(w idx + s) (0 <= s < w = 32, any int64 v) into three pieces of core's w-bit
-// digits: v = vlo + vhi * 2^w with vlo in [0, 2^w) and vhi = v >> w in [-2^31, 2^31).
+ACCSUM_HD bool lane_fast_ok(double x) { return accsum_lane_fast_ok(x) != 0; }
+ACCSUM_HD void lane_normalize(int64_t* digit, int stride) { accsum_lane_normalize(digit, stride); }
 ACCSUM_HD void int64_pieces(int64_t v, int s, int64_t& p0, int64_t& p1, int64_t& p2) {
-  constexpr int w = kSuperaccDigitBits;
-  uint64_t a = (static_cast<uint64_t>(v) & kDigitMask) << s;  // < 2^63
-  int64_t b = (v >> w) * (int64_t(1) << s);                    // |b| <= 2^62
-  p0 = static_cast<int64_t>(a & kDigitMask);
-  p1 = static_cast<int64_t>(a >> w) + (b & static_cast<int64_t>(kDigitMask));
-  p2 = b >> w;
+  accsum_int64_pieces(v, s, &p0, &p1, &p2);
 }
 
 // Adds v * 2^(pos + L) to a core accumulator (pos in units of its digit-0 weight 2^L).
@@ -130,18 +51,15 @@ ACCSUM_HD void add_int64_at(BasicSuperacc<D, L>& acc, int64_t v, int pos) {
 // Bit position of lane digit i in a core accumulator whose digit 0 has weight 2^L.
 template <int L>
 ACCSUM_HD int lane_digit_pos(int i) {
-  return kLaneDigitBits * i + (kSumLsb - L);
+  return accsum_lane_digit_pos(i, L);
 }
 
-// Hi word of |x| at or above which a sum term bypasses the expansion: 2^970 (core/numerics/fpe.hpp's
-// kFpeMaxInput), infinities and NaN included. One integer compare on the high word.
-constexpr uint32_t kSumSlowHi = 0x7C900000u;  // high word of 2^970
-static_assert(kSumSlowHi == ((1023u + 970u) << 20), "2^970");
-// A product p = fl(a*b) takes the fast path when 2^-968 <= |p| < 2^970: then p cannot have
-// overflowed and the TwoProductFMA error e = fma(a, b, -p) is exact (the exact product's lowest
-// bit is at least 2^-1073, see superacc_cuda.cu), and both fit the expansion's precondition.
-constexpr uint32_t kDotFastLoHi = (1023u - 968u) << 20;  // high word of 2^-968
+// High words of |x| (core/numerics/superacc_lanes.h): at or above kSumSlowHi (2^970) a sum term
+// bypasses the expansion; a product takes the fast path when 2^-968 <= |p| < 2^970.
+constexpr uint32_t kSumSlowHi = ACCSUM_SUM_SLOW_HI;
+constexpr uint32_t kDotFastLoHi = ACCSUM_DOT_FAST_LO_HI;
 constexpr uint32_t kDotFastHiHi = kSumSlowHi;
+static_assert(kSumSlowHi == 0x7C900000u, "high word of 2^970");
 
 // True when |p| (high word hp with the sign cleared) is in [2^-968, 2^970).
 ACCSUM_HD bool dot_fast_range(uint32_t hp_abs) { return hp_abs - kDotFastLoHi < kDotFastHiHi - kDotFastLoHi; }
