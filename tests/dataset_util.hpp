@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/frame/family.hpp"
@@ -75,6 +76,17 @@ inline std::vector<SpecialSum> special_sums() {
   const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
   return {{{1, nan, 2}, nan},   {{inf, 1, 2}, inf},          {{-inf, 1e300, 1e300}, -inf},
           {{inf, -inf, 1}, nan}, {{1, 2, inf, 3, inf}, inf}, {{nan, inf}, nan}};
+}
+
+// The data of the threaded-against-serial tests: five distributions (specials and subnormals
+// included), sum and dot, sizes from 1 to past several threads' blocks: fn(dist, dot, n, d).
+template <class Fn>
+void for_each_threading_case(Fn fn) {
+  const std::pair<const char*, double> dists[] = {
+      {"uniform", 1e16}, {"loguniform", 1e16}, {"illcond", 1e30}, {"specials", 1e16}, {"subnormal", 1e16}};
+  for (auto& [dist, cond] : dists)
+    for (bool dot : {false, true})
+      for (int64_t n : {1, 5, 100, 40001, 300007}) fn(std::string(dist), dot, n, make(dist, dot, n, cond, 3));
 }
 
 inline Dataset from(std::vector<double> x, std::vector<double> y = {}) {

@@ -317,20 +317,15 @@ TEST(DpSumKSerial, BadParametersAreUsageErrors) {
 // ---- cpu-mt: the serial bits for any thread count ----
 
 TEST(DpSumKMt, SameBitsAsSerialForAnyThreadCount) {
-  std::vector<std::pair<std::string, double>> dists = {
-      {"uniform", 0}, {"loguniform", 0}, {"illcond", 1e30}, {"specials", 0}, {"subnormal", 0}};
-  for (auto& [dist, cond] : dists)
-    for (bool dot : {false, true})
-      for (int64_t n : {1, 5, 100, 40001, 300007}) {
-        Dataset d = make(dist, dot, n, cond > 0 ? cond : 1e16, 3);
-        for (const Case& c : all_cases({2, 3, 5})) {
-          if ((c.algo == "dpdotk") != dot) continue;
-          double want = run_algo("cpu", c, d);
-          for (int t : {1, 2, 3, 7})
-            EXPECT_PRED2(same_bits, run_algo("cpu-mt", c, d, {{"threads", std::to_string(t)}}), want)
-                << dist << " n=" << n << " " << c.name() << " threads " << t;
-        }
-      }
+  test::for_each_threading_case([](const std::string& dist, bool dot, int64_t n, const Dataset& d) {
+    for (const Case& c : all_cases({2, 3, 5})) {
+      if ((c.algo == "dpdotk") != dot) continue;
+      double want = run_algo("cpu", c, d);
+      for (int t : {1, 2, 3, 7})
+        EXPECT_PRED2(same_bits, run_algo("cpu-mt", c, d, {{"threads", std::to_string(t)}}), want)
+            << dist << " n=" << n << " " << c.name() << " threads " << t;
+    }
+  });
 }
 
 TEST(DpSumKMt, WithinBoundAndRegistered) {

@@ -259,20 +259,15 @@ TEST(FpeSumSerial, BadParametersAreUsageErrors) {
 // ---- cpu-mt: the serial bits for any thread count ----
 
 TEST(FpeSumMt, SameBitsAsSerialForAnyThreadCount) {
-  std::vector<std::pair<std::string, double>> dists = {
-      {"uniform", 0}, {"loguniform", 0}, {"illcond", 1e30}, {"specials", 0}, {"subnormal", 0}};
-  for (auto& [dist, cond] : dists)
-    for (bool dot : {false, true})
-      for (int64_t n : {1, 5, 100, 40001, 300007}) {
-        Dataset d = make(dist, dot, n, cond > 0 ? cond : 1e16, 3);
-        for (int R : {2, 4, 8}) {
-          if (R > 2 && n > 50000) continue;  // the generic step is slow; R = 2 covers the shapes
-          const double want = run("cpu", d, R);
-          for (int t : {1, 2, 3, 7})
-            EXPECT_PRED2(same_bits, run("cpu-mt", d, R, {{"threads", std::to_string(t)}}), want)
-                << dist << " n=" << n << " R=" << R << " threads " << t << " dot " << dot;
-        }
-      }
+  test::for_each_threading_case([](const std::string& dist, bool dot, int64_t n, const Dataset& d) {
+    for (int R : {2, 4, 8}) {
+      if (R > 2 && n > 50000) continue;  // the generic step is slow; R = 2 covers the shapes
+      const double want = run("cpu", d, R);
+      for (int t : {1, 2, 3, 7})
+        EXPECT_PRED2(same_bits, run("cpu-mt", d, R, {{"threads", std::to_string(t)}}), want)
+            << dist << " n=" << n << " R=" << R << " threads " << t << " dot " << dot;
+    }
+  });
 }
 
 // The vector lanes (4 lanes to an AVX2 register, blocks of 16 lanes, the scalar rest) on edge

@@ -135,6 +135,19 @@ TEST(Ozaki, RoundSumRoundsTheExactSumOnce) {
   mpfr_clear(y);
 }
 
+// Draw t of a sweep over the symmetric range [-P/2, P/2) of c's moduli product P: its ends, 0 and
+// -1 first, then uniform draws.
+i128 symmetric_draw(std::mt19937_64& g, const Crt& c, int t) {
+  const i128 half = static_cast<i128>(c.product / 2);
+  switch (t) {
+    case 0: return -half;
+    case 1: return half - 1;
+    case 2: return 0;
+    case 3: return -1;
+    default: return static_cast<i128>((static_cast<u128>(g()) << 64 | g()) % c.product) - half;
+  }
+}
+
 TEST(Ozaki, CrtReconstructsEverySymmetricInteger) {
   EXPECT_EQ(kMaxModuli, 13);
   EXPECT_LT(moduli_product(kMaxModuli), static_cast<u128>(1) << kMaxProductBits);
@@ -146,13 +159,8 @@ TEST(Ozaki, CrtReconstructsEverySymmetricInteger) {
   std::mt19937_64 g(3);
   for (int L = kMinModuli; L <= kMaxModuli; ++L) {
     const Crt c = make_crt(L);
-    const i128 half = static_cast<i128>(c.product / 2);
     for (int t = 0; t < 20000; ++t) {
-      i128 x = static_cast<i128>((static_cast<u128>(g()) << 64 | g()) % c.product) - half;
-      if (t == 0) x = -half;
-      if (t == 1) x = half - 1;
-      if (t == 2) x = 0;
-      if (t == 3) x = -1;
+      const i128 x = symmetric_draw(g, c, t);
       int r[kMaxModuli];
       for (int l = 0; l < L; ++l) r[l] = residue_wide(x, modulus(l));
       const i128 got = crt_symmetric(r, c);
@@ -165,13 +173,8 @@ template <int L>
 void expect_limb_crt_matches(std::mt19937_64& g) {
   const Crt c = make_crt(L);
   const CrtLimbs k = make_crt_limbs(c);
-  const i128 half = static_cast<i128>(c.product / 2);
   for (int t = 0; t < 20000; ++t) {
-    i128 x = static_cast<i128>((static_cast<u128>(g()) << 64 | g()) % c.product) - half;
-    if (t == 0) x = -half;
-    if (t == 1) x = half - 1;
-    if (t == 2) x = 0;
-    if (t == 3) x = -1;
+    const i128 x = symmetric_draw(g, c, t);
     int r[kMaxModuli];
     for (int l = 0; l < L; ++l) r[l] = residue_wide(x, modulus(l));
     if (t == 4)
