@@ -89,6 +89,20 @@ void for_each_threading_case(Fn fn) {
       for (int64_t n : {1, 5, 100, 40001, 300007}) fn(std::string(dist), dot, n, make(dist, dot, n, cond, 3));
 }
 
+// The GenSpec of `family` (sum, dot, ...) drawn from `dist`.
+inline GenSpec spec_of(const std::string& dist, const std::string& family, int64_t n, uint64_t seed = 1,
+                       double range = 1e16, double cond = 1e16) {
+  GenSpec s;
+  s.dist = dist;
+  s.family = family;
+  s.with_y = accsum::family(family).has_y;
+  s.n = n;
+  s.seed = seed;
+  s.range = range;
+  s.cond = cond;
+  return s;
+}
+
 inline Dataset from(std::vector<double> x, std::vector<double> y = {}) {
   Dataset d;
   d.family = y.empty() ? "sum" : "dot";

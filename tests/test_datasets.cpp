@@ -3,6 +3,7 @@
 // the exact oracle, and the validation of a GenSpec.
 #include <gtest/gtest.h>
 
+#include "tests/dataset_util.hpp"
 #include "tests/exact_of.hpp"
 #include "tests/same_bits.hpp"
 #include "tests/expect_usage_error.hpp"
@@ -27,15 +28,7 @@ using accsum::UsageError;
 
 namespace {
 
-GenSpec spec_of(const std::string& dist, const std::string& family, int64_t n, uint64_t seed = 1) {
-  GenSpec s;
-  s.dist = dist;
-  s.family = family;
-  s.with_y = accsum::family(s.family).has_y;
-  s.n = n;
-  s.seed = seed;
-  return s;
-}
+using accsum::test::spec_of;
 
 using accsum::test::all_same_bits;
 

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/dataset_util.hpp"
 #include "tests/exact_of.hpp"
 #include "tests/same_bits.hpp"
 #include "backends/cpu_mt/parallel.hpp"
@@ -100,15 +101,7 @@ void check_all(const Dataset& d, const std::string& what) {
 
 Dataset make(const std::string& dist, const std::string& family, int64_t n, uint64_t seed, double range = 1e16,
              double cond = 1e16) {
-  GenSpec s;
-  s.dist = dist;
-  s.family = family;
-  s.with_y = accsum::family(s.family).has_y;
-  s.n = n;
-  s.seed = seed;
-  s.range = range;
-  s.cond = cond;
-  return generate(s);
+  return generate(test::spec_of(dist, family, n, seed, range, cond));
 }
 
 // ---------------------------------------------------------------------------------------------
