@@ -48,7 +48,7 @@ inline Dataset loguniform(const std::string& family, int64_t n, double range) {
 }
 
 // Sum and dot, every distribution whose elements are pure functions of their index, each of `sizes`:
-// fn(spec) with seed seed0 + n and log-uniform range `range`.
+// fn(family, dist, n, spec) with seed seed0 + n and log-uniform range `range`.
 template <class Fn>
 void for_each_counter_based(const std::vector<int64_t>& sizes, uint64_t seed0, double range, Fn fn) {
   for (const std::string family : {"sum", "dot"})
@@ -62,7 +62,7 @@ void for_each_counter_based(const std::vector<int64_t>& sizes, uint64_t seed0, d
         spec.n = n;
         spec.seed = seed0 + static_cast<uint64_t>(n);
         spec.range = range;
-        fn(spec);
+        fn(spec.family, spec.dist, n, spec);
       }
     }
 }

@@ -32,10 +32,7 @@ double run(const std::string& algo, const Dataset& d) {
 TEST(GenerateCuda, DeviceElementsEqualHostElementsForEveryDistribution) {
   if (!have_gpu()) GTEST_SKIP() << "no CUDA device: device generation not tested";
   int64_t compared = 0;
-  test::for_each_counter_based({2, 33, 65537, 3000017}, 11, 1e280, [&](const GenSpec& spec) {
-    const std::string& family = spec.family;
-    const std::string& dist = spec.dist;
-    const int64_t n = spec.n;
+  test::for_each_counter_based({2, 33, 65537, 3000017}, 11, 1e280, [&](const std::string& family, const std::string& dist, int64_t n, const GenSpec& spec) {
     Dataset host = generate(spec), by_index = generate_by_index(spec);
     const double want = accsum::family(family).oracle(host).rounded;
     const std::string exact = family == "sum" ? "superacc" : "superacc-dot";

@@ -136,10 +136,7 @@ TEST(MpiSuperacc, LargerInputsAndShapeVariants) {
 TEST(MpiSuperacc, GeneratedByIndexEqualsHostArrays) {
   REQUIRE_MPI();
   int64_t compared = 0;
-  test::for_each_counter_based({2, 3, 4099, 70001}, 7, 1e200, [&](const GenSpec& spec) {
-    const std::string& family = spec.family;
-    const std::string& dist = spec.dist;
-    const int64_t n = spec.n;
+  test::for_each_counter_based({2, 3, 4099, 70001}, 7, 1e200, [&](const std::string& family, const std::string& dist, int64_t n, const GenSpec& spec) {
     Dataset host = generate(spec), by_index = generate_by_index(spec);
     ASSERT_TRUE(by_index.x.empty()) << "by-index datasets hold no array";
     const FamilyDescriptor& f = accsum::family(family);

@@ -104,10 +104,10 @@ TEST(SuperaccOpenCL, EdgeCases) {
 TEST(SuperaccOpenCL, WorkGroupSizesGiveIdenticalBits) {
   REQUIRE_OPENCL();
   for (const std::string family : {"sum", "dot"}) {
-    Dataset d = test::loguniform(family, 100003, 1e300);
-    double want = oracle(d);
     const AlgoEntry* e = registry().find(family == "sum" ? "superacc" : "superacc-dot", "opencl");
     ASSERT_NE(e->shape_variants, nullptr);
+    Dataset d = test::loguniform(family, 100003, 1e300);
+    double want = oracle(d);
     for (const auto& p : e->shape_variants(registry().resolve_params(*e, {})))
       EXPECT_PRED2(same_bits, e->make(d.problem(), p)->run_scalar(), want) << family << " local=" << p.at("local");
     for (const char* local : {"1", "7", "128"})
