@@ -61,6 +61,13 @@ CliRun compare_edited(Edit edit, const std::string& options = "", double base_sc
   return accsum("compare " + save(base, "b.json") + " " + save(fresh, "n.json") + " " + options);
 }
 
+// Runs `accsum compare ARGS`: exit code `code` and `fragment` in what it prints.
+void expect_compare(const std::string& args, int code, const std::string& fragment) {
+  CliRun r = accsum("compare " + args);
+  EXPECT_EQ(r.code, code) << r.out;
+  EXPECT_NE(r.out.find(fragment), std::string::npos) << r.out;
+}
+
 }  // namespace
 
 TEST(Compare, AReportAgainstItselfHasNoChanges) {
@@ -108,12 +115,8 @@ TEST(Compare, AccuracyToleranceAllowsASmallGrowth) {
   row_of(base, "sumk")["ulps"] = 2.0;
   row_of(fresh, "sumk")["ulps"] = 2.5;
   const std::string b = save(base, "tol_b.json"), n = save(fresh, "tol_n.json");
-  CliRun strict = accsum("compare --accuracy-only " + b + " " + n);
-  EXPECT_EQ(strict.code, 1) << strict.out;
-  EXPECT_NE(strict.out.find("error grew"), std::string::npos) << strict.out;
-  CliRun tolerant = accsum("compare --accuracy-only --accuracy-tolerance=50% " + b + " " + n);
-  EXPECT_EQ(tolerant.code, 0) << tolerant.out;
-  EXPECT_NE(tolerant.out.find("error within tolerance"), std::string::npos) << tolerant.out;
+  expect_compare("--accuracy-only " + b + " " + n, 1, "error grew");
+  expect_compare("--accuracy-only --accuracy-tolerance=50% " + b + " " + n, 0, "error within tolerance");
 }
 
 TEST(Compare, SamplesScaledByOneAndAHalfAreSlower) {
@@ -217,9 +220,7 @@ TEST(Compare, DirectoriesAreMatchedByFileName) {
   EXPECT_EQ(same.code, 0) << same.out << same.err;
   EXPECT_NE(same.out.find("notes.json: skipped"), std::string::npos) << same.out;
   write_file(b + "/gone.json", base_report().dump());
-  CliRun gone = accsum("compare " + b + " " + n);
-  EXPECT_EQ(gone.code, 1) << gone.out;
-  EXPECT_NE(gone.out.find("gone.json"), std::string::npos) << gone.out;
+  expect_compare(b + " " + n, 1, "gone.json");
 }
 
 TEST(Compare, BadInputIsOneLineAndExitTwo) {
@@ -256,12 +257,8 @@ TEST(Compare, FileInputsAreMatchedByContentNotName) {
   const std::string ra = report(a, "in_a.json"), rb = report(b, "in_b.json"), rc = report(c, "in_c.json");
   const json doc = json::parse(slurp(ra));
   EXPECT_EQ(doc["dataset"]["content_hash"].get<std::string>().rfind("fnv1a64:", 0), 0u) << doc["dataset"];
-  CliRun same = accsum("compare --accuracy-only " + ra + " " + rb);
-  EXPECT_EQ(same.code, 0) << same.out;
-  EXPECT_NE(same.out.find(" 0 only in base, 0 only in new"), std::string::npos) << same.out;
-  CliRun other = accsum("compare --accuracy-only " + ra + " " + rc);
-  EXPECT_EQ(other.code, 1) << other.out;
-  EXPECT_NE(other.out.find("only in base"), std::string::npos) << other.out;
+  expect_compare("--accuracy-only " + ra + " " + rb, 0, " 0 only in base, 0 only in new");
+  expect_compare("--accuracy-only " + ra + " " + rc, 1, "only in base");
 }
 
 TEST(Compare, ListNamesFamiliesAndSuitesOnce) {
