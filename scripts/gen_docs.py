@@ -665,17 +665,20 @@ def ab(name, tolerance="0.01"):
     after-<bench>-<round>; per algorithm, parameters and n, the median over rounds of each build's
     median time, the change, each build's ratio to its baseline, and whether after is within tolerance."""
     import statistics
+    results = [(run["bench"].split("-", 2)[:2], run.get("dataset", {}), r)
+             for doc in subreports(report(name)) for run in doc.get("runs", []) for r in run.get("results", [])]
+    # A parameter one build lacks (a new option, at its default) is left out of the match.
+    names = {}
+    for (side, bench), ds, r in results:
+        names.setdefault((bench, r["algo"]), {}).setdefault(side, set()).update(r.get("params", {}))
     times, base_ratio = {}, {}
-    for doc in subreports(report(name)):
-        for run in doc.get("runs", []):
-            side, bench, _ = run["bench"].split("-", 2)
-            ds = run.get("dataset", {})
-            for r in run.get("results", []):
-                params = " ".join(f"{k}={v}" for k, v in sorted(r.get("params", {}).items()))
-                key = (bench, r["algo"], params, ds.get("n", ds.get("rows", 0)))
-                times.setdefault(key, {}).setdefault(side, []).append(r["time_s"]["median"])
-                if not r.get("is_baseline") and r.get("ratio_to_baseline") is not None:
-                    base_ratio.setdefault(key, {}).setdefault(side, []).append(r["ratio_to_baseline"])
+    for (side, bench), ds, r in results:
+        common = set.intersection(*names[(bench, r["algo"])].values())
+        params = " ".join(f"{k}={v}" for k, v in sorted(r.get("params", {}).items()) if k in common)
+        key = (bench, r["algo"], params, ds.get("n", ds.get("rows", 0)))
+        times.setdefault(key, {}).setdefault(side, []).append(r["time_s"]["median"])
+        if not r.get("is_baseline") and r.get("ratio_to_baseline") is not None:
+            base_ratio.setdefault(key, {}).setdefault(side, []).append(r["ratio_to_baseline"])
     body, tol = [], float(tolerance)
     for key, sides in times.items():
         if set(sides) != {"before", "after"}:
