@@ -95,7 +95,9 @@ void compare_directories(const std::string& base, const std::string& fresh, cons
     Report rb = load(base + "/" + name, &skip_b), rn = load(fresh + "/" + name, &skip_n);
     if (skip_b || skip_n) {
       out.notes.push_back(name + ": skipped, not an accsum-report/1 document" +
-                          (skip_b && skip_n ? "" : skip_b ? " in base" : " in new"));
+                          (skip_b && skip_n ? ""
+                           : skip_b         ? " in base"
+                                            : " in new"));
       continue;
     }
     compare_reports(rb, rn, o, name, out);
@@ -111,8 +113,14 @@ std::string row_label(const Change& c) { return c.file.empty() ? c.row : c.file 
 const std::vector<std::string> kColumns{"row", "aspect", "old", "new", "delta", "p", "verdict", "detail"};
 
 std::vector<std::string> cells(const Change& c) {
-  return {row_label(c), c.aspect, c.old_value, c.new_value, c.delta, p_text(c.p_value),
-          c.verdict + (c.regression ? " (regression)" : ""), c.detail};
+  return {row_label(c),
+          c.aspect,
+          c.old_value,
+          c.new_value,
+          c.delta,
+          p_text(c.p_value),
+          c.verdict + (c.regression ? " (regression)" : ""),
+          c.detail};
 }
 
 std::string as_table(const Outcome& out) {
@@ -159,7 +167,8 @@ std::string as_markdown(const Outcome& out) {
 }
 
 std::string as_csv(const Outcome& out) {
-  std::vector<std::string> head{"file", "row", "aspect", "old", "new", "delta", "p_value", "verdict", "regression", "detail"};
+  std::vector<std::string> head{"file",  "row",     "aspect",  "old",        "new",
+                                "delta", "p_value", "verdict", "regression", "detail"};
   std::string s = csv_record(head);
   for (auto& c : out.changes)
     s += csv_record({c.file, c.row, c.aspect, c.old_value, c.new_value, c.delta, p_text(c.p_value), c.verdict,
@@ -173,17 +182,29 @@ std::string as_json(const Outcome& out, const CompareArgs& a, const Options& o, 
   j["tool"] = {{"name", "accsum"}, {"version", ACCSUM_VERSION}, {"git", ACCSUM_GIT_REV}};
   j["base"] = utf8_safe(a.base);
   j["new"] = utf8_safe(a.fresh);
-  j["options"] = {{"speed_tolerance", o.speed_tolerance}, {"accuracy_tolerance", o.accuracy_tolerance},
-                  {"accuracy_only", o.accuracy_only},     {"force", o.force},
-                  {"alpha", kAlpha},                      {"min_samples", kMinSamples}};
+  j["options"] = {{"speed_tolerance", o.speed_tolerance},
+                  {"accuracy_tolerance", o.accuracy_tolerance},
+                  {"accuracy_only", o.accuracy_only},
+                  {"force", o.force},
+                  {"alpha", kAlpha},
+                  {"min_samples", kMinSamples}};
   j["rows"] = {{"matched", out.matched}, {"only_in_base", out.only_base}, {"only_in_new", out.only_new}};
-  j["speed"] = {{"compared", out.speed_compared}, {"judged", out.speed_judged}, {"too_few_samples", out.speed_too_few},
+  j["speed"] = {{"compared", out.speed_compared},
+                {"judged", out.speed_judged},
+                {"too_few_samples", out.speed_too_few},
                 {"without_samples", out.speed_without_samples}};
   json changes = json::array();
   for (auto& c : out.changes)
-    changes.push_back({{"file", c.file}, {"row", c.row}, {"aspect", c.aspect}, {"old", c.old_value}, {"new", c.new_value},
-                       {"delta", c.delta}, {"p_value", c.p_value < 0 ? json(nullptr) : json(c.p_value)},
-                       {"verdict", c.verdict}, {"regression", c.regression}, {"improvement", c.improvement},
+    changes.push_back({{"file", c.file},
+                       {"row", c.row},
+                       {"aspect", c.aspect},
+                       {"old", c.old_value},
+                       {"new", c.new_value},
+                       {"delta", c.delta},
+                       {"p_value", c.p_value < 0 ? json(nullptr) : json(c.p_value)},
+                       {"verdict", c.verdict},
+                       {"regression", c.regression},
+                       {"improvement", c.improvement},
                        {"detail", c.detail}});
   j["changes"] = changes;
   j["notes"] = out.notes;
@@ -214,10 +235,14 @@ int run_compare(const CompareArgs& a) {
   }
   const int code = out.regressions() > 0 ? 1 : 0;
   std::string text;
-  if (a.format == "json") text = as_json(out, a, o, code);
-  else if (a.format == "csv") text = as_csv(out);
-  else if (a.format == "md") text = as_markdown(out);
-  else text = as_table(out);
+  if (a.format == "json")
+    text = as_json(out, a, o, code);
+  else if (a.format == "csv")
+    text = as_csv(out);
+  else if (a.format == "md")
+    text = as_markdown(out);
+  else
+    text = as_table(out);
   write_stdout(text);
   // Machine-readable formats keep stdout to themselves; the summary goes to stderr.
   if (a.format == "csv" || a.format == "json") std::cerr << out.summary() << "\n";

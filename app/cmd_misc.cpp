@@ -30,7 +30,8 @@ void warn_if_cond_missed(const GenSpec& spec, double achieved) {
   if (it == spec.options.end()) return;
   const double wanted = std::strtod(it->second.c_str(), nullptr);
   if (!(wanted > 0) || !std::isfinite(wanted)) return;
-  if (std::isfinite(achieved) && achieved > 0 && achieved * kCondMissFactor >= wanted && achieved <= wanted * kCondMissFactor)
+  if (std::isfinite(achieved) && achieved > 0 && achieved * kCondMissFactor >= wanted &&
+      achieved <= wanted * kCondMissFactor)
     return;
   std::fprintf(stderr,
                "accsum: warning: requested condition number %s, achieved %.3g (more than %gx off; a larger --n or a "
@@ -51,9 +52,9 @@ int run_gen(const GenArgs& a) {
   write_output(a.output, [&](const Sink& sink) { fam.encode(a.output, d, a.dtype, sink); });
   ExactValue ref = fam.oracle(d);  // of what was written (the output may be a FIFO: not read back)
   warn_if_cond_missed(specs.front(), ref.cond);
-  fmt::print("wrote {} ({} n={} dist={} seed={}): exact cond {}, dynamic range {}, exact result {}\n", printable(a.output),
-             a.family, d.n, specs.front().dist, specs.front().seed, json_number_or_string(ref.cond),
-             fmt::format("1e{:.1f}", dynamic_range_log10_of(d)), ref.hex);
+  fmt::print("wrote {} ({} n={} dist={} seed={}): exact cond {}, dynamic range {}, exact result {}\n",
+             printable(a.output), a.family, d.n, specs.front().dist, specs.front().seed,
+             json_number_or_string(ref.cond), fmt::format("1e{:.1f}", dynamic_range_log10_of(d)), ref.hex);
   return 0;
 }
 
@@ -63,8 +64,10 @@ std::string table_names(const FamilyDescriptor& f) {
   std::vector<std::pair<std::string, int>> suites;
   for (auto& t : f.tables) {
     auto it = std::find_if(suites.begin(), suites.end(), [&](auto& s) { return s.first == t.name; });
-    if (it == suites.end()) suites.push_back({t.name, 1});
-    else ++it->second;
+    if (it == suites.end())
+      suites.push_back({t.name, 1});
+    else
+      ++it->second;
   }
   std::string s;
   for (auto& [name, count] : suites)
@@ -114,12 +117,15 @@ int run_list(const std::string& format) {
       bool here = info && (!info->available || info->available());
       backends += (backends.empty() ? "" : ",") + e->backend + (here ? "" : "(absent)") +
                   (e->makes_own_data ? "(by index)" : "");
-      json entry{{"backend", e->backend}, {"present", here}, {"summary", e->summary}, {"baseline", e->is_baseline},
+      json entry{{"backend", e->backend},
+                 {"present", here},
+                 {"summary", e->summary},
+                 {"baseline", e->is_baseline},
                  {"by_index", e->makes_own_data}};
       json jp = json::array();
       for (auto& p : e->params) {
-        std::string allowed = !p.choices.empty() ? fmt::format("{}", fmt::join(p.choices, "|"))
-                                                 : fmt::format("{}..{}", p.min, p.max);
+        std::string allowed =
+            !p.choices.empty() ? fmt::format("{}", fmt::join(p.choices, "|")) : fmt::format("{}..{}", p.min, p.max);
         jp.push_back({{"name", p.name}, {"allowed", allowed}, {"default", p.def}, {"help", p.help}});
         // One item per parameter; a backend whose default differs says so: "(0; opencl: 8)".
         std::string item = p.name + "=" + allowed + " (" + p.def + ")";
@@ -139,8 +145,12 @@ int run_list(const std::string& format) {
     }
     text += fmt::format("{:<14} {:<6} {:<18} {:<6} {:<34} {}\n", name, first.family, to_string(first.guarantee),
                         first.reproducible ? "yes" : "no", backends, params);
-    j.push_back({{"algo", name}, {"family", first.family}, {"guarantee", to_string(first.guarantee)},
-                 {"reproducible", first.reproducible}, {"summary", first.summary}, {"backends", jb}});
+    j.push_back({{"algo", name},
+                 {"family", first.family},
+                 {"guarantee", to_string(first.guarantee)},
+                 {"reproducible", first.reproducible},
+                 {"summary", first.summary},
+                 {"backends", jb}});
   }
   text += "\nfamilies:\n";
   json jf = json::array();
@@ -148,12 +158,20 @@ int run_list(const std::string& format) {
     const FamilyDescriptor& f = *fp;
     text += fmt::format("  {:<6} {} | inputs {} | result {} | unit {} | tables {}\n", f.name, f.summary, f.inputs,
                         f.result, f.unit, table_names(f));
-    jf.push_back({{"name", f.name}, {"summary", f.summary}, {"inputs", f.inputs}, {"result", f.result},
-                  {"unit", f.unit}, {"dists", f.dists}, {"file_formats", f.file_formats}});
+    jf.push_back({{"name", f.name},
+                  {"summary", f.summary},
+                  {"inputs", f.inputs},
+                  {"result", f.result},
+                  {"unit", f.unit},
+                  {"dists", f.dists},
+                  {"file_formats", f.file_formats}});
   }
-  if (format == "json") std::cout << json{{"algorithms", j}, {"families", jf}}.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
-  else if (format == "table") std::cout << text;
-  else throw UsageError("list --format must be table or json");
+  if (format == "json")
+    std::cout << json{{"algorithms", j}, {"families", jf}}.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
+  else if (format == "table")
+    std::cout << text;
+  else
+    throw UsageError("list --format must be table or json");
   return 0;
 }
 

@@ -65,10 +65,9 @@ int run_table(const TableArgs& a, const std::vector<std::string>& argv) {
   check_outputs(a.out);
   int64_t n = parse_size(a.n);
 
-  std::string md = fmt::format("# accsum table --suite={} (backend {}, n = {}, seed {}{})\n\n{}\n\n", a.suite, a.backend,
-                               format_size(n), a.seed,
-                               a.reps > 0 ? fmt::format(", throughput: median of {} runs", a.reps) : "",
-                               suites.front().second->intro);
+  std::string md = fmt::format(
+      "# accsum table --suite={} (backend {}, n = {}, seed {}{})\n\n{}\n\n", a.suite, a.backend, format_size(n), a.seed,
+      a.reps > 0 ? fmt::format(", throughput: median of {} runs", a.reps) : "", suites.front().second->intro);
   OutArgs json_only;
   json_only.json = a.out.json;
   Reporters reporters(json_only, argv, {a.backend}, /*text_to_stdout=*/false);
@@ -104,7 +103,8 @@ int run_table(const TableArgs& a, const std::vector<std::string>& argv) {
           }
           const bool timed = static_cast<bool>(suite->timed_cell);
           const int reps = timed ? (c.reps > 0 ? c.reps : suite->reps) : timing.reps;
-          ResultRow r = measure_entry(*c.entry, c.params, run, timed ? MeasureOptions{reps, reps > 1 ? 1 : 0, false} : timing);
+          ResultRow r =
+              measure_entry(*c.entry, c.params, run, timed ? MeasureOptions{reps, reps > 1 ? 1 : 0, false} : timing);
           if (timed && reps < suite->reps && r.error.empty() && r.time.median < kShortRunSeconds)  // cheap after all
             r = measure_entry(*c.entry, c.params, run, MeasureOptions{suite->reps, 1, false});
           all_met &= r.guarantee_met;

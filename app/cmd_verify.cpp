@@ -133,7 +133,8 @@ int run_verify(const VerifyArgs& a, const std::vector<std::string>& argv) {
               }
               if (row.error.empty() && !run.reference.special && std::isfinite(row.metrics.ulps))
                 t.worst_ulps = std::max(t.worst_ulps, row.metrics.ulps);
-              if (row.error.empty() && !run.reference.special) t.min_digits = std::min(t.min_digits, row.metrics.digits);
+              if (row.error.empty() && !run.reference.special)
+                t.min_digits = std::min(t.min_digits, row.metrics.digits);
               run.rows.push_back(std::move(row));
             }
           }
@@ -142,11 +143,12 @@ int run_verify(const VerifyArgs& a, const std::vector<std::string>& argv) {
             try {
               CounterExample ce = write_counterexample(*entry, params, d, opt, ce_dir);
               tally[entry].counterexample = fmt::format(
-                  "counter-example: {} on {} breaks its claim on {} element(s) (shrunk from {}: {}): {}\n  reproduce: {}\n",
+                  "counter-example: {} on {} breaks its claim on {} element(s) (shrunk from {}: {}): {}\n  reproduce: "
+                  "{}\n",
                   entry->algo, entry->backend, ce.n_kept, ce.n_found, case_label(c, n, seed), ce.path, ce.command);
             } catch (const UsageError& e) {  // e.g. a family whose datasets are not written: the sweep goes on
-              tally[entry].counterexample = fmt::format("counter-example of {} on {} ({}) not written: {}\n", entry->algo,
-                                                        entry->backend, case_label(c, n, seed), e.what());
+              tally[entry].counterexample = fmt::format("counter-example of {} on {} ({}) not written: {}\n",
+                                                        entry->algo, entry->backend, case_label(c, n, seed), e.what());
             }
           }
           if (!to_shrink.empty()) begin_run(d);  // the crash report names this dataset again

@@ -13,10 +13,10 @@
 namespace accsum::cli {
 
 struct DataArgs {
-  std::string n;  // "" = the family's default_n, else 2^24
-  std::string dist;   // "" = the family's first generator, or the one a data option implies
+  std::string n;                               // "" = the family's default_n, else 2^24
+  std::string dist;                            // "" = the family's first generator, or the one a data option implies
   std::map<std::string, std::string> options;  // family data options (--range, --cond, ...): lists
-  std::string input;  // a file instead of a generator
+  std::string input;                           // a file instead of a generator
   uint64_t seed = 1;
 };
 
@@ -47,7 +47,7 @@ struct VerifyArgs {
   std::string backend = "all";
   bool full = false;
   bool dry_run = false;  // count each algorithm's cases without running them
-  int seeds = 0;  // 0 = default for the mode
+  int seeds = 0;         // 0 = default for the mode
   ParamLists params;
   OutArgs out;
 };

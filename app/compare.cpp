@@ -63,13 +63,15 @@ std::string dataset_key(const json& d) {
   const std::string generator = d.value("generator", std::string("?"));
   std::string s = generator;
   if (generator == "file") {
-    if (d.contains("content_hash")) s += " " + text_of(d["content_hash"]);
-    else if (d.contains("source")) s += " " + text_of(d["source"]);  // older reports: the path
+    if (d.contains("content_hash"))
+      s += " " + text_of(d["content_hash"]);
+    else if (d.contains("source"))
+      s += " " + text_of(d["source"]);  // older reports: the path
   }
   if (d.contains("n")) s += " n=" + text_of(d["n"]);
   if (d.contains("shape") && d["shape"].is_object())
-    s += fmt::format(" shape={}x{}x{}", text_of(d["shape"].value("rows", json())), text_of(d["shape"].value("cols", json())),
-                     text_of(d["shape"].value("inner", json())));
+    s += fmt::format(" shape={}x{}x{}", text_of(d["shape"].value("rows", json())),
+                     text_of(d["shape"].value("cols", json())), text_of(d["shape"].value("inner", json())));
   if (d.contains("data_params") && d["data_params"].is_object() && !d["data_params"].empty())
     s += " " + params_key(d["data_params"]);
   if (d.contains("range_requested") && !d["range_requested"].is_null()) s += " range=" + text_of(d["range_requested"]);
@@ -145,8 +147,10 @@ void judge_accuracy(const Row& b, const Row& n, const Options& o, const std::str
   const std::string& key = b.key;
   const bool err_b = rb.contains("error"), err_n = rn.contains("error");
   if (err_b || err_n) {
-    if (!err_b) add(out, file, key, "accuracy", "ran", "error", "run failed", -1, text_of(rn["error"]));
-    else if (!err_n) add(out, file, key, "accuracy", "error", "ran", "run fixed", +1, text_of(rb["error"]));
+    if (!err_b)
+      add(out, file, key, "accuracy", "ran", "error", "run failed", -1, text_of(rn["error"]));
+    else if (!err_n)
+      add(out, file, key, "accuracy", "error", "ran", "run fixed", +1, text_of(rb["error"]));
     return;
   }
   // Another exact result: the data or the oracle changed, so no row of it can be compared.
@@ -168,7 +172,8 @@ void judge_accuracy(const Row& b, const Row& n, const Options& o, const std::str
   };
   const bool promised_repro = flag(rb, "promises_reproducible") || flag(rn, "promises_reproducible");
   const Claim claims[] = {
-      {"guarantee_met", flag(rb, "guarantee_met"), flag(rn, "guarantee_met"), "guarantee broken", "guarantee now met", true},
+      {"guarantee_met", flag(rb, "guarantee_met"), flag(rn, "guarantee_met"), "guarantee broken", "guarantee now met",
+       true},
       {"correctly_rounded", correctly_rounded(rb, b.reference), correctly_rounded(rn, n.reference),
        "correct rounding lost", "now correctly rounded", true},
       {"faithful", flag(rb, "faithful"), flag(rn, "faithful"), "faithfulness lost", "now faithful", true},
@@ -198,7 +203,8 @@ void judge_accuracy(const Row& b, const Row& n, const Options& o, const std::str
         fmt::format("bound {}", text_of(rn.value("bound", json()))));
   // The error in ulps (the worst entry's, for families of many results); digits beside it.
   const double ub = number_of(rb.value("ulps", json())), un = number_of(rn.value("ulps", json()));
-  const std::string digits = fmt::format("digits {} -> {}", text_of(rb.value("digits", json())), text_of(rn.value("digits", json())));
+  const std::string digits =
+      fmt::format("digits {} -> {}", text_of(rb.value("digits", json())), text_of(rn.value("digits", json())));
   const std::string ulps_b = text_of(rb.value("ulps", json())), ulps_n = text_of(rn.value("ulps", json()));
   const bool special = flag(b.reference, "special");
   if (!special && std::isfinite(ub) && !std::isfinite(un)) {
@@ -214,8 +220,8 @@ void judge_accuracy(const Row& b, const Row& n, const Options& o, const std::str
     else
       add(out, file, key, "accuracy", ulps_b + " ulps", ulps_n + " ulps", "error within tolerance", 0, digits, delta);
   } else if (!claim_changed && text_of(rb.value("value_hex", json())) != text_of(rn.value("value_hex", json()))) {
-    add(out, file, key, "accuracy", text_of(rb.value("value_hex", json())), text_of(rn.value("value_hex", json())), "value changed", 0,
-        "same error, another value");
+    add(out, file, key, "accuracy", text_of(rb.value("value_hex", json())), text_of(rn.value("value_hex", json())),
+        "value changed", 0, "same error, another value");
   }
 }
 
@@ -300,7 +306,8 @@ Report load(const std::string& path, bool* not_report) {
   if (not_report) *not_report = false;
   Report rep;
   rep.path = path;
-  rep.machine = doc.contains("machine") ? member(doc, "machine", json::value_t::object, path, "the report") : json::object();
+  rep.machine =
+      doc.contains("machine") ? member(doc, "machine", json::value_t::object, path, "the report") : json::object();
   // Every dataset's rows are in runs[]; a one-dataset report has them at the top level too.
   json runs = doc.contains("runs") ? member(doc, "runs", json::value_t::array, path, "the report")
                                    : json::array({json{{"dataset", doc.value("dataset", json())},
@@ -348,7 +355,8 @@ void compare_reports(const Report& base, const Report& fresh, const Options& o, 
   std::map<std::string, const Row*> by_key;
   for (auto& r : fresh.rows) by_key[r.key] = &r;
   std::map<std::string, bool> used;
-  const std::vector<std::string> dev_b = devices_of(base.machine, base.rows), dev_n = devices_of(fresh.machine, fresh.rows);
+  const std::vector<std::string> dev_b = devices_of(base.machine, base.rows),
+                                 dev_n = devices_of(fresh.machine, fresh.rows);
   const std::string cpu_b = base.machine.contains("cpu") ? text_of(base.machine["cpu"]) : "",
                     cpu_n = fresh.machine.contains("cpu") ? text_of(fresh.machine["cpu"]) : "";
   const bool same_machine = cpu_b == cpu_n && dev_b == dev_n;
@@ -358,9 +366,8 @@ void compare_reports(const Report& base, const Report& fresh, const Options& o, 
     out.notes.push_back(prefix + "speed not compared (--accuracy-only)");
   } else if (!same_machine) {
     out.notes.push_back(prefix + (o.force ? "speed compared across machines (--force): " : "speed not compared: ") +
-                        "the reports come from different machines (" + describe_machine(base.machine, dev_b) +
-                        " vs " + describe_machine(fresh.machine, dev_n) + ")" +
-                        (o.force ? "" : "; --force compares anyway"));
+                        "the reports come from different machines (" + describe_machine(base.machine, dev_b) + " vs " +
+                        describe_machine(fresh.machine, dev_n) + ")" + (o.force ? "" : "; --force compares anyway"));
   }
   out.speed_compared |= speed;
   for (auto& b : base.rows) {
@@ -379,7 +386,8 @@ void compare_reports(const Report& base, const Report& fresh, const Options& o, 
   for (auto& n : fresh.rows)
     if (!used.count(n.key)) {
       ++out.only_new;
-      add(out, file, n.key, "presence", "missing", "present", "only in new", 0, "a configuration the base report has not");
+      add(out, file, n.key, "presence", "missing", "present", "only in new", 0,
+          "a configuration the base report has not");
     }
 }
 
@@ -394,9 +402,10 @@ int Outcome::improvements() const {
 std::string Outcome::summary() const {
   const int reg = regressions(), imp = improvements();
   const size_t other = changes.size() - static_cast<size_t>(reg + imp);
-  std::string s = fmt::format("{}: {} regression(s), {} improvement(s), {} other change(s); {} row(s) matched, {} only in "
-                              "base, {} only in new; speed: ",
-                              reg ? "REGRESSION" : "OK", reg, imp, other, matched, only_base, only_new);
+  std::string s = fmt::format(
+      "{}: {} regression(s), {} improvement(s), {} other change(s); {} row(s) matched, {} only in "
+      "base, {} only in new; speed: ",
+      reg ? "REGRESSION" : "OK", reg, imp, other, matched, only_base, only_new);
   if (!speed_compared) return s + "not compared";
   s += fmt::format("{} row(s) judged", speed_judged);
   if (speed_too_few)

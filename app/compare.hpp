@@ -12,10 +12,10 @@
 namespace accsum::cli::compare {
 
 struct Options {
-  double speed_tolerance = 0.05;   // a speed change smaller than this fraction is no verdict
-  double accuracy_tolerance = 0;   // error growth (ulps) beyond this fraction is a regression
-  bool accuracy_only = false;      // no speed verdicts
-  bool force = false;              // compare speed across machines
+  double speed_tolerance = 0.05;  // a speed change smaller than this fraction is no verdict
+  double accuracy_tolerance = 0;  // error growth (ulps) beyond this fraction is a regression
+  bool accuracy_only = false;     // no speed verdicts
+  bool force = false;             // compare speed across machines
 };
 
 // Significance level of the rank test, and the fewest repetitions per side it judges: with 5 and
@@ -26,9 +26,9 @@ constexpr size_t kMinSamples = 5;
 
 // One row of a report, with what it is matched by.
 struct Row {
-  std::string key;             // configuration: "sum sumk@cpu [K=2] | illcond n=65536 cond=1e+10 seed=1"
-  nlohmann::json row;          // the result object
-  nlohmann::json reference;    // its dataset's exact reference
+  std::string key;           // configuration: "sum sumk@cpu [K=2] | illcond n=65536 cond=1e+10 seed=1"
+  nlohmann::json row;        // the result object
+  nlohmann::json reference;  // its dataset's exact reference
 };
 
 struct Report {
@@ -43,9 +43,9 @@ struct Report {
 Report load(const std::string& path, bool* not_report = nullptr);
 
 struct Change {
-  std::string file;     // directory mode: the file name; else ""
-  std::string row;      // the row's configuration key
-  std::string aspect;   // "accuracy", "speed", "presence"
+  std::string file;    // directory mode: the file name; else ""
+  std::string row;     // the row's configuration key
+  std::string aspect;  // "accuracy", "speed", "presence"
   std::string old_value, new_value, delta;
   double p_value = -1;  // speed: the rank test's p (< 0: none)
   std::string verdict;  // "guarantee broken", "slower", "only in base", ...

@@ -47,8 +47,10 @@ Dataset shrink(const AlgoEntry& e, const Params& params, Dataset d, const Measur
       if (len >= d.n) break;
       Dataset smaller = without(d, at, len);
       ++tries;
-      if (breaks_claim(e, params, smaller, opt)) d = std::move(smaller);  // keep `at`: new elements moved in
-      else at += len;
+      if (breaks_claim(e, params, smaller, opt))
+        d = std::move(smaller);  // keep `at`: new elements moved in
+      else
+        at += len;
     }
   }
   return d;
@@ -113,8 +115,8 @@ CounterExample write_counterexample(const AlgoEntry& e, const Params& params, co
     ::unlink(c.path.c_str());
     throw;
   }
-  c.command = "accsum bench --input=" + shell_quote(c.path) + " --algo=" + shell_quote(e.algo) +
-              " --backend=" + e.backend;
+  c.command =
+      "accsum bench --input=" + shell_quote(c.path) + " --algo=" + shell_quote(e.algo) + " --backend=" + e.backend;
   for (auto& [k, v] : params) c.command += " --param=" + shell_quote(k + "=" + v);
   if (const plugins::PluginAlgo* a = plugins::find(e.algo)) c.command += " --plugin=" + shell_quote(a->path);
   return c;

@@ -11,11 +11,11 @@
 namespace accsum::cli {
 
 struct CounterExample {
-  std::string path;     // the file written
-  int64_t n_found = 0;  // elements of the failing dataset
-  int64_t n_kept = 0;   // elements after shrinking
+  std::string path;       // the file written
+  int64_t n_found = 0;    // elements of the failing dataset
+  int64_t n_kept = 0;     // elements after shrinking
   std::string violation;  // what the shrunk input breaks
-  std::string command;  // accsum bench --input=... reproducing it
+  std::string command;    // accsum bench --input=... reproducing it
 };
 
 // Shrinks d (vector families; other families' data are written whole) while entry e with

@@ -122,7 +122,7 @@ RunRecord begin_run(const Dataset& d) {
   // The vector oracles report max and min |x_i| (finite, nonzero): no second pass over the data,
   // and data made by index have no array to pass over. Other families: from the held arrays.
   const ExactFacts& f = run.reference.facts;
-  run.dynamic_range_log10 = f.min_abs_x > 0      ? std::log10(f.max_abs_x) - std::log10(f.min_abs_x)
+  run.dynamic_range_log10 = f.min_abs_x > 0  ? std::log10(f.max_abs_x) - std::log10(f.min_abs_x)
                             : d.generated_by ? 0.0
                                              : dynamic_range_log10_of(d);
   return run;
@@ -151,8 +151,10 @@ ResultRow measure_entry(const AlgoEntry& e, const Params& params, const RunRecor
     for (int i = 0; i < std::max(1, opt.reps); ++i) {
       times.push_back(timed_execute(*kernel));
       value = kernel->result();
-      if (i == 0) first = value;
-      else if (!same_bits(value, first)) runs_identical = false;
+      if (i == 0)
+        first = value;
+      else if (!same_bits(value, first))
+        runs_identical = false;
     }
     row.device_timed = kernel->last_device_seconds() >= 0;
     kernel.reset();
@@ -195,7 +197,8 @@ void judge(ResultRow& row, const ExactValue& ref) {
     switch (e.guarantee) {
       case Guarantee::exact:
       case Guarantee::correctly_rounded:
-        if (!m.correctly_rounded) fail(std::string("not ") + to_string(e.guarantee) + " (" + m.hex + " vs " + ref.hex + ")");
+        if (!m.correctly_rounded)
+          fail(std::string("not ") + to_string(e.guarantee) + " (" + m.hex + " vs " + ref.hex + ")");
         break;
       case Guarantee::faithful:
         if (!m.faithful) fail("not faithful");
@@ -226,7 +229,8 @@ void attach_baselines(std::vector<ResultRow>& rows) {
     const ResultRow* best = nullptr;
     for (auto& b : rows)
       if (b.entry->is_baseline && b.error.empty() && b.entry->backend == r.entry->backend &&
-          b.entry->family == r.entry->family && (!best || agreement(b.params, r.params) > agreement(best->params, r.params)))
+          b.entry->family == r.entry->family &&
+          (!best || agreement(b.params, r.params) > agreement(best->params, r.params)))
         best = &b;
     if (!best) continue;
     r.baseline = best->entry->algo;

@@ -30,7 +30,7 @@ struct ResultRow {
   Metrics metrics;
   TimeStats time;
   double transfer_s = 0;
-  std::vector<std::string> placement;       // the device(s) it ran on (core/frame/placement.hpp)
+  std::vector<std::string> placement;  // the device(s) it ran on (core/frame/placement.hpp)
   bool device_timed = false;
   bool reproducible = false;                // all checked variants gave identical bits
   std::vector<std::string> repro_checks;    // what was compared: "runs", "threads=3", "permutation", ...
@@ -38,8 +38,8 @@ struct ResultRow {
   std::string baseline;                     // algo name of the baseline on this backend
   double ratio_to_baseline = 0;             // baseline time / this time (1 = as fast)
   bool guarantee_met = true;
-  std::string violation;                    // why guarantee_met is false
-  std::string error;                        // the run failed (message), nothing else valid
+  std::string violation;  // why guarantee_met is false
+  std::string error;      // the run failed (message), nothing else valid
 };
 
 // Everything about one dataset's run: what it is, its exact reference, the rows.

@@ -58,16 +58,17 @@ std::string empty_option_in(int argc, char** argv) {
 }
 
 void refuse_empty_values(CLI::App& app) {
-  const CLI::Validator non_empty([](std::string& v) { return v.empty() ? std::string("an empty value is not allowed") : ""; },
-                                 "", "NON_EMPTY");
+  const CLI::Validator non_empty(
+      [](std::string& v) { return v.empty() ? std::string("an empty value is not allowed") : ""; }, "", "NON_EMPTY");
   for (CLI::App* cmd : app.get_subcommands([](CLI::App*) { return true; }))
     for (CLI::Option* o : cmd->get_options([](CLI::Option* o) { return o->get_type_size() != 0; })) o->check(non_empty);
 }
 
 // --force on every command that writes files: write-protected outputs are replaced.
 void add_force_option(CLI::App* cmd) {
-  cmd->add_flag_callback("--force", [] { set_force_overwrite(true); },
-                         "replace output files that are write-protected (mode 0444); refused without it");
+  cmd->add_flag_callback(
+      "--force", [] { set_force_overwrite(true); },
+      "replace output files that are write-protected (mode 0444); refused without it");
 }
 
 // Options a mode ignores are errors, not silently dropped.
@@ -162,7 +163,8 @@ void merge_generic(ParamLists& p, const std::vector<std::string>& generic) {
       throw accsum::UsageError("--param expects name=value with a non-empty value, got '" + g + "'");
     const std::string name = g.substr(0, eq);
     if (p.count(name))
-      throw accsum::UsageError("parameter '" + name + "' is given twice (--" + name + " and --param, or --param twice)");
+      throw accsum::UsageError("parameter '" + name + "' is given twice (--" + name +
+                               " and --param, or --param twice)");
     p[name] = g.substr(eq + 1);
   }
 }
@@ -187,8 +189,10 @@ std::vector<std::string> plugin_paths(const std::vector<std::string>& args) {
     if (*env) add(env);
   for (size_t i = cmd + 1; i < args.size(); ++i) {
     if (args[i] == "--") break;
-    if (args[i].rfind("--plugin=", 0) == 0) add(args[i].substr(9));
-    else if (args[i] == "--plugin" && i + 1 < args.size()) add(args[++i]);
+    if (args[i].rfind("--plugin=", 0) == 0)
+      add(args[i].substr(9));
+    else if (args[i] == "--plugin" && i + 1 < args.size())
+      add(args[++i]);
   }
   return paths;
 }
@@ -216,7 +220,7 @@ void add_run_options(CLI::App* cmd, ParamLists& params, std::vector<std::string>
 int main(int argc, char** argv) {
   install_signal_handlers();
   std::vector<std::string> args(argv, argv + argc);
-  for (auto& s : args) s = utf8_safe(s);  // the report's `command`: JSON text must be UTF-8
+  for (auto& s : args) s = utf8_safe(s);   // the report's `command`: JSON text must be UTF-8
   const bool rank0 = process_rank() == 0;  // under mpirun only rank 0 prints errors
   try {
     accsum::plugins::load(plugin_paths(std::vector<std::string>(argv, argv + argc)));  // the paths' own bytes
@@ -235,7 +239,8 @@ int main(int argc, char** argv) {
   auto* b = app.add_subcommand("bench", "time algorithms beside the baseline and check them against the exact result");
   b->add_option("--algo", bench.algo, "algorithms: a comma list or all (see `accsum list`)")->capture_default_str();
   std::string backend_choices;  // the compiled-in backends; a missing registration throws here, at startup
-  for (auto& name : accsum::registry().backend_names()) backend_choices += (backend_choices.empty() ? "" : " | ") + name;
+  for (auto& name : accsum::registry().backend_names())
+    backend_choices += (backend_choices.empty() ? "" : " | ") + name;
   b->add_option("--backend", bench.backend, backend_choices + ", a list, or all (default: best present)");
   add_data_options(b, bench.data);
   b->add_option("--reps", bench.reps, "timed repetitions (median reported)")->capture_default_str();
@@ -304,9 +309,10 @@ int main(int argc, char** argv) {
   add_force_option(t);
 
   CompareArgs cmp;
-  auto* c = app.add_subcommand("compare",
-                               "judge NEW against BASE (accsum-report/1 files, or directories of them matched by file "
-                               "name): accuracy from the reports' verdicts, speed by a rank test; exit 1 on a regression");
+  auto* c =
+      app.add_subcommand("compare",
+                         "judge NEW against BASE (accsum-report/1 files, or directories of them matched by file "
+                         "name): accuracy from the reports' verdicts, speed by a rank test; exit 1 on a regression");
   c->add_option("BASE", cmp.base, "the reference report (or directory)")->required();
   c->add_option("NEW", cmp.fresh, "the report (or directory) to judge")->required();
   c->add_option("--format", cmp.format, "table | json | csv | md")
@@ -324,7 +330,8 @@ int main(int argc, char** argv) {
   refuse_empty_values(app);
 
   if (std::string opt = empty_option_in(argc, argv); !opt.empty()) {
-    if (rank0) std::fprintf(stderr, "accsum: error: %s is given an empty value (see accsum --help)\n", printable(opt).c_str());
+    if (rank0)
+      std::fprintf(stderr, "accsum: error: %s is given an empty value (see accsum --help)\n", printable(opt).c_str());
     return 2;
   }
   try {

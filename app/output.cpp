@@ -192,7 +192,8 @@ void write_through(const OutputTarget& target, const std::function<void(const Si
     ::usleep(50 * 1000);
   }
   if (fd < 0 && errno == ENXIO)
-    refuse(target.path, "it is a FIFO that no process reads (waited " + std::to_string(kFifoReaderWaitMs / 1000) + " s)");
+    refuse(target.path,
+           "it is a FIFO that no process reads (waited " + std::to_string(kFifoReaderWaitMs / 1000) + " s)");
   if (fd < 0) refuse(target.path, errtext(errno));
   ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
   int err = produce_into(fd, produce);
@@ -244,10 +245,14 @@ size_t utf8_len(const std::string& s, size_t i) {
   if (c < 0x80) return 1;
   size_t len;
   unsigned cp;
-  if (c >= 0xC2 && c <= 0xDF) len = 2, cp = c & 0x1F;
-  else if (c >= 0xE0 && c <= 0xEF) len = 3, cp = c & 0x0F;
-  else if (c >= 0xF0 && c <= 0xF4) len = 4, cp = c & 0x07;
-  else return 0;
+  if (c >= 0xC2 && c <= 0xDF)
+    len = 2, cp = c & 0x1F;
+  else if (c >= 0xE0 && c <= 0xEF)
+    len = 3, cp = c & 0x0F;
+  else if (c >= 0xF0 && c <= 0xF4)
+    len = 4, cp = c & 0x07;
+  else
+    return 0;
   if (i + len > s.size()) return 0;
   for (size_t k = 1; k < len; ++k) {
     unsigned char cc = static_cast<unsigned char>(s[i + k]);

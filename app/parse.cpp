@@ -19,8 +19,10 @@ std::vector<std::string> split_list(const std::string& s) {
     cur.clear();
   };
   for (char c : s) {
-    if (c == ',') flush();
-    else cur += c;
+    if (c == ',')
+      flush();
+    else
+      cur += c;
   }
   flush();
   return out;

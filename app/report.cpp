@@ -48,8 +48,10 @@ json params_json(const Params& p) {
   for (auto& [k, v] : p) {
     char* end = nullptr;
     long long iv = std::strtoll(v.c_str(), &end, 10);
-    if (!v.empty() && *end == 0) j[k] = iv;
-    else j[k] = v;
+    if (!v.empty() && *end == 0)
+      j[k] = iv;
+    else
+      j[k] = v;
   }
   return j;
 }
@@ -127,13 +129,17 @@ json row_json(const RunRecord& run, const ResultRow& r) {
   j["reproducible_checks"] = r.repro_checks;
   j["guarantee_met"] = r.guarantee_met;
   if (!r.violation.empty()) j["violation"] = r.violation;
-  j["time_s"] = {{"median", r.time.median}, {"min", r.time.min}, {"max", r.time.max}, {"reps", r.time.reps},
+  j["time_s"] = {{"median", r.time.median},
+                 {"min", r.time.min},
+                 {"max", r.time.max},
+                 {"reps", r.time.reps},
                  {"samples", r.time.samples}};
   j["timer"] = r.device_timed ? "device-events" : "steady-clock";
   j["transfer_s"] = r.transfer_s;
   if (!r.placement.empty()) j["placement"] = r.placement;
   const std::string& unit = run.family->unit;
-  j["throughput"] = {{unit + "_per_s", r.units_per_s}, {"bytes_per_s", r.bytes_per_s},
+  j["throughput"] = {{unit + "_per_s", r.units_per_s},
+                     {"bytes_per_s", r.bytes_per_s},
                      {"ns_per_unit", r.units_per_s > 0 ? 1e9 / r.units_per_s : 0.0}};
   if (!r.baseline.empty()) {
     j["baseline"] = r.baseline;
@@ -217,8 +223,8 @@ json machine_json(const std::vector<std::string>& backends, const std::vector<st
     if (name.empty()) continue;
     static const std::regex ranked(R"(^rank [0-9]+ on ([^:]*): [^ ]+ (device .*)$)");
     std::smatch m;
-    const std::string where = std::regex_search(line, m, ranked) ? m[1].str() + " " + m[2].str()
-                                                                 : std::string(host) + " " + line;
+    const std::string where =
+        std::regex_search(line, m, ranked) ? m[1].str() + " " + m[2].str() : std::string(host) + " " + line;
     if (std::find(seen.begin(), seen.end(), where) != seen.end()) continue;
     seen.push_back(where);
     devices.push_back(name);
@@ -229,8 +235,8 @@ json machine_json(const std::vector<std::string>& backends, const std::vector<st
 
 namespace {
 struct Cols {
-  std::vector<std::string> head{"algo",   "backend", "params", "guarantee", "digits", "ulps",
-                                "CR",     "bound",   "repro",  "median",    "ns/unit", "vs base"};
+  std::vector<std::string> head{"algo", "backend", "params", "guarantee", "digits",  "ulps",
+                                "CR",   "bound",   "repro",  "median",    "ns/unit", "vs base"};
 };
 std::string bound_cell(const Metrics& m) {
   if (!m.has_bound) return "-";
@@ -239,9 +245,12 @@ std::string bound_cell(const Metrics& m) {
 }
 std::vector<std::string> row_cells(const ResultRow& r) {
   const AlgoEntry& e = *r.entry;
-  if (!r.error.empty()) return {e.algo, e.backend, params_str(r.params), std::string(to_string(e.guarantee)), "ERROR: " + r.error};
+  if (!r.error.empty())
+    return {e.algo, e.backend, params_str(r.params), std::string(to_string(e.guarantee)), "ERROR: " + r.error};
   const Metrics& m = r.metrics;
-  std::string ratio = r.baseline.empty() ? "-" : r.entry->is_baseline ? "baseline" : fmt::format("{:.3f}x", r.ratio_to_baseline);
+  std::string ratio = r.baseline.empty()     ? "-"
+                      : r.entry->is_baseline ? "baseline"
+                                             : fmt::format("{:.3f}x", r.ratio_to_baseline);
   return {e.algo,
           e.backend,
           params_str(r.params),
@@ -267,7 +276,8 @@ std::string dataset_line(const RunRecord& run) {
                    run.reference.hex, run.family->unit);
   std::string outside;
   for (auto& r : run.rows)
-    if (r.error.empty() && !r.metrics.outside_domain.empty() && outside.find(r.metrics.outside_domain) == std::string::npos)
+    if (r.error.empty() && !r.metrics.outside_domain.empty() &&
+        outside.find(r.metrics.outside_domain) == std::string::npos)
       outside += "\n  no bound claimed (" + r.entry->algo + " ...): " + r.metrics.outside_domain;
   return s + outside;
 }
@@ -292,9 +302,12 @@ std::string report_table(const RunRecord& run) {
 std::string markdown_cell(const std::string& text) {
   std::string out;
   for (char c : text) {
-    if (c == '|') out += "\\|";
-    else if (c == '\n' || c == '\r') out += ' ';
-    else out += c;
+    if (c == '|')
+      out += "\\|";
+    else if (c == '\n' || c == '\r')
+      out += ' ';
+    else
+      out += c;
   }
   return out;
 }
@@ -323,12 +336,39 @@ std::string report_markdown(const RunRecord& run) {
 namespace {
 // The CSV columns, the same for every family and every row (a failed run leaves its measurements
 // empty). Columns are only ever added at the end, so scripts that read by position keep working.
-const std::vector<std::string> kCsvColumns{
-    "family",  "n",        "dist",     "range",        "cond",         "seed",          "algo",
-    "backend", "params",   "guarantee", "value_hex",   "exact_hex",    "abs_err",       "rel_err",
-    "ulps",    "digits",   "correctly_rounded", "within_bound", "reproducible", "guarantee_met", "median_s",
-    "min_s",   "max_s",    "reps",     "ns_per_unit",  "ratio_to_baseline", "error",    "shape",
-    "data_params", "content_hash", "faithful", "baseline", "violation"};
+const std::vector<std::string> kCsvColumns{"family",
+                                           "n",
+                                           "dist",
+                                           "range",
+                                           "cond",
+                                           "seed",
+                                           "algo",
+                                           "backend",
+                                           "params",
+                                           "guarantee",
+                                           "value_hex",
+                                           "exact_hex",
+                                           "abs_err",
+                                           "rel_err",
+                                           "ulps",
+                                           "digits",
+                                           "correctly_rounded",
+                                           "within_bound",
+                                           "reproducible",
+                                           "guarantee_met",
+                                           "median_s",
+                                           "min_s",
+                                           "max_s",
+                                           "reps",
+                                           "ns_per_unit",
+                                           "ratio_to_baseline",
+                                           "error",
+                                           "shape",
+                                           "data_params",
+                                           "content_hash",
+                                           "faithful",
+                                           "baseline",
+                                           "violation"};
 const char* yes_no(bool b) { return b ? "true" : "false"; }
 }  // namespace
 
@@ -353,24 +393,23 @@ std::string report_csv(const RunRecord& run) {
   std::string data_params;
   for (auto& [k, v] : d.data) data_params += (data_params.empty() ? "" : " ") + k + "=" + v;
   for (auto& r : run.rows) {
-    std::map<std::string, std::string> f{
-        {"family", d.family},
-        {"n", std::to_string(d.n)},
-        {"dist", d.generator},
-        {"range", d.range > 0 ? fmt::format("{:g}", d.range) : ""},
-        {"cond", json_number_or_string(run.reference.cond)},
-        {"seed", std::to_string(d.seed)},
-        {"algo", r.entry->algo},
-        {"backend", r.entry->backend},
-        {"params", params_str(r.params)},
-        {"guarantee", to_string(r.entry->guarantee)},
-        {"exact_hex", run.reference.hex},
-        {"guarantee_met", yes_no(r.guarantee_met)},
-        {"error", r.error},
-        {"shape", d.rows > 0 ? fmt::format("{}x{}x{}", d.rows, d.cols, d.inner) : ""},
-        {"data_params", data_params},
-        {"content_hash", d.generator == "file" ? content_hash(d) : ""},
-        {"violation", r.violation}};
+    std::map<std::string, std::string> f{{"family", d.family},
+                                         {"n", std::to_string(d.n)},
+                                         {"dist", d.generator},
+                                         {"range", d.range > 0 ? fmt::format("{:g}", d.range) : ""},
+                                         {"cond", json_number_or_string(run.reference.cond)},
+                                         {"seed", std::to_string(d.seed)},
+                                         {"algo", r.entry->algo},
+                                         {"backend", r.entry->backend},
+                                         {"params", params_str(r.params)},
+                                         {"guarantee", to_string(r.entry->guarantee)},
+                                         {"exact_hex", run.reference.hex},
+                                         {"guarantee_met", yes_no(r.guarantee_met)},
+                                         {"error", r.error},
+                                         {"shape", d.rows > 0 ? fmt::format("{}x{}x{}", d.rows, d.cols, d.inner) : ""},
+                                         {"data_params", data_params},
+                                         {"content_hash", d.generator == "file" ? content_hash(d) : ""},
+                                         {"violation", r.violation}};
     if (r.error.empty()) {  // a failed run has no measurements: their cells stay empty
       const Metrics& m = r.metrics;
       const bool claim = m.has_bound && m.outside_domain.empty();

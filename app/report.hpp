@@ -55,7 +55,7 @@ std::string device_name(const std::string& placement);
 // Identifies a dataset's numbers (x, y, matrices, data parameters): "fnv1a64:<16 hex digits>".
 std::string content_hash(const Dataset& d);
 nlohmann::json run_json(const RunRecord& run);
-std::string report_table(const RunRecord& run);     // console
+std::string report_table(const RunRecord& run);  // console
 std::string report_markdown(const RunRecord& run);
 std::string csv_header();
 std::string report_csv(const RunRecord& run);

@@ -19,8 +19,10 @@ class TextSink {
  public:
   explicit TextSink(std::string path) : path_(std::move(path)) {}
   void put(const std::string& text) {
-    if (path_.empty()) write_stdout(text);
-    else buffer_ += text;
+    if (path_.empty())
+      write_stdout(text);
+    else
+      buffer_ += text;
   }
   void close(std::vector<OutputItem>& files) {
     if (!path_.empty()) files.push_back({path_, std::move(buffer_)});
@@ -101,8 +103,10 @@ Reporters::Reporters(const OutArgs& out, std::vector<std::string> argv, std::vec
                      bool text_to_stdout) {
   if (process_rank() != 0) return;  // other MPI ranks report nothing
   if (text_to_stdout) {
-    if (out.format == "json") list_.push_back(std::make_unique<JsonReporter>(out.out, argv, backends));
-    else list_.push_back(std::make_unique<TextReporter>(out.format, out.out));
+    if (out.format == "json")
+      list_.push_back(std::make_unique<JsonReporter>(out.out, argv, backends));
+    else
+      list_.push_back(std::make_unique<TextReporter>(out.format, out.out));
   }
   if (!out.json.empty()) list_.push_back(std::make_unique<JsonReporter>(out.json, argv, backends));
 }

@@ -56,7 +56,8 @@ std::vector<Selection> select(const std::string& algos, const std::string& backe
     wanted = backends == "all" ? reg.backend_names() : split_list(backends);
     for (auto& b : wanted) {
       if (!reg.backend(b))
-        throw UsageError("unknown or not compiled-in backend '" + b + "' (available: " + join(reg.backend_names()) + ")");
+        throw UsageError("unknown or not compiled-in backend '" + b + "' (available: " + join(reg.backend_names()) +
+                         ")");
       if (backends != "all") require_backend(b);
     }
     if (backends == "all") {
@@ -95,7 +96,8 @@ std::vector<Selection> select(const std::string& algos, const std::string& backe
         std::vector<std::string> has;
         for (auto& x : reg.entries())
           if (x.algo == a) has.push_back(x.backend);
-        throw UsageError("algorithm '" + a + "' is not available on backend '" + b + "' (it runs on: " + join(has) + ")");
+        throw UsageError("algorithm '" + a + "' is not available on backend '" + b + "' (it runs on: " + join(has) +
+                         ")");
       }
     }
     // --backend=all skips the pairs that do not exist, but an algorithm asked for by name must run somewhere.
@@ -106,7 +108,8 @@ std::vector<Selection> select(const std::string& algos, const std::string& backe
   for (auto& kv : params) {  // (no structured binding: clang < 16 cannot capture one in a lambda)
     const std::string& k = kv.first;
     bool used = std::any_of(out.begin(), out.end(), [&](const Selection& s) {
-      return std::any_of(s.entry->params.begin(), s.entry->params.end(), [&](const ParamSpec& p) { return p.name == k; });
+      return std::any_of(s.entry->params.begin(), s.entry->params.end(),
+                         [&](const ParamSpec& p) { return p.name == k; });
     });
     if (!used) throw UsageError("no selected algorithm takes parameter '" + k + "'");
   }

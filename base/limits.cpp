@@ -8,8 +8,9 @@ namespace accsum {
 int threads_from_env() {
   const char* s = std::getenv("ACCSUM_THREADS");
   if (!s) return 0;
-  if (!*s) throw UsageError("ACCSUM_THREADS is set but empty (unset it, or give a thread count in [1, " +
-                            std::to_string(kMaxThreads) + "])");
+  if (!*s)
+    throw UsageError("ACCSUM_THREADS is set but empty (unset it, or give a thread count in [1, " +
+                     std::to_string(kMaxThreads) + "])");
   errno = 0;
   char* end = nullptr;
   long long v = std::strtoll(s, &end, 10);

@@ -97,17 +97,17 @@ struct Dataset {
   std::string source;     // file path for "file", else ""
   uint64_t seed = 0;
   int64_t n = 0;
-  double range = 0;        // requested dynamic range (0 when not applicable)
-  double target_cond = 0;  // requested condition number (0 when not applicable)
+  double range = 0;          // requested dynamic range (0 when not applicable)
+  double target_cond = 0;    // requested condition number (0 when not applicable)
   std::vector<double> x, y;  // vectors of doubles (y empty for sums)
   // Column-major float matrices a (rows x inner), b (inner x cols), c (rows x cols), for
   // families whose inputs are matrices; empty otherwise.
   std::vector<float> a, b, c;
   int64_t rows = 0, cols = 0, inner = 0;
-  Params data;               // the dataset's own parameters (a modulus, alpha, ...), reported
+  Params data;  // the dataset's own parameters (a modulus, alpha, ...), reported
   // Set instead of x and y for a dataset made by index where it is used (generate_by_index).
   std::shared_ptr<const ElementRecipe> generated_by;
-  uint64_t id = 0;           // unique per dataset object in this process (device caches key on it)
+  uint64_t id = 0;  // unique per dataset object in this process (device caches key on it)
   Problem problem() const {
     Problem p;
     p.x = x.empty() ? nullptr : x.data();

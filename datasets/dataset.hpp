@@ -62,7 +62,7 @@ Dataset permuted_copy(const Dataset& d);
 // A dot dataset is a (2, n) array: row 0 is x, row 1 is y (raw: x then y; text: two columns).
 enum class FileFormat { npy, raw, text };
 FileFormat format_from_path(const std::string& path);  // by extension; throws UsageError
-std::string file_extension(const std::string& path);    // ".npy" (lower case), or "" when none
+std::string file_extension(const std::string& path);   // ".npy" (lower case), or "" when none
 // Writes atomically (temporary file + rename); dtype "f8" or "f4" for npy (f4 rounds to float).
 void write_dataset(const std::string& path, const Dataset& d, const std::string& dtype = "f8");
 // The bytes write_dataset writes (format from path's extension), handed to `emit` in pieces;

@@ -86,21 +86,32 @@ enum SpecialKind : unsigned { kPosZero = 0, kNegZero = 1, kNaN = 2, kPosInf = 3,
 ACCSUM_HD unsigned specials_mask(uint64_t seed) {
   const unsigned zeros = (1u << kPosZero) | (1u << kNegZero);
   switch (seed % 6) {
-    case 1: return zeros | (1u << kNaN) | (1u << kPosInf) | (1u << kNegInf);
-    case 2: return zeros | (1u << kPosInf);
-    case 3: return zeros | (1u << kNegInf);
-    case 4: return zeros | (1u << kPosInf) | (1u << kNegInf);
-    case 5: return zeros | (1u << kNaN);
-    default: return zeros;
+    case 1:
+      return zeros | (1u << kNaN) | (1u << kPosInf) | (1u << kNegInf);
+    case 2:
+      return zeros | (1u << kPosInf);
+    case 3:
+      return zeros | (1u << kNegInf);
+    case 4:
+      return zeros | (1u << kPosInf) | (1u << kNegInf);
+    case 5:
+      return zeros | (1u << kNaN);
+    default:
+      return zeros;
   }
 }
 ACCSUM_HD double special_value(unsigned kind) {
   switch (kind) {
-    case kPosZero: return 0.0;
-    case kNegZero: return -0.0;
-    case kNaN: return NAN;
-    case kPosInf: return INFINITY;
-    default: return -INFINITY;
+    case kPosZero:
+      return 0.0;
+    case kNegZero:
+      return -0.0;
+    case kNaN:
+      return NAN;
+    case kPosInf:
+      return INFINITY;
+    default:
+      return -INFINITY;
   }
 }
 // The special kind of element i, or kSpecialKinds for a finite non-zero-by-design element.
@@ -190,8 +201,8 @@ ACCSUM_HD TieShape tie_shape(uint64_t seed, int64_t n, bool dot) {
   return t;
 }
 // Piece j of the unshuffled base array as a product x * y (y = 1 for sums).
-ACCSUM_HD void tie_base(const TieShape& t, int64_t n, const rng::CounterRng& rx, const rng::CounterRng& ry,
-                        uint64_t j, bool dot, double& x, double& y) {
+ACCSUM_HD void tie_base(const TieShape& t, int64_t n, const rng::CounterRng& rx, const rng::CounterRng& ry, uint64_t j,
+                        bool dot, double& x, double& y) {
   const double s = t.negative ? -1.0 : 1.0;
   const uint64_t k = static_cast<uint64_t>(t.fields);
   y = 1.0;

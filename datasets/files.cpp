@@ -31,7 +31,6 @@ constexpr char kNpyMagic[] = "\x93NUMPY";
   throw UsageError("'" + path + "': " + what);
 }
 
-
 Dataset read_npy(const std::string& path, const std::string& family, bool with_y) {
   InFile in(path);
   const NpyHeader h = read_npy_header(in);  // datasets/npy_input.hpp: the one .npy reader
@@ -139,7 +138,8 @@ Dataset read_text(const std::string& path, const std::string& family, bool with_
         fail(path, "line " + std::to_string(line_no) + ": '" + token + "' is not a number");
       }
       if (q < end && *q != ' ' && *q != '\t' && *q != ',')
-        fail(path, "line " + std::to_string(line_no) + ": trailing garbage '" + std::string(static_cast<const char*>(q), end) + "'");
+        fail(path, "line " + std::to_string(line_no) + ": trailing garbage '" +
+                       std::string(static_cast<const char*>(q), end) + "'");
       // A decimal (or hex) number beyond the double range is an error, not a silent +-inf; the
       // tokens inf and nan stay accepted, and underflow rounds (to a subnormal or zero) as strtod does.
       if (errno == ERANGE && std::isinf(v))
@@ -162,8 +162,8 @@ Dataset read_text(const std::string& path, const std::string& family, bool with_
     }
     if (dot) {
       if (numbers != 2)
-        fail(path, "line " + std::to_string(line_no) + " has " + std::to_string(numbers) +
-                       " numbers; a " + family + " dataset needs two columns (x y)");
+        fail(path, "line " + std::to_string(line_no) + " has " + std::to_string(numbers) + " numbers; a " + family +
+                       " dataset needs two columns (x y)");
       d.x.push_back(row[0]);
       d.y.push_back(row[1]);
     }
@@ -213,16 +213,23 @@ FileFormat format_from_path(const std::string& path) {
   if (ext == ".npy") return FileFormat::npy;
   if (ext == ".bin" || ext == ".raw") return FileFormat::raw;
   if (ext == ".txt" || ext == ".csv") return FileFormat::text;
-  throw UsageError("'" + path + "': " + (ext.empty() ? std::string("no file extension") : "unknown file type '" + ext + "'") +
+  throw UsageError("'" + path +
+                   "': " + (ext.empty() ? std::string("no file extension") : "unknown file type '" + ext + "'") +
                    " (use .npy, .bin, .raw, .txt or .csv)");
 }
 
 Dataset read_dataset(const std::string& path, const std::string& family, bool with_y) {
   Dataset d;
   switch (format_from_path(path)) {
-    case FileFormat::npy: d = read_npy(path, family, with_y); break;
-    case FileFormat::raw: d = read_raw(path, family, with_y); break;
-    case FileFormat::text: d = read_text(path, family, with_y); break;
+    case FileFormat::npy:
+      d = read_npy(path, family, with_y);
+      break;
+    case FileFormat::raw:
+      d = read_raw(path, family, with_y);
+      break;
+    case FileFormat::text:
+      d = read_text(path, family, with_y);
+      break;
   }
   d.generator = "file";
   d.source = path;
@@ -244,7 +251,6 @@ void encode_dataset(const std::string& path, const Dataset& d, const std::string
   else
     throw UsageError("unknown dtype '" + dtype + "' (valid: f8, f4)");
   if (f4 && fmt != FileFormat::npy) throw UsageError("'" + path + "': dtype f4 is only available for .npy files");
-
 
   if (fmt == FileFormat::npy) {
     std::vector<int64_t> shape = dot ? std::vector<int64_t>{2, d.n} : std::vector<int64_t>{d.n};
@@ -283,7 +289,6 @@ void encode_dataset(const std::string& path, const Dataset& d, const std::string
     }
     emit(text.data(), text.size());
   }
-
 }
 
 void write_dataset(const std::string& path, const Dataset& d, const std::string& dtype) {

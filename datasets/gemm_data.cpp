@@ -96,8 +96,9 @@ double gemm_bytes(int64_t m, int64_t n, int64_t k) {
 }
 
 void check_gemm_size(int64_t m, int64_t n, int64_t k) {
-  if (m < 1 || n < 1 || k < 1) throw UsageError("gemm shapes must be at least 1 (M, N, K = " + std::to_string(m) + ", " +
-                                                std::to_string(n) + ", " + std::to_string(k) + ")");
+  if (m < 1 || n < 1 || k < 1)
+    throw UsageError("gemm shapes must be at least 1 (M, N, K = " + std::to_string(m) + ", " + std::to_string(n) +
+                     ", " + std::to_string(k) + ")");
   if (m > INT_MAX || n > INT_MAX || k > INT_MAX) throw UsageError("gemm dimensions must be below 2^31 (BLAS indices)");
   if (gemm_bytes(m, n, k) > physical_bytes() / 2)
     throw UsageError("gemm " + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) +
@@ -173,8 +174,9 @@ Dataset read_gemm_npy(const std::string& spec) {
   if (ha.descr == "<f4" && hb.descr == "<f4" && ha.shape.size() == 2 && hb.shape.size() == 2 && ha.count > 0 &&
       hb.count > 0) {
     if (ha.shape[1] != hb.shape[0])
-      throw UsageError("inner dimensions disagree: A is " + std::to_string(ha.shape[0]) + "x" + std::to_string(ha.shape[1]) +
-                       ", B is " + std::to_string(hb.shape[0]) + "x" + std::to_string(hb.shape[1]));
+      throw UsageError("inner dimensions disagree: A is " + std::to_string(ha.shape[0]) + "x" +
+                       std::to_string(ha.shape[1]) + ", B is " + std::to_string(hb.shape[0]) + "x" +
+                       std::to_string(hb.shape[1]));
     check_gemm_size(ha.shape[0], hb.shape[1], ha.shape[1]);
   }
   Dataset d;

@@ -55,9 +55,8 @@ std::string fmt_double(double v) {
 }  // namespace
 
 const std::vector<std::string>& dist_names() {
-  static const std::vector<std::string> names = {"uniform",  "uniform-sym",     "loguniform", "illcond",
-                                                 "subnormal", "overflow-cancel", "ties",       "specials",
-                                                 "huge"};
+  static const std::vector<std::string> names = {"uniform",         "uniform-sym", "loguniform", "illcond", "subnormal",
+                                                 "overflow-cancel", "ties",        "specials",   "huge"};
   return names;
 }
 
@@ -89,7 +88,8 @@ void generate_range(const GenSpec& spec, int64_t begin, int64_t end, double* x, 
 
 void generate_range(const ElementRecipe& r, int64_t begin, int64_t end, double* x, double* y) {
   double unused = 0;
-  for (int64_t i = begin; i < end; ++i) gen::element(r, static_cast<uint64_t>(i), x[i - begin], r.dot ? y[i - begin] : unused);
+  for (int64_t i = begin; i < end; ++i)
+    gen::element(r, static_cast<uint64_t>(i), x[i - begin], r.dot ? y[i - begin] : unused);
 }
 
 void generate_range_threaded(const ElementRecipe& r, int64_t begin, int64_t end, double* x, double* y) {

@@ -133,8 +133,7 @@ void low_condition(const GenSpec& spec, double* x, double* y) {
 // The cancellation construction for c >= kLowCond (n >= 2).
 void cancellation(const GenSpec& spec, double* x, double* y) {
   const bool dot = y != nullptr;
-  const rng::CounterRng rx(spec.seed, gen::kStreamX), ry(spec.seed, gen::kStreamY),
-      rt(spec.seed, gen::kStreamShape);
+  const rng::CounterRng rx(spec.seed, gen::kStreamX), ry(spec.seed, gen::kStreamY), rt(spec.seed, gen::kStreamShape);
   const double c = spec.cond, b = std::log2(c);
   // ORO split the terms in halves. A term of the second half lowers the running value by at
   // most about 48 bits (kMaxDrop below), and going from 2^(b/2) to 2^(-b/2) takes about b + 40

@@ -19,7 +19,9 @@ namespace {
 
 constexpr char kNpyMagic[] = "\x93NUMPY";
 
-[[noreturn]] void fail(const std::string& path, const std::string& what) { throw UsageError("'" + path + "': " + what); }
+[[noreturn]] void fail(const std::string& path, const std::string& what) {
+  throw UsageError("'" + path + "': " + what);
+}
 
 // Opens path for reading if it is a regular file. O_NONBLOCK: a FIFO without a writer is
 // refused at once instead of blocking the open (it is cleared again for the reads).
@@ -107,7 +109,8 @@ NpyHeader parse_dict(const std::string& path, const std::string& dict) {
   else if (fo != "False")
     fail(path, "npy fortran_order is '" + fo + "', expected True or False");
   std::string shape = dict_value(path, dict, "shape");
-  if (shape.size() < 2 || shape.front() != '(' || shape.back() != ')') fail(path, "npy shape '" + shape + "' is not a tuple");
+  if (shape.size() < 2 || shape.front() != '(' || shape.back() != ')')
+    fail(path, "npy shape '" + shape + "' is not a tuple");
   const char* p = shape.c_str() + 1;
   const char* end = shape.c_str() + shape.size() - 1;
   h.count = 1;
@@ -227,9 +230,12 @@ double input_memory_bytes(const std::string& spec) {
     struct stat st;
     if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
     const std::string ext = file_extension(path);
-    if (ext == ".npy") total += 8.0 * static_cast<double>(peek_npy_header(path).count);
-    else if (ext == ".txt" || ext == ".csv") total += kTextBytesPerFileByte * static_cast<double>(st.st_size);
-    else total += static_cast<double>(st.st_size);
+    if (ext == ".npy")
+      total += 8.0 * static_cast<double>(peek_npy_header(path).count);
+    else if (ext == ".txt" || ext == ".csv")
+      total += kTextBytesPerFileByte * static_cast<double>(st.st_size);
+    else
+      total += static_cast<double>(st.st_size);
   }
   return total;
 }
@@ -244,8 +250,7 @@ NpyHeader peek_npy_header(const std::string& path) {
 std::string read_text_input(const std::string& path) {
   InFile in(path);
   const double avail = mem_available_bytes();
-  const uint64_t limit =
-      avail > 0 ? static_cast<uint64_t>(0.9 * avail / kTextBytesPerFileByte) : uint64_t(1) << 34;
+  const uint64_t limit = avail > 0 ? static_cast<uint64_t>(0.9 * avail / kTextBytesPerFileByte) : uint64_t(1) << 34;
   auto too_big = [&] {
     fail(path, "text file larger than " + std::to_string(limit >> 20) +
                    " MiB cannot be read with the memory available (use .npy or raw binary)");

@@ -29,17 +29,17 @@ struct InFile {
   InFile(const InFile&) = delete;
   InFile& operator=(const InFile&) = delete;
   void read(void* dst, size_t bytes);  // UsageError when the file is shorter
-  uint64_t remaining() const;           // bytes after the current position
+  uint64_t remaining() const;          // bytes after the current position
 };
 
 // A parsed .npy header. descr is as written with a native '=' read as little-endian '<'.
 struct NpyHeader {
-  std::string descr;         // "<f8", "<f4", "<i8", "<u8", ...
-  char kind = 0;             // 'f', 'i', 'u', ... (descr[1])
-  unsigned itemsize = 0;     // descr's digits (8 for "<f8"); 0 when descr is not a simple dtype
+  std::string descr;      // "<f8", "<f4", "<i8", "<u8", ...
+  char kind = 0;          // 'f', 'i', 'u', ... (descr[1])
+  unsigned itemsize = 0;  // descr's digits (8 for "<f8"); 0 when descr is not a simple dtype
   bool fortran_order = false;
   std::vector<int64_t> shape;
-  uint64_t count = 0;        // the product of shape
+  uint64_t count = 0;  // the product of shape
 };
 
 // Reads the preamble and header of `in` (at its start), leaving `in` at the first data byte.

@@ -25,7 +25,9 @@ namespace {
 // The longest vectors generated or read (2^36 residues: 1 TiB for x and y).
 constexpr int64_t kMaxResidues = int64_t(1) << 36;
 
-[[noreturn]] void fail(const std::string& path, const std::string& what) { throw UsageError("'" + path + "': " + what); }
+[[noreturn]] void fail(const std::string& path, const std::string& what) {
+  throw UsageError("'" + path + "': " + what);
+}
 
 // The columns of a residue .npy file: int64 '<i8' or uint64 '<u8', C order, shape (n, 2)
 // (columns x, y), (2, n) (rows x, y; n != 2), or one column (n,) / (n, 1). Checked against p.
@@ -40,7 +42,8 @@ std::vector<std::vector<double>> read_npy_columns(const std::string& path, uint6
   const auto& s = h.shape;
   const bool one_column = s.size() == 1 || (s.size() == 2 && s[1] == 1);
   if (!one_column && !(s.size() == 2 && (s[1] == 2 || s[0] == 2)))
-    fail(path, "shape " + shape + " is not a residue array; expected (n, 2) (columns x, y), (2, n), or one column (n,)");
+    fail(path,
+         "shape " + shape + " is not a residue array; expected (n, 2) (columns x, y), (2, n), or one column (n,)");
   const bool rows = !one_column && s[1] != 2;  // (2, n): x then y
   const int64_t n = rows ? s[1] : s[0], cols = one_column ? 1 : 2;
   if (n > kMaxResidues) fail(path, "shape " + shape + " is too large (at most 2^36 entries per vector)");
@@ -86,7 +89,8 @@ uint64_t text_prime(const std::string& path, const std::string& line) {
   if (first == std::string::npos || eq == std::string::npos) return 0;
   std::string key = line.substr(first, eq - first), v = line.substr(eq + 1);
   for (auto* t : {&key, &v})
-    t->erase(std::remove_if(t->begin(), t->end(), [](char c) { return std::isspace(static_cast<unsigned char>(c)); }), t->end());
+    t->erase(std::remove_if(t->begin(), t->end(), [](char c) { return std::isspace(static_cast<unsigned char>(c)); }),
+             t->end());
   return key == "p" ? parse_prime(v, "'" + path + "': p") : 0;
 }
 
@@ -110,7 +114,8 @@ std::vector<std::vector<double>> read_text_columns(const std::string& path, uint
       const uint64_t q = text_prime(path, line);
       if (q && !cols.empty()) fail(path, where + "'# p =' must come before the values");
       if (q && p_fixed && q != p)
-        fail(path, where + "p = " + std::to_string(q) + " disagrees with p = " + std::to_string(p) + " (--p or the other file)");
+        fail(path, where + "p = " + std::to_string(q) + " disagrees with p = " + std::to_string(p) +
+                       " (--p or the other file)");
       if (q) p = q;
       continue;
     }
@@ -124,7 +129,8 @@ std::vector<std::vector<double>> read_text_columns(const std::string& path, uint
     }
     if (cols.empty() && fields.size() <= 2) cols.resize(fields.size());
     if (fields.size() != cols.size() || cols.empty())
-      fail(path, where + "expected " + (cols.empty() ? std::string("one or two integers") : std::to_string(cols.size()) + " integer(s)") +
+      fail(path, where + "expected " +
+                     (cols.empty() ? std::string("one or two integers") : std::to_string(cols.size()) + " integer(s)") +
                      ", found " + std::to_string(fields.size()) + " fields");
     for (size_t k = 0; k < fields.size(); ++k) {
       const std::string& f = fields[k];
@@ -215,9 +221,8 @@ Dataset generate_residues(const GenSpec& spec) {
   d.n = spec.n;
   d.x.resize(spec.n);
   d.y.resize(spec.n);
-  datasets_detail::parallel_chunks(spec.n, [&](int64_t b, int64_t e) {
-    generate_residues_range(spec, p, b, e, d.x.data() + b, d.y.data() + b);
-  });
+  datasets_detail::parallel_chunks(
+      spec.n, [&](int64_t b, int64_t e) { generate_residues_range(spec, p, b, e, d.x.data() + b, d.y.data() + b); });
   d.data["p"] = std::to_string(p);
   d.id = next_dataset_id();
   return d;

@@ -51,9 +51,7 @@ struct CounterRng {
     return static_cast<double>(static_cast<int64_t>(u64(index, draw) >> 10) - (int64_t(1) << 53)) * 0x1p-53;
   }
   // Integer in [0, m) (m >= 1); bias below m / 2^64.
-  ACCSUM_HD uint64_t below(uint64_t m, uint64_t index, uint64_t draw = 0) const {
-    return mulhi64(u64(index, draw), m);
-  }
+  ACCSUM_HD uint64_t below(uint64_t m, uint64_t index, uint64_t draw = 0) const { return mulhi64(u64(index, draw), m); }
 };
 
 // A keyed pseudo-random permutation of [0, n) computable one index at a time: a balanced

@@ -56,9 +56,9 @@ double mem_available() {
 
 // One random ulp-nonoverlapping expansion of R terms (fpe_expansion's shape below).
 struct Shape {
-  int e0;        // exponent of the leading term
-  int max_gap;   // extra binades between consecutive terms: 0..max_gap
-  bool zeros;    // interleaved and trailing zeros
+  int e0;       // exponent of the leading term
+  int max_gap;  // extra binades between consecutive terms: 0..max_gap
+  bool zeros;   // interleaved and trailing zeros
 };
 
 // Term i (i >= 1) sits below the previous nonzero term t: either exactly ulp(t) (the one-bit
@@ -114,7 +114,8 @@ int max_gap_of(const std::string& dist, int R) {
 Dataset generate_fpe(const GenSpec& spec) {
   const std::vector<std::string>& dists = fpe_dist_names();
   if (std::find(dists.begin(), dists.end(), spec.dist) == dists.end())
-    throw UsageError("unknown --dist '" + spec.dist + "' for the fpe family (known: random, cancel, wide, zeros, specials)");
+    throw UsageError("unknown --dist '" + spec.dist +
+                     "' for the fpe family (known: random, cancel, wide, zeros, specials)");
   for (auto& [k, v] : spec.options)
     if (k != "R") throw UsageError("the fpe family has no data option --" + k);
   const int R = r_option(spec.options);
@@ -122,8 +123,9 @@ Dataset generate_fpe(const GenSpec& spec) {
   const double need = fpe_bytes(spec.n, R);
   const double avail = mem_available();
   if (need > 0x1p62 || (avail >= 0 && need > 0.9 * avail))
-    throw UsageError(fmt::format("n = {} pairs of {}-term expansions need {:.3g} GB but only {:.3g} GB of memory is available",
-                                 spec.n, R, need * 1e-9, std::max(avail, 0.0) * 1e-9));
+    throw UsageError(
+        fmt::format("n = {} pairs of {}-term expansions need {:.3g} GB but only {:.3g} GB of memory is available",
+                    spec.n, R, need * 1e-9, std::max(avail, 0.0) * 1e-9));
   Dataset d;
   d.family = "fpe";
   d.generator = spec.dist;
@@ -168,11 +170,20 @@ Dataset generate_fpe(const GenSpec& spec) {
       // IEEE special values in the leading terms of one pair in four: +-inf, NaN, inf - inf.
       const double inf = std::numeric_limits<double>::infinity();
       switch (gp.below(8, u, 6)) {
-        case 0: x[0] = inf; break;
-        case 1: y[0] = -inf; break;
-        case 2: x[0] = std::numeric_limits<double>::quiet_NaN(); break;
-        case 3: x[0] = inf, y[0] = -inf; break;
-        default: break;
+        case 0:
+          x[0] = inf;
+          break;
+        case 1:
+          y[0] = -inf;
+          break;
+        case 2:
+          x[0] = std::numeric_limits<double>::quiet_NaN();
+          break;
+        case 3:
+          x[0] = inf, y[0] = -inf;
+          break;
+        default:
+          break;
       }
     }
   }
@@ -243,25 +254,27 @@ ExactValue oracle_fpe(const Dataset& d) {
   v.decimal = v.hex;
   v.cond = 1;
   v.cond_definition = "1 (per-pair exact references; see the metrics' extra keys)";
-  v.method = "per pair: mpfr_sum of the result's terms minus the 2R input terms (sum) or minus the R^2 exact "
-             "products x_i*y_j (product, 106-bit MPFR), rounded away from zero to 64 bits";
+  v.method =
+      "per pair: mpfr_sum of the result's terms minus the 2R input terms (sum) or minus the R^2 exact "
+      "products x_i*y_j (product, 106-bit MPFR), rounded away from zero to 64 bits";
   v.exact = ex;
   return v;
 }
 
 // Per-pair judgement: worst relative error, within the relative bound, etc.
 struct PairStats {
-  double max_rel = 0;        // |res - exact| / |exact|
+  double max_rel = 0;               // |res - exact| / |exact|
   double max_rel_log2 = -INFINITY;  // its log2, computed in MPFR (below 2^-1074 too)
-  double max_rel_scale = 0;  // |res - exact| / scale (scale = |exact| for sums, |x_0 y_0| for products)
-  double max_over_bound = 0; // (|res - exact| / scale) / bound
+  double max_rel_scale = 0;         // |res - exact| / scale (scale = |exact| for sums, |x_0 y_0| for products)
+  double max_over_bound = 0;        // (|res - exact| / scale) / bound
   int64_t over_bound = 0;
   int64_t nonoverlapping = 0;
   int64_t exact = 0;
   int64_t special = 0, special_bad = 0;
 };
 
-void judge_range(const FpeExact& e, const double* res, bool product, double bound, int64_t b, int64_t end, PairStats& st) {
+void judge_range(const FpeExact& e, const double* res, bool product, double bound, int64_t b, int64_t end,
+                 PairStats& st) {
   const int R = e.R;
   const int nt = product ? R + R * R : 3 * R;
   std::vector<mpfr_t> t(static_cast<size_t>(nt));
@@ -344,7 +357,8 @@ void judge_range(const FpeExact& e, const double* res, bool product, double boun
         mpfr_mul_2si(rhs, rhs, -kP * R, MPFR_RNDZ);
         bool ok = std::isinf(bound) || mpfr_cmp(err, rhs) <= 0;
         if (!ok) ++st.over_bound;
-        if (!std::isinf(bound)) over = mpfr_zero_p(rhs) ? INFINITY : (mpfr_div(rhs, err, rhs, MPFR_RNDU), mpfr_get_d(rhs, MPFR_RNDU));
+        if (!std::isinf(bound))
+          over = mpfr_zero_p(rhs) ? INFINITY : (mpfr_div(rhs, err, rhs, MPFR_RNDU), mpfr_get_d(rhs, MPFR_RNDU));
       }
     }
     if (!finite && bound >= 0) ++st.over_bound;
@@ -391,8 +405,9 @@ Metrics measure_fpe(const Result& r, const ExactValue& ref, double bound) {
   m.abs_err = m.rel_err = st.max_rel;
   m.ulps = 0;
   const double cap = (53.0 * ex->R + 64) * std::log10(2.0);
-  m.digits = std::isinf(st.max_rel_log2) && st.max_rel_log2 < 0 ? cap
-                                                                 : std::clamp(-st.max_rel_log2 * std::log10(2.0), 0.0, cap);
+  m.digits = std::isinf(st.max_rel_log2) && st.max_rel_log2 < 0
+                 ? cap
+                 : std::clamp(-st.max_rel_log2 * std::log10(2.0), 0.0, cap);
   const int64_t finite_pairs = ex->n - st.special;
   // With special values (ref.special) the harness asks for IEEE behaviour: every pair holding an
   // infinity or a NaN must give a non-finite leading term. Otherwise: every pair exact.
@@ -497,13 +512,14 @@ TableSuite speed_suite(bool product, bool memory) {
                         memory ? "memory-constrained (256 B of shared memory per term)" : "best case (registers only)");
   t.row_head = {"R", "pairs"};
   t.columns = [product, memory](const std::string& backend) {
-    std::vector<TableColumn> all = product ? std::vector<TableColumn>{{"fpe-mul", {{"renormalize", "0"}}, "Algorithm 2"},
-                                                                      {"fpe-seq-mul", {}, "Sequential"},
-                                                                      {"fpe-qd-mul", {}, "QD"}}
-                                           : std::vector<TableColumn>{{"fpe-add-safe", {}, "Safe (Alg. 1)"},
-                                                                      {"fpe-add-fast", {}, "Fast"},
-                                                                      {"fpe-seq-add", {}, "Sequential"},
-                                                                      {"fpe-qd-add", {}, "QD"}};
+    std::vector<TableColumn> all = product
+                                       ? std::vector<TableColumn>{{"fpe-mul", {{"renormalize", "0"}}, "Algorithm 2"},
+                                                                  {"fpe-seq-mul", {}, "Sequential"},
+                                                                  {"fpe-qd-mul", {}, "QD"}}
+                                       : std::vector<TableColumn>{{"fpe-add-safe", {}, "Safe (Alg. 1)"},
+                                                                  {"fpe-add-fast", {}, "Fast"},
+                                                                  {"fpe-seq-add", {}, "Sequential"},
+                                                                  {"fpe-qd-add", {}, "QD"}};
     std::vector<TableColumn> cols;
     for (auto& c : all) {
       if (memory && !has_param(c.algo, backend, "shared")) continue;
@@ -552,14 +568,18 @@ FamilyDescriptor fpe_family() {
   f.file_formats = "none (generated data only)";
   f.input_bytes = [](const GenSpec& s) { return fpe_bytes(s.n, r_option(s.options)); };
   f.generate = generate_fpe;
-  f.read = [](const std::string&) -> Dataset { throw UsageError("the fpe family reads no files: generate with --dist and --R"); };
+  f.read = [](const std::string&) -> Dataset {
+    throw UsageError("the fpe family reads no files: generate with --dist and --R");
+  };
   f.encode = [](const std::string&, Dataset&, const std::string&, const std::function<void(const void*, size_t)>&) {
     throw UsageError("the fpe family writes no files");
   };
   f.oracle = oracle_fpe;
   f.measure = measure_fpe;
   f.verify_cases = verify_cases;
-  f.verify_sizes = [](bool full) { return full ? std::vector<int64_t>{0, 1, 2, 7, 100, 1000, 20000} : std::vector<int64_t>{0, 1, 7, 300}; };
+  f.verify_sizes = [](bool full) {
+    return full ? std::vector<int64_t>{0, 1, 2, 7, 100, 1000, 20000} : std::vector<int64_t>{0, 1, 7, 300};
+  };
   f.tables = {accuracy_suite(), speed_suite(false, false), speed_suite(false, true), speed_suite(true, false),
               speed_suite(true, true)};
   return f;

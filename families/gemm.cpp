@@ -77,15 +77,20 @@ GemmGenSpec gen_spec(const GenSpec& s) {
 void plant_specials(Dataset& d) {
   const int64_t M = d.rows, N = d.cols, K = d.inner;
   const uint64_t s = d.seed;
-  const int64_t i = static_cast<int64_t>(s * 7 % M), j = static_cast<int64_t>(s * 3 % N), k = static_cast<int64_t>(s % K);
+  const int64_t i = static_cast<int64_t>(s * 7 % M), j = static_cast<int64_t>(s * 3 % N),
+                k = static_cast<int64_t>(s % K);
   switch (s % 4) {
-    case 0: d.a[i + k * M] = INFINITY; break;
+    case 0:
+      d.a[i + k * M] = INFINITY;
+      break;
     case 1:
       d.a[i + k * M] = INFINITY;
       d.b[(K - 1 - k) + j * K] = -INFINITY;
       d.a[i + (K - 1 - k) * M] = 1.0f;
       break;
-    case 2: d.b[k + j * K] = NAN; break;
+    case 2:
+      d.b[k + j * K] = NAN;
+      break;
     default:
       d.a[i + k * M] = INFINITY;
       d.b[k + j * K] = 0.0f;
@@ -136,7 +141,8 @@ constexpr int64_t kTableSizes = 5;  // Badin et al. 2011: N = 1024, 2048, ..., 5
 TableSuite paper_suite() {
   TableSuite t;
   t.name = "gemm";
-  t.summary = "avg error and max error range of SGEMM, selective Kahan / DCS (tiles 1, 16, 32, 64) and the vendor front";
+  t.summary =
+      "avg error and max error range of SGEMM, selective Kahan / DCS (tiles 1, 16, 32, 64) and the vendor front";
   t.intro =
       "Average |error| and max error range [min, max] (computed - exact, the exact product rounded once to float) "
       "of each method (the layout of Badin, Bic, Dillencourt, Nicolau, \"Improving accuracy for matrix "
@@ -161,7 +167,9 @@ TableSuite paper_suite() {
         rows.push_back(GenSpec{dist, "gemm", std::max<int64_t>(1, n * step / kTableSizes), seed, 1e16, 1e16, {}});
     return rows;
   };
-  t.row_cells = [](const GenSpec& s, const ExactValue&) { return std::vector<std::string>{std::to_string(s.n), s.dist}; };
+  t.row_cells = [](const GenSpec& s, const ExactValue&) {
+    return std::vector<std::string>{std::to_string(s.n), s.dist};
+  };
   t.cell = error_cell;
   return t;
 }
@@ -179,12 +187,11 @@ FamilyDescriptor gemm_family() {
     return 4.0 * (double(d.rows) * d.inner + double(d.inner) * d.cols + 2.0 * double(d.rows) * d.cols);
   };
   f.dists = {"uniform", "uniform-sym", "loguniform", "illcond", "specials"};
-  f.options = {
-      {"shape", "gemm: M,N,K (A is M x K, B is K x N); without it --n is the square size", {}, "", false},
-      {"alpha", "gemm: alpha of C = alpha*A*B + beta*C (default 1; rounded to float; a list sweeps)", {}, ""},
-      {"beta", "gemm: beta (default 0: C is not read; a list sweeps)", {}, ""},
-      {"range", "dynamic range of loguniform data (>= 1; a list sweeps)", {"loguniform"}, "loguniform"},
-      {"cond", "target condition number of illcond data (>= 1; a list sweeps)", {"illcond"}, "illcond"}};
+  f.options = {{"shape", "gemm: M,N,K (A is M x K, B is K x N); without it --n is the square size", {}, "", false},
+               {"alpha", "gemm: alpha of C = alpha*A*B + beta*C (default 1; rounded to float; a list sweeps)", {}, ""},
+               {"beta", "gemm: beta (default 0: C is not read; a list sweeps)", {}, ""},
+               {"range", "dynamic range of loguniform data (>= 1; a list sweeps)", {"loguniform"}, "loguniform"},
+               {"cond", "target condition number of illcond data (>= 1; a list sweeps)", {"illcond"}, "illcond"}};
   f.file_formats = "A.npy,B.npy: two 2-D float32 .npy files, A (M, K) and B (K, N)";
   // A, B, C, a result and the oracle's per-entry data (datasets/gemm_data.cpp check_gemm_size).
   f.input_bytes = [](const GenSpec& s) {

@@ -64,7 +64,11 @@ Metrics moddot_measure(const Result& res, const ExactValue& ref, double) {
 }
 
 std::vector<VerifyCase> moddot_verify_cases(bool full) {
-  std::vector<std::string> primes{"2", "3", "32771", "2147483647", std::to_string(kModdotDefaultPrime),
+  std::vector<std::string> primes{"2",
+                                  "3",
+                                  "32771",
+                                  "2147483647",
+                                  std::to_string(kModdotDefaultPrime),
                                   "4503599627370449"};  // the largest prime with p - 1 < 2^52
   if (full)
     for (const char* p : {"65537", "4294967291", "1099511627689", "2251799813685119"}) primes.push_back(p);
@@ -119,9 +123,7 @@ TableSuite exactness_suite() {
     }
     return rows;
   };
-  t.row_cells = [](const GenSpec& s, const ExactValue&) {
-    return std::vector<std::string>{s.dist, s.options.at("p")};
-  };
+  t.row_cells = [](const GenSpec& s, const ExactValue&) { return std::vector<std::string>{s.dist, s.options.at("p")}; };
   t.cell = [](const Metrics& m) { return std::string(m.correctly_rounded ? "exact" : "WRONG"); };
   return t;
 }
@@ -142,8 +144,10 @@ TableSuite time_suite() {
   t.summary = "time against n (2^2 ... --n) for p = 32771, 2^31 - 1, 2^50 - 27: every moddot algorithm vs the GMP loop";
   t.intro =
       "Jean, Graillat (SYNASC 2010) Fig. 7: uniform residues, n = 2^2, 2^4, ... up to --n. Each cell: the median "
-      "compute time of " + std::to_string(kFig7Reps) + " runs (after one warm-up; the GMP loop: one run where it takes " +
-      fmt::format("{:g}", kShortRunSeconds * 1e3) + " ms or more), the "
+      "compute time of " +
+      std::to_string(kFig7Reps) + " runs (after one warm-up; the GMP loop: one run where it takes " +
+      fmt::format("{:g}", kShortRunSeconds * 1e3) +
+      " ms or more), the "
       "transfer of the data to the device apart (`+ ... transfer`, GPU backends), and the speed-up over the "
       "paper's serial GMP loop on the same data (`x...`). A `!` marks a residue that differs from GMP's. "
       "`--json` holds every run.";
@@ -182,15 +186,19 @@ FamilyDescriptor moddot_family() {
   f.units = [](const Dataset& d) { return static_cast<double>(d.n); };
   f.bytes = [](const Dataset& d) { return 16.0 * static_cast<double>(d.n); };
   f.dists = residue_dist_names();
-  f.options = {{"p", fmt::format("the prime modulus, p - 1 < 2^52 (default {} = 2^50 - 27; a list sweeps)",
-                                 kModdotDefaultPrime),
-                {}, "", true, /*for_files=*/true}};
+  f.options = {
+      {"p",
+       fmt::format("the prime modulus, p - 1 < 2^52 (default {} = 2^50 - 27; a list sweeps)", kModdotDefaultPrime),
+       {},
+       "",
+       true,
+       /*for_files=*/true}};
   f.file_formats =
       ".npy int64/uint64 (n, 2) or (2, n), text/csv (two integers per line, optional '# p = <prime>' line), or two "
       "one-column files x.npy,y.npy; the prime: --p (default 2^50 - 27)";
   f.input_bytes = [](const GenSpec& s) {
     if (s.options.count("p")) parse_prime(s.options.at("p"), "--p");  // judged before the first point runs
-    return 16.0 * static_cast<double>(s.n);  // x and y as doubles
+    return 16.0 * static_cast<double>(s.n);                           // x and y as doubles
   };
   f.generate = [](const GenSpec& s) { return generate_residues(s); };
   f.read = [](const std::string& path) { return read_residues(path); };

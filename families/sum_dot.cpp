@@ -136,9 +136,9 @@ FamilyDescriptor vector_family(const std::string& name, bool dot) {
     return (dot ? 16.0 : 8.0) * static_cast<double>(s.n);
   };
   f.dists = dist_names();
-  f.options = {{"range", "dynamic range of loguniform data (>= 1; a list sweeps)", {"loguniform"}, "loguniform"},
-               {"cond", "target condition number of illcond data (>= 1, up to 1e300; a list sweeps)", {"illcond"},
-                "illcond"}};
+  f.options = {
+      {"range", "dynamic range of loguniform data (>= 1; a list sweeps)", {"loguniform"}, "loguniform"},
+      {"cond", "target condition number of illcond data (>= 1, up to 1e300; a list sweeps)", {"illcond"}, "illcond"}};
   f.file_formats = dot ? ".npy (2, n) float64/float32, raw (x then y), text (two columns)"
                        : ".npy (n,) float64/float32, raw little-endian float64, text (one number per line)";
   f.generate = [name, dot](const GenSpec& s) { return generate(vector_spec(s, name, dot)); };

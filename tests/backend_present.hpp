@@ -19,8 +19,8 @@ inline bool backend_present(const std::string& name) {
 
 }  // namespace accsum::test
 
-#define REQUIRE_BACKEND(name)                                                                         \
-  do {                                                                                                \
-    if (!accsum::test::backend_present(name))                                                         \
-      GTEST_SKIP() << "no " << (name) << " device here: these tests run where it has one";            \
+#define REQUIRE_BACKEND(name)                                                              \
+  do {                                                                                     \
+    if (!accsum::test::backend_present(name))                                              \
+      GTEST_SKIP() << "no " << (name) << " device here: these tests run where it has one"; \
   } while (0)

@@ -105,7 +105,8 @@ inline CliRun expect_committed_report_reproduced(const std::string& table_args, 
   if (r.code != 0) return r;
   CliRun c = accsum("compare --accuracy-only " + std::string(ACCSUM_SOURCE_DIR) + "/" + committed + " " + fresh);
   EXPECT_EQ(c.code, 0) << "accsum " << table_args << " no longer matches " << committed
-                       << " (regenerate it only if the change in accuracy is intended):\n" << c.out << c.err;
+                       << " (regenerate it only if the change in accuracy is intended):\n"
+                       << c.out << c.err;
   EXPECT_NE(c.out.find(" 0 only in base, 0 only in new"), std::string::npos) << c.out;
   return r;
 }

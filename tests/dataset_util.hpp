@@ -74,7 +74,7 @@ struct SpecialSum {
 };
 inline std::vector<SpecialSum> special_sums() {
   const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
-  return {{{1, nan, 2}, nan},   {{inf, 1, 2}, inf},          {{-inf, 1e300, 1e300}, -inf},
+  return {{{1, nan, 2}, nan},    {{inf, 1, 2}, inf},         {{-inf, 1e300, 1e300}, -inf},
           {{inf, -inf, 1}, nan}, {{1, 2, inf, 3, inf}, inf}, {{nan, inf}, nan}};
 }
 

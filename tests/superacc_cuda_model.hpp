@@ -1,9 +1,9 @@
 #pragma once
 // A host model of the CUDA superaccumulator kernel's numerics (backends/cuda/superacc_cuda.cu), built from
-// the same ACCSUM_HD pieces (core/numerics/superacc_lanes.h through thread/superacc_lanes.cuh: the lane digit split, normalization, the carry-free
-// warp sum of unnormalized lanes, re-cut into core's digits, the dot slow path, the record merge, the flags,
-// the carry functions and the window rounding) and fed the way the kernel feeds them: per-lane expansions
-// whose term 0 starts at -0, residues compacted per warp, private accumulators, block records, one
+// the same ACCSUM_HD pieces (core/numerics/superacc_lanes.h through thread/superacc_lanes.cuh: the lane digit split,
+// normalization, the carry-free warp sum of unnormalized lanes, re-cut into core's digits, the dot slow path, the
+// record merge, the flags, the carry functions and the window rounding) and fed the way the kernel feeds them: per-lane
+// expansions whose term 0 starts at -0, residues compacted per warp, private accumulators, block records, one
 // device-level merge and the warp's parallel-prefix rounding (emulated lane by lane).
 #include <gtest/gtest.h>
 
@@ -43,8 +43,7 @@ void emulate_warp_normalize(int64_t (&v)[RW][32]) {
   int row_carry = 0;
   for (int r = 0; r < RW; ++r) {
     unsigned f[32], g[32];
-    for (int lane = 0; lane < 32; ++lane)
-      f[lane] = lane + 32 * r < D - 1 ? carry_fn(v[r][lane]) : kCarryIdentity;
+    for (int lane = 0; lane < 32; ++lane) f[lane] = lane + 32 * r < D - 1 ? carry_fn(v[r][lane]) : kCarryIdentity;
     for (int off = 1; off < 32; off <<= 1) {
       for (int lane = 0; lane < 32; ++lane) g[lane] = lane >= off ? f[lane - off] : f[lane];  // __shfl_up_sync
       for (int lane = 0; lane < 32; ++lane)
@@ -53,8 +52,10 @@ void emulate_warp_normalize(int64_t (&v)[RW][32]) {
     for (int lane = 0; lane < 32; ++lane) {
       const int d = lane + 32 * r;
       const int carry = lane > 0 ? carry_apply(f[lane - 1], row_carry) : row_carry;
-      if (d < D - 1) v[r][lane] = (v[r][lane] + carry) & mask;
-      else if (d == D - 1) v[r][lane] += carry;
+      if (d < D - 1)
+        v[r][lane] = (v[r][lane] + carry) & mask;
+      else if (d == D - 1)
+        v[r][lane] += carry;
     }
     row_carry = carry_apply(f[31], row_carry);
   }
@@ -272,6 +273,5 @@ double model(const std::vector<double>& x, const std::vector<double>& y, int fpe
   KernelModel<DOT> m(fpe, blocks, warps);
   return m.run(x, y);
 }
-
 
 }  // namespace accsum::test

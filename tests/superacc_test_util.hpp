@@ -19,7 +19,6 @@ namespace accsum::test {
 // A double from a C99 hexadecimal literal in a string (tests spell exact values that way).
 inline double hexd(const char* s) { return std::strtod(s, nullptr); }
 
-
 inline double random_bits_double(std::mt19937_64& rng) {
   uint64_t u = rng();
   double x;
@@ -32,10 +31,18 @@ inline double random_bits_double(std::mt19937_64& rng) {
 inline std::vector<double> random_terms(std::mt19937_64& rng, size_t n) {
   int centre;
   switch (rng() % 6) {
-    case 0: centre = -1074 + static_cast<int>(rng() % 60); break;   // subnormal end
-    case 1: centre = 1023 - 53 - static_cast<int>(rng() % 60); break;  // overflow end (m*2^e <= 2^1023)
-    case 2: centre = -60 + static_cast<int>(rng() % 120); break;
-    default: centre = -1074 + static_cast<int>(rng() % (1023 - 53 + 1074)); break;
+    case 0:
+      centre = -1074 + static_cast<int>(rng() % 60);
+      break;  // subnormal end
+    case 1:
+      centre = 1023 - 53 - static_cast<int>(rng() % 60);
+      break;  // overflow end (m*2^e <= 2^1023)
+    case 2:
+      centre = -60 + static_cast<int>(rng() % 120);
+      break;
+    default:
+      centre = -1074 + static_cast<int>(rng() % (1023 - 53 + 1074));
+      break;
   }
   int spread = std::vector<int>{0, 2, 8, 60, 200, 2000}[rng() % 6];
   std::vector<double> x;
@@ -107,7 +114,8 @@ inline std::vector<GenCase> generated_cases(const std::string& family, int count
     g.spec.with_y = accsum::family(g.spec.family).has_y;
     g.spec.dist = dists[c % dists.size()];
     double u = std::uniform_real_distribution<double>(0, 1)(rng);
-    g.spec.n = static_cast<int64_t>(std::exp(std::log(double(min_n)) + u * (std::log(double(max_n) + 1) - std::log(double(min_n)))));
+    g.spec.n = static_cast<int64_t>(
+        std::exp(std::log(double(min_n)) + u * (std::log(double(max_n) + 1) - std::log(double(min_n)))));
     g.spec.n = std::max(min_n, std::min(max_n, g.spec.n));
     if (g.spec.dist == "ties" && g.spec.n < 2) g.spec.n = 2;
     g.spec.seed = rng() % 1000000;

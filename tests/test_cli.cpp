@@ -66,8 +66,9 @@ TEST(Cli, GenerateByIndexRunsOnlyEntriesThatMakeTheirOwnData) {
   const char* where[2] = {"host", "by-index"};
   for (int i = 0; i < 2; ++i) {
     std::string path = tmpdir() + "/by_index_" + where[i] + ".json";
-    CliRun r = accsum(std::string("bench --generate=") + where[i] +
-                      " --algo=superacc --backend=mpi --dist=loguniform --range=1e250 --n=100003 --reps=2 --json=" + path);
+    CliRun r =
+        accsum(std::string("bench --generate=") + where[i] +
+               " --algo=superacc --backend=mpi --dist=loguniform --range=1e250 --n=100003 --reps=2 --json=" + path);
     ASSERT_EQ(r.code, 0) << r.err;
     const auto doc = nlohmann::json::parse(slurp(path));
     for (auto& res : doc["results"])
@@ -100,8 +101,8 @@ TEST(Cli, BenchWritesACompleteJsonReport) {
   ASSERT_EQ(doc["results"].size(), 3u);  // naive (baseline) + sumk K=2 + K=3
   for (auto& res : doc["results"]) {
     for (auto key : {"algo", "backend", "params", "value_hex", "abs_err", "rel_err", "ulps", "digits",
-                     "correctly_rounded", "faithful", "bound", "within_bound", "reproducible", "time_s",
-                     "throughput", "guarantee", "ratio_to_baseline"})
+                     "correctly_rounded", "faithful", "bound", "within_bound", "reproducible", "time_s", "throughput",
+                     "guarantee", "ratio_to_baseline"})
       EXPECT_TRUE(res.contains(key)) << key;
     EXPECT_EQ(res["time_s"]["reps"], 3);
     EXPECT_TRUE(res["guarantee_met"].get<bool>());

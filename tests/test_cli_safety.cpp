@@ -48,7 +48,6 @@ bool any_temp_left(const std::string& d) {
   return false;
 }
 
-
 mode_t mode_of(const std::string& p) {
   struct stat st {};
   lstat(p.c_str(), &st);
@@ -206,9 +205,8 @@ TEST(CliSafety, OpenDescriptorPathsAreWrittenToTheDescriptor) {
   int out = open((d + "/stdout.txt").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   struct stat before {};
   fstat(out, &before);
-  pid_t pid = spawn_accsum({"bench", "--algo=naive", "--backend=cpu", "--n=100", "--reps=1", "--format=csv",
-                            "--json=/proc/self/fd/1"},
-                           out);
+  pid_t pid = spawn_accsum(
+      {"bench", "--algo=naive", "--backend=cpu", "--n=100", "--reps=1", "--format=csv", "--json=/proc/self/fd/1"}, out);
   close(out);
   CliRun r = wait_accsum(pid);
   ASSERT_EQ(r.code, 0) << r.err;
@@ -295,8 +293,8 @@ TEST(CliSafety, InterruptDuringTheWriteLeavesNoTemporaryFile) {
   for (int sig : {SIGTERM, SIGINT, SIGHUP}) {
     std::string d = fresh_dir("interrupt" + std::to_string(sig));
     ASSERT_EQ(mkfifo((d + "/blocked.txt").c_str(), 0600), 0);
-    pid_t pid = spawn_accsum({"bench", "--algo=naive", "--backend=cpu", "--n=100", "--reps=1", "--json=" + d + "/r.json",
-                              "-o", d + "/blocked.txt"});
+    pid_t pid = spawn_accsum({"bench", "--algo=naive", "--backend=cpu", "--n=100", "--reps=1",
+                              "--json=" + d + "/r.json", "-o", d + "/blocked.txt"});
     bool seen = false;
     for (int i = 0; i < 600 && !seen; ++i) {  // up to 60 s for the run to reach the write
       for (auto& n : list_dir(d)) seen |= n.find(".r.json.accsum-") == 0;
@@ -325,9 +323,9 @@ TEST(CliSafety, ClosedStdoutPipeStillWritesTheJsonReport) {
   int p[2];
   ASSERT_EQ(pipe(p), 0);
   close(p[0]);
-  pid_t pid = spawn_accsum({"bench", "--algo=naive", "--backend=cpu", "--n=100", "--reps=1", "--format=json",
-                            "--json=" + d + "/r.json"},
-                           p[1]);
+  pid_t pid = spawn_accsum(
+      {"bench", "--algo=naive", "--backend=cpu", "--n=100", "--reps=1", "--format=json", "--json=" + d + "/r.json"},
+      p[1]);
   close(p[1]);
   int sig = 0;
   CliRun r = wait_accsum(pid, &sig);
@@ -441,10 +439,10 @@ TEST(CliSafety, BenchInputWithDefaultAlgoRunsWhatFitsTheFile) {
 // ---- arguments ----
 
 TEST(CliSafety, EmptyListElementsAreErrors) {
-  for (auto args : {"--algo=sumk --backend=cpu --K=2,,3", "--algo=sumk,,naive --backend=cpu", "--algo=sumk --backend=cpu --K=,",
-                    "--algo=sumk, --backend=cpu", "--algo=naive --backend=cpu, --n=10",
-                    "--algo=naive --backend=cpu --n=2^10,,2^11", "--algo=naive --backend=cpu --range=1e5,",
-                    "--algo=sumk --backend=cpu --param=K=2,,3"})
+  for (auto args :
+       {"--algo=sumk --backend=cpu --K=2,,3", "--algo=sumk,,naive --backend=cpu", "--algo=sumk --backend=cpu --K=,",
+        "--algo=sumk, --backend=cpu", "--algo=naive --backend=cpu, --n=10", "--algo=naive --backend=cpu --n=2^10,,2^11",
+        "--algo=naive --backend=cpu --range=1e5,", "--algo=sumk --backend=cpu --param=K=2,,3"})
     expect_usage_error(std::string("bench --reps=1 ") + args, "empty element");
   // Empty values are not "not given" either.
   expect_usage_error("bench --algo=sumk --backend=cpu --K=", "--K");
@@ -493,7 +491,7 @@ TEST(CliSafety, BackendAllSkipsMissingPairsButAnExplicitListDoesNot) {
     sumk += res["algo"] == "sumk";
     naive += res["algo"] == "naive";
   }
-  EXPECT_EQ(sumk, 1);  // sumk runs on cpu only
+  EXPECT_EQ(sumk, 1);   // sumk runs on cpu only
   EXPECT_GE(naive, 2);  // naive on cpu and cpu-mt at least
   expect_usage_error("bench --algo=sumk --backend=cpu,cpu-mt --n=100", "not available on backend 'cpu-mt'");
 }
@@ -549,8 +547,9 @@ TEST(CliSafety, MpiRanksGivenDifferentArgumentsAreRefusedByRankZeroOnly) {
   if (std::system("command -v mpirun >/dev/null 2>&1") != 0) GTEST_SKIP() << "no mpirun";
   std::string bin = ACCSUM_BIN, base = " bench --algo=superacc --backend=mpi --n=1000 --warmup=0 --no-repro-check";
   // Without the check the ranks would run different numbers of reductions and hang: time out.
-  std::string cmd = "timeout 120 mpirun --allow-run-as-root --oversubscribe -np 1 " + bin + base + " --reps=1 : -np 1 " + bin + base +
-                    " --reps=2 >" + tmpdir() + "/mpi.out 2>" + tmpdir() + "/mpi.err";
+  std::string cmd = "timeout 120 mpirun --allow-run-as-root --oversubscribe -np 1 " + bin + base +
+                    " --reps=1 : -np 1 " + bin + base + " --reps=2 >" + tmpdir() + "/mpi.out 2>" + tmpdir() +
+                    "/mpi.err";
   int status = std::system(cmd.c_str());
   std::string err = slurp(tmpdir() + "/mpi.err");
   EXPECT_NE(status, 0);

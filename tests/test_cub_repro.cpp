@@ -28,7 +28,8 @@ const AlgoEntry* repro_entry(const std::string& algo) {
 }
 
 double run(const AlgoEntry& e, const std::vector<double>& x, const std::vector<double>& y) {
-  Problem p = Problem::vectors(x.data(), y.empty() ? nullptr : y.data(), static_cast<int64_t>(x.size()), next_dataset_id());
+  Problem p =
+      Problem::vectors(x.data(), y.empty() ? nullptr : y.data(), static_cast<int64_t>(x.size()), next_dataset_id());
   return e.make(p, registry().resolve_params(e, {}))->run_scalar();
 }
 
@@ -60,15 +61,19 @@ void check(const std::string& algo, bool dot) {
         px[i] = x[perm[i]];
         if (dot) py[i] = y[perm[i]];
       }
-      EXPECT_TRUE(same_bits(run(*e, px, py), want)) << algo << " n=" << n << " range 1e" << range << ": permuted input differs";
+      EXPECT_TRUE(same_bits(run(*e, px, py), want))
+          << algo << " n=" << n << " range 1e" << range << ": permuted input differs";
       ExactValue ex = dot ? exact_dot(x.data(), y.data(), int64_t(n)) : exact_sum(x.data(), int64_t(n));
       const double gamma = (n + 1) * 0x1p-53 / (1 - (n + 1) * 0x1p-53);
       const double err = std::fabs(want - ex.rounded), plain = gamma * ex.sum_abs + std::fabs(ex.rounded) * 0x1p-52;
       // Measured on an H200 (CCCL 3.5): with terms near 1e300 the accumulator's error reaches
       // ~20% of S, far beyond the plain bound; it promises reproducibility only, so that range
       // is reported, not asserted.
-      if (range < kNearOverflowLog10) EXPECT_LE(err, plain) << algo << " n=" << n << " range 1e" << range;
-      else std::printf("[ cub-repro] %s n=%zu range 1e%g: error %.3g, plain bound %.3g\n", algo.c_str(), n, range, err, plain);
+      if (range < kNearOverflowLog10)
+        EXPECT_LE(err, plain) << algo << " n=" << n << " range 1e" << range;
+      else
+        std::printf("[ cub-repro] %s n=%zu range 1e%g: error %.3g, plain bound %.3g\n", algo.c_str(), n, range, err,
+                    plain);
     }
   }
 }

@@ -206,7 +206,8 @@ TEST(DatasetsGenerate, UniformIntervals) {
 }
 
 TEST(DatasetsValidation, BadSpecsAreUsageErrors) {
-  expect_usage_error([] { accsum::generate(spec_of("gaussian", "sum", 10)); }, "valid: uniform, uniform-sym, loguniform");
+  expect_usage_error([] { accsum::generate(spec_of("gaussian", "sum", 10)); },
+                     "valid: uniform, uniform-sym, loguniform");
   expect_usage_error([] { accsum::generate(spec_of("uniform", "sum", 0)); }, "n must be at least 1");
   expect_usage_error([] { accsum::generate(spec_of("uniform", "sum", -3)); }, "n must be at least 1");
   expect_usage_error([] { accsum::generate(spec_of("uniform", "dot", int64_t(1) << 50)); }, "memory");

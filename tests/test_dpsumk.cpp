@@ -108,7 +108,7 @@ TEST(DpSumKSerial, TreePairsAreThePapers) {
   };
   ts(0, 1), ts(2, 3), ts(4, 5), ts(6, 7), ts(0, 2), ts(4, 6), ts(0, 4);
   for (int i = 0; i < 8; ++i) EXPECT_PRED2(same_bits, p[i], r[i]) << i;
-  EXPECT_EQ(p[0], 2.0);  // 1 + 1 + 2^60 - 2^60, the small terms left in p[1..7]
+  EXPECT_EQ(p[0], 2.0);         // 1 + 1 + 2^60 - 2^60, the small terms left in p[1..7]
   EXPECT_EQ(p[5] + p[7], 4.0);  // the 1 and 3 absorbed by +-2^60 sit where the paper puts errors
 }
 
@@ -142,19 +142,20 @@ TEST(DpSumKSerial, SpecialValuesFollowIeee) {
 
 TEST(DpSumKSerial, WithinBoundOnEveryDistribution) {
   int checked = 0;
-  test::for_each_dist({1, 2, 3, 7, 64, 1000, 4097}, 1e20, 11, [&](const std::string& dist, bool dot, int64_t n, const Dataset& d) {
-        ExactValue ex = exact_of(d);
-        for (const Case& c : all_cases({2, 3, 4, 7})) {
-          if ((c.algo == "dpdotk") != dot) continue;
-          Metrics m = check("cpu", c, d, ex);
-          EXPECT_TRUE(!m.has_bound || m.within_bound) << dist << " n=" << n << " " << c.name() << " err " << m.abs_err
-                                      << " bound " << m.bound;
-          if (ex.special) {
-            EXPECT_TRUE(m.correctly_rounded) << dist << " n=" << n << " " << c.name();
-          }
-          ++checked;
-        }
-      });
+  test::for_each_dist({1, 2, 3, 7, 64, 1000, 4097}, 1e20, 11,
+                      [&](const std::string& dist, bool dot, int64_t n, const Dataset& d) {
+                        ExactValue ex = exact_of(d);
+                        for (const Case& c : all_cases({2, 3, 4, 7})) {
+                          if ((c.algo == "dpdotk") != dot) continue;
+                          Metrics m = check("cpu", c, d, ex);
+                          EXPECT_TRUE(!m.has_bound || m.within_bound)
+                              << dist << " n=" << n << " " << c.name() << " err " << m.abs_err << " bound " << m.bound;
+                          if (ex.special) {
+                            EXPECT_TRUE(m.correctly_rounded) << dist << " n=" << n << " " << c.name();
+                          }
+                          ++checked;
+                        }
+                      });
   EXPECT_GT(checked, 500);
 }
 
@@ -179,8 +180,8 @@ TEST(DpSumKSerial, KFoldShape) {
     double cond;
     bool accurate;  // >= 15 correct digits, else < 3
   };
-  const std::vector<Want> wants = {{2, 1e10, true},  {2, 1e14, true},  {2, 1e40, false}, {3, 1e25, true},
-                                   {3, 1e30, true},  {3, 1e60, false}, {4, 1e40, true},  {4, 1e80, false}};
+  const std::vector<Want> wants = {{2, 1e10, true}, {2, 1e14, true},  {2, 1e40, false}, {3, 1e25, true},
+                                   {3, 1e30, true}, {3, 1e60, false}, {4, 1e40, true},  {4, 1e80, false}};
   for (bool dot : {false, true})
     for (const Want& w : wants)
       for (uint64_t seed : {1, 2}) {
@@ -242,7 +243,8 @@ TEST(DpSumKSerial, OrderedTwoSumGivesTheSameBits) {
     ASSERT_EQ(e1, e2) << a << " " << b;  // equal values (a zero error may differ in sign)
   }
   int compared = 0;
-  test::for_each_dist({2, 3, 17, 1000, 4099}, 1e25, 7, [&](const std::string& dist, bool dot, int64_t n, const Dataset& d) {
+  test::for_each_dist(
+      {2, 3, 17, 1000, 4099}, 1e25, 7, [&](const std::string& dist, bool dot, int64_t n, const Dataset& d) {
         for (int K : {2, 3, 4, 9}) {
           if (dot) {
             for (bool dk : {false, true})

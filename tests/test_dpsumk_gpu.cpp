@@ -56,8 +56,8 @@ int expect_serial_bits(const std::string& backend, const Dataset& d, const std::
         if (!dot && std::string(tp) == "dekker") continue;
         Params p = params(dot, K, v, tp);
         double want = run("cpu", d, p), got = run(backend, d, p);
-        EXPECT_PRED2(same_bits, got, want) << backend << " " << what << " n=" << d.n << " K=" << K << " " << v << " "
-                                           << (dot ? tp : "");
+        EXPECT_PRED2(same_bits, got, want)
+            << backend << " " << what << " n=" << d.n << " K=" << K << " " << v << " " << (dot ? tp : "");
         ++compared;
       }
   return compared;
@@ -65,9 +65,12 @@ int expect_serial_bits(const std::string& backend, const Dataset& d, const std::
 
 void same_bits_on_every_distribution(const std::string& backend, const std::vector<int64_t>& sizes) {
   int compared = 0;
-  test::for_each_dist(sizes, 1e30, 17, [&](const std::string& dist, bool, int64_t, const Dataset& d) {
-    compared += expect_serial_bits(backend, d, {2, 3}, dist.c_str());
-  }, 1e200);
+  test::for_each_dist(
+      sizes, 1e30, 17,
+      [&](const std::string& dist, bool, int64_t, const Dataset& d) {
+        compared += expect_serial_bits(backend, d, {2, 3}, dist.c_str());
+      },
+      1e200);
   EXPECT_GT(compared, 100);
 }
 
@@ -82,10 +85,17 @@ void hand_cases(const std::string& backend) {
 
 void hand_cases_once(const std::string& backend) {
   const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
-  std::vector<std::vector<double>> xs = {{},          {-0.0},        {-0.0, -0.0, -0.0}, {1.5, -1.5},
+  std::vector<std::vector<double>> xs = {{},
+                                         {-0.0},
+                                         {-0.0, -0.0, -0.0},
+                                         {1.5, -1.5},
                                          {0.0, -0.0, 3.0, -3.0, -0.0},
-                                         {1, nan, 2}, {inf, 1, 2},   {inf, -inf, 1},     {-inf, 1e300, 1e300},
-                                         {0x1p-1074}, {1e308, -1e308, 1}};
+                                         {1, nan, 2},
+                                         {inf, 1, 2},
+                                         {inf, -inf, 1},
+                                         {-inf, 1e300, 1e300},
+                                         {0x1p-1074},
+                                         {1e308, -1e308, 1}};
   for (auto& x : xs) {
     expect_serial_bits(backend, from(x), {2, 3, 9}, "hand");
     expect_serial_bits(backend, from(x, std::vector<double>(x.size(), -1.0)), {2, 3, 9}, "hand dot");
@@ -142,8 +152,9 @@ TEST(DpSumKCuda, MultiLaunchSizesAndEveryCodePath) {
               for (const char* lpt : {"1", "2"}) {
                 setenv("ACCSUM_DPSUMK_LPT", lpt, 1);
                 setenv("ACCSUM_DPSUMK_EFT", eft, 1);
-                EXPECT_PRED2(same_bits, run("cuda", d, p), want) << "n=" << n << " dot=" << dot << " K=" << K << " "
-                                                                 << v << " " << tp << " lanes/thread " << lpt << " " << eft;
+                EXPECT_PRED2(same_bits, run("cuda", d, p), want)
+                    << "n=" << n << " dot=" << dot << " K=" << K << " " << v << " " << tp << " lanes/thread " << lpt
+                    << " " << eft;
               }
             unsetenv("ACCSUM_DPSUMK_LPT");
             unsetenv("ACCSUM_DPSUMK_EFT");

@@ -92,7 +92,7 @@ class Exact {
 // Significant bits of a finite non-zero double (53 - trailing zeros of its significand).
 int significant_bits(double v) {
   int e;
-  double m = std::frexp(std::fabs(v), &e);       // [0.5, 1), at most 53 bits
+  double m = std::frexp(std::fabs(v), &e);                // [0.5, 1), at most 53 bits
   uint64_t i = static_cast<uint64_t>(std::ldexp(m, 53));  // exact
   return 64 - __builtin_clzll(i) - __builtin_ctzll(i);
 }
@@ -106,9 +106,15 @@ double random_double(std::mt19937_64& rng, int emin, int emax) {
   int e = emin + static_cast<int>(rng() % static_cast<uint64_t>(emax - emin + 1));
   double m;
   switch (rng() % 4) {
-    case 0: m = 1.0 + static_cast<double>((bits >> 12) >> (40 + rng() % 12)) * 0x1p-52; break;  // sparse low bits
-    case 1: m = 1.0 + std::ldexp(static_cast<double>(bits >> 60), -4); break;  // 4-bit significand
-    default: m = 1.0 + static_cast<double>(bits >> 12) * 0x1p-52; break;
+    case 0:
+      m = 1.0 + static_cast<double>((bits >> 12) >> (40 + rng() % 12)) * 0x1p-52;
+      break;  // sparse low bits
+    case 1:
+      m = 1.0 + std::ldexp(static_cast<double>(bits >> 60), -4);
+      break;  // 4-bit significand
+    default:
+      m = 1.0 + static_cast<double>(bits >> 12) * 0x1p-52;
+      break;
   }
   double v = std::ldexp(m, e);  // rounds to the subnormal grid below 2^-1022: still a double
   return (bits & 1) ? -v : v;
@@ -117,14 +123,17 @@ double random_double(std::mt19937_64& rng, int emin, int emax) {
 // A partner for a: near it in magnitude (cancellation, shared binades) or anywhere.
 double random_partner(std::mt19937_64& rng, double a) {
   switch (rng() % 4) {
-    case 0: return random_double(rng, -1074, 1023);
+    case 0:
+      return random_double(rng, -1074, 1023);
     case 1: {  // within 2^60 of a, either sign
       int e = exponent_of(a) + static_cast<int>(rng() % 121) - 60;
       e = std::max(-1074, std::min(1023, e));
       return random_double(rng, e, e);
     }
-    case 2: return -a * (1.0 + static_cast<double>(rng() % 1024) * 0x1p-52);  // heavy cancellation
-    default: return std::nextafter(-a, rng() & 1 ? INFINITY : -INFINITY);      // cancels to an ulp
+    case 2:
+      return -a * (1.0 + static_cast<double>(rng() % 1024) * 0x1p-52);  // heavy cancellation
+    default:
+      return std::nextafter(-a, rng() & 1 ? INFINITY : -INFINITY);  // cancels to an ulp
   }
 }
 
@@ -208,10 +217,10 @@ TEST(Eft, SplitIsExactWithTwoHalvesOf26Bits) {
 // range. Exactness is asserted wherever the transform's conditions hold, and what holds
 // instead elsewhere.
 std::vector<double> lattice() {
-  std::vector<double> v = {0.0, -0.0, kEta, 3 * kEta, DBL_MIN - kEta, DBL_MIN, DBL_MAX, std::nextafter(DBL_MAX, 0),
-                           0x1p1023, 0x1.8p1023};
-  const int exps[] = {-1074, -1060, -1030, -1022, -1000, -970, -600, -537, -60, -54, -53, -52, -27, -1, 0, 1,
-                      26, 27, 52, 53, 54, 511, 512, 900, 969, 970, 995, 996, 1000, 1022};
+  std::vector<double> v = {
+      0.0, -0.0, kEta, 3 * kEta, DBL_MIN - kEta, DBL_MIN, DBL_MAX, std::nextafter(DBL_MAX, 0), 0x1p1023, 0x1.8p1023};
+  const int exps[] = {-1074, -1060, -1030, -1022, -1000, -970, -600, -537, -60, -54, -53, -52, -27, -1,   0,
+                      1,     26,    27,    52,    53,    54,   511,  512,  900, 969, 970, 995, 996, 1000, 1022};
   const double mants[] = {1.0, 1.5, 1.25, 1.875, 1.0 + 0x1p-52, 2.0 - 0x1p-52, 1.0 + 0x1p-26, 1.0 + 0x1p-27};
   for (int e : exps)
     for (double m : mants) v.push_back(std::ldexp(m, e));

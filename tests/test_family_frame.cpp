@@ -46,8 +46,7 @@ TEST(FamilyFrame, EveryEntryBelongsToARegisteredCompleteFamily) {
   std::set<std::string> names;
   for (auto& f : families()) {
     names.insert(f.name);
-    EXPECT_TRUE(f.generate && f.read && f.oracle && f.measure && f.units && f.bytes && f.verify_cases &&
-                f.verify_sizes)
+    EXPECT_TRUE(f.generate && f.read && f.oracle && f.measure && f.units && f.bytes && f.verify_cases && f.verify_sizes)
         << f.name;
     EXPECT_FALSE(f.dists.empty()) << f.name;
     EXPECT_FALSE(f.unit.empty()) << f.name;
@@ -103,8 +102,8 @@ TEST(FamilyFrame, GeneratedAndFileDataAreJudgedAlike) {
       const std::map<std::string, std::string> algos_of = {{"sum", "naive,kahan,neumaier,sumk,dpsumk,superacc"},
                                                            {"dot", "dot,dotk,dpdotk,superacc-dot"}};
       std::string file = scratch_dir() + "/" + dist + "-" + fam + ".npy";
-      std::string gen = std::string(ACCSUM_BIN) + " gen --family=" + fam + " --dist=" + dist +
-                        " --n=777 --seed=5 -o " + file + " >/dev/null";
+      std::string gen = std::string(ACCSUM_BIN) + " gen --family=" + fam + " --dist=" + dist + " --n=777 --seed=5 -o " +
+                        file + " >/dev/null";
       ASSERT_EQ(std::system(gen.c_str()), 0);
       std::string common =
           " --backend=cpu --algo=" + algos_of.at(fam) + (family(fam).has_y ? " --twoprod=fma,dekker" : "");

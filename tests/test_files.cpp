@@ -123,7 +123,7 @@ TEST_F(FilesTest, NpyFloat64RoundTripIsBitExact) {
 TEST_F(FilesTest, NpyFloat32RoundTripIsFloatRounding) {
   for (const char* family : {"sum", "dot"}) {
     Dataset d = make("loguniform", family, 999);
-    d.x[0] = 1e300;  // beyond float: rounds to inf
+    d.x[0] = 1e300;          // beyond float: rounds to inf
     d.x[1] = 1.0 + 0x1p-24;  // a tie in float: rounds to even (1.0)
     write_dataset(path("f.npy"), d, "f4");
     Dataset r = accsum::read_dataset(path("f.npy"), family, accsum::family(family).has_y);
@@ -243,11 +243,16 @@ TEST_F(FilesTest, MalformedNpyIsRejected) {
   std::vector<Case> cases = {
       {"magic", "\x93NUMPX" + npy_bytes(1, good, three).substr(6), "sum", "bad magic"},
       {"short", "\x93NUM", "sum", "bad magic"},
-      {"v4", [&] { auto b = npy_bytes(2, good, three); b[6] = 4; return b; }(), "sum", "version 4.0"},
+      {"v4",
+       [&] {
+         auto b = npy_bytes(2, good, three);
+         b[6] = 4;
+         return b;
+       }(),
+       "sum", "version 4.0"},
       {"bigendian", npy_bytes(1, "{'descr': '>f8', 'fortran_order': False, 'shape': (3,), }", three), "sum",
        "big-endian"},
-      {"int", npy_bytes(1, "{'descr': '<i8', 'fortran_order': False, 'shape': (3,), }", three), "sum",
-       "not a float"},
+      {"int", npy_bytes(1, "{'descr': '<i8', 'fortran_order': False, 'shape': (3,), }", three), "sum", "not a float"},
       {"half", npy_bytes(1, "{'descr': '<f2', 'fortran_order': False, 'shape': (3,), }", three), "sum",
        "float dtype '<f2' is not supported"},
       {"fortran", npy_bytes(1, "{'descr': '<f8', 'fortran_order': True, 'shape': (3,), }", three), "sum",
@@ -255,24 +260,24 @@ TEST_F(FilesTest, MalformedNpyIsRejected) {
       {"dotshape", npy_bytes(1, good, three), "dot", "expected (2, n)"},
       {"dot3rows", npy_bytes(1, "{'descr': '<f8', 'fortran_order': False, 'shape': (3, 1), }", three), "dot",
        "expected (2, n)"},
-      {"sumshape", npy_bytes(1, "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }", three + three),
-       "sum", "not a sum dataset"},
+      {"sumshape", npy_bytes(1, "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }", three + three), "sum",
+       "not a sum dataset"},
       {"3d", npy_bytes(1, "{'descr': '<f8', 'fortran_order': False, 'shape': (1, 1, 3), }", three), "sum",
        "not a sum dataset"},
-      {"empty", npy_bytes(1, "{'descr': '<f8', 'fortran_order': False, 'shape': (0,), }", ""), "sum",
-       "holds no data"},
+      {"empty", npy_bytes(1, "{'descr': '<f8', 'fortran_order': False, 'shape': (0,), }", ""), "sum", "holds no data"},
       {"truncated", npy_bytes(1, good, three.substr(0, 20)), "sum", "truncated"},
       {"trailing", npy_bytes(1, good, three + "xyz"), "sum", "bytes follow the data"},
       {"header", npy_bytes(1, good, three).substr(0, 40), "sum", "truncated npy header"},
       {"noshape", npy_bytes(1, "{'descr': '<f8', 'fortran_order': False}", three), "sum", "no 'shape'"},
       {"badshape", npy_bytes(1, "{'descr': '<f8', 'fortran_order': False, 'shape': (a,), }", three), "sum",
        "not a tuple"},
-      {"structured", npy_bytes(1, "{'descr': [('a', '<f8')], 'fortran_order': False, 'shape': (3,), }", three),
-       "sum", "structured"},
+      {"structured", npy_bytes(1, "{'descr': [('a', '<f8')], 'fortran_order': False, 'shape': (3,), }", three), "sum",
+       "structured"},
   };
   for (const auto& c : cases) {
     write_bytes(c.name + ".npy", c.bytes);
-    expect_usage_error([&] { accsum::read_dataset(path(c.name + ".npy"), c.family, accsum::family(c.family).has_y); }, c.needle);
+    expect_usage_error([&] { accsum::read_dataset(path(c.name + ".npy"), c.family, accsum::family(c.family).has_y); },
+                       c.needle);
   }
   expect_usage_error([&] { accsum::read_dataset(path("missing.npy"), "sum", false); }, "cannot open");
 }

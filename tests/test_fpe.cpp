@@ -261,7 +261,8 @@ TEST(FpeCli, BenchAddAndMulOverR) {
 }
 
 TEST(FpeCli, VerifyPasses) {
-  auto r = cli_test::accsum("verify --algo=fpe-add-safe,fpe-add-fast,fpe-mul,fpe-seq-add,fpe-seq-mul --backend=cpu,cpu-mt");
+  auto r =
+      cli_test::accsum("verify --algo=fpe-add-safe,fpe-add-fast,fpe-mul,fpe-seq-add,fpe-seq-mul --backend=cpu,cpu-mt");
   EXPECT_EQ(r.code, 0) << r.out.substr(0, 4000) << r.err;
 #ifdef ACCSUM_HAVE_QD
   r = cli_test::accsum("verify --algo=fpe-qd-add,fpe-qd-mul --backend=cpu");
@@ -313,12 +314,14 @@ TEST(QdOps, BitIdenticalToTheQdLibrary) {
           std::vector<double> got(d.x.size());
           for (int64_t k = 0; k < d.n; ++k) {
             const double *x = &d.x[k * R], *y = &d.y[k * R];
-            if (product) qd::mul(x, y, &got[k * R], R);
-            else qd::add(x, y, &got[k * R], R);
+            if (product)
+              qd::mul(x, y, &got[k * R], R);
+            else
+              qd::add(x, y, &got[k * R], R);
             ASSERT_EQ(0, std::memcmp(&got[k * R], &want[k * R], R * sizeof(double)))
-                << (product ? "mul" : "add") << " R=" << R << " " << dist << " seed=" << seed << " pair " << k
-                << ": x " << hex_terms(x, R) << " y " << hex_terms(y, R) << " got " << hex_terms(&got[k * R], R)
-                << " want " << hex_terms(&want[k * R], R);
+                << (product ? "mul" : "add") << " R=" << R << " " << dist << " seed=" << seed << " pair " << k << ": x "
+                << hex_terms(x, R) << " y " << hex_terms(y, R) << " got " << hex_terms(&got[k * R], R) << " want "
+                << hex_terms(&want[k * R], R);
             ++compared;
           }
         }

@@ -167,18 +167,19 @@ TEST(FpeSumSerial, WideCancellationIsExactForR4AndMore) {
 
 TEST(FpeSumSerial, WithinBoundOnEveryDistribution) {
   int checked = 0;
-  test::for_each_dist({1, 2, 3, 7, 64, 1000, 4097}, 1e20, 11, [&](const std::string& dist, bool, int64_t n, const Dataset& d) {
-        ExactValue ex = exact_of(d);
-        for (int R : {2, 4, 8}) {
-          Metrics m = check("cpu", d, R, ex);
-          EXPECT_TRUE(!m.has_bound || m.within_bound)
-              << dist << " n=" << n << " R=" << R << " err " << m.abs_err << " bound " << m.bound;
-          if (ex.special) {
-            EXPECT_TRUE(m.correctly_rounded) << dist << " n=" << n << " R=" << R;
-          }
-          ++checked;
-        }
-      });
+  test::for_each_dist({1, 2, 3, 7, 64, 1000, 4097}, 1e20, 11,
+                      [&](const std::string& dist, bool, int64_t n, const Dataset& d) {
+                        ExactValue ex = exact_of(d);
+                        for (int R : {2, 4, 8}) {
+                          Metrics m = check("cpu", d, R, ex);
+                          EXPECT_TRUE(!m.has_bound || m.within_bound)
+                              << dist << " n=" << n << " R=" << R << " err " << m.abs_err << " bound " << m.bound;
+                          if (ex.special) {
+                            EXPECT_TRUE(m.correctly_rounded) << dist << " n=" << n << " R=" << R;
+                          }
+                          ++checked;
+                        }
+                      });
   EXPECT_GT(checked, 300);
 }
 
@@ -275,8 +276,8 @@ TEST(FpeSumMt, SameBitsAsSerialForAnyThreadCount) {
 // (partial sums overflow), infinities and NaN; n around the first size with 16 lanes (n = 256)
 // and odd sizes with a partial last round.
 TEST(FpeSumMt, VectorLanesOnEdgeData) {
-  const std::vector<double> edge = {-0.0, 0.0, 0x1p-1074, -0x1p-1060, 0x1.fffffffffffffp1023, -0x1.fffffffffffffp1023,
-                                    1e308, -1e308, 0x1p-1022, 1.0};
+  const std::vector<double> edge = {
+      -0.0, 0.0, 0x1p-1074, -0x1p-1060, 0x1.fffffffffffffp1023, -0x1.fffffffffffffp1023, 1e308, -1e308, 0x1p-1022, 1.0};
   std::mt19937_64 rng(21);
   int compared = 0;
   for (int64_t n : {255, 256, 257, 4099, 20001})
@@ -284,8 +285,10 @@ TEST(FpeSumMt, VectorLanesOnEdgeData) {
       for (bool dot : {false, true}) {
         Dataset d = make("loguniform", dot, n, 1e16, 40 + n + mode);
         for (int64_t i = 0; i < n; ++i) {
-          if (mode == 3) d.x[i] = (i % 3) ? -0.0 : 0.0;
-          else if (rng() % 4 == 0) d.x[i] = edge[rng() % edge.size()];
+          if (mode == 3)
+            d.x[i] = (i % 3) ? -0.0 : 0.0;
+          else if (rng() % 4 == 0)
+            d.x[i] = edge[rng() % edge.size()];
         }
         if (mode == 1) d.x[rng() % n] = kInf;
         if (mode == 2) d.x[rng() % n] = kNaN;
@@ -307,20 +310,21 @@ TEST(FpeSumCuda, SameBitsAsSerialOnEveryDistribution) {
   int compared = 0;
   const std::vector<int64_t> sizes = {1, 2, 3, 7, 64, 1000, 4097, 100003, (int64_t(1) << 20) + 7};
   test::for_each_dist(sizes, 1e30, 17, [&](const std::string& dist, bool dot, int64_t n, const Dataset& d) {
-        for (int R : {2, 4, 8}) {
-          if (R > 2 && n > 200000) continue;
-          EXPECT_PRED2(same_bits, run("cuda", d, R), run("cpu-mt", d, R))
-              << dist << " n=" << n << " R=" << R << " dot " << dot;
-          ++compared;
-        }
-      });
+    for (int R : {2, 4, 8}) {
+      if (R > 2 && n > 200000) continue;
+      EXPECT_PRED2(same_bits, run("cuda", d, R), run("cpu-mt", d, R))
+          << dist << " n=" << n << " R=" << R << " dot " << dot;
+      ++compared;
+    }
+  });
   EXPECT_GT(compared, 100);
 }
 
 TEST(FpeSumCuda, HandCasesAndAllR) {
   if (!backend_present("cuda")) GTEST_SKIP() << "no cuda device here: cuda tests skipped";
-  std::vector<std::vector<double>> xs = {{},         {-0.0},    {-0.0, -0.0, -0.0},   {1.5, -1.5}, {0.0, -0.0, 3.0, -3.0, -0.0},
-                                         {1, kNaN, 2}, {kInf, 1, 2}, {kInf, -kInf, 1}, {0x1p-1074}, {1e308, -1e308, 1}};
+  std::vector<std::vector<double>> xs = {
+      {},           {-0.0},       {-0.0, -0.0, -0.0}, {1.5, -1.5}, {0.0, -0.0, 3.0, -3.0, -0.0},
+      {1, kNaN, 2}, {kInf, 1, 2}, {kInf, -kInf, 1},   {0x1p-1074}, {1e308, -1e308, 1}};
   for (int R : kAllR)
     for (auto& x : xs) {
       EXPECT_PRED2(same_bits, run("cuda", from(x), R), run("cpu", from(x), R)) << R;

@@ -47,12 +47,15 @@ bool same_bits(const Result& a, const Result& b) { return test::all_same_bits(a.
 
 // The readable definition (core/numerics/gemm_serial.hpp), entry by entry.
 Result serial(const Dataset& d, int comp, int tile, bool fma) {
-  const float alpha = std::strtof(d.data.at("alpha").c_str(), nullptr), beta = std::strtof(d.data.at("beta").c_str(), nullptr);
+  const float alpha = std::strtof(d.data.at("alpha").c_str(), nullptr),
+              beta = std::strtof(d.data.at("beta").c_str(), nullptr);
   Result r;
   r.values.resize(static_cast<size_t>(d.rows * d.cols));
   for (int64_t j = 0; j < d.cols; ++j)
     for (int64_t i = 0; i < d.rows; ++i) {
-      float s = alpha == 0.0f ? 0.0f : gemm::dot_entry(d.a.data() + i, d.rows, d.b.data() + j * d.inner, d.inner, comp, tile, fma);
+      float s = alpha == 0.0f
+                    ? 0.0f
+                    : gemm::dot_entry(d.a.data() + i, d.rows, d.b.data() + j * d.inner, d.inner, comp, tile, fma);
       r.values[i + j * d.rows] = gemm::finish(s, alpha, beta, d.c.data() + i + j * d.rows, fma);
     }
   return r;
@@ -72,7 +75,9 @@ std::vector<Params> param_sets(const std::string& algo) {
   return out;
 }
 
-int comp_of(const std::string& algo) { return algo == "sgemm" ? gemm::kNone : algo == "sgemm-kahan" ? gemm::kKahan : gemm::kDcs; }
+int comp_of(const std::string& algo) {
+  return algo == "sgemm" ? gemm::kNone : algo == "sgemm-kahan" ? gemm::kKahan : gemm::kDcs;
+}
 
 }  // namespace
 
@@ -264,7 +269,8 @@ TEST(GemmCpu, NanAndInfinitiesGiveIeeeResults) {
       for (auto& algo : kOurs)
         for (auto& p : param_sets(algo)) {
           Metrics m = f.measure(run(algo, backend, d, p), ref, -1);
-          EXPECT_TRUE(m.correctly_rounded) << "seed " << seed << " " << algo << " tile " << (p.count("tile") ? p.at("tile") : "-");
+          EXPECT_TRUE(m.correctly_rounded)
+              << "seed " << seed << " " << algo << " tile " << (p.count("tile") ? p.at("tile") : "-");
         }
   }
   // A hand-made case: +inf * 1 + (-inf) * 1 = NaN; +inf * 0 = NaN; +inf alone stays +inf.
@@ -309,7 +315,8 @@ TEST(GemmCpu, CompensationIsAtLeastAsAccurateAsPlainOnUniform) {
 namespace {
 void write_npy(const std::string& path, const std::string& descr, const std::string& shape, const std::vector<float>& v,
                bool fortran = false) {
-  std::string dict = "{'descr': '" + descr + "', 'fortran_order': " + (fortran ? "True" : "False") + ", 'shape': " + shape + ", }";
+  std::string dict =
+      "{'descr': '" + descr + "', 'fortran_order': " + (fortran ? "True" : "False") + ", 'shape': " + shape + ", }";
   while ((10 + dict.size() + 1) % 64) dict += ' ';
   dict += '\n';
   std::ofstream out(path, std::ios::binary);
@@ -353,8 +360,9 @@ TEST(GemmInput, ReadsTwoFloat32NpyMatrices) {
 
 TEST(GemmInput, BadShapesAndTilesAreUsageErrors) {
   using cli_test::accsum;
-  for (const char* args : {"--shape=0,4,4", "--shape=4,4", "--shape=4,x,4", "--shape=4,4,-1", "--shape=100000,100000,100000",
-                           "--tile=8 --shape=4,4,4", "--n=2^24", "--fma=2 --shape=4,4,4"}) {
+  for (const char* args :
+       {"--shape=0,4,4", "--shape=4,4", "--shape=4,x,4", "--shape=4,4,-1", "--shape=100000,100000,100000",
+        "--tile=8 --shape=4,4,4", "--n=2^24", "--fma=2 --shape=4,4,4"}) {
     auto r = accsum(std::string("bench --algo=sgemm-kahan --backend=cpu --reps=1 ") + args);
     EXPECT_EQ(r.code, 2) << args << ": " << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << ": " << r.err;
@@ -362,7 +370,8 @@ TEST(GemmInput, BadShapesAndTilesAreUsageErrors) {
 }
 
 TEST(GemmCli, BenchFromTheIssueRuns) {
-  auto r = cli_test::accsum("bench --algo=sgemm,sgemm-kahan,sgemm-dcs --shape=200,300,1000 --tile=16,64 --reps=1 --warmup=0");
+  auto r = cli_test::accsum(
+      "bench --algo=sgemm,sgemm-kahan,sgemm-dcs --shape=200,300,1000 --tile=16,64 --reps=1 --warmup=0");
   EXPECT_EQ(r.code, 0) << r.err;
   if (registry().find("openblas-sgemm", "cpu-mt")) EXPECT_NE(r.out.find("openblas-sgemm"), std::string::npos);
   EXPECT_NE(r.out.find("sgemm-dcs"), std::string::npos);
@@ -374,9 +383,11 @@ TEST(GemmCli, BenchFromTheIssueRuns) {
 // against its report; OpenBLAS is pinned to its Haswell kernels so that its column does not depend
 // on the CPU (its native kernels on other CPUs round differently).
 TEST(GemmCli, CommittedCpuTableIsReproduced) {
-  if (!registry().find("openblas-sgemm", "cpu")) GTEST_SKIP() << "built without OpenBLAS: the committed table has its column";
+  if (!registry().find("openblas-sgemm", "cpu"))
+    GTEST_SKIP() << "built without OpenBLAS: the committed table has its column";
   setenv("OPENBLAS_CORETYPE", "Haswell", 1);  // inherited by the accsum child
-  cli_test::expect_committed_report_reproduced("table --suite=gemm --backend=cpu --n=128", "results/gemm_table_cpu.json");
+  cli_test::expect_committed_report_reproduced("table --suite=gemm --backend=cpu --n=128",
+                                               "results/gemm_table_cpu.json");
 }
 
 // With --reps every cell also carries its measured throughput (the paper's GFlops column), and the
@@ -385,8 +396,8 @@ TEST(GemmCli, TableWithRepsShowsThroughputOnTheFiveSizes) {
   auto r = cli_test::accsum("table --suite=gemm --backend=cpu --n=20 --reps=1");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("throughput: median of 1 runs"), std::string::npos) << r.out;
-  for (const char* row : {"| 4 | uniform |", "| 8 | uniform |", "| 12 | uniform |", "| 16 | uniform |",
-                          "| 20 | uniform-sym |"})
+  for (const char* row :
+       {"| 4 | uniform |", "| 8 | uniform |", "| 12 | uniform |", "| 16 | uniform |", "| 20 | uniform-sym |"})
     EXPECT_NE(r.out.find(row), std::string::npos) << row << "\n" << r.out;
   // 5 sizes x 2 distributions, every cell timed: at least 9 columns x 10 rows.
   size_t cells = 0;
@@ -406,6 +417,7 @@ TEST(GemmOpenCL, BitForBitTheCpuDefinition) {
     for (auto& algo : kOurs)
       for (auto& p : param_sets(algo))
         EXPECT_TRUE(same_bits(run(algo, "opencl", d, p), run(algo, "cpu", d, p)))
-            << algo << " " << dist << " " << shape << " tile " << (p.count("tile") ? p.at("tile") : "-") << " fma " << p.at("fma");
+            << algo << " " << dist << " " << shape << " tile " << (p.count("tile") ? p.at("tile") : "-") << " fma "
+            << p.at("fma");
   }
 }

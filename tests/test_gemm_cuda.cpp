@@ -22,7 +22,6 @@ using namespace accsum;
 
 namespace {
 
-
 Dataset gen(const std::string& dist, const std::string& shape, uint64_t seed, Params extra = {}) {
   extra["shape"] = shape;
   return family("gemm").generate(GenSpec{dist, "gemm", 1, seed, 1e16, 1e16, extra});
@@ -115,9 +114,12 @@ void expect_tiled_equal_cpu(const std::string& dist, const std::string& shape) {
 
 TEST(GemmCuda, TiledKernelsAreTheCpuDefinitionBitForBit) {
   REQUIRE_BACKEND("cuda");
-  for (auto& [dist, shape] : std::vector<std::pair<std::string, std::string>>{
-           {"uniform", "1,1,1"}, {"uniform-sym", "129,67,301"}, {"illcond", "70,130,65"}, {"loguniform", "5,300,17"},
-           {"uniform", "256,256,512"}, {"specials", "40,33,150"}})
+  for (auto& [dist, shape] : std::vector<std::pair<std::string, std::string>>{{"uniform", "1,1,1"},
+                                                                              {"uniform-sym", "129,67,301"},
+                                                                              {"illcond", "70,130,65"},
+                                                                              {"loguniform", "5,300,17"},
+                                                                              {"uniform", "256,256,512"},
+                                                                              {"specials", "40,33,150"}})
     expect_tiled_equal_cpu(dist, shape);
 }
 
@@ -130,11 +132,14 @@ TEST(GemmCuda, TiledKernelsOnOddShapesAndEdgeTiles) {
   for (auto& [dist, shape] : std::vector<std::pair<std::string, std::string>>{
            {"uniform-sym", "256,384,260"},  // interior tiles, 16-byte loads, K tail of 4
            {"uniform", "257,263,269"},      // primes: every tile an edge in M and N
-           {"uniform-sym", "1,1,1000"},   {"uniform-sym", "300,1,7"}, {"uniform-sym", "1,300,5"},
+           {"uniform-sym", "1,1,1000"},
+           {"uniform-sym", "300,1,7"},
+           {"uniform-sym", "1,300,5"},
            {"uniform", "128,128,200"},      // strips of 128 cut at 200
            {"uniform-sym", "1155,200,64"},  // a partial raster strip of row tiles
            {"uniform-sym", "132,260,96"},   // M multiple of 4 with an edge row tile
-           {"specials", "256,128,72"}, {"specials", "256,128,73"}})
+           {"specials", "256,128,72"},
+           {"specials", "256,128,73"}})
     expect_tiled_equal_cpu(dist, shape);
 }
 
@@ -270,13 +275,12 @@ TEST(GemmCuda, EveryPolicyIsTheCpuDefinitionBitForBit) {
             Params q = p;
             q["policy"] = name;
             const Result got = run(algo, "cuda", d, q);
-            EXPECT_TRUE(same_bits(got, want)) << algo << " policy " << name << " tile " << tile << " fma " << fma
-                                              << " " << c.dist << " " << c.shape << (c.scaled ? " scaled" : "");
-            const std::string shape = std::to_string(int(figure(got, "policy_bm"))) + "x" +
-                                      std::to_string(int(figure(got, "policy_bn"))) + "x" +
-                                      std::to_string(int(figure(got, "policy_bk"))) + "-" +
-                                      std::to_string(int(figure(got, "policy_tm"))) + "x" +
-                                      std::to_string(int(figure(got, "policy_tn")));
+            EXPECT_TRUE(same_bits(got, want)) << algo << " policy " << name << " tile " << tile << " fma " << fma << " "
+                                              << c.dist << " " << c.shape << (c.scaled ? " scaled" : "");
+            const std::string shape =
+                std::to_string(int(figure(got, "policy_bm"))) + "x" + std::to_string(int(figure(got, "policy_bn"))) +
+                "x" + std::to_string(int(figure(got, "policy_bk"))) + "-" +
+                std::to_string(int(figure(got, "policy_tm"))) + "x" + std::to_string(int(figure(got, "policy_tn")));
             EXPECT_EQ(name.substr(0, shape.size()), shape) << algo;
             EXPECT_GE(figure(got, "policy_blocks_per_sm"), 1) << algo << " " << name;
           }

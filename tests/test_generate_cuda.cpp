@@ -32,17 +32,19 @@ double run(const std::string& algo, const Dataset& d) {
 TEST(GenerateCuda, DeviceElementsEqualHostElementsForEveryDistribution) {
   if (!have_gpu()) GTEST_SKIP() << "no CUDA device: device generation not tested";
   int64_t compared = 0;
-  test::for_each_counter_based({2, 33, 65537, 3000017}, 11, 1e280, [&](const std::string& family, const std::string& dist, int64_t n, const GenSpec& spec) {
-    Dataset host = generate(spec), by_index = generate_by_index(spec);
-    const double want = accsum::family(family).oracle(host).rounded;
-    const std::string exact = family == "sum" ? "superacc" : "superacc-dot";
-    const std::string vendor = family == "sum" ? "cub-sum" : "cublas-dot";
-    ASSERT_TRUE(registry().find(exact, "cuda")->makes_own_data);
-    ASSERT_TRUE(registry().find(vendor, "cuda")->makes_own_data);
-    EXPECT_PRED2(same_bits, run(exact, by_index), want) << family << " " << dist << " n=" << n;
-    EXPECT_PRED2(same_bits, run(vendor, by_index), run(vendor, host)) << family << " " << dist << " n=" << n;
-    ++compared;
-  });
+  test::for_each_counter_based(
+      {2, 33, 65537, 3000017}, 11, 1e280,
+      [&](const std::string& family, const std::string& dist, int64_t n, const GenSpec& spec) {
+        Dataset host = generate(spec), by_index = generate_by_index(spec);
+        const double want = accsum::family(family).oracle(host).rounded;
+        const std::string exact = family == "sum" ? "superacc" : "superacc-dot";
+        const std::string vendor = family == "sum" ? "cub-sum" : "cublas-dot";
+        ASSERT_TRUE(registry().find(exact, "cuda")->makes_own_data);
+        ASSERT_TRUE(registry().find(vendor, "cuda")->makes_own_data);
+        EXPECT_PRED2(same_bits, run(exact, by_index), want) << family << " " << dist << " n=" << n;
+        EXPECT_PRED2(same_bits, run(vendor, by_index), run(vendor, host)) << family << " " << dist << " n=" << n;
+        ++compared;
+      });
   EXPECT_GE(compared, 2 * 5 * 4);
 }
 

@@ -79,8 +79,9 @@ TEST(IoRules, ASweepIsCheckedWholeAndKeepsItsCompletedRows) {
   EXPECT_EQ(access((d + "/r.json").c_str(), F_OK), -1) << "nothing ran, nothing may be written";
   EXPECT_TRUE(r.out.empty());
   // So is a point whose options are out of range.
-  expect_refused(accsum("bench --algo=naive " + kCpu + "--n=2^10 --dist=illcond --cond=1e10,0.5 --json=" + d + "/r.json"),
-                 "--cond", "sweep with an invalid point");
+  expect_refused(
+      accsum("bench --algo=naive " + kCpu + "--n=2^10 --dist=illcond --cond=1e10,0.5 --json=" + d + "/r.json"),
+      "--cond", "sweep with an invalid point");
   EXPECT_EQ(access((d + "/r.json").c_str(), F_OK), -1);
   // A point that fails once running (the file read as a dot dataset after the sum rows ran):
   // the rows measured before it are written, the report marked incomplete, exit 2.
@@ -89,7 +90,8 @@ TEST(IoRules, ASweepIsCheckedWholeAndKeepsItsCompletedRows) {
   EXPECT_EQ(late.code, 2) << late.err;
   EXPECT_EQ(lines(late.err), 1) << late.err;
   json doc = json::parse(slurp(d + "/r.json"));
-  EXPECT_NE(doc.value("incomplete", std::string()).find("not a dot dataset"), std::string::npos) << doc.dump().substr(0, 400);
+  EXPECT_NE(doc.value("incomplete", std::string()).find("not a dot dataset"), std::string::npos)
+      << doc.dump().substr(0, 400);
   EXPECT_EQ(doc["runs"].size(), 1u);
   EXPECT_NE(late.out.find("INCOMPLETE"), std::string::npos) << late.out;
 }
@@ -102,8 +104,8 @@ TEST(IoRules, AFileSizeLimitIsAWriteErrorLikeAFullDisk) {
   CliRun g = accsum("--version >/dev/null; (ulimit -f 4; exec " + std::string(ACCSUM_BIN) + " gen --n=100000 -o " + d +
                     "/old.npy)");
   expect_refused(g, "File too large", "gen under ulimit -f");
-  CliRun b = accsum("--version >/dev/null; (ulimit -f 4; exec " + std::string(ACCSUM_BIN) + " bench --algo=naive " + kCpu +
-                    "--n=2^12 --format=json --out=" + d + "/old.json)");
+  CliRun b = accsum("--version >/dev/null; (ulimit -f 4; exec " + std::string(ACCSUM_BIN) + " bench --algo=naive " +
+                    kCpu + "--n=2^12 --format=json --out=" + d + "/old.json)");
   expect_refused(b, "File too large", "bench -o under ulimit -f");
   EXPECT_EQ(slurp(d + "/old.npy"), "old content");
   EXPECT_EQ(slurp(d + "/old.json"), "old report");

@@ -91,7 +91,8 @@ const std::string kSmallBench = "bench --algo=naive --backend=cpu-mt --n=1000 --
 long startup_vm_limit_kib() {
   static long found = [] {
     for (long kib = 512L << 10; kib <= (16L << 20); kib *= 2)
-      if (run_accsum("ulimit -v " + std::to_string(kib) + ";", "bench --algo=naive --backend=cpu --n=1000 --reps=1 --warmup=0")
+      if (run_accsum("ulimit -v " + std::to_string(kib) + ";",
+                     "bench --algo=naive --backend=cpu --n=1000 --reps=1 --warmup=0")
               .code == 0)
         return kib;
     return 0L;
@@ -102,10 +103,12 @@ long startup_vm_limit_kib() {
 }  // namespace
 
 TEST(Limits, AbsurdAccsumThreadsIsRefused) {
-  expect_one_line_exit2(run_accsum("ACCSUM_THREADS=50000", kSmallBench), "ACCSUM_THREADS", "bench, ACCSUM_THREADS=50000");
+  expect_one_line_exit2(run_accsum("ACCSUM_THREADS=50000", kSmallBench), "ACCSUM_THREADS",
+                        "bench, ACCSUM_THREADS=50000");
   expect_one_line_exit2(run_accsum("ACCSUM_THREADS=abc", kSmallBench), "ACCSUM_THREADS", "bench, ACCSUM_THREADS=abc");
   expect_one_line_exit2(run_accsum("ACCSUM_THREADS=-3", kSmallBench), "ACCSUM_THREADS", "bench, ACCSUM_THREADS=-3");
-  expect_one_line_exit2(run_accsum("ACCSUM_THREADS=99999999999999999999", kSmallBench), "ACCSUM_THREADS", "overflowing");
+  expect_one_line_exit2(run_accsum("ACCSUM_THREADS=99999999999999999999", kSmallBench), "ACCSUM_THREADS",
+                        "overflowing");
   // the generators' threads read it too
   expect_one_line_exit2(run_accsum("ACCSUM_THREADS=50000", "gen --n=1e6 -o " + tmpdir() + "/g.npy"), "ACCSUM_THREADS",
                         "gen, ACCSUM_THREADS=50000");
@@ -160,7 +163,11 @@ TEST(Limits, RunThreadsCarriesExceptionsToTheCaller) {
                                    }),
                std::bad_alloc);
   EXPECT_EQ(ran.load(), 4);  // every thread ran and was joined
-  EXPECT_THROW(accsum::run_threads(3, [&](int t) { if (t == 0) throw std::runtime_error("x"); }), std::runtime_error);
+  EXPECT_THROW(accsum::run_threads(3,
+                                   [&](int t) {
+                                     if (t == 0) throw std::runtime_error("x");
+                                   }),
+               std::runtime_error);
   int sum = 0;
   accsum::run_threads(1, [&](int t) { sum += t + 1; });
   EXPECT_EQ(sum, 1);
@@ -178,8 +185,10 @@ TEST(Limits, ThreadsFromEnvIsStrict) {
   }
   setenv("ACCSUM_THREADS", "", 1);  // set but empty: refused, not read as unset
   EXPECT_THROW(accsum::threads_from_env(), accsum::UsageError);
-  if (old) setenv("ACCSUM_THREADS", saved.c_str(), 1);
-  else unsetenv("ACCSUM_THREADS");
+  if (old)
+    setenv("ACCSUM_THREADS", saved.c_str(), 1);
+  else
+    unsetenv("ACCSUM_THREADS");
 }
 
 // The peaks app/memcheck.hpp assumes (as multiples of the data) against the measured max RSS.
@@ -221,7 +230,8 @@ TEST(Limits, BenchExitCodeFollowsTheGuarantees) {
   // guarantee: exit 0, with the reason on the table.
   const std::string f = tmpdir() + "/dekker.txt";
   std::ofstream(f) << "0x1p1000 0.5\n1 1\n";
-  CliResult r = run_accsum("", "bench --input=" + f + " --algo=dotk --twoprod=dekker --backend=cpu --reps=1 --warmup=0");
+  CliResult r =
+      run_accsum("", "bench --input=" + f + " --algo=dotk --twoprod=dekker --backend=cpu --reps=1 --warmup=0");
   EXPECT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("no claim"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("Dekker's Split overflows"), std::string::npos) << r.out;

@@ -25,8 +25,17 @@ using namespace accsum;
 
 namespace {
 
-const std::vector<std::string> kPrimes{"2", "3", "5", "32771", "65537", "2147483647", "4294967291", "1099511627689",
-                                       std::to_string(kModdotDefaultPrime), "2251799813685119", "4503599627370449"};
+const std::vector<std::string> kPrimes{"2",
+                                       "3",
+                                       "5",
+                                       "32771",
+                                       "65537",
+                                       "2147483647",
+                                       "4294967291",
+                                       "1099511627689",
+                                       std::to_string(kModdotDefaultPrime),
+                                       "2251799813685119",
+                                       "4503599627370449"};
 
 // The GMP residue of sum x_i y_i (independent of the family oracle's code path: mpz_mul).
 uint64_t gmp_ref(const Dataset& d) {
@@ -70,9 +79,11 @@ std::vector<Variant> variants() {
       has_rounding |= ps.name == "rounding";
       has_threads |= ps.name == "threads";
     }
-    std::vector<std::string> roundings = has_rounding ? std::vector<std::string>{"rz", "rn"} : std::vector<std::string>{""};
+    std::vector<std::string> roundings =
+        has_rounding ? std::vector<std::string>{"rz", "rn"} : std::vector<std::string>{""};
     if (e.backend == "opencl" || e.backend == "cuda") roundings = {""};
-    std::vector<std::string> threads = has_threads ? std::vector<std::string>{"1", "2", "3", "7"} : std::vector<std::string>{""};
+    std::vector<std::string> threads =
+        has_threads ? std::vector<std::string>{"1", "2", "3", "7"} : std::vector<std::string>{""};
     for (auto& r : roundings)
       for (auto& t : threads) {
         Params u;
@@ -230,7 +241,7 @@ TEST(Moddot, RoundingModeIsRestoredAfterEveryCall) {
   }
   std::fesetround(FE_TONEAREST);
   volatile double a = 1.0, b = 0x1p-60;
-  EXPECT_EQ(a + b, 1.0);  // round to nearest really is back
+  EXPECT_EQ(a + b, 1.0);            // round to nearest really is back
   volatile double c = 0x1p-53 * 3;  // 1 + 3 2^-53 rounds up to 1 + 2^-51 under RN only
   EXPECT_EQ(a + c, 1.0 + 0x1p-51);
 }
@@ -286,11 +297,13 @@ TEST(Moddot, FilesRoundTripInEveryLayout) {
   // (n, 2) columns, (2, n) rows, two one-column files (.npy (n,) / (n, 1), text), uint64.
   const std::vector<int64_t> cols{1, 6, 6, 6, 3, 5}, rows{1, 6, 3, 6, 6, 5};  // x = 1 6 3, y = 6 6 5
   const uint64_t ref = (6 + 36 + 15) % 7;
-  std::vector<std::string> specs{write_npy("c.npy", "<i8", "(3, 2)", cols), write_npy("r.npy", "<i8", "(2, 3)", rows),
-                                 write_npy("u.npy", "<u8", "(3, 2)", cols),
-                                 write_npy("x.npy", "<i8", "(3,)", {1, 6, 3}) + "," + write_npy("y.npy", "<i8", "(3, 1)", {6, 6, 5}),
-                                 write_text("x.txt", "1\n6\n3\n") + "," + write_text("y.csv", "# y\n6\n6\n5\n"),
-                                 write_text("xy.csv", "1, 6\n6,6\n3\t5\n")};
+  std::vector<std::string> specs{
+      write_npy("c.npy", "<i8", "(3, 2)", cols),
+      write_npy("r.npy", "<i8", "(2, 3)", rows),
+      write_npy("u.npy", "<u8", "(3, 2)", cols),
+      write_npy("x.npy", "<i8", "(3,)", {1, 6, 3}) + "," + write_npy("y.npy", "<i8", "(3, 1)", {6, 6, 5}),
+      write_text("x.txt", "1\n6\n3\n") + "," + write_text("y.csv", "# y\n6\n6\n5\n"),
+      write_text("xy.csv", "1, 6\n6,6\n3\t5\n")};
   for (auto& s : specs) {
     Dataset r = read_residues(s, {{"p", "7"}});
     EXPECT_EQ(r.n, 3) << s;

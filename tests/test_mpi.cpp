@@ -102,9 +102,17 @@ TEST(MpiSuperacc, GeneratedSumsAndDotsMatchOracleAndCpu) {
 TEST(MpiSuperacc, FewerTermsThanRanksAndSpecials) {
   REQUIRE_MPI();
   const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
-  std::vector<std::vector<double>> sums = {{},           {-0.0},          {-0.0, -0.0},       {-0.0, 1.0, -1.0},
-                                           {inf, -inf},  {nan},           {inf, 1.0},         {DBL_MAX, DBL_MAX, -DBL_MAX},
-                                           {DBL_MAX, 0x1p970}, {1.0, 0x1p-53, 0x1p-1074}, {0x1p-1074, 0x1p-1074, 0x1p-1074}};
+  std::vector<std::vector<double>> sums = {{},
+                                           {-0.0},
+                                           {-0.0, -0.0},
+                                           {-0.0, 1.0, -1.0},
+                                           {inf, -inf},
+                                           {nan},
+                                           {inf, 1.0},
+                                           {DBL_MAX, DBL_MAX, -DBL_MAX},
+                                           {DBL_MAX, 0x1p970},
+                                           {1.0, 0x1p-53, 0x1p-1074},
+                                           {0x1p-1074, 0x1p-1074, 0x1p-1074}};
   for (const auto& x : sums) {
     Dataset d = as_dataset("sum", x);
     double got = run_on("mpi", d, {});
@@ -136,23 +144,26 @@ TEST(MpiSuperacc, LargerInputsAndShapeVariants) {
 TEST(MpiSuperacc, GeneratedByIndexEqualsHostArrays) {
   REQUIRE_MPI();
   int64_t compared = 0;
-  test::for_each_counter_based({2, 3, 4099, 70001}, 7, 1e200, [&](const std::string& family, const std::string& dist, int64_t n, const GenSpec& spec) {
-    Dataset host = generate(spec), by_index = generate_by_index(spec);
-    ASSERT_TRUE(by_index.x.empty()) << "by-index datasets hold no array";
-    const FamilyDescriptor& f = accsum::family(family);
-    ExactValue want = f.oracle(host), want_generated = f.oracle(by_index);
-    EXPECT_PRED2(same_bits, want_generated.rounded, want.rounded) << family << " " << dist << " n=" << n;
-    const AlgoEntry* e = registry().find(family == "sum" ? "superacc" : "superacc-dot", "mpi");
-    ASSERT_TRUE(e->makes_own_data);
-    for (const Params& p : std::vector<Params>{{{"inner", "cpu"}}, {{"inner", "cpu-mt"}, {"threads", "2"}}}) {
-      Params rp = registry().resolve_params(*e, p);
-      double got = e->make(by_index.problem(), rp)->run_scalar();
-      EXPECT_PRED2(same_bits, got, want.rounded) << family << " " << dist << " n=" << n << " inner=" << p.at("inner");
-      EXPECT_PRED2(same_bits, got, e->make(host.problem(), rp)->run_scalar()) << family << " " << dist;
-      EXPECT_TRUE(all_ranks_agree(got));
-      ++compared;
-    }
-  });
+  test::for_each_counter_based(
+      {2, 3, 4099, 70001}, 7, 1e200,
+      [&](const std::string& family, const std::string& dist, int64_t n, const GenSpec& spec) {
+        Dataset host = generate(spec), by_index = generate_by_index(spec);
+        ASSERT_TRUE(by_index.x.empty()) << "by-index datasets hold no array";
+        const FamilyDescriptor& f = accsum::family(family);
+        ExactValue want = f.oracle(host), want_generated = f.oracle(by_index);
+        EXPECT_PRED2(same_bits, want_generated.rounded, want.rounded) << family << " " << dist << " n=" << n;
+        const AlgoEntry* e = registry().find(family == "sum" ? "superacc" : "superacc-dot", "mpi");
+        ASSERT_TRUE(e->makes_own_data);
+        for (const Params& p : std::vector<Params>{{{"inner", "cpu"}}, {{"inner", "cpu-mt"}, {"threads", "2"}}}) {
+          Params rp = registry().resolve_params(*e, p);
+          double got = e->make(by_index.problem(), rp)->run_scalar();
+          EXPECT_PRED2(same_bits, got, want.rounded)
+              << family << " " << dist << " n=" << n << " inner=" << p.at("inner");
+          EXPECT_PRED2(same_bits, got, e->make(host.problem(), rp)->run_scalar()) << family << " " << dist;
+          EXPECT_TRUE(all_ranks_agree(got));
+          ++compared;
+        }
+      });
   EXPECT_GE(compared, 2 * 5 * 4 * 2);
 }
 

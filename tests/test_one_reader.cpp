@@ -110,9 +110,11 @@ TEST(OneReader, RefusesFifosAndDirectoriesWithoutHanging) {
 
 TEST(OneReader, ShapeArithmeticNeverWraps) {
   // 2^62 elements of 8 bytes: 2^65 bytes, once printed as "needs 0 bytes".
-  const std::string p = put("huge.npy", npy("{'descr': '<f8', 'fortran_order': False, 'shape': (4611686018427387904,), }"));
+  const std::string p =
+      put("huge.npy", npy("{'descr': '<f8', 'fortran_order': False, 'shape': (4611686018427387904,), }"));
   expect_usage_error([&] { accsum::read_dataset(p, "sum", false); }, "needs more than 2^64 bytes");
-  const std::string q = put("huge2.npy", npy("{'descr': '<i8', 'fortran_order': False, 'shape': (4611686018427387904, 2), }"));
+  const std::string q =
+      put("huge2.npy", npy("{'descr': '<i8', 'fortran_order': False, 'shape': (4611686018427387904, 2), }"));
   expect_usage_error([&] { accsum::read_residues(q); }, "too large");
   const std::string g = put("huge3.npy", npy(f4_matrix_dict("(4294967296, 4294967296)")));
   expect_usage_error([&] { accsum::read_gemm_npy(g + "," + g); }, "below 2^31");
@@ -125,7 +127,8 @@ TEST(OneReader, ShapeArithmeticNeverWraps) {
 }
 
 TEST(OneReader, EachFamilyDecidesItsDtypeAndShape) {
-  const std::string f8 = put("f8.npy", npy("{'descr': '<f8', 'fortran_order': False, 'shape': (2, 2), }", std::string(32, '\0')));
+  const std::string f8 =
+      put("f8.npy", npy("{'descr': '<f8', 'fortran_order': False, 'shape': (2, 2), }", std::string(32, '\0')));
   EXPECT_EQ(accsum::read_dataset(f8, "dot", true).n, 2);
   const std::string good_b = put("good_b.npy", npy(f4_matrix_dict("(1, 1)"), std::string(4, '\0')));
   expect_usage_error([&] { accsum::read_gemm_npy(f8 + "," + good_b); }, "is not float32");

@@ -89,7 +89,9 @@ int residue_wide(i128 v, int p) {
   return r < 0 ? r + p : r;
 }
 
-bool same_float(float a, float b) { return (std::isnan(a) && std::isnan(b)) || std::memcmp(&a, &b, 4) == 0 || (a == 0 && b == 0); }
+bool same_float(float a, float b) {
+  return (std::isnan(a) && std::isnan(b)) || std::memcmp(&a, &b, 4) == 0 || (a == 0 && b == 0);
+}
 
 }  // namespace
 
@@ -140,11 +142,16 @@ TEST(Ozaki, RoundSumRoundsTheExactSumOnce) {
 i128 symmetric_draw(std::mt19937_64& g, const Crt& c, int t) {
   const i128 half = static_cast<i128>(c.product / 2);
   switch (t) {
-    case 0: return -half;
-    case 1: return half - 1;
-    case 2: return 0;
-    case 3: return -1;
-    default: return static_cast<i128>((static_cast<u128>(g()) << 64 | g()) % c.product) - half;
+    case 0:
+      return -half;
+    case 1:
+      return half - 1;
+    case 2:
+      return 0;
+    case 3:
+      return -1;
+    default:
+      return static_cast<i128>((static_cast<u128>(g()) << 64 | g()) % c.product) - half;
   }
 }
 
@@ -196,7 +203,8 @@ TEST(Ozaki, CudaFormsMatchTheDefinition) {
   for (int t = 0; t < 200000; ++t) {
     int64_t v = static_cast<int64_t>(g() % (2 * static_cast<uint64_t>(top) + 1)) - top;
     if (t % 3 == 1) v >>= g() % 62;
-    const int64_t edge[] = {0, 1, -1, top, -top, INT32_MAX, INT32_MIN, int64_t{1} << 32, -(int64_t{1} << 32), (int64_t{1} << 32) - 1};
+    const int64_t edge[] = {
+        0, 1, -1, top, -top, INT32_MAX, INT32_MIN, int64_t{1} << 32, -(int64_t{1} << 32), (int64_t{1} << 32) - 1};
     if (t < 10) v = edge[t];
     for (int l = 0; l < kMaxModuli; ++l)
       ASSERT_EQ(residue_symmetric_split(v, modulus(l)), residue_symmetric(v, modulus(l))) << v << " " << modulus(l);
@@ -223,7 +231,7 @@ TEST(Ozaki, PlanCoversTwentyFourBitDataWithEightModuliUpToK16384) {
   for (int64_t K : {1, 100, 8192, 16384}) EXPECT_GE(bit_budget(8, K), 48) << K;
   EXPECT_LT(bit_budget(8, 32768), 48);
   EXPECT_LT(bit_budget(7, 8192), 48);  // at N = 8192 seven moduli cannot cover 24 + 24 bits
-  const uint32_t one = 0x3f800000u;  // 1.0f
+  const uint32_t one = 0x3f800000u;    // 1.0f
   std::vector<uint32_t> mx{one};
   std::vector<int> lo{-24};  // 2^-24 is the lowest bit: span 1 - (-24) = 25
   const Plan p = make_plan(100, mx.data(), lo.data(), 1, mx.data(), lo.data(), 1, 0);
@@ -257,7 +265,7 @@ TEST(Ozaki, PlanCoversTwentyFourBitDataWithEightModuliUpToK16384) {
 TEST(Ozaki, SymmetricTwentyFiveBitDataTakeNineModuliAtK8192) {
   Dataset d = gen("uniform-sym", "5,4,8192", 21, {{"beta", "0.5"}});
   for (int64_t i = 0; i < d.rows; ++i) {
-    d.a[i + 0 * d.rows] = -0.75f;                       // top exponent 0
+    d.a[i + 0 * d.rows] = -0.75f;                         // top exponent 0
     d.a[i + 1 * d.rows] = 0.25f + std::ldexp(1.0f, -25);  // lowest bit 2^-25: span 25
   }
   for (int64_t j = 0; j < d.cols; ++j) {
@@ -323,7 +331,7 @@ TEST(Ozaki, CancellationIsExact) {
 
 TEST(Ozaki, ZerosAndZeroLines) {
   Dataset d = gen("uniform-sym", "12,10,30", 6, {{"beta", "0.5"}});
-  for (int64_t k = 0; k < d.inner; ++k) d.a[3 + k * d.rows] = 0.0f;  // a zero row of A
+  for (int64_t k = 0; k < d.inner; ++k) d.a[3 + k * d.rows] = 0.0f;   // a zero row of A
   for (int64_t k = 0; k < d.inner; ++k) d.b[k + 4 * d.inner] = 0.0f;  // a zero column of B
   d.id = next_dataset_id();
   expect_exact(d);
@@ -369,7 +377,8 @@ TEST(Ozaki, WideSpreadsAreReportedAndCoveredEntriesStayExact) {
     Dataset d = gen("loguniform", "24,20,50", 12, {{"range", range}});
     const int64_t M = d.rows, N = d.cols, K = d.inner;
     for (int64_t i = 0; i < M / 2; ++i)  // half the rows narrow again: 24-bit values in [1, 2)
-      for (int64_t k = 0; k < K; ++k) d.a[i + k * M] = 1.0f + std::ldexp(static_cast<float>((i * 13 + k * 7) % 1000), -23);
+      for (int64_t k = 0; k < K; ++k)
+        d.a[i + k * M] = 1.0f + std::ldexp(static_cast<float>((i * 13 + k * 7) % 1000), -23);
     for (int64_t j = 0; j < N / 2; ++j)
       for (int64_t k = 0; k < K; ++k) d.b[k + j * K] = 1.0f + std::ldexp(static_cast<float>((k * 7 + j) % 100), -23);
     d.id = next_dataset_id();
@@ -385,7 +394,8 @@ TEST(Ozaki, WideSpreadsAreReportedAndCoveredEntriesStayExact) {
     int64_t covered = 0;
     for (int64_t j = 0; j < N; ++j)
       for (int64_t i = 0; i < M; ++i)
-        if (line_span(rows.max_bits[i], rows.low[i]) <= p.bits_a && line_span(cols.max_bits[j], cols.low[j]) <= p.bits_b) {
+        if (line_span(rows.max_bits[i], rows.low[i]) <= p.bits_a &&
+            line_span(cols.max_bits[j], cols.low[j]) <= p.bits_b) {
           ++covered;
           EXPECT_EQ(r.values[i + j * M], ex->ref[i + j * M]) << range << " (" << i << ", " << j << ")";
         }
@@ -468,7 +478,8 @@ TEST(Ozaki, AccuracySgemmTakesFewerModuliWithinSgemmsBound) {
     // One fewer modulus than chosen does not meet the target: the choice is the fewest.
     const int L = static_cast<int>(named(sg.figures, "ozaki_slices"));
     const Lines rows = summarize_lines(d.a.data(), M, K, 1, M), cols = summarize_lines(d.b.data(), N, K, K, 1);
-    const Plan fewer = make_plan(K, rows.max_bits.data(), rows.low.data(), M, cols.max_bits.data(), cols.low.data(), N, L - 1);
+    const Plan fewer =
+        make_plan(K, rows.max_bits.data(), rows.low.data(), M, cols.max_bits.data(), cols.low.data(), N, L - 1);
     const LineMaximaByBits rm = line_maxima_by_bits(norms_of(rows)), cm = line_maxima_by_bits(norms_of(cols));
     EXPECT_FALSE(meets_sgemm_target(rm, cm, fewer.bits_a, fewer.bits_b, K));
     // The table by bits is the direct maxima over the lines at every bits.
@@ -505,7 +516,8 @@ TEST(Ozaki, RegisteredWithTheSlicesParameter) {
   EXPECT_THROW(registry().resolve_params(*e, {{"slices", "1"}}), UsageError);
   EXPECT_THROW(registry().resolve_params(*e, {{"slices", std::to_string(kMaxModuli + 1)}}), UsageError);
   EXPECT_EQ(registry().resolve_params(*e, {{"slices", "9"}}).at("slices"), "9");
-  EXPECT_EQ(registry().resolve_params(*e, {{"slices", std::to_string(kMaxModuli)}}).at("slices"), std::to_string(kMaxModuli));
+  EXPECT_EQ(registry().resolve_params(*e, {{"slices", std::to_string(kMaxModuli)}}).at("slices"),
+            std::to_string(kMaxModuli));
   EXPECT_EQ(registry().resolve_params(*e, {}).at("slices"), "0");
   EXPECT_THROW(run_ozaki(gen("uniform", "1,1,40000"), {{"slices", "2"}}), UsageError);  // 256 * 255 / 2 < K
 }

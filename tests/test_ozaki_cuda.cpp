@@ -19,7 +19,6 @@ using namespace accsum;
 
 namespace {
 
-
 Dataset gen(const std::string& dist, const std::string& shape, uint64_t seed, Params extra = {}) {
   extra["shape"] = shape;
   return family("gemm").generate(GenSpec{dist, "gemm", 1, seed, 1e16, 1e16, extra});
@@ -42,7 +41,8 @@ void expect_same(const Result& gpu, const Result& cpu, const std::string& what) 
     if ((std::isnan(u) && std::isnan(v)) || std::memcmp(&u, &v, 8) == 0) continue;
     if (differ++ == 0) first = i;
   }
-  EXPECT_EQ(differ, 0u) << what << ": first at " << first << " gpu " << gpu.values[first] << " cpu " << cpu.values[first];
+  EXPECT_EQ(differ, 0u) << what << ": first at " << first << " gpu " << gpu.values[first] << " cpu "
+                        << cpu.values[first];
   const auto gf = gpu.figures;
   for (auto& [k, v] : cpu.figures) {
     if (k.size() > 2 && k.compare(k.size() - 2, 2, "_s") == 0) continue;
@@ -60,11 +60,13 @@ void expect_same(const Result& gpu, const Result& cpu, const std::string& what) 
 
 TEST(OzakiCuda, BitForBitTheCpuDefinition) {
   REQUIRE_BACKEND("cuda");
-  const std::vector<std::pair<std::string, Params>> data = {
-      {"uniform", {}},           {"uniform-sym", {}},
-      {"loguniform", {{"range", "1e10"}}}, {"loguniform", {{"range", "1e30"}}},
-      {"illcond", {{"cond", "1e20"}}},     {"uniform-sym", {{"alpha", "-0.75"}, {"beta", "1.5"}}},
-      {"uniform", {{"alpha", "0"}, {"beta", "2"}}}};
+  const std::vector<std::pair<std::string, Params>> data = {{"uniform", {}},
+                                                            {"uniform-sym", {}},
+                                                            {"loguniform", {{"range", "1e10"}}},
+                                                            {"loguniform", {{"range", "1e30"}}},
+                                                            {"illcond", {{"cond", "1e20"}}},
+                                                            {"uniform-sym", {{"alpha", "-0.75"}, {"beta", "1.5"}}},
+                                                            {"uniform", {{"alpha", "0"}, {"beta", "2"}}}};
   for (const char* shape : {"1,1,1", "33,17,65", "70,3,129", "5,130,1", "129,67,257"})
     for (auto& [dist, opts] : data) {
       const Dataset d = gen(dist, shape, 3, opts);
@@ -111,11 +113,10 @@ TEST(OzakiCuda, CorrectlyRoundedAgainstTheOracle) {
 // same entries and the same row bounds as the cpu definition, and every entry within its bound.
 TEST(OzakiCuda, AccuracySgemmBitForBitTheCpuDefinition) {
   REQUIRE_BACKEND("cuda");
-  const std::vector<std::pair<std::string, Params>> data = {
-      {"uniform", {}},
-      {"uniform-sym", {{"alpha", "-0.75"}, {"beta", "1.5"}}},
-      {"loguniform", {{"range", "1e10"}}},
-      {"illcond", {{"cond", "1e20"}}}};
+  const std::vector<std::pair<std::string, Params>> data = {{"uniform", {}},
+                                                            {"uniform-sym", {{"alpha", "-0.75"}, {"beta", "1.5"}}},
+                                                            {"loguniform", {{"range", "1e10"}}},
+                                                            {"illcond", {{"cond", "1e20"}}}};
   for (const char* shape : {"33,17,65", "129,67,4100", "70,300,2049"})
     for (auto& [dist, opts] : data) {
       const Dataset d = gen(dist, shape, 9, opts);
@@ -130,5 +131,6 @@ TEST(OzakiCuda, AccuracySgemmBitForBitTheCpuDefinition) {
       }
     }
   const Dataset d = gen("uniform-sym", "3,5,70001", 6);
-  expect_same(run("cuda", d, {{"accuracy", "sgemm"}}), run("cpu", d, {{"accuracy", "sgemm"}}), "K = 70001 accuracy=sgemm");
+  expect_same(run("cuda", d, {{"accuracy", "sgemm"}}), run("cpu", d, {{"accuracy", "sgemm"}}),
+              "K = 70001 accuracy=sgemm");
 }

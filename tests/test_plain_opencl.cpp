@@ -21,7 +21,6 @@ namespace {
 
 using test::same_bits;
 
-
 using test::as_dataset;
 
 double run(const char* algo, const Dataset& d, const Params& user = {}) {
@@ -82,10 +81,14 @@ TEST(PlainOpenCL, EmptyZerosAndSpecials) {
 TEST(SuperaccOpenCLBatches, SizesAroundBatchesMatchOracle) {
   REQUIRE_OPENCL();
   std::mt19937_64 rng(32);
-  const std::vector<Params> shapes = {{}, {{"local", "1"}}, {{"local", "7"}, {"groups", "3"}},
+  const std::vector<Params> shapes = {{},
+                                      {{"local", "1"}},
+                                      {{"local", "7"}, {"groups", "3"}},
                                       {{"local", "32"}, {"groups", "5"}, {"fpe", "0"}},
-                                      {{"vecs", "1"}, {"groups", "2"}}, {{"vecs", "8"}, {"local", "7"}},
-                                      {{"vecs", "3"}, {"fpe", "4"}, {"local", "32"}}, {{"lanes", "0"}}};
+                                      {{"vecs", "1"}, {"groups", "2"}},
+                                      {{"vecs", "8"}, {"local", "7"}},
+                                      {{"vecs", "3"}, {"fpe", "4"}, {"local", "32"}},
+                                      {{"lanes", "0"}}};
   for (int64_t n : {0, 1, 2, 3, 7, 8, 9, 17, 63, 64, 65, 255, 257, 511, 513, 2047, 2049, 4097, 20001}) {
     std::vector<double> x = test::random_terms(rng, n), y = test::random_terms(rng, n);
     Dataset s = as_dataset("sum", x), d = as_dataset("dot", x, y);

@@ -57,8 +57,8 @@ std::string fresh_dir(const std::string& name) {
 }  // namespace
 
 TEST(Plugins, ListShowsEveryExamplePluginWithItsClaim) {
-  auto r = cli_test::accsum("list --plugin=" + plugin("kahan_sum") + "," + plugin("dot2") + " --plugin " + plugin("small_gemm") +
-                  " --plugin=" + plugin("false_claim_sum") + " --format=json");
+  auto r = cli_test::accsum("list --plugin=" + plugin("kahan_sum") + "," + plugin("dot2") + " --plugin " +
+                            plugin("small_gemm") + " --plugin=" + plugin("false_claim_sum") + " --format=json");
   ASSERT_EQ(r.code, 0) << r.err;
   json doc = json::parse(r.out);
   std::map<std::string, json> by_name;
@@ -81,8 +81,9 @@ TEST(Plugins, EnvironmentVariableLoadsPluginsToo) {
 }
 
 TEST(Plugins, BenchRunsAPluginBesideTheBaselineAndJudgesIt) {
-  auto r = cli_test::accsum("bench --plugin=" + plugin("kahan_sum") +
-                  " --algo=kahan-plugin --backend=cpu --n=1000 --dist=illcond --cond=1e20 --reps=3 --format=json");
+  auto r =
+      cli_test::accsum("bench --plugin=" + plugin("kahan_sum") +
+                       " --algo=kahan-plugin --backend=cpu --n=1000 --dist=illcond --cond=1e20 --reps=3 --format=json");
   ASSERT_EQ(r.code, 0) << r.err;
   auto rows = rows_of(r.out);
   const json* k = row(rows, "kahan-plugin");
@@ -95,9 +96,10 @@ TEST(Plugins, BenchRunsAPluginBesideTheBaselineAndJudgesIt) {
 }
 
 TEST(Plugins, ParametersSweepLikeBuiltInOnesAndBoundsAreHeld) {
-  auto r = cli_test::accsum("bench --plugin=" + plugin("dot2") +
-                  " --algo=dot2-plugin --backend=cpu --n=2000 --dist=illcond --cond=1e12 --reps=1 --param twoprod=fma,split"
-                  " --format=json");
+  auto r = cli_test::accsum(
+      "bench --plugin=" + plugin("dot2") +
+      " --algo=dot2-plugin --backend=cpu --n=2000 --dist=illcond --cond=1e12 --reps=1 --param twoprod=fma,split"
+      " --format=json");
   ASSERT_EQ(r.code, 0) << r.err;
   int seen = 0;
   for (auto& x : rows_of(r.out))
@@ -107,14 +109,16 @@ TEST(Plugins, ParametersSweepLikeBuiltInOnesAndBoundsAreHeld) {
       EXPECT_EQ(x["bound_cite"], "stated by plugin dot2-example");
     }
   EXPECT_EQ(seen, 2);
-  auto bad = cli_test::accsum("bench --plugin=" + plugin("dot2") + " --algo=dot2-plugin --backend=cpu --n=10 --param twoprod=magic");
+  auto bad = cli_test::accsum("bench --plugin=" + plugin("dot2") +
+                              " --algo=dot2-plugin --backend=cpu --n=10 --param twoprod=magic");
   EXPECT_EQ(bad.code, 2);
   EXPECT_NE(bad.err.find("not allowed"), std::string::npos) << bad.err;
 }
 
 TEST(Plugins, VerifyHoldsHonestPluginsToTheirClaims) {
-  auto r = cli_test::accsum("verify --plugin=" + plugin("kahan_sum") + "," + plugin("dot2") + "," + plugin("small_gemm") +
-                  " --algo=kahan-plugin,dot2-plugin,gemm-plugin --backend=cpu --seeds=1");
+  auto r =
+      cli_test::accsum("verify --plugin=" + plugin("kahan_sum") + "," + plugin("dot2") + "," + plugin("small_gemm") +
+                       " --algo=kahan-plugin,dot2-plugin,gemm-plugin --backend=cpu --seeds=1");
   ASSERT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("0 result(s) broke their guarantee"), std::string::npos) << r.out;
   for (const char* name : {"kahan-plugin", "dot2-plugin", "gemm-plugin"}) {
@@ -137,8 +141,9 @@ TEST(Plugins, TableHasAColumnPerPlugin) {
 }
 
 TEST(Plugins, GemmPluginIsJudgedEntryByEntry) {
-  auto r = cli_test::accsum("bench --plugin=" + plugin("small_gemm") +
-                  " --algo=gemm-plugin --backend=cpu --shape=24,16,40 --reps=1 --param accumulate=float,double --format=json");
+  auto r = cli_test::accsum(
+      "bench --plugin=" + plugin("small_gemm") +
+      " --algo=gemm-plugin --backend=cpu --shape=24,16,40 --reps=1 --param accumulate=float,double --format=json");
   ASSERT_EQ(r.code, 0) << r.err;
   int seen = 0;
   for (auto& x : rows_of(r.out))
@@ -230,7 +235,8 @@ TEST(Plugins, HostilePluginsAreOneLineAndExitTwo) {
       {"", "non-empty path"},
   };
   // Every subcommand that takes plugins, in turn (they share the loading path).
-  const char* commands[] = {"list", "bench --n=10 --reps=1", "verify --seeds=1", "info --n=1000 --reps=1", "table --n=100"};
+  const char* commands[] = {"list", "bench --n=10 --reps=1", "verify --seeds=1", "info --n=1000 --reps=1",
+                            "table --n=100"};
   size_t i = 0;
   for (auto& [paths, expected] : cases) {
     const char* cmd = commands[i++ % 5];
@@ -258,8 +264,8 @@ TEST(Plugins, APluginFileIsAnInputNoOutputMayReplace) {
   ASSERT_EQ(::symlink(copy.c_str(), link.c_str()), 0);
   const std::string before = cli_test::slurp(copy);
   for (const std::string out : {" --json=" + copy, " --out=" + link})
-    for (const char* cmd : {"bench --algo=kahan-plugin --backend=cpu --n=10 --reps=1", "verify --algo=kahan-plugin --seeds=1",
-                            "table --n=100"}) {
+    for (const char* cmd : {"bench --algo=kahan-plugin --backend=cpu --n=10 --reps=1",
+                            "verify --algo=kahan-plugin --seeds=1", "table --n=100"}) {
       auto r = cli_test::accsum(std::string(cmd) + " --plugin=" + copy + out);
       EXPECT_EQ(r.code, 2) << cmd << out << ": " << r.err;
       EXPECT_NE(r.err.find("--plugin"), std::string::npos) << r.err;
@@ -269,7 +275,7 @@ TEST(Plugins, APluginFileIsAnInputNoOutputMayReplace) {
 
 TEST(Plugins, AnErrorReturnedByAPluginMarksItsRowAndTheRunGoesOn) {
   auto r = cli_test::accsum("bench --plugin=" + plugin("hostile_7") +
-                  " --algo=hostile-sum,kahan --backend=cpu --n=100 --reps=1 --format=json");
+                            " --algo=hostile-sum,kahan --backend=cpu --n=100 --reps=1 --format=json");
   EXPECT_EQ(r.code, 1) << r.err;
   auto rows = rows_of(r.out);
   const json* bad = row(rows, "hostile-sum");
@@ -280,7 +286,8 @@ TEST(Plugins, AnErrorReturnedByAPluginMarksItsRowAndTheRunGoesOn) {
 }
 
 TEST(Plugins, ACrashNamesThePluginTheAlgorithmAndTheDataset) {
-  auto r = cli_test::accsum("bench --plugin=" + plugin("hostile_8") + " --algo=hostile-sum --backend=cpu --n=100 --dist=uniform --reps=1");
+  auto r = cli_test::accsum("bench --plugin=" + plugin("hostile_8") +
+                            " --algo=hostile-sum --backend=cpu --n=100 --dist=uniform --reps=1");
   EXPECT_EQ(r.code, 3) << r.err;
   EXPECT_EQ(lines(r.err), 1) << r.err;
   EXPECT_NE(r.err.find("plugin 'hostile' (" + plugin("hostile_8") + ") crashed in algorithm 'hostile-sum'"),
@@ -294,8 +301,9 @@ TEST(Plugins, ACrashNamesThePluginTheAlgorithmAndTheDataset) {
 TEST(Plugins, CudaAtomicSumClaimingReproducibilityIsCaught) {
   const accsum::BackendInfo* cuda = accsum::registry().backend("cuda");
   if (!cuda || (cuda->available && !cuda->available())) GTEST_SKIP() << "no CUDA backend or device here";
-  auto b = cli_test::accsum("bench --plugin=" + plugin("atomic_sum") +
-                  " --backend=cuda --algo=atomic-sum-plugin --n=2^22 --reps=5 --param blocks=120,1024 --format=json");
+  auto b = cli_test::accsum(
+      "bench --plugin=" + plugin("atomic_sum") +
+      " --backend=cuda --algo=atomic-sum-plugin --n=2^22 --reps=5 --param blocks=120,1024 --format=json");
   auto rows = rows_of(b.out);
   const json* x = row(rows, "atomic-sum-plugin");
   ASSERT_TRUE(x && row(rows, "cub-sum")) << b.out << b.err;

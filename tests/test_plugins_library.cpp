@@ -84,25 +84,27 @@ TEST(Library, InstalledPackageBuildsAProgramThatMatchesTheTool) {
   };
   ASSERT_EQ(std::system(("mkdir -p " + dir).c_str()), 0);
   const std::string cmake = ACCSUM_CMAKE;
-  ASSERT_EQ(sh(cmake + " --install " + ACCSUM_BINARY_DIR + " --prefix " + prefix), 0) << cli_test::slurp(dir + "/log.txt");
-  ASSERT_EQ(sh(cmake + " -S " + ACCSUM_SOURCE_DIR + "/examples/use-the-library -B " + dir + "/app -DCMAKE_PREFIX_PATH=" +
-               prefix + " -DCMAKE_BUILD_TYPE=Release"),
+  ASSERT_EQ(sh(cmake + " --install " + ACCSUM_BINARY_DIR + " --prefix " + prefix), 0)
+      << cli_test::slurp(dir + "/log.txt");
+  ASSERT_EQ(sh(cmake + " -S " + ACCSUM_SOURCE_DIR + "/examples/use-the-library -B " + dir +
+               "/app -DCMAKE_PREFIX_PATH=" + prefix + " -DCMAKE_BUILD_TYPE=Release"),
             0)
       << cli_test::slurp(dir + "/log.txt");
   ASSERT_EQ(sh(cmake + " --build " + dir + "/app"), 0) << cli_test::slurp(dir + "/log.txt");
   // The same program through pkg-config.
   const std::string pc = "PKG_CONFIG_PATH=" + prefix + "/lib/pkgconfig:" + prefix + "/lib64/pkgconfig";
   ASSERT_EQ(sh("libdir=$(" + pc + " pkg-config --variable=libdir accsum) && cc " + ACCSUM_SOURCE_DIR +
-               "/examples/use-the-library/sum_file.c $(" + pc + " pkg-config --cflags --libs accsum) -Wl,-rpath,$libdir -o " +
-               dir + "/sum_file_pc"),
+               "/examples/use-the-library/sum_file.c $(" + pc +
+               " pkg-config --cflags --libs accsum) -Wl,-rpath,$libdir -o " + dir + "/sum_file_pc"),
             0)
       << cli_test::slurp(dir + "/log.txt");
 
   // Ill-conditioned (cond 1e40): DPSumK with K = 2 and 3 give different, not correctly rounded, bits.
   auto gen = cli_test::accsum("gen --dist=illcond --cond=1e40 --n=4000 --seed=7 -o " + data);
   ASSERT_EQ(gen.code, 0) << gen.err;
-  auto bench = cli_test::accsum("bench --input=" + data +
-                                " --algo=superacc,superacc-dot,dpsumk,dpdotk --backend=cpu --param K=2,3 --reps=1 --format=json");
+  auto bench = cli_test::accsum(
+      "bench --input=" + data +
+      " --algo=superacc,superacc-dot,dpsumk,dpdotk --backend=cpu --param K=2,3 --reps=1 --format=json");
   ASSERT_EQ(bench.code, 0) << bench.err;
   std::map<std::string, std::string> tool;  // "superacc" or "dpsumk K=2" -> value_hex
   const nlohmann::json report = nlohmann::json::parse(bench.out);
@@ -124,9 +126,12 @@ TEST(Library, InstalledPackageBuildsAProgramThatMatchesTheTool) {
     ASSERT_TRUE(f);
     while (std::fgets(line, sizeof line, f)) {
       int K = 0;
-      if (std::sscanf(line, "dpsumk K=%d %63s", &K, hex) == 2) lib["dpsumk K=" + std::to_string(K)] = hex;
-      else if (std::sscanf(line, "dpdotk K=%d %63s", &K, hex) == 2) lib["dpdotk K=" + std::to_string(K)] = hex;
-      else if (std::sscanf(line, "%63s %63s", name, hex) == 2) lib[name] = hex;
+      if (std::sscanf(line, "dpsumk K=%d %63s", &K, hex) == 2)
+        lib["dpsumk K=" + std::to_string(K)] = hex;
+      else if (std::sscanf(line, "dpdotk K=%d %63s", &K, hex) == 2)
+        lib["dpdotk K=" + std::to_string(K)] = hex;
+      else if (std::sscanf(line, "%63s %63s", name, hex) == 2)
+        lib[name] = hex;
     }
     std::fclose(f);
     auto value = [&](const std::string& key) {

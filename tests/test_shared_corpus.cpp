@@ -54,34 +54,69 @@ struct Pair {
 std::vector<Pair> corpus_pairs() {
   std::vector<Pair> v = {
       // ties and near-ties (round to even)
-      {1.0, 0x1p-53, "tie"}, {1.0, -0x1p-54, "tie"}, {0x1p53, 1.0, "tie"}, {0x1p53, 3.0, "tie"},
-      {1.0 + 0x1p-52, 0x1p-53, "tie"}, {-0x1p53, -1.0, "tie"}, {1.0, 0x1p-53 + 0x1p-105, "near-tie"},
-      {1.0, 0x1p-53 - 0x1p-106, "near-tie"}, {DBL_MAX, 0x1p970, "tie-to-inf"}, {DBL_MAX, 0x1p969, "below-half-ulp"},
+      {1.0, 0x1p-53, "tie"},
+      {1.0, -0x1p-54, "tie"},
+      {0x1p53, 1.0, "tie"},
+      {0x1p53, 3.0, "tie"},
+      {1.0 + 0x1p-52, 0x1p-53, "tie"},
+      {-0x1p53, -1.0, "tie"},
+      {1.0, 0x1p-53 + 0x1p-105, "near-tie"},
+      {1.0, 0x1p-53 - 0x1p-106, "near-tie"},
+      {DBL_MAX, 0x1p970, "tie-to-inf"},
+      {DBL_MAX, 0x1p969, "below-half-ulp"},
       // cancellation
-      {1.0 + 0x1p-52, -1.0, "cancel"}, {0x1p60, -(0x1p60 - 1024.0), "cancel"}, {3.0, -3.0, "cancel"},
-      {0x1.fffffffffffffp0, -0x1.ffffffffffffep0, "cancel"}, {1e16, -1e16 + 2.0, "cancel"},
+      {1.0 + 0x1p-52, -1.0, "cancel"},
+      {0x1p60, -(0x1p60 - 1024.0), "cancel"},
+      {3.0, -3.0, "cancel"},
+      {0x1.fffffffffffffp0, -0x1.ffffffffffffep0, "cancel"},
+      {1e16, -1e16 + 2.0, "cancel"},
       // subnormals
-      {kMinSub, kMinSub, "subnormal"}, {DBL_MIN, -kMinSub, "subnormal"}, {0x1p-1070, 3 * kMinSub, "subnormal"},
-      {DBL_MIN / 3, -DBL_MIN / 7, "subnormal"}, {0x1p-1022, 0x1p-1022, "subnormal"}, {kMinSub, -kMinSub, "subnormal"},
-      {0x1p-540, 0x1p-540, "product-underflow"}, {0x1p-600, 0x1.8p-500, "product-underflow"},
+      {kMinSub, kMinSub, "subnormal"},
+      {DBL_MIN, -kMinSub, "subnormal"},
+      {0x1p-1070, 3 * kMinSub, "subnormal"},
+      {DBL_MIN / 3, -DBL_MIN / 7, "subnormal"},
+      {0x1p-1022, 0x1p-1022, "subnormal"},
+      {kMinSub, -kMinSub, "subnormal"},
+      {0x1p-540, 0x1p-540, "product-underflow"},
+      {0x1p-600, 0x1.8p-500, "product-underflow"},
       // overflow-cancel
-      {DBL_MAX, DBL_MAX, "overflow"}, {-DBL_MAX, -DBL_MAX, "overflow"}, {DBL_MAX, -DBL_MAX, "overflow-cancel"},
-      {DBL_MAX, 2.0, "product-overflow"}, {0x1p600, 0x1p500, "product-overflow"}, {0x1p996, 3.0, "split-overflow"},
+      {DBL_MAX, DBL_MAX, "overflow"},
+      {-DBL_MAX, -DBL_MAX, "overflow"},
+      {DBL_MAX, -DBL_MAX, "overflow-cancel"},
+      {DBL_MAX, 2.0, "product-overflow"},
+      {0x1p600, 0x1p500, "product-overflow"},
+      {0x1p996, 3.0, "split-overflow"},
       // huge dynamic range
-      {0x1p1000, 0x1p-1000, "range"}, {1e300, 1e-300, "range"}, {DBL_MAX, kMinSub, "range"},
-      {-0x1p1023, 0x1p-1074, "range"}, {0x1p-1022, 0x1p1000, "range"},
+      {0x1p1000, 0x1p-1000, "range"},
+      {1e300, 1e-300, "range"},
+      {DBL_MAX, kMinSub, "range"},
+      {-0x1p1023, 0x1p-1074, "range"},
+      {0x1p-1022, 0x1p1000, "range"},
       // signed zeros
-      {0.0, 0.0, "zero"}, {-0.0, -0.0, "zero"}, {0.0, -0.0, "zero"}, {-0.0, 0.0, "zero"}, {-0.0, 1.0, "zero"},
+      {0.0, 0.0, "zero"},
+      {-0.0, -0.0, "zero"},
+      {0.0, -0.0, "zero"},
+      {-0.0, 0.0, "zero"},
+      {-0.0, 1.0, "zero"},
       {5.0, -0.0, "zero"},
       // NaN and infinities
-      {kNaN, 1.0, "nan"}, {1.0, kNaN, "nan"}, {kInf, 1.0, "inf"}, {kInf, -kInf, "inf"}, {-kInf, -kInf, "inf"},
-      {kInf, kNaN, "nan"}, {kInf, 0.0, "inf"}, {-kInf, 3.0, "inf"},
+      {kNaN, 1.0, "nan"},
+      {1.0, kNaN, "nan"},
+      {kInf, 1.0, "inf"},
+      {kInf, -kInf, "inf"},
+      {-kInf, -kInf, "inf"},
+      {kInf, kNaN, "nan"},
+      {kInf, 0.0, "inf"},
+      {-kInf, 3.0, "inf"},
       // products with an exact error
-      {1.0 + 0x1p-30, 1.0 - 0x1p-30, "product"}, {0x1.fffffffffffffp0, 0x1.fffffffffffffp0, "product"},
-      {3.0, 1.0 / 3.0, "product"}, {0x1p-500, 0x1.ffffp-400, "product"},
+      {1.0 + 0x1p-30, 1.0 - 0x1p-30, "product"},
+      {0x1.fffffffffffffp0, 0x1.fffffffffffffp0, "product"},
+      {3.0, 1.0 / 3.0, "product"},
+      {0x1p-500, 0x1.ffffp-400, "product"},
   };
   std::mt19937_64 rng(20260);
-  for (int i = 0; i < 2000; ++i) v.push_back({test::random_bits_double(rng), test::random_bits_double(rng), "random-bits"});
+  for (int i = 0; i < 2000; ++i)
+    v.push_back({test::random_bits_double(rng), test::random_bits_double(rng), "random-bits"});
   std::uniform_real_distribution<double> u(-1.0, 1.0);
   std::uniform_int_distribution<int> ex(-60, 60);
   for (int i = 0; i < 2000; ++i) {  // nearby magnitudes: deep cancellation, non-trivial errors
@@ -139,7 +174,8 @@ void check_against_oracle(const Pair& q, const double* o, const std::string& who
   // is representable: |p| >= 2^-968 (the CUDA kernel's fast-path bound, superacc_cuda.cu) and p
   // finite; Dekker also needs 2^27 |a|, 2^27 |b| finite and its partial products normal.
   const bool fma_exact = std::isfinite(prod_rn) && std::fabs(prod_rn) >= 0x1p-968;
-  const bool dekker_exact = fma_exact && std::fabs(prod_rn) >= 0x1p-900 && std::fabs(a) <= 0x1p995 && std::fabs(b) <= 0x1p995;
+  const bool dekker_exact =
+      fma_exact && std::fabs(prod_rn) >= 0x1p-900 && std::fabs(a) <= 0x1p995 && std::fabs(b) <= 0x1p995;
   EXPECT_PRED2(same_bits, o[8], prod_rn) << at << " TwoProductFMA p";
   if (fma_exact) {
     const double xs[2] = {a, o[8]}, ys[2] = {b, -1.0};
@@ -340,7 +376,8 @@ TEST(SharedCorpus, EveryBackendsSuperaccRoundsLikeTheOracle) {
     for (const auto& v : corpus_vectors()) {
       const AlgoEntry* e = registry().find(v.y.empty() ? "superacc" : "superacc-dot", be);
       ASSERT_NE(e, nullptr) << be;
-      Problem p = Problem::vectors(v.x.data(), v.y.empty() ? nullptr : v.y.data(), static_cast<int64_t>(v.x.size()), next_dataset_id());
+      Problem p = Problem::vectors(v.x.data(), v.y.empty() ? nullptr : v.y.data(), static_cast<int64_t>(v.x.size()),
+                                   next_dataset_id());
       const double got = e->make(p, registry().resolve_params(*e, {}))->run_scalar();
       EXPECT_PRED2(same_bits, got, oracle_of(v)) << be << " " << v.kind << " " << test::dump(v.x);
     }

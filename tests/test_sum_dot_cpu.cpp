@@ -41,8 +41,8 @@ struct Variant {
 };
 
 std::vector<Variant> sum_variants() {
-  std::vector<Variant> v = {{"naive", "cpu", {}},    {"pairwise", "cpu", {}}, {"kahan", "cpu", {}},
-                            {"neumaier", "cpu", {}}, {"dcs", "cpu", {}}};
+  std::vector<Variant> v = {
+      {"naive", "cpu", {}}, {"pairwise", "cpu", {}}, {"kahan", "cpu", {}}, {"neumaier", "cpu", {}}, {"dcs", "cpu", {}}};
   for (int K : {2, 3, 4, 8}) v.push_back({"sumk", "cpu", {{"K", std::to_string(K)}}});
   for (int t : {1, 2, 3, 5}) v.push_back({"naive", "cpu-mt", {{"threads", std::to_string(t)}}});
   return v;
@@ -114,8 +114,8 @@ TEST(CpuSumDot, EveryAlgorithmOnEveryDistributionAndSize) {
         if (dist == "illcond" && n < 8) continue;  // GenSum / GenDot need a few terms
         for (uint64_t seed : {1, 2, 3, 4, 5, 6}) {
           if (dist != "specials" && seed > 2) continue;  // specials cycle through their kinds by seed
-          check_all(make(dist, family, n, seed), family + " " + dist + " n=" + std::to_string(n) +
-                                                     " seed=" + std::to_string(seed));
+          check_all(make(dist, family, n, seed),
+                    family + " " + dist + " n=" + std::to_string(n) + " seed=" + std::to_string(seed));
         }
       }
 }
@@ -179,10 +179,11 @@ TEST(CpuSumDot, SpecialValuesFollowIeee) {
     double expect;
   };
   std::vector<Case> cases = {
-      {{nan, 1.0}, nan},          {{1.0, nan, 2.0}, nan},    {{inf, 1.0, 2.0}, inf}, {{1.0, -inf}, -inf},
-      {{inf, -inf}, nan},         {{inf, 5.0, inf}, inf},    {{-0.0}, -0.0},         {{-0.0, -0.0, -0.0}, -0.0},
-      {{0.0, -0.0}, 0.0},         {{-0.0, 0.0}, 0.0},        {{1.0, -1.0}, 0.0},     {{-1.0, 1.0, -0.0}, 0.0},
-      {{0.0}, 0.0},               {{DBL_MAX, DBL_MAX}, inf}, {{-DBL_MAX, -DBL_MAX, -1.0}, -inf},
+      {{nan, 1.0}, nan},   {{1.0, nan, 2.0}, nan},     {{inf, 1.0, 2.0}, inf},
+      {{1.0, -inf}, -inf}, {{inf, -inf}, nan},         {{inf, 5.0, inf}, inf},
+      {{-0.0}, -0.0},      {{-0.0, -0.0, -0.0}, -0.0}, {{0.0, -0.0}, 0.0},
+      {{-0.0, 0.0}, 0.0},  {{1.0, -1.0}, 0.0},         {{-1.0, 1.0, -0.0}, 0.0},
+      {{0.0}, 0.0},        {{DBL_MAX, DBL_MAX}, inf},  {{-DBL_MAX, -DBL_MAX, -1.0}, -inf},
   };
   for (int pos : {0, 37, 999}) {  // long: the special among ordinary terms
     std::vector<double> x(1000, 0.25);
@@ -221,12 +222,10 @@ TEST(CpuSumDot, SpecialValuesFollowIeee) {
     std::vector<double> x, y;
     double expect;
   };
-  const std::vector<DotCase> dcases = {{{inf, 1.0}, {0.0, 1.0}, nan},
-                                       {{inf, 1.0}, {-2.0, 1.0}, -inf},
-                                       {{-1.0}, {0.0}, -0.0},
-                                       {{-1.0, 2.0}, {0.0, -0.0}, -0.0},
-                                       {{-1.0, 2.0}, {0.0, 0.0}, 0.0},
-                                       {{0x1p600, -0x1p600}, {0x1p600, 0x1p600}, nan}};  // inf + -inf
+  const std::vector<DotCase> dcases = {
+      {{inf, 1.0}, {0.0, 1.0}, nan},  {{inf, 1.0}, {-2.0, 1.0}, -inf},
+      {{-1.0}, {0.0}, -0.0},          {{-1.0, 2.0}, {0.0, -0.0}, -0.0},
+      {{-1.0, 2.0}, {0.0, 0.0}, 0.0}, {{0x1p600, -0x1p600}, {0x1p600, 0x1p600}, nan}};  // inf + -inf
   for (const DotCase& c : dcases) {
     const Problem p = Problem::vectors(c.x.data(), c.y.data(), static_cast<int64_t>(c.x.size()), next_dataset_id());
     ExactValue ref = exact_dot(c.x.data(), c.y.data(), p.n);
@@ -259,8 +258,7 @@ TEST(CpuSumDot, StreamedSumKAndDotKEqualTheVectorForm) {
     const double* x = d.x.data();
     const double* y = d.y.data();
     for (int K : {2, 3, 4, 5, 8, 17, 64}) {
-      ASSERT_TRUE(same_bits(sum_k(x, d.n, K), sum_k_reference(x, d.n, K)))
-          << d.generator << " n=" << d.n << " K=" << K;
+      ASSERT_TRUE(same_bits(sum_k(x, d.n, K), sum_k_reference(x, d.n, K))) << d.generator << " n=" << d.n << " K=" << K;
       for (TwoProd tp : {TwoProd::fma, TwoProd::dekker})
         ASSERT_TRUE(same_bits(dot_k(x, y, d.n, K, tp), dot_k_reference(x, y, d.n, K, tp)))
             << d.generator << " n=" << d.n << " K=" << K;
@@ -294,7 +292,8 @@ TEST(CpuSumDot, CpuMtBaselinesAreBitwiseRepeatable) {
     for (const Params& prm : e->shape_variants(registry().resolve_params(*e, {}))) {
       auto k = e->make(d.problem(), prm);
       const double first = k->run_scalar();
-      for (int rep = 0; rep < 3; ++rep) ASSERT_TRUE(same_bits(k->run_scalar(), first)) << family << " threads " << prm.at("threads");
+      for (int rep = 0; rep < 3; ++rep)
+        ASSERT_TRUE(same_bits(k->run_scalar(), first)) << family << " threads " << prm.at("threads");
       ASSERT_TRUE(same_bits(e->make(d.problem(), prm)->run_scalar(), first));  // a fresh kernel too
     }
     // One thread: 16 lanes in a fixed tree, the same as summing the lanes by hand.

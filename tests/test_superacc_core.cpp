@@ -70,8 +70,8 @@ const double kMinSub = std::numeric_limits<double>::denorm_min();
 TEST(SuperaccCore, EmptyAndSingle) {
   expect_sum({}, "no terms");
   EXPECT_PRED2(same_bits, superacc_sum({}), 0.0);
-  for (double v : {0.0, -0.0, 1.0, -1.5, kMinSub, -kMinSub, DBL_MAX, -DBL_MAX, DBL_MIN, 0x1.fffffffffffffp-1023,
-                   kInf, -kInf, kNaN, 0x1p-1000, 3e300})
+  for (double v : {0.0, -0.0, 1.0, -1.5, kMinSub, -kMinSub, DBL_MAX, -DBL_MAX, DBL_MIN, 0x1.fffffffffffffp-1023, kInf,
+                   -kInf, kNaN, 0x1p-1000, 3e300})
     expect_sum({v}, "single term");
 }
 
@@ -239,7 +239,6 @@ TEST(SuperaccCore, DotRandomAgainstOracle) {
     ASSERT_PRED2(same_bits, superacc_dot(x, y), want) << test::dump(x) << " . " << test::dump(y);
   }
 }
-
 
 }  // namespace
 }  // namespace accsum

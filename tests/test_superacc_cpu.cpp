@@ -127,8 +127,8 @@ TEST(SuperaccCpu, NarrowBlocksAtTheirLimits) {
           for (int64_t i = n / 2; i < n; ++i) x[i] = -x[i - n / 2] * (i % 3 == 0 ? 1 + 0x1p-52 : 1.0);
         double want = exact_sum(x.data(), n).rounded;
         for (const auto& c : all_configs()) {
-          EXPECT_PRED2(same_bits, cpu_sum(x, c), want) << "top=" << top << " span=" << span << " n=" << n
-                                                       << " fpe=" << c.fpe;
+          EXPECT_PRED2(same_bits, cpu_sum(x, c), want)
+              << "top=" << top << " span=" << span << " n=" << n << " fpe=" << c.fpe;
           ++compared;
         }
       }
@@ -214,8 +214,8 @@ TEST(SuperaccCpu, NarrowDotBlocksAtTheirLimits) {
           }
         const double want = exact_dot(x.data(), y.data(), n).rounded;
         for (const auto& c : all_configs()) {
-          EXPECT_PRED2(same_bits, cpu_dot(x, y, c), want) << "top=" << top << " span=" << span << " n=" << n
-                                                           << " fpe=" << c.fpe;
+          EXPECT_PRED2(same_bits, cpu_dot(x, y, c), want)
+              << "top=" << top << " span=" << span << " n=" << n << " fpe=" << c.fpe;
           ++compared;
         }
       }
@@ -266,8 +266,8 @@ TEST(SuperaccCpu, HandMadeEdgeCasesThroughTheFastPaths) {
       {1.0, 0x1p-53, 0, 0, 0, 0, 0, 0, 0, kMinSub},
       {1.0, 0x1p-53, 0, 0, 0, 0, 0, 0, 0, 0},
       {0x1p969, 0x1p969, 0x1p969, 0x1p969, 0x1p969, 0x1p969, 0x1p969, 0x1p969, 0x1p969, -0x1p969},
-      {0x1.fffffffffffffp969, 0x1.fffffffffffffp969, 0x1.fffffffffffffp969, 0x1.fffffffffffffp969, 0x1p970,
-       0x1p970, 0x1p970, 0x1p970, 0x1p-1074, 0x1p-1074},
+      {0x1.fffffffffffffp969, 0x1.fffffffffffffp969, 0x1.fffffffffffffp969, 0x1.fffffffffffffp969, 0x1p970, 0x1p970,
+       0x1p970, 0x1p970, 0x1p-1074, 0x1p-1074},
   };
   // Lane j of the 8 interleaved expansions takes terms j, j+8, ...: cancel inside one lane,
   // and make same-sign terms near 2^1022 meet in one lane (an expansion would overflow).
@@ -293,7 +293,8 @@ TEST(SuperaccCpu, HandMadeEdgeCasesThroughTheFastPaths) {
       {{DBL_MAX, -DBL_MAX, 1, 1, 1, 1, 1, 1, 1}, {DBL_MAX, DBL_MAX, 1, 1, 1, 1, 1, 1, 1}},
       {{kMinSub, kMinSub, kMinSub, 1, 1, 1, 1, 1, 1}, {0.5, 0.5, 3, 0, 0, 0, 0, 0, 0}},
       {{-0.0, 0, 0, 0, 0, 0, 0, 0, 0}, {1, -1, -1, -1, -1, -1, -1, -1, -1}},
-      {{0x1p-968, 0x1p-969, 0x1p-500, 0x1p-600, 1, 1, 1, 1}, {1 + 0x1p-52, 1 + 0x1p-52, 0x1p-470, 0x1p-474, 0, 0, 0, 0}},
+      {{0x1p-968, 0x1p-969, 0x1p-500, 0x1p-600, 1, 1, 1, 1},
+       {1 + 0x1p-52, 1 + 0x1p-52, 0x1p-470, 0x1p-474, 0, 0, 0, 0}},
       {{0x1p969, 0x1p970, 0x1p969, 1, 1, 1, 1, 1}, {1.5, 1, 1.5, 0, 0, 0, 0, 0}},
       {{kInf, 1, 1, 1, 1, 1, 1, 1, 1}, {0, 1, 1, 1, 1, 1, 1, 1, 1}},
       {{kInf, 1, 1, 1, 1, 1, 1, 1, 1}, {-2, 1, 1, 1, 1, 1, 1, 1, 1}},
@@ -365,7 +366,8 @@ TEST(SuperaccCpuMt, IdenticalForAnyThreadCount) {
       spec.cond = 1e200;
       spec.seed = 1 + compared % 6;  // specials: every variant across the sweep
       Dataset d = generate(spec);
-      double want = family == "sum" ? exact_sum(d.x.data(), d.n).rounded : exact_dot(d.x.data(), d.y.data(), d.n).rounded;
+      double want =
+          family == "sum" ? exact_sum(d.x.data(), d.n).rounded : exact_dot(d.x.data(), d.y.data(), d.n).rounded;
       const char* algo = family == "sum" ? "superacc" : "superacc-dot";
       for (const char* threads : {"1", "2", "3", "7"})
         for (const char* fpe : {"0", "3", "8"}) {

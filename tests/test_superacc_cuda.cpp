@@ -39,7 +39,8 @@ double run_cuda(const std::string& algo, const std::vector<double>& x, const std
                 const Params& user) {
   const AlgoEntry* e = registry().find(algo, "cuda");
   if (!e) throw std::runtime_error(algo + " is not registered on cuda");
-  Problem p = Problem::vectors(x.data(), y.empty() ? nullptr : y.data(), static_cast<int64_t>(x.size()), next_dataset_id());
+  Problem p =
+      Problem::vectors(x.data(), y.empty() ? nullptr : y.data(), static_cast<int64_t>(x.size()), next_dataset_id());
   auto k = e->make(p, registry().resolve_params(*e, user));
   return k->run_scalar();
 }
@@ -56,9 +57,8 @@ std::vector<Params> all_configs() {
     for (int ee : {0, 1})
       for (int adaptive : {0, 1}) {
         if (fpe == 0 && (ee || adaptive)) continue;
-        v.push_back(Params{{"fpe", std::to_string(fpe)},
-                           {"early_exit", std::to_string(ee)},
-                           {"adaptive", std::to_string(adaptive)}});
+        v.push_back(Params{
+            {"fpe", std::to_string(fpe)}, {"early_exit", std::to_string(ee)}, {"adaptive", std::to_string(adaptive)}});
       }
   return v;
 }
@@ -99,9 +99,9 @@ int generated_against_oracle(const std::string& family, const std::vector<int64_
       const double want = exact_of(d).rounded;
       for (const Params& p : all_configs()) {
         const double got = run_cuda(algo, d, p);
-        EXPECT_TRUE(same_bits(got, want)) << algo << " " << dist << " n=" << n << " seed=" << s.seed
-                                          << " fpe=" << p.at("fpe") << " ee=" << p.at("early_exit") << ": "
-                                          << hex_double(got) << " vs " << hex_double(want);
+        EXPECT_TRUE(same_bits(got, want))
+            << algo << " " << dist << " n=" << n << " seed=" << s.seed << " fpe=" << p.at("fpe")
+            << " ee=" << p.at("early_exit") << ": " << hex_double(got) << " vs " << hex_double(want);
         if (!same_bits(got, want)) return cases;
         ++cases;
       }
@@ -122,10 +122,22 @@ TEST(SuperaccCuda, GeneratedDotsAllDistributionsAllConfigs) {
 TEST(SuperaccCuda, EdgeCases) {
   REQUIRE_CUDA();
   const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
-  const std::vector<std::vector<double>> sums = {
-      {},         {-0.0},         {-0.0, -0.0, -0.0}, {-0.0, 0.0},  {1.0, -1.0},          {0x1p980, -0x1p980},
-      {inf},      {-inf, 1.0},    {inf, -inf},        {nan, 1.0},   {DBL_MAX, DBL_MAX},   {DBL_MAX, DBL_MAX, -DBL_MAX},
-      {1.0, 0x1p-53}, {1.0, 0x1p-53, 0x1p-1074}, {0x1p-1074}, {-DBL_MIN}};
+  const std::vector<std::vector<double>> sums = {{},
+                                                 {-0.0},
+                                                 {-0.0, -0.0, -0.0},
+                                                 {-0.0, 0.0},
+                                                 {1.0, -1.0},
+                                                 {0x1p980, -0x1p980},
+                                                 {inf},
+                                                 {-inf, 1.0},
+                                                 {inf, -inf},
+                                                 {nan, 1.0},
+                                                 {DBL_MAX, DBL_MAX},
+                                                 {DBL_MAX, DBL_MAX, -DBL_MAX},
+                                                 {1.0, 0x1p-53},
+                                                 {1.0, 0x1p-53, 0x1p-1074},
+                                                 {0x1p-1074},
+                                                 {-DBL_MIN}};
   for (const auto& x : sums) {
     const double want = exact_of(x, {}).rounded;
     for (const Params& p : all_configs())
@@ -171,7 +183,7 @@ TEST(SuperaccCuda, ContentionOnTheSameDigits) {
   const int64_t n = (int64_t(1) << 22) + 7;
   const std::vector<std::vector<double>> sums = {
       std::vector<double>(n, hexd("0x1.fffffffffffffp+969")),  // residues on every step
-      std::vector<double>(n, 0x1p970),                          // all slow path
+      std::vector<double>(n, 0x1p970),                         // all slow path
       std::vector<double>(n, hexd("0x1.0000000000001p-1022")),
       std::vector<double>(n, 0x1p-1074),
   };
@@ -223,7 +235,8 @@ TEST(SuperaccCuda, AdaptiveModeSwitchesAndStaysExact) {
   for (const char* grid : {"1", "3", "0"})
     for (int fpe : {2, 3, 8})
       for (int ee : {0, 1}) {
-        const Params p{{"fpe", std::to_string(fpe)}, {"early_exit", std::to_string(ee)}, {"adaptive", "1"}, {"grid", grid}};
+        const Params p{
+            {"fpe", std::to_string(fpe)}, {"early_exit", std::to_string(ee)}, {"adaptive", "1"}, {"grid", grid}};
         ASSERT_TRUE(same_bits(run_cuda("superacc", d.x, {}, p), want)) << "grid=" << grid << " fpe=" << fpe;
         ASSERT_TRUE(same_bits(run_cuda("superacc", zero, {}, p), 0.0)) << "grid=" << grid << " fpe=" << fpe;
         ASSERT_TRUE(same_bits(run_cuda("superacc-dot", d.x, y, p), want_dot)) << "grid=" << grid << " fpe=" << fpe;
@@ -303,8 +316,8 @@ TEST(SuperaccCuda, MpiInnerCudaMatchesTheOracle) {
         } catch (const UsageError&) {
           continue;  // too few terms for this generator
         }
-        const double want = d.y.empty() ? exact_sum(d.x.data(), d.n).rounded
-                                        : exact_dot(d.x.data(), d.y.data(), d.n).rounded;
+        const double want =
+            d.y.empty() ? exact_sum(d.x.data(), d.n).rounded : exact_dot(d.x.data(), d.y.data(), d.n).rounded;
         for (const char* fpe : {"0", "4"}) {
           Params p = registry().resolve_params(*mpi, {{"inner", "cuda"}, {"fpe", fpe}});
           EXPECT_TRUE(same_bits(mpi->make(d.problem(), p)->run_scalar(), want)) << algo << " " << dist << " n=" << n;
@@ -336,7 +349,8 @@ TEST(SuperaccCuda, SmallSizesAndTileBoundaries) {
     if (n < 0 || n > static_cast<int64_t>(pool.x.size())) continue;
     std::vector<double> x(pool.x.begin(), pool.x.begin() + n), y(static_cast<size_t>(n));
     if (n % 5 == 2) x = test::random_terms(rng, static_cast<size_t>(n));  // both ends of the range
-    for (auto& v : y) v = std::ldexp(1.0 + static_cast<double>(rng() >> 12) * 0x1p-52, static_cast<int>(rng() % 40) - 20);
+    for (auto& v : y)
+      v = std::ldexp(1.0 + static_cast<double>(rng() >> 12) * 0x1p-52, static_cast<int>(rng() % 40) - 20);
     const double want = exact_of(x, {}).rounded, want_dot = exact_of(x, y).rounded;
     for (const char* block : {"128", "512"})
       for (const char* grid : {"1", "3", "0", "1000"})

@@ -25,7 +25,8 @@ const int kFpes[] = {0, 2, 3, 4, 6, 8};
 double reassemble(int k, const std::vector<int64_t>& pieces) {
   Superacc acc;
   acc.clear();
-  for (size_t j = 0; j < pieces.size(); ++j) add_int64_at(acc, pieces[j], lane_digit_pos<-1074>(k + static_cast<int>(j)));
+  for (size_t j = 0; j < pieces.size(); ++j)
+    add_int64_at(acc, pieces[j], lane_digit_pos<-1074>(k + static_cast<int>(j)));
   acc.not_neg_zero_count = 1;
   return acc.round();
 }
@@ -58,7 +59,8 @@ TEST(SuperaccCudaModel, LaneSplitsReassembleEveryDouble) {
   }
   EXPECT_GT(fast, 150000);
   // Ties of the FP64 cut (q exactly halfway between integers) and the extremes.
-  for (double x : {DBL_MAX, -DBL_MAX, 0x1p-972, -0x1p-972, hexd("0x1.fffffffffffffp-923"), 3.0, 0x1p52, hexd("0x1.fffffffffffffp+1000"), hexd("0x1.0000000000001p-972"), 0x1p970, 1.5, -2.5,
+  for (double x : {DBL_MAX, -DBL_MAX, 0x1p-972, -0x1p-972, hexd("0x1.fffffffffffffp-923"), 3.0, 0x1p52,
+                   hexd("0x1.fffffffffffffp+1000"), hexd("0x1.0000000000001p-972"), 0x1p970, 1.5, -2.5,
                    hexd("0x1.8p-923"), hexd("0x1.fffffffffffffp+49"), hexd("-0x1.0000000000001p+51")}) {
     int k;
     int64_t lo, hi;
@@ -198,18 +200,35 @@ TEST(SuperaccCudaModel, RandomTermsAtBothEndsOfTheRange) {
 
 TEST(SuperaccCudaModel, SignedZerosAndSpecials) {
   const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
-  const std::vector<std::vector<double>> cases = {
-      {},         {-0.0},         {-0.0, -0.0, -0.0}, {-0.0, 0.0},  {1.0, -1.0},          {0x1p980, -0x1p980},
-      {inf},      {-inf, 1.0},    {inf, -inf},        {nan, 1.0},   {DBL_MAX, DBL_MAX},   {DBL_MAX, DBL_MAX, -DBL_MAX},
-      {1.0, 0x1p-53}, {1.0, 0x1p-53, 0x1p-1074}, {0x1p-1074, -0x1p-1073, 0x1p-1074, 0x1p-1074}};
+  const std::vector<std::vector<double>> cases = {{},
+                                                  {-0.0},
+                                                  {-0.0, -0.0, -0.0},
+                                                  {-0.0, 0.0},
+                                                  {1.0, -1.0},
+                                                  {0x1p980, -0x1p980},
+                                                  {inf},
+                                                  {-inf, 1.0},
+                                                  {inf, -inf},
+                                                  {nan, 1.0},
+                                                  {DBL_MAX, DBL_MAX},
+                                                  {DBL_MAX, DBL_MAX, -DBL_MAX},
+                                                  {1.0, 0x1p-53},
+                                                  {1.0, 0x1p-53, 0x1p-1074},
+                                                  {0x1p-1074, -0x1p-1073, 0x1p-1074, 0x1p-1074}};
   for (const auto& x : cases) {
     const double want = exact_of(x, {}).rounded;
     for (int fpe : kFpes) EXPECT_TRUE(same_bits(model<false>(x, {}, fpe), want)) << test::dump(x) << " fpe=" << fpe;
   }
   const std::vector<std::pair<std::vector<double>, std::vector<double>>> dots = {
-      {{-0.0}, {1.0}},           {{0.0}, {-1.0}},        {{0.0, -0.0}, {-1.0, 1.0}}, {{inf}, {0.0}},
-      {{inf}, {-2.0}},           {{0x1p600, -0x1p600, 1.0}, {0x1p600, 0x1p600, 0x1p-60}},
-      {{0x1p-600, 0x1p-600}, {0x1p-500, -0x1p-500}}, {{0x1p-600}, {0x1.8p-500}}, {{nan}, {0.0}}};
+      {{-0.0}, {1.0}},
+      {{0.0}, {-1.0}},
+      {{0.0, -0.0}, {-1.0, 1.0}},
+      {{inf}, {0.0}},
+      {{inf}, {-2.0}},
+      {{0x1p600, -0x1p600, 1.0}, {0x1p600, 0x1p600, 0x1p-60}},
+      {{0x1p-600, 0x1p-600}, {0x1p-500, -0x1p-500}},
+      {{0x1p-600}, {0x1.8p-500}},
+      {{nan}, {0.0}}};
   for (const auto& [x, y] : dots) {
     const double want = exact_of(x, y).rounded;
     for (int fpe : kFpes)
@@ -239,11 +258,21 @@ std::vector<int64_t> carry_test_digits(std::mt19937_64& rng, int D) {
   for (int d = 0; d < D; ++d) {
     const int64_t r = static_cast<int64_t>(rng() >> 11) * ((rng() & 1) ? 1 : -1);  // |r| < 2^53
     switch (kind) {
-      case 0: v[d] = r; break;
-      case 1: v[d] = edge[rng() % 10]; break;
-      case 2: v[d] = (rng() % 4) ? w - 1 : r % w; break;  // runs of 2^32 - 1
-      case 3: v[d] = (rng() % 4) ? 0 : r % 4; break;      // runs of zeros
-      default: v[d] = (rng() % 3) ? edge[rng() % 10] : r >> (rng() % 50); break;
+      case 0:
+        v[d] = r;
+        break;
+      case 1:
+        v[d] = edge[rng() % 10];
+        break;
+      case 2:
+        v[d] = (rng() % 4) ? w - 1 : r % w;
+        break;  // runs of 2^32 - 1
+      case 3:
+        v[d] = (rng() % 4) ? 0 : r % 4;
+        break;  // runs of zeros
+      default:
+        v[d] = (rng() % 3) ? edge[rng() % 10] : r >> (rng() % 50);
+        break;
     }
   }
   if (kind >= 2 && rng() % 2) v[rng() % 3] = (rng() & 1) ? -1 : w;  // a borrow or a carry at the bottom
@@ -295,8 +324,8 @@ TEST(SuperaccCudaModel, WarpRoundingMatchesCoreRounding) {
   for (int i = 0; i < 20000; ++i) {
     std::vector<double> x = test::random_terms(rng, 1 + rng() % 6);
     if (i % 7 == 0) x = {1.0, 0x1p-53 * ((i & 8) ? 1 : -1), 0x1p-1074 * ((i & 16) ? 1 : 0)};  // ties and near-ties
-    if (i % 11 == 0) x = {DBL_MAX, hexd("0x1p970"), -0x1p918 * static_cast<double>(i % 3)};  // overflow by rounding
-    if (i % 13 == 0) x = {0x1p-1074 * static_cast<double>(i % 5), -0x1p-1060};  // subnormal results
+    if (i % 11 == 0) x = {DBL_MAX, hexd("0x1p970"), -0x1p918 * static_cast<double>(i % 3)};   // overflow by rounding
+    if (i % 13 == 0) x = {0x1p-1074 * static_cast<double>(i % 5), -0x1p-1060};                // subnormal results
     Superacc s;
     SuperaccDot t;
     s.clear();

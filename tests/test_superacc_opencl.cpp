@@ -19,7 +19,6 @@ namespace {
 
 using test::same_bits;
 
-
 using test::as_dataset;
 
 double run_cl(const Dataset& d, const Params& user) {
@@ -31,9 +30,11 @@ double oracle(const Dataset& d) {
   return d.family == "sum" ? exact_sum(d.x.data(), d.n).rounded : exact_dot(d.x.data(), d.y.data(), d.n).rounded;
 }
 
-const std::vector<Params> kConfigs = {
-    {{"fpe", "0"}}, {{"fpe", "2"}, {"early_exit", "0"}}, {{"fpe", "3"}, {"early_exit", "1"}},
-    {{"fpe", "4"}, {"early_exit", "1"}}, {{"fpe", "8"}, {"early_exit", "0"}}};
+const std::vector<Params> kConfigs = {{{"fpe", "0"}},
+                                      {{"fpe", "2"}, {"early_exit", "0"}},
+                                      {{"fpe", "3"}, {"early_exit", "1"}},
+                                      {{"fpe", "4"}, {"early_exit", "1"}},
+                                      {{"fpe", "8"}, {"early_exit", "0"}}};
 
 void check_cases(const std::string& family, int count, uint64_t seed, int64_t min_n, int64_t max_n,
                  const std::vector<Params>& configs) {
@@ -68,7 +69,8 @@ TEST(SuperaccOpenCL, LargerInputsMatchOracleAndCpu) {
       double want = oracle(d);
       const AlgoEntry* cpu = registry().find(family == "sum" ? "superacc" : "superacc-dot", "cpu");
       EXPECT_PRED2(same_bits, cpu->make(d.problem(), registry().resolve_params(*cpu, {}))->run_scalar(), want);
-      for (const auto& p : kConfigs) EXPECT_PRED2(same_bits, run_cl(d, p), want) << g.describe() << " fpe=" << p.at("fpe");
+      for (const auto& p : kConfigs)
+        EXPECT_PRED2(same_bits, run_cl(d, p), want) << g.describe() << " fpe=" << p.at("fpe");
     }
 }
 
@@ -76,10 +78,22 @@ TEST(SuperaccOpenCL, EdgeCases) {
   REQUIRE_OPENCL();
   const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
   const double ulp_max = 0x1p971, tiny = 0x1p-1074;
-  std::vector<std::vector<double>> sums = {
-      {}, {-0.0}, {0.0}, {1.0}, {-0.0, -0.0}, {-0.0, 1.0, -1.0}, {DBL_MAX, DBL_MAX, -DBL_MAX},
-      {DBL_MAX, ulp_max / 2}, {DBL_MAX, ulp_max / 2, -tiny}, {-DBL_MAX, -ulp_max / 2}, {inf, 1.0}, {inf, -inf},
-      {nan, 1.0}, {1.0, 0x1p-53}, {1.0, 0x1p-53, tiny}, {0x1p1023, tiny, -0x1p1023}};
+  std::vector<std::vector<double>> sums = {{},
+                                           {-0.0},
+                                           {0.0},
+                                           {1.0},
+                                           {-0.0, -0.0},
+                                           {-0.0, 1.0, -1.0},
+                                           {DBL_MAX, DBL_MAX, -DBL_MAX},
+                                           {DBL_MAX, ulp_max / 2},
+                                           {DBL_MAX, ulp_max / 2, -tiny},
+                                           {-DBL_MAX, -ulp_max / 2},
+                                           {inf, 1.0},
+                                           {inf, -inf},
+                                           {nan, 1.0},
+                                           {1.0, 0x1p-53},
+                                           {1.0, 0x1p-53, tiny},
+                                           {0x1p1023, tiny, -0x1p1023}};
   sums.push_back(std::vector<double>(3000, tiny));
   for (const auto& x : sums)
     for (const auto& p : kConfigs) {
@@ -87,9 +101,16 @@ TEST(SuperaccOpenCL, EdgeCases) {
       EXPECT_PRED2(same_bits, run_cl(d, p), oracle(d)) << test::dump(x) << " fpe=" << p.at("fpe");
     }
   std::vector<std::pair<std::vector<double>, std::vector<double>>> dots = {
-      {{}, {}}, {{tiny}, {tiny}}, {{-tiny}, {tiny}}, {{DBL_MAX, -DBL_MAX, 1}, {DBL_MAX, DBL_MAX, 3}},
-      {{DBL_MAX}, {2.0}}, {{0.0, -0.0}, {-1.0, 1.0}}, {{inf, 0.0}, {0.0, 1.0}}, {{inf, 1.0}, {-2.0, 1.0}},
-      {{0x1p-600, 1.0}, {0x1p-475, tiny}}, {{0x1p512}, {0x1p512}},
+      {{}, {}},
+      {{tiny}, {tiny}},
+      {{-tiny}, {tiny}},
+      {{DBL_MAX, -DBL_MAX, 1}, {DBL_MAX, DBL_MAX, 3}},
+      {{DBL_MAX}, {2.0}},
+      {{0.0, -0.0}, {-1.0, 1.0}},
+      {{inf, 0.0}, {0.0, 1.0}},
+      {{inf, 1.0}, {-2.0, 1.0}},
+      {{0x1p-600, 1.0}, {0x1p-475, tiny}},
+      {{0x1p512}, {0x1p512}},
       // a*a = (1 + 2^-51 + 2^-104) 2^-1000: its error 2^-1104 underflows in an FMA and is the
       // sticky bit that breaks the tie 2^-1075 (half the smallest subnormal) upwards.
       {{0x1.0000000000001p-500, -0x1.0000000000002p-1000, tiny, 0, 0, 0, 0, 0, 0},
@@ -119,11 +140,14 @@ TEST(SuperaccOpenCL, WorkGroupSizesGiveIdenticalBits) {
 // depths (vecs), group counts, and the NVIDIA-only register cap (ignored elsewhere).
 TEST(SuperaccOpenCL, SweptVariantsMatchOracle) {
   REQUIRE_OPENCL();
-  const std::vector<Params> variants = {
-      {{"fpe", "0"}, {"lanes", "0"}}, {{"fpe", "4"}, {"early_exit", "1"}, {"lanes", "0"}},
-      {{"fpe", "0"}, {"vecs", "1"}}, {{"fpe", "2"}, {"vecs", "8"}, {"groups", "3"}},
-      {{"fpe", "8"}, {"early_exit", "1"}, {"vecs", "2"}, {"local", "64"}}, {{"fpe", "0"}, {"regs", "64"}},
-      {{"fpe", "0"}, {"merge", "0"}}, {{"fpe", "4"}, {"early_exit", "1"}, {"merge", "0"}, {"groups", "5"}}};
+  const std::vector<Params> variants = {{{"fpe", "0"}, {"lanes", "0"}},
+                                        {{"fpe", "4"}, {"early_exit", "1"}, {"lanes", "0"}},
+                                        {{"fpe", "0"}, {"vecs", "1"}},
+                                        {{"fpe", "2"}, {"vecs", "8"}, {"groups", "3"}},
+                                        {{"fpe", "8"}, {"early_exit", "1"}, {"vecs", "2"}, {"local", "64"}},
+                                        {{"fpe", "0"}, {"regs", "64"}},
+                                        {{"fpe", "0"}, {"merge", "0"}},
+                                        {{"fpe", "4"}, {"early_exit", "1"}, {"merge", "0"}, {"groups", "5"}}};
   check_cases("sum", 200, 25, 1, 3000, variants);
   check_cases("dot", 200, 26, 1, 3000, variants);
 }
@@ -187,12 +211,15 @@ TEST(SuperaccOpenCL, MpiInnerOpenclMatchesOracle) {
     };
     for (auto& g : test::generated_cases(family, 40, 31, 1, 70000)) check(as_dataset(family, g.x, g.y), g.describe());
     std::vector<double> specials = {-0.0, -0.0, 1e300, -1e300, 0x1p-1074};
-    check(as_dataset(family, specials, family == "dot" ? std::vector<double>(specials.size(), 1.0) : std::vector<double>{}),
+    check(as_dataset(family, specials,
+                     family == "dot" ? std::vector<double>(specials.size(), 1.0) : std::vector<double>{}),
           "zeros and cancellation");
     std::vector<double> neg_zeros = {-0.0, -0.0};
-    check(as_dataset(family, neg_zeros, family == "dot" ? std::vector<double>{1.0, 1.0} : std::vector<double>{}), "-0 only");
+    check(as_dataset(family, neg_zeros, family == "dot" ? std::vector<double>{1.0, 1.0} : std::vector<double>{}),
+          "-0 only");
     std::vector<double> infs = {inf, 1.0, -inf};
-    check(as_dataset(family, infs, family == "dot" ? std::vector<double>{1.0, 1.0, 1.0} : std::vector<double>{}), "inf - inf");
+    check(as_dataset(family, infs, family == "dot" ? std::vector<double>{1.0, 1.0, 1.0} : std::vector<double>{}),
+          "inf - inf");
   }
   EXPECT_EQ(compared, 2 * (40 + 3) * 2);
 }

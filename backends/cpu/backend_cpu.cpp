@@ -21,8 +21,9 @@ namespace {
 
 Registrar reg_cpu(BackendInfo{
     "cpu", "serial reference on one core", [] { return true; }, [] { return eft_self_test(); },
-    [] { return cpu_model() + ", " + std::to_string(std::thread::hardware_concurrency()) + " hardware threads"; }}
-    .ranked_for_best(2));
+    [] {
+      return cpu_model() + ", " + std::to_string(std::thread::hardware_concurrency()) + " hardware threads";
+    }}.ranked_for_best(2));
 
 }  // namespace
 }  // namespace accsum

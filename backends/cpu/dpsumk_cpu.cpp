@@ -22,8 +22,7 @@ std::unique_ptr<Kernel> make_sum(const Problem& pb, const Params& p) {
   const double* x = pb.x;
   int64_t n = pb.n;
   int K = dp_K(p);
-  if (dp_variant(p) == DpVariant::tree)
-    return std::make_unique<DpSerialKernel>([=] { return dpsumk_tree(x, n, K); });
+  if (dp_variant(p) == DpVariant::tree) return std::make_unique<DpSerialKernel>([=] { return dpsumk_tree(x, n, K); });
   return std::make_unique<DpSerialKernel>([=] { return dpsumk_fused(x, n, K); });
 }
 
@@ -37,10 +36,14 @@ std::unique_ptr<Kernel> make_dot(const Problem& pb, const Params& p) {
   return std::make_unique<DpSerialKernel>([=] { return dpdotk_fused(x, y, n, K, dekker); });
 }
 
-Registrar reg_sum(dp_entry(false, "cpu", "DPSumK (Suzuki; Ogita-Rump-Oishi): fused: K-fold, first-order u|s|; tree: TwoSum tree passes, first-order gamma_{ceil(log2 n)}|s|")
-    .maker(make_sum));
-Registrar reg_dot(dp_entry(true, "cpu", "DPDotK (Suzuki; Ogita-Rump-Oishi): fused: K-fold, first-order u|s|; tree: TwoSum tree passes, first-order gamma_{ceil(log2 n)}|s|")
-    .maker(make_dot));
+Registrar reg_sum(dp_entry(false, "cpu",
+                           "DPSumK (Suzuki; Ogita-Rump-Oishi): fused: K-fold, first-order u|s|; tree: TwoSum tree "
+                           "passes, first-order gamma_{ceil(log2 n)}|s|")
+                      .maker(make_sum));
+Registrar reg_dot(dp_entry(true, "cpu",
+                           "DPDotK (Suzuki; Ogita-Rump-Oishi): fused: K-fold, first-order u|s|; tree: TwoSum tree "
+                           "passes, first-order gamma_{ceil(log2 n)}|s|")
+                      .maker(make_dot));
 
 }  // namespace
 }  // namespace accsum

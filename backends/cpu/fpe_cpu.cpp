@@ -70,7 +70,8 @@ void qd_leading4(const double* x, const double* y, double* s, int R) {
   for (int i = 4; i < R; ++i) s[i] = 0.0;
 }
 
-template <void (*F2)(const double*, const double*, double*, int), void (*F4)(const double*, const double*, double*, int)>
+template <void (*F2)(const double*, const double*, double*, int),
+          void (*F4)(const double*, const double*, double*, int)>
 FpeBatchFn qd_pick(int R) {
   if (R == 2) return fpe_batch<2, F2>;
   if (R == 4) return fpe_batch<4, F4>;

@@ -29,8 +29,9 @@ inline AlgoEntry fpe_entry_add_safe(const std::string& backend) {
                    "data-parallel safe addition of R-term expansions (Algorithm 1), relative error ~2^(-50R-1)")
       .within_domain(fpe_add_domain)
       .bounded_by([](const Params&, const ExactFacts& f) { return fpe_add_safe_bound(fpe_r_of_facts(f)); },
-                  "relative to |x+y|, in units of 2^(-53R): 2^(3R-1)(1+2^-50), i.e. 2^(-Rp+3R-1)/(1-2^(1-p)) (1+2^(1-p)), p = 53: " + fpe_paper() +
-                      ", Prop. III.1 and the bound after it");
+                  "relative to |x+y|, in units of 2^(-53R): 2^(3R-1)(1+2^-50), i.e. 2^(-Rp+3R-1)/(1-2^(1-p)) "
+                  "(1+2^(1-p)), p = 53: " +
+                      fpe_paper() + ", Prop. III.1 and the bound after it");
 }
 
 inline AlgoEntry fpe_entry_add_fast(const std::string& backend) {
@@ -42,12 +43,13 @@ inline AlgoEntry fpe_entry_add_fast(const std::string& backend) {
 inline AlgoEntry fpe_entry_mul(const std::string& backend) {
   return AlgoEntry("fpe", "fpe-mul", backend,
                    "data-parallel multiplication of R-term expansions (Algorithm 2), optional renormalisation")
-      .with_params({ParamSpec{"renormalize", "renormalise the product (error-free VecSum + VecSumErrBranch)", true, 0, 1,
-                              {}, "0", true}})
+      .with_params({ParamSpec{
+          "renormalize", "renormalise the product (error-free VecSum + VecSumErrBranch)", true, 0, 1, {}, "0", true}})
       .within_domain(fpe_mul_domain)
-      .bounded_by([](const Params&, const ExactFacts& f) { return fpe_mul_bound(fpe_r_of_facts(f)); },
-                  "relative to |x_0 y_0|, in units of 2^(-53R): 2^(-(p-1)R)(R-1)[1 + 2^(p-2)(1+2^-p) + (R^3-R)((R-1)!)^2]: " + fpe_paper() +
-                      ", Prop. IV.2 (the renormalisation is error-free)");
+      .bounded_by(
+          [](const Params&, const ExactFacts& f) { return fpe_mul_bound(fpe_r_of_facts(f)); },
+          "relative to |x_0 y_0|, in units of 2^(-53R): 2^(-(p-1)R)(R-1)[1 + 2^(p-2)(1+2^-p) + (R^3-R)((R-1)!)^2]: " +
+              fpe_paper() + ", Prop. IV.2 (the renormalisation is error-free)");
 }
 
 inline AlgoEntry fpe_entry_seq_add(const std::string& backend) {
@@ -65,14 +67,16 @@ inline AlgoEntry fpe_entry_seq_mul(const std::string& backend) {
 // for R >= 8 on the leading 4 terms, the others zero. No proven bound (the paper gives none).
 inline AlgoEntry fpe_entry_qd_add(const std::string& backend, const std::string& how) {
   return AlgoEntry("fpe", "fpe-qd-add", backend,
-                   "QD addition (" + how + "): dd_real (R = 2) / qd_real (R = 4; R >= 8: on the leading 4 terms), "
-                   "Hida-Li-Bailey 2001");
+                   "QD addition (" + how +
+                       "): dd_real (R = 2) / qd_real (R = 4; R >= 8: on the leading 4 terms), "
+                       "Hida-Li-Bailey 2001");
 }
 
 inline AlgoEntry fpe_entry_qd_mul(const std::string& backend, const std::string& how) {
   return AlgoEntry("fpe", "fpe-qd-mul", backend,
-                   "QD multiplication (" + how + "): dd_real (R = 2) / qd_real (R = 4; R >= 8: on the leading 4 "
-                   "terms), Hida-Li-Bailey 2001");
+                   "QD multiplication (" + how +
+                       "): dd_real (R = 2) / qd_real (R = 4; R >= 8: on the leading 4 "
+                       "terms), Hida-Li-Bailey 2001");
 }
 
 }  // namespace accsum

@@ -19,14 +19,18 @@ class FpeAccSerialKernel : public ScalarKernel {
   bool dot_;
 };
 
-Registrar reg_sum(fpe_acc_entry(false, "cpu", "R-term expansion accumulator (Collange et al. 2016, Algorithm 1 + renormalisation), lanes and pairwise tree")
-    .maker([](const Problem& p, const Params& prm) -> std::unique_ptr<Kernel> {
-      return std::make_unique<FpeAccSerialKernel>(p, prm, false);
-    }));
-Registrar reg_dot(fpe_acc_entry(true, "cpu", "R-term expansion accumulator of the exact products (2MultFMA), lanes and pairwise tree")
-    .maker([](const Problem& p, const Params& prm) -> std::unique_ptr<Kernel> {
-      return std::make_unique<FpeAccSerialKernel>(p, prm, true);
-    }));
+Registrar reg_sum(
+    fpe_acc_entry(
+        false, "cpu",
+        "R-term expansion accumulator (Collange et al. 2016, Algorithm 1 + renormalisation), lanes and pairwise tree")
+        .maker([](const Problem& p, const Params& prm) -> std::unique_ptr<Kernel> {
+          return std::make_unique<FpeAccSerialKernel>(p, prm, false);
+        }));
+Registrar reg_dot(
+    fpe_acc_entry(true, "cpu", "R-term expansion accumulator of the exact products (2MultFMA), lanes and pairwise tree")
+        .maker([](const Problem& p, const Params& prm) -> std::unique_ptr<Kernel> {
+          return std::make_unique<FpeAccSerialKernel>(p, prm, true);
+        }));
 
 }  // namespace
 }  // namespace accsum

@@ -48,7 +48,7 @@ void block(const Problem& p, const HostGemmSpec& sp, float* out, int64_t i0, int
   const int64_t tile = COMP == kNone ? (K > 0 ? K : 1) : sp.tile;
   for (int64_t k0 = 0; k0 < K; k0 += tile) {
     const int64_t k1 = std::min(K, k0 + tile);
-    float (*acc)[kIB] = COMP == kNone ? s : q;
+    float(*acc)[kIB] = COMP == kNone ? s : q;
     if (COMP != kNone)
       for (int64_t j = 0; j < jb; ++j)
         for (int64_t i = 0; i < ib; ++i) q[j][i] = 0.0f;
@@ -76,7 +76,8 @@ template <int COMP, bool FMA>
 void columns(const Problem& p, const HostGemmSpec& sp, float* out, int64_t j0, int64_t j1) {
   if (sp.alpha == 0.0f) {  // BLAS: A and B are not read
     for (int64_t j = j0; j < j1; ++j)
-      for (int64_t i = 0; i < p.rows; ++i) out[i + j * p.rows] = finish(0.0f, sp.alpha, sp.beta, p.c + i + j * p.rows, FMA);
+      for (int64_t i = 0; i < p.rows; ++i)
+        out[i + j * p.rows] = finish(0.0f, sp.alpha, sp.beta, p.c + i + j * p.rows, FMA);
     return;
   }
   for (int64_t jb0 = j0; jb0 < j1; jb0 += kHostColumnBlock)
@@ -88,12 +89,18 @@ void columns(const Problem& p, const HostGemmSpec& sp, float* out, int64_t j0, i
 
 void host_gemm_columns(const Problem& p, const HostGemmSpec& s, float* out, int64_t j0, int64_t j1) {
   switch (s.comp * 2 + (s.fma ? 1 : 0)) {
-    case kNone * 2 + 0: return columns<kNone, false>(p, s, out, j0, j1);
-    case kNone * 2 + 1: return columns<kNone, true>(p, s, out, j0, j1);
-    case kKahan * 2 + 0: return columns<kKahan, false>(p, s, out, j0, j1);
-    case kKahan * 2 + 1: return columns<kKahan, true>(p, s, out, j0, j1);
-    case kDcs * 2 + 0: return columns<kDcs, false>(p, s, out, j0, j1);
-    default: return columns<kDcs, true>(p, s, out, j0, j1);
+    case kNone * 2 + 0:
+      return columns<kNone, false>(p, s, out, j0, j1);
+    case kNone * 2 + 1:
+      return columns<kNone, true>(p, s, out, j0, j1);
+    case kKahan * 2 + 0:
+      return columns<kKahan, false>(p, s, out, j0, j1);
+    case kKahan * 2 + 1:
+      return columns<kKahan, true>(p, s, out, j0, j1);
+    case kDcs * 2 + 0:
+      return columns<kDcs, false>(p, s, out, j0, j1);
+    default:
+      return columns<kDcs, true>(p, s, out, j0, j1);
   }
 }
 
@@ -119,10 +126,11 @@ std::unique_ptr<Kernel> make_host(const Problem& p, const Params& prm) {
 Registrar reg_sgemm(AlgoEntry("gemm", "sgemm", "cpu", "float GEMM, products summed plainly in k order (the control)")
                         .with_params({fma_param()})
                         .maker(make_host<kNone>));
-Registrar reg_kahan(AlgoEntry("gemm", "sgemm-kahan", "cpu",
-                              "float GEMM, strips of `tile` products added by Kahan summation (Badin et al. 2011, Fig. 3)")
-                        .with_params({tile_param(), fma_param()})
-                        .maker(make_host<kKahan>));
+Registrar reg_kahan(
+    AlgoEntry("gemm", "sgemm-kahan", "cpu",
+              "float GEMM, strips of `tile` products added by Kahan summation (Badin et al. 2011, Fig. 3)")
+        .with_params({tile_param(), fma_param()})
+        .maker(make_host<kKahan>));
 Registrar reg_dcs(AlgoEntry("gemm", "sgemm-dcs", "cpu",
                             "float GEMM, strips of `tile` products added by Priest's doubly compensated summation "
                             "(Badin et al. 2011, Figs. 1-2)")
@@ -156,7 +164,9 @@ class OpenblasKernel : public Kernel {
   std::vector<float> out_;
 };
 
-std::unique_ptr<Kernel> make_openblas(const Problem& p, int threads) { return std::make_unique<OpenblasKernel>(p, threads); }
+std::unique_ptr<Kernel> make_openblas(const Problem& p, int threads) {
+  return std::make_unique<OpenblasKernel>(p, threads);
+}
 
 namespace {
 Registrar reg_openblas(AlgoEntry("gemm", "openblas-sgemm", "cpu", "OpenBLAS cblas_sgemm on one thread (baseline)")

@@ -53,7 +53,8 @@ class OzakiCpuKernel : public Kernel {
       for (int64_t j = 0; j < N; ++j)
         for (int64_t i = 0; i < M; ++i) {
           int64_t t = 0;
-          for (int64_t k = 0; k < K; ++k) t += int64_t{ra[static_cast<size_t>(i * K + k)]} * rb[static_cast<size_t>(j * K + k)];
+          for (int64_t k = 0; k < K; ++k)
+            t += int64_t{ra[static_cast<size_t>(i * K + k)]} * rb[static_cast<size_t>(j * K + k)];
           residue[static_cast<size_t>(l)][static_cast<size_t>(i + j * M)] = residue_positive(t, p);
         }
     }

@@ -61,7 +61,8 @@ using ModFn = std::function<uint64_t(const double*, const double*, int64_t, uint
 // literally, the lambda-algorithm element by element. abgd: blocks of `block` <= 2^26 terms.
 ModFn serial_kernel(const std::string& algo, const std::string& rounding, int64_t block) {
   if (algo == "lambda") return rounding == "rz" ? lambda_rz : lambda_rn;
-  if (rounding == "rz") return [block](const double* x, const double* y, int64_t n, uint64_t p) { return abgd_rz(x, y, n, p, block); };
+  if (rounding == "rz")
+    return [block](const double* x, const double* y, int64_t n, uint64_t p) { return abgd_rz(x, y, n, p, block); };
   return [block](const double* x, const double* y, int64_t n, uint64_t p) { return abgd_rn(x, y, n, p, block); };
 }
 
@@ -69,7 +70,9 @@ ModFn serial_kernel(const std::string& algo, const std::string& rounding, int64_
 // serial definitions and GMP): what each thread (cpu-mt) or rank (mpi) runs on its slice.
 ModFn lane_kernel(const std::string& algo, const std::string& rounding, int64_t block) {
   if (algo == "lambda") return rounding == "rz" ? lambda_rz_lanes : lambda_simd;
-  if (rounding == "rz") return [block](const double* x, const double* y, int64_t n, uint64_t p) { return abgd_rz_lanes(x, y, n, p, block); };
+  if (rounding == "rz")
+    return
+        [block](const double* x, const double* y, int64_t n, uint64_t p) { return abgd_rz_lanes(x, y, n, p, block); };
   return serial_kernel(algo, rounding, block);  // abgd rn is already in lanes
 }
 
@@ -79,7 +82,8 @@ namespace {
 
 class ModKernel : public ScalarKernel {
  public:
-  ModKernel(moddot::ModFn f, const Problem& pr) : f_(std::move(f)), x_(pr.x), y_(pr.y), n_(pr.n), p_(prime_of(pr.data)) {}
+  ModKernel(moddot::ModFn f, const Problem& pr)
+      : f_(std::move(f)), x_(pr.x), y_(pr.y), n_(pr.n), p_(prime_of(pr.data)) {}
   double run() override { return static_cast<double>(f_(x_, y_, n_, p_)); }
 
  private:
@@ -140,11 +144,17 @@ ParamSpec rounding_param() {
   return ParamSpec{"rounding",
                    "rz: the paper's round-toward-zero EFTs (mode set around the kernel only); rn: our "
                    "round-to-nearest variant (re-derived bounds, core/numerics/moddot.hpp)",
-                   false, 0, 0, {"rz", "rn"}, "rz", true};
+                   false,
+                   0,
+                   0,
+                   {"rz", "rn"},
+                   "rz",
+                   true};
 }
 
-const std::string kJG = "Jean, Graillat, A parallel algorithm for dot product over word-size finite field using "
-                        "floating-point arithmetic, SYNASC 2010";
+const std::string kJG =
+    "Jean, Graillat, A parallel algorithm for dot product over word-size finite field using "
+    "floating-point arithmetic, SYNASC 2010";
 
 AlgoEntry gmp_entry() {
   AlgoEntry e("moddot", "moddot-gmp", "cpu",
@@ -230,11 +240,12 @@ struct FlintRegistrar {
   FlintRegistrar() {
     if (!flint_api()) return;
     registry().add(AlgoEntry("moddot", "moddot-flint", "cpu",
-        "FLINT _nmod_vec_dot (libflint loaded at run time; limb vectors converted before timing)")
-        .promises(Guarantee::exact).promises_reproducible()
-        .maker([](const Problem& pr, const Params&) -> std::unique_ptr<Kernel> {
-          return std::make_unique<FlintKernel>(pr, prime_of(pr.data));
-        }));
+                             "FLINT _nmod_vec_dot (libflint loaded at run time; limb vectors converted before timing)")
+                       .promises(Guarantee::exact)
+                       .promises_reproducible()
+                       .maker([](const Problem& pr, const Params&) -> std::unique_ptr<Kernel> {
+                         return std::make_unique<FlintKernel>(pr, prime_of(pr.data));
+                       }));
   }
 } reg_flint;
 #endif

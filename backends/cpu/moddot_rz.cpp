@@ -51,7 +51,7 @@ __attribute__((noinline)) Sums abgd_block_rz(const double* x, const double* y, i
   const double s5 = 0x1p131, s4 = 0x1p105, s3 = 0x1p78;
   double A = 0, B = 0, C = 0, D = 0;
   for (int64_t i = 0; i < n; ++i) {
-    double h = x[i] * y[i];                // TwoProduct (Algorithm 1): a b = h + r, 0 <= r
+    double h = x[i] * y[i];  // TwoProduct (Algorithm 1): a b = h + r, 0 <= r
     double r = std::fma(x[i], y[i], -h);
     double al, be, ga, de, ep;
     extract(s5, h, al, be);

@@ -1,5 +1,6 @@
-// Correctly rounded, reproducible sum and dot on one core (Collange, Defour, Graillat, Iakymchuk, "Numerical reproducibility for the parallel reduction on multi- and many-core architectures", 2015; registered as `superacc`
-// and `superacc-dot` on the cpu backend). The host kernels here are shared by cpu-mt and mpi.
+// Correctly rounded, reproducible sum and dot on one core (Collange, Defour, Graillat, Iakymchuk, "Numerical
+// reproducibility for the parallel reduction on multi- and many-core architectures", 2015; registered as `superacc` and
+// `superacc-dot` on the cpu backend). The host kernels here are shared by cpu-mt and mpi.
 //
 // Levels of Collange et al. 2015 on a CPU core:
 //   level 1 (fpe = 2..8): SIMD floating-point expansions (Alg. 2), 8 interleaved expansions in
@@ -32,7 +33,7 @@
 namespace accsum::cpu {
 namespace {
 
-constexpr int64_t kBlock = 1024;        // terms per block: a special slot stays below 2^63
+constexpr int64_t kBlock = 1024;  // terms per block: a special slot stays below 2^63
 // Interleaved tables give fewer store-to-load chains when many terms share a slot, but each
 // adds 32 KiB that must stay in L1 at range 1e300. Narrow data (range 1, where slots were hot)
 // now takes the extraction path, so one table is enough.
@@ -274,8 +275,10 @@ void sum_tables(const double* x, int64_t n, Superacc& acc) {
     } else {
       --skip;
     }
-    if (e + kPrefetchAhead <= n) tables_add_range<true>(t, x, s, e, acc);  // prefetches stay inside x
-    else tables_add_range<false>(t, x, s, e, acc);
+    if (e + kPrefetchAhead <= n)
+      tables_add_range<true>(t, x, s, e, acc);  // prefetches stay inside x
+    else
+      tables_add_range<false>(t, x, s, e, acc);
     fast_terms += e - s;
     bool special = false;
     for (int k = 0; k < kTables; ++k) special |= t[k].touched_special();
@@ -481,8 +484,10 @@ void dot_vec(const double* x, const double* y, int64_t n, SuperaccDot& acc) {
     if (N == 0) {
       if (skip == 0) {
         unsigned emax, emin;
-        if (ahead) product_span<true>(x + s, y + s, e - s, emax, emin);
-        else product_span<false>(x + s, y + s, e - s, emax, emin);
+        if (ahead)
+          product_span<true>(x + s, y + s, e - s, emax, emin);
+        else
+          product_span<false>(x + s, y + s, e - s, emax, emin);
         if (narrow_products(emax, emin)) {
           narrow_dot_block(x + s, y + s, e - s, emax, acc);
           fast_terms += e - s;  // all products nonzero
@@ -536,13 +541,17 @@ void dot_vec(const double* x, const double* y, int64_t n, SuperaccDot& acc) {
 
 template <int N>
 void sum_fpe_dispatch(const double* x, int64_t n, bool early_exit, Superacc& acc) {
-  if (early_exit) sum_fpe<N, true>(x, n, acc);
-  else sum_fpe<N, false>(x, n, acc);
+  if (early_exit)
+    sum_fpe<N, true>(x, n, acc);
+  else
+    sum_fpe<N, false>(x, n, acc);
 }
 template <int N>
 void dot_dispatch(const double* x, const double* y, int64_t n, bool early_exit, SuperaccDot& acc) {
-  if (early_exit) dot_vec<N, true>(x, y, n, acc);
-  else dot_vec<N, false>(x, y, n, acc);
+  if (early_exit)
+    dot_vec<N, true>(x, y, n, acc);
+  else
+    dot_vec<N, false>(x, y, n, acc);
 }
 
 }  // namespace
@@ -553,38 +562,59 @@ void superacc_sum_accumulate(const double* x, int64_t n, const SuperaccConfig& c
     return;
   }
   switch (cfg.fpe) {
-    case 0: return sum_tables(x, n, acc);
-    case 2: return sum_fpe_dispatch<2>(x, n, cfg.early_exit, acc);
-    case 3: return sum_fpe_dispatch<3>(x, n, cfg.early_exit, acc);
-    case 4: return sum_fpe_dispatch<4>(x, n, cfg.early_exit, acc);
-    case 6: return sum_fpe_dispatch<6>(x, n, cfg.early_exit, acc);
-    case 8: return sum_fpe_dispatch<8>(x, n, cfg.early_exit, acc);
+    case 0:
+      return sum_tables(x, n, acc);
+    case 2:
+      return sum_fpe_dispatch<2>(x, n, cfg.early_exit, acc);
+    case 3:
+      return sum_fpe_dispatch<3>(x, n, cfg.early_exit, acc);
+    case 4:
+      return sum_fpe_dispatch<4>(x, n, cfg.early_exit, acc);
+    case 6:
+      return sum_fpe_dispatch<6>(x, n, cfg.early_exit, acc);
+    case 8:
+      return sum_fpe_dispatch<8>(x, n, cfg.early_exit, acc);
   }
   throw UsageError("superacc: fpe=" + std::to_string(cfg.fpe) + " not supported (0, 2, 3, 4, 6, 8)");
 }
 
-void superacc_dot_accumulate(const double* x, const double* y, int64_t n, const SuperaccConfig& cfg,
-                             SuperaccDot& acc) {
+void superacc_dot_accumulate(const double* x, const double* y, int64_t n, const SuperaccConfig& cfg, SuperaccDot& acc) {
   if (n < cfg.small_n) {
     for (int64_t i = 0; i < n; ++i) acc.add_product(x[i], y[i]);
     return;
   }
   switch (cfg.fpe) {
-    case 0: return dot_dispatch<0>(x, y, n, cfg.early_exit, acc);
-    case 2: return dot_dispatch<2>(x, y, n, cfg.early_exit, acc);
-    case 3: return dot_dispatch<3>(x, y, n, cfg.early_exit, acc);
-    case 4: return dot_dispatch<4>(x, y, n, cfg.early_exit, acc);
-    case 6: return dot_dispatch<6>(x, y, n, cfg.early_exit, acc);
-    case 8: return dot_dispatch<8>(x, y, n, cfg.early_exit, acc);
+    case 0:
+      return dot_dispatch<0>(x, y, n, cfg.early_exit, acc);
+    case 2:
+      return dot_dispatch<2>(x, y, n, cfg.early_exit, acc);
+    case 3:
+      return dot_dispatch<3>(x, y, n, cfg.early_exit, acc);
+    case 4:
+      return dot_dispatch<4>(x, y, n, cfg.early_exit, acc);
+    case 6:
+      return dot_dispatch<6>(x, y, n, cfg.early_exit, acc);
+    case 8:
+      return dot_dispatch<8>(x, y, n, cfg.early_exit, acc);
   }
   throw UsageError("superacc-dot: fpe=" + std::to_string(cfg.fpe) + " not supported (0, 2, 3, 4, 6, 8)");
 }
 
 std::vector<ParamSpec> superacc_params(int default_fpe, int default_early_exit) {
-  return {ParamSpec{"fpe", "floating-point expansion size of level 1 (0 = superaccumulator only)", true, 0, 8,
-                    {"0", "2", "3", "4", "6", "8"}, std::to_string(default_fpe)},
-          ParamSpec{"early_exit", "stop the expansion update once the error is zero (1) or not (0)", true, 0, 1,
-                    {"0", "1"}, std::to_string(default_early_exit)}};
+  return {ParamSpec{"fpe",
+                    "floating-point expansion size of level 1 (0 = superaccumulator only)",
+                    true,
+                    0,
+                    8,
+                    {"0", "2", "3", "4", "6", "8"},
+                    std::to_string(default_fpe)},
+          ParamSpec{"early_exit",
+                    "stop the expansion update once the error is zero (1) or not (0)",
+                    true,
+                    0,
+                    1,
+                    {"0", "1"},
+                    std::to_string(default_early_exit)}};
 }
 
 SuperaccConfig superacc_config(const Params& p) {
@@ -629,30 +659,32 @@ class DotKernel : public ScalarKernel {
 template <class SA, bool DOT>
 std::unique_ptr<MergeableState> superacc_state(const Params& q) {
   return std::make_unique<SuperaccState<SA>>([c = superacc_config(q)](const Problem& s, SA& acc) {
-    if constexpr (DOT) superacc_dot_accumulate(s.x, s.y, s.n, c, acc);
-    else superacc_sum_accumulate(s.x, s.n, c, acc);
+    if constexpr (DOT)
+      superacc_dot_accumulate(s.x, s.y, s.n, c, acc);
+    else
+      superacc_sum_accumulate(s.x, s.n, c, acc);
   });
 }
 
 // Defaults: the fastest configuration measured on one core (n = 2^26, log-uniform, range 1e50).
 Registrar reg_sum(AlgoEntry("sum", "superacc", "cpu",
-    "correctly rounded sum: FP expansion + exponent-indexed chunks + superaccumulator")
-    .promises(Guarantee::correctly_rounded)
-    .promises_reproducible()
-    .with_params(superacc_params(0, 0))
-    .maker([](const Problem& p, const Params& q) -> std::unique_ptr<Kernel> {
-      return std::make_unique<SumKernel>(p, superacc_config(q));
-    })
-    .mergeable(superacc_state<Superacc, false>));
+                            "correctly rounded sum: FP expansion + exponent-indexed chunks + superaccumulator")
+                      .promises(Guarantee::correctly_rounded)
+                      .promises_reproducible()
+                      .with_params(superacc_params(0, 0))
+                      .maker([](const Problem& p, const Params& q) -> std::unique_ptr<Kernel> {
+                        return std::make_unique<SumKernel>(p, superacc_config(q));
+                      })
+                      .mergeable(superacc_state<Superacc, false>));
 Registrar reg_dot(AlgoEntry("dot", "superacc-dot", "cpu",
-    "correctly rounded dot: exact products (TwoProductFMA) into a superaccumulator")
-    .promises(Guarantee::correctly_rounded)
-    .promises_reproducible()
-    .with_params(superacc_params(0, 0))
-    .maker([](const Problem& p, const Params& q) -> std::unique_ptr<Kernel> {
-      return std::make_unique<DotKernel>(p, superacc_config(q));
-    })
-    .mergeable(superacc_state<SuperaccDot, true>));
+                            "correctly rounded dot: exact products (TwoProductFMA) into a superaccumulator")
+                      .promises(Guarantee::correctly_rounded)
+                      .promises_reproducible()
+                      .with_params(superacc_params(0, 0))
+                      .maker([](const Problem& p, const Params& q) -> std::unique_ptr<Kernel> {
+                        return std::make_unique<DotKernel>(p, superacc_config(q));
+                      })
+                      .mergeable(superacc_state<SuperaccDot, true>));
 
 }  // namespace
 }  // namespace accsum::cpu

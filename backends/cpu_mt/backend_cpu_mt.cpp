@@ -31,8 +31,9 @@ Registrar reg_cpu_mt(BackendInfo{
       });
       return ok.load();
     },
-    [] { return std::to_string(default_threads()) + " threads"; }}
-    .ranked_for_best(1));
+    [] {
+      return std::to_string(default_threads()) + " threads";
+    }}.ranked_for_best(1));
 }  // namespace
 
 }  // namespace accsum::cpu_mt

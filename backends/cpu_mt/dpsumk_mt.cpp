@@ -139,8 +139,12 @@ double fused(const double* x, const double* y, int64_t n, int K, bool dekker, in
 class MtKernel : public ScalarKernel {
  public:
   MtKernel(const Problem& pb, const Params& p, bool dot)
-      : pb_(pb), K_(dp_K(p)), tree_(dp_variant(p) == DpVariant::tree), dot_(dot),
-        dekker_(dot && dp_dekker(p)), threads_(threads_of(p)) {}
+      : pb_(pb),
+        K_(dp_K(p)),
+        tree_(dp_variant(p) == DpVariant::tree),
+        dot_(dot),
+        dekker_(dot && dp_dekker(p)),
+        threads_(threads_of(p)) {}
   double run() override {
     if (dot_)
       return tree_ ? dot_tree(pb_.x, pb_.y, pb_.n, K_, dekker_, threads_)
@@ -162,17 +166,17 @@ std::vector<ParamSpec> params(bool dot) {
 }
 
 Registrar reg_sum(dp_entry(false, "cpu-mt", "DPSumK on all cores (tree or fused; same bits as cpu)")
-    .with_params(params(false))
-    .maker([](const Problem& pb, const Params& p) -> std::unique_ptr<Kernel> {
-                              return std::make_unique<MtKernel>(pb, p, false);
-                            })
-    .shapes(thread_variants));
+                      .with_params(params(false))
+                      .maker([](const Problem& pb, const Params& p) -> std::unique_ptr<Kernel> {
+                        return std::make_unique<MtKernel>(pb, p, false);
+                      })
+                      .shapes(thread_variants));
 Registrar reg_dot(dp_entry(true, "cpu-mt", "DPDotK on all cores (tree or fused; same bits as cpu)")
-    .with_params(params(true))
-    .maker([](const Problem& pb, const Params& p) -> std::unique_ptr<Kernel> {
-                              return std::make_unique<MtKernel>(pb, p, true);
-                            })
-    .shapes(thread_variants));
+                      .with_params(params(true))
+                      .maker([](const Problem& pb, const Params& p) -> std::unique_ptr<Kernel> {
+                        return std::make_unique<MtKernel>(pb, p, true);
+                      })
+                      .shapes(thread_variants));
 
 }  // namespace
 }  // namespace accsum::cpu_mt

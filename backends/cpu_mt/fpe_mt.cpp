@@ -12,9 +12,9 @@
 namespace accsum {
 namespace {
 
+using cpu_mt::thread_variants;
 using cpu_mt::threads_of;
 using cpu_mt::threads_param;
-using cpu_mt::thread_variants;
 
 std::unique_ptr<Kernel> threaded(const Problem& p, const Params& prm, FpeBatchFn f, const char* what) {
   return std::make_unique<FpePairKernel>(p, f, what, threads_of(prm));
@@ -26,21 +26,30 @@ template <int R>
 FpeBatchFn simd_op(SimdOp op) {
   using namespace fpe_simd;
   switch (op) {
-    case kSafe: return batch<R, add_safe<R>>;
-    case kFast: return batch<R, add_fast<R>>;
-    case kMul: return batch<R, mul_plain<R>>;
-    case kMulRenorm: break;
+    case kSafe:
+      return batch<R, add_safe<R>>;
+    case kFast:
+      return batch<R, add_fast<R>>;
+    case kMul:
+      return batch<R, mul_plain<R>>;
+    case kMulRenorm:
+      break;
   }
   return batch<R, mul_renorm<R>>;
 }
 
 FpeBatchFn simd_for(int R, SimdOp op) {
   switch (R) {
-    case 2: return simd_op<2>(op);
-    case 4: return simd_op<4>(op);
-    case 8: return simd_op<8>(op);
-    case 16: return simd_op<16>(op);
-    case 32: return simd_op<32>(op);
+    case 2:
+      return simd_op<2>(op);
+    case 4:
+      return simd_op<4>(op);
+    case 8:
+      return simd_op<8>(op);
+    case 16:
+      return simd_op<16>(op);
+    case 32:
+      return simd_op<32>(op);
   }
   throw UsageError("R = " + std::to_string(R) + " is not one of 2, 4, 8, 16, 32");
 }

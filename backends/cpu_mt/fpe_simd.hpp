@@ -146,8 +146,12 @@ void batch(const double* x, const double* y, double* out, int64_t count) {
 }
 
 template <int R>
-void mul_plain(const Block<R>& x, const Block<R>& y, Block<R>& p) { mul(x, y, p, false); }
+void mul_plain(const Block<R>& x, const Block<R>& y, Block<R>& p) {
+  mul(x, y, p, false);
+}
 template <int R>
-void mul_renorm(const Block<R>& x, const Block<R>& y, Block<R>& p) { mul(x, y, p, true); }
+void mul_renorm(const Block<R>& x, const Block<R>& y, Block<R>& p) {
+  mul(x, y, p, true);
+}
 
 }  // namespace accsum::fpe_simd

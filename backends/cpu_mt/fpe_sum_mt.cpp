@@ -45,7 +45,7 @@ struct AvxOps {
 };
 
 constexpr int kVecLanes = 4;
-constexpr int kVecs = 4;                     // vectors of lanes in flight: independent step chains
+constexpr int kVecs = 4;                        // vectors of lanes in flight: independent step chains
 constexpr int kBlockLanes = kVecs * kVecLanes;  // Q
 // Blocks of a tile: 1024 lanes, whose states (16 KiB a term) stay in L1 / L2 between rounds.
 constexpr int64_t kTileBlocks = 64;
@@ -216,11 +216,16 @@ double fpe_acc_mt(const double* x, const double* y, int64_t n, int R, int thread
   if (n <= 0) return 0.0;
   const bool dot = y != nullptr;
   switch (R) {
-    case 2: return dot ? fpe_acc_mt<2, true>(x, y, n, threads) : fpe_acc_mt<2, false>(x, y, n, threads);
-    case 4: return dot ? fpe_acc_mt<4, true>(x, y, n, threads) : fpe_acc_mt<4, false>(x, y, n, threads);
-    case 8: return dot ? fpe_acc_mt<8, true>(x, y, n, threads) : fpe_acc_mt<8, false>(x, y, n, threads);
-    case 16: return fpe_acc_mt_generic<16>(x, y, n, threads);
-    default: return fpe_acc_mt_generic<32>(x, y, n, threads);
+    case 2:
+      return dot ? fpe_acc_mt<2, true>(x, y, n, threads) : fpe_acc_mt<2, false>(x, y, n, threads);
+    case 4:
+      return dot ? fpe_acc_mt<4, true>(x, y, n, threads) : fpe_acc_mt<4, false>(x, y, n, threads);
+    case 8:
+      return dot ? fpe_acc_mt<8, true>(x, y, n, threads) : fpe_acc_mt<8, false>(x, y, n, threads);
+    case 16:
+      return fpe_acc_mt_generic<16>(x, y, n, threads);
+    default:
+      return fpe_acc_mt_generic<32>(x, y, n, threads);
   }
 }
 
@@ -249,7 +254,8 @@ AlgoEntry entry(bool dot, const char* summary) {
 }
 
 Registrar reg_sum(entry(false, "R-term expansion accumulator on all cores, AVX2 (same bits as cpu)"));
-Registrar reg_dot(entry(true, "R-term expansion accumulator of the exact products on all cores, AVX2 (same bits as cpu)"));
+Registrar reg_dot(entry(true,
+                        "R-term expansion accumulator of the exact products on all cores, AVX2 (same bits as cpu)"));
 
 }  // namespace
 }  // namespace accsum::cpu_mt

@@ -26,8 +26,7 @@ class MtGemmKernel : public Kernel {
     const int64_t blocks = (p_.cols + kHostColumnBlock - 1) / kHostColumnBlock;
     const int threads = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(threads_, blocks)));
     cpu_mt::parallel_chunks(blocks, threads, [&](int, int64_t b, int64_t e) {
-      if (b < e)
-        host_gemm_columns(p_, s_, out_.data(), b * kHostColumnBlock, std::min(p_.cols, e * kHostColumnBlock));
+      if (b < e) host_gemm_columns(p_, s_, out_.data(), b * kHostColumnBlock, std::min(p_.cols, e * kHostColumnBlock));
     });
   }
   Result result() override { return Result{std::vector<double>(out_.begin(), out_.end())}; }

@@ -79,27 +79,30 @@ std::unique_ptr<Kernel> make_plain(const Problem& p, const Params& prm) {
 // and the error is at most gamma_h S (Higham 2002 §4.2); one more factor for a dot's products.
 int64_t plain_depth(int64_t n, const Params& prm) { return n / kLanes + threads_of(prm) + 5; }
 
-Registrar reg_sum(AlgoEntry("sum", "naive", "cpu-mt",
-    "plain threaded sum, 16 accumulators per thread (AVX2; cpu-mt baseline)")
-    .baseline()
-    .with_params({threads_param()})
-    .maker(make_plain)
-    .within_domain(bounds::sum_domain)
-    .bounded_by([](const Params& prm, const ExactFacts& f) { return bounds::tree_sum(plain_depth(f.n, prm), f.sum_abs); },
-                "gamma_h S, h = n/16 + threads + 5: Higham 2002 §4.2")
-    .shapes(thread_variants));
+Registrar reg_sum(
+    AlgoEntry("sum", "naive", "cpu-mt", "plain threaded sum, 16 accumulators per thread (AVX2; cpu-mt baseline)")
+        .baseline()
+        .with_params({threads_param()})
+        .maker(make_plain)
+        .within_domain(bounds::sum_domain)
+        .bounded_by([](const Params& prm,
+                       const ExactFacts& f) { return bounds::tree_sum(plain_depth(f.n, prm), f.sum_abs); },
+                    "gamma_h S, h = n/16 + threads + 5: Higham 2002 §4.2")
+        .shapes(thread_variants));
 
-Registrar reg_dot(AlgoEntry("dot", "dot", "cpu-mt",
-    "plain threaded dot, 16 accumulators per thread (AVX2; cpu-mt baseline)")
-    .baseline()
-    .with_params({threads_param()})
-    .maker(make_plain)
-    .within_domain(bounds::dot_domain)
-    .bounded_by([](const Params& prm, const ExactFacts& f) {
-      return bounds::add_up(bounds::tree_sum(plain_depth(f.n, prm) + 1, f.sum_abs), bounds::underflow_term(f.n));
-    },
-                "gamma_{h+1} S, h = n/16 + threads + 5 (Higham 2002 §3.1, §4.2) + n eta for products that underflow")
-    .shapes(thread_variants));
+Registrar reg_dot(
+    AlgoEntry("dot", "dot", "cpu-mt", "plain threaded dot, 16 accumulators per thread (AVX2; cpu-mt baseline)")
+        .baseline()
+        .with_params({threads_param()})
+        .maker(make_plain)
+        .within_domain(bounds::dot_domain)
+        .bounded_by(
+            [](const Params& prm, const ExactFacts& f) {
+              return bounds::add_up(bounds::tree_sum(plain_depth(f.n, prm) + 1, f.sum_abs),
+                                    bounds::underflow_term(f.n));
+            },
+            "gamma_{h+1} S, h = n/16 + threads + 5 (Higham 2002 §3.1, §4.2) + n eta for products that underflow")
+        .shapes(thread_variants));
 
 }  // namespace
 }  // namespace accsum::cpu_mt

@@ -1,8 +1,7 @@
-// Correctly rounded, reproducible sum and dot on all cores (Collange, Defour, Graillat, Iakymchuk 2015, levels 1-4 on a CPU):
-// each thread runs the single-core kernel of backends/cpu/superacc_cpu.cpp (SIMD expansions,
-// chunk table, superaccumulator) on its static slice; the per-thread superaccumulators are
-// merged (integer digit additions: exact, so the result does not depend on the thread count
-// or the order) and rounded once.
+// Correctly rounded, reproducible sum and dot on all cores (Collange, Defour, Graillat, Iakymchuk 2015, levels 1-4 on a
+// CPU): each thread runs the single-core kernel of backends/cpu/superacc_cpu.cpp (SIMD expansions, chunk table,
+// superaccumulator) on its static slice; the per-thread superaccumulators are merged (integer digit additions: exact,
+// so the result does not depend on the thread count or the order) and rounded once.
 #include <memory>
 #include <vector>
 
@@ -64,25 +63,25 @@ std::vector<ParamSpec> params() {
 }
 
 Registrar reg_sum(AlgoEntry("sum", "superacc", "cpu-mt",
-    "correctly rounded sum on all cores (per-thread superaccumulators, merged exactly)")
-    .promises(Guarantee::correctly_rounded)
-    .promises_reproducible()
-    .with_params(params())
-    .maker([](const Problem& p, const Params& q) -> std::unique_ptr<Kernel> {
-      return std::make_unique<SuperaccMt<Superacc>>(p, q);
-    })
-    .shapes(thread_variants)
-    .mergeable(superacc_state<Superacc>));
+                            "correctly rounded sum on all cores (per-thread superaccumulators, merged exactly)")
+                      .promises(Guarantee::correctly_rounded)
+                      .promises_reproducible()
+                      .with_params(params())
+                      .maker([](const Problem& p, const Params& q) -> std::unique_ptr<Kernel> {
+                        return std::make_unique<SuperaccMt<Superacc>>(p, q);
+                      })
+                      .shapes(thread_variants)
+                      .mergeable(superacc_state<Superacc>));
 Registrar reg_dot(AlgoEntry("dot", "superacc-dot", "cpu-mt",
-    "correctly rounded dot on all cores (exact products, per-thread superaccumulators)")
-    .promises(Guarantee::correctly_rounded)
-    .promises_reproducible()
-    .with_params(params())
-    .maker([](const Problem& p, const Params& q) -> std::unique_ptr<Kernel> {
-      return std::make_unique<SuperaccMt<SuperaccDot>>(p, q);
-    })
-    .shapes(thread_variants)
-    .mergeable(superacc_state<SuperaccDot>));
+                            "correctly rounded dot on all cores (exact products, per-thread superaccumulators)")
+                      .promises(Guarantee::correctly_rounded)
+                      .promises_reproducible()
+                      .with_params(params())
+                      .maker([](const Problem& p, const Params& q) -> std::unique_ptr<Kernel> {
+                        return std::make_unique<SuperaccMt<SuperaccDot>>(p, q);
+                      })
+                      .shapes(thread_variants)
+                      .mergeable(superacc_state<SuperaccDot>));
 
 }  // namespace
 }  // namespace accsum::cpu_mt

@@ -48,13 +48,14 @@ std::string describe() {
   cudaDriverGetVersion(&drv);
   cudaRuntimeGetVersion(&rt);
   return std::string(prop.name) + ", sm_" + std::to_string(prop.major) + std::to_string(prop.minor) + ", " +
-         std::to_string(prop.multiProcessorCount) + " SMs, " + std::to_string(prop.totalGlobalMem >> 20) +
-         " MiB, L2 " + std::to_string(prop.l2CacheSize >> 20) + " MiB, driver " + std::to_string(drv) +
-         ", runtime " + std::to_string(rt) + "; this process: " + placement::recorded("cuda") + " (" +
+         std::to_string(prop.multiProcessorCount) + " SMs, " + std::to_string(prop.totalGlobalMem >> 20) + " MiB, L2 " +
+         std::to_string(prop.l2CacheSize >> 20) + " MiB, driver " + std::to_string(drv) + ", runtime " +
+         std::to_string(rt) + "; this process: " + placement::recorded("cuda") + " (" +
          placement::rule("ACCSUM_CUDA_DEVICE") + ")";
 }
 
-Registrar reg_cuda(BackendInfo{"cuda", "an NVIDIA GPU through CUDA", available, self_test, describe}.ranked_for_best(0));
+Registrar reg_cuda(
+    BackendInfo{"cuda", "an NVIDIA GPU through CUDA", available, self_test, describe}.ranked_for_best(0));
 
 // ---- CUB DeviceReduce::Sum: the sum family's baseline ----
 class CubSum : public LibraryCallKernel {
@@ -66,7 +67,8 @@ class CubSum : public LibraryCallKernel {
     temp_bytes_ = bytes;
   }
   double run() override {
-    return timed_call([&](double* out) { return cub::DeviceReduce::Sum(temp_.get(), temp_bytes_, in_->x, out, in_->n); });
+    return timed_call(
+        [&](double* out) { return cub::DeviceReduce::Sum(temp_.get(), temp_bytes_, in_->x, out, in_->n); });
   }
 
  private:
@@ -110,20 +112,18 @@ class CublasDot : public CudaKernel {
   EventTimer timer_;
 };
 
-Registrar reg_cub(AlgoEntry("sum", "cub-sum", "cuda",
-    "CUB DeviceReduce::Sum (vendor baseline, not reproducible)")
-    .baseline()
-    .generates_by_index()
-    .maker([](const Problem& p, const Params&) -> std::unique_ptr<Kernel> {
-                              return std::make_unique<CubSum>(p);
-                            }));
-Registrar reg_cublas(AlgoEntry("dot", "cublas-dot", "cuda",
-    "cuBLAS ddot (vendor baseline)")
-    .baseline()
-    .generates_by_index()
-    .maker([](const Problem& p, const Params&) -> std::unique_ptr<Kernel> {
-                                 return std::make_unique<CublasDot>(p);
-                               }));
+Registrar reg_cub(AlgoEntry("sum", "cub-sum", "cuda", "CUB DeviceReduce::Sum (vendor baseline, not reproducible)")
+                      .baseline()
+                      .generates_by_index()
+                      .maker([](const Problem& p, const Params&) -> std::unique_ptr<Kernel> {
+                        return std::make_unique<CubSum>(p);
+                      }));
+Registrar reg_cublas(AlgoEntry("dot", "cublas-dot", "cuda", "cuBLAS ddot (vendor baseline)")
+                         .baseline()
+                         .generates_by_index()
+                         .maker([](const Problem& p, const Params&) -> std::unique_ptr<Kernel> {
+                           return std::make_unique<CublasDot>(p);
+                         }));
 
 }  // namespace
 }  // namespace accsum::cuda

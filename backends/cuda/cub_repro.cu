@@ -54,14 +54,16 @@ class CubRepro : public LibraryCallKernel {
 
 std::unique_ptr<Kernel> make_repro(const Problem& p, const Params&) { return std::make_unique<CubRepro>(p); }
 
-Registrar reg_sum(AlgoEntry("sum", "cub-sum-repro", "cuda",
-    "CUB DeviceReduce::Reduce, determinism gpu_to_gpu (reproducible accumulator; not correctly rounded)")
-    .promises_reproducible()
-    .maker(make_repro));
-Registrar reg_dot(AlgoEntry("dot", "cub-dot-repro", "cuda",
-    "CUB DeviceReduce::TransformReduce of the rounded products, determinism gpu_to_gpu (reproducible)")
-    .promises_reproducible()
-    .maker(make_repro));
+Registrar reg_sum(
+    AlgoEntry("sum", "cub-sum-repro", "cuda",
+              "CUB DeviceReduce::Reduce, determinism gpu_to_gpu (reproducible accumulator; not correctly rounded)")
+        .promises_reproducible()
+        .maker(make_repro));
+Registrar reg_dot(
+    AlgoEntry("dot", "cub-dot-repro", "cuda",
+              "CUB DeviceReduce::TransformReduce of the rounded products, determinism gpu_to_gpu (reproducible)")
+        .promises_reproducible()
+        .maker(make_repro));
 
 }  // namespace
 }  // namespace accsum::cuda

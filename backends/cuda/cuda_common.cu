@@ -32,8 +32,8 @@ int bind_device() {
   ACCSUM_CUDA_CHECK(cudaGetDeviceProperties(&prop, want));
   char bus[32] = {};
   cudaDeviceGetPCIBusId(bus, sizeof bus, want);
-  placement::record("cuda", "device " + std::to_string(want) + " of " + std::to_string(count) + ": " + prop.name +
-                                ", PCI " + bus);
+  placement::record(
+      "cuda", "device " + std::to_string(want) + " of " + std::to_string(count) + ": " + prop.name + ", PCI " + bus);
   return bound;
 }
 
@@ -50,9 +50,10 @@ struct OwnedInput : DeviceInput {
 }  // namespace
 
 std::shared_ptr<const DeviceInput> device_input(const Problem& p) {
-  if (p.on_device) {  // the caller's device arrays (the library's device API): used in place
+  if (p.on_device) {                            // the caller's device arrays (the library's device API): used in place
     constexpr uintptr_t kVectorLoadAlign = 16;  // the kernels load double2
-    const bool aligned = ((reinterpret_cast<uintptr_t>(p.x) | reinterpret_cast<uintptr_t>(p.y)) % kVectorLoadAlign) == 0;
+    const bool aligned =
+        ((reinterpret_cast<uintptr_t>(p.x) | reinterpret_cast<uintptr_t>(p.y)) % kVectorLoadAlign) == 0;
     if (aligned) {
       auto in = std::make_shared<DeviceInput>();
       in->x = p.x;

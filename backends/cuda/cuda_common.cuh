@@ -13,9 +13,9 @@
 namespace accsum::cuda {
 
 [[noreturn]] void throw_cuda(cudaError_t e, const char* what, const char* file, int line);
-#define ACCSUM_CUDA_CHECK(call)                                                        \
-  do {                                                                                 \
-    cudaError_t accsum_err_ = (call);                                                  \
+#define ACCSUM_CUDA_CHECK(call)                                                                         \
+  do {                                                                                                  \
+    cudaError_t accsum_err_ = (call);                                                                   \
     if (accsum_err_ != cudaSuccess) ::accsum::cuda::throw_cuda(accsum_err_, #call, __FILE__, __LINE__); \
   } while (0)
 
@@ -39,7 +39,10 @@ class DeviceBuffer {
   }
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  DeviceBuffer(DeviceBuffer&& o) noexcept : ptr_(o.ptr_), count_(o.count_) { o.ptr_ = nullptr; o.count_ = 0; }
+  DeviceBuffer(DeviceBuffer&& o) noexcept : ptr_(o.ptr_), count_(o.count_) {
+    o.ptr_ = nullptr;
+    o.count_ = 0;
+  }
   DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
     std::swap(ptr_, o.ptr_);
     std::swap(count_, o.count_);

@@ -34,14 +34,22 @@ using TreeFn = void (*)(const double*, const double*, double*, int64_t, int64_t,
 template <bool Dot, bool Dekker, int LPT, bool Ordered>
 FusedFn fused_fn_k(int K) {
   switch (K) {
-    case 2: return fused_kernel<2, Dot, Dekker, LPT, Ordered>;
-    case 3: return fused_kernel<3, Dot, Dekker, LPT, Ordered>;
-    case 4: return fused_kernel<4, Dot, Dekker, LPT, Ordered>;
-    case 5: return fused_kernel<5, Dot, Dekker, LPT, Ordered>;
-    case 6: return fused_kernel<6, Dot, Dekker, LPT, Ordered>;
-    case 7: return fused_kernel<7, Dot, Dekker, LPT, Ordered>;
-    case 8: return fused_kernel<8, Dot, Dekker, LPT, Ordered>;
-    default: return fused_kernel<0, Dot, Dekker, LPT, Ordered>;
+    case 2:
+      return fused_kernel<2, Dot, Dekker, LPT, Ordered>;
+    case 3:
+      return fused_kernel<3, Dot, Dekker, LPT, Ordered>;
+    case 4:
+      return fused_kernel<4, Dot, Dekker, LPT, Ordered>;
+    case 5:
+      return fused_kernel<5, Dot, Dekker, LPT, Ordered>;
+    case 6:
+      return fused_kernel<6, Dot, Dekker, LPT, Ordered>;
+    case 7:
+      return fused_kernel<7, Dot, Dekker, LPT, Ordered>;
+    case 8:
+      return fused_kernel<8, Dot, Dekker, LPT, Ordered>;
+    default:
+      return fused_kernel<0, Dot, Dekker, LPT, Ordered>;
   }
 }
 template <bool Dot, bool Dekker>
@@ -66,26 +74,40 @@ bool ordered_two_sum() {
 }
 MergeFn merge_fn(int K) {
   switch (K) {
-    case 2: return merge_states_kernel<2>;
-    case 3: return merge_states_kernel<3>;
-    case 4: return merge_states_kernel<4>;
-    case 5: return merge_states_kernel<5>;
-    case 6: return merge_states_kernel<6>;
-    case 7: return merge_states_kernel<7>;
-    case 8: return merge_states_kernel<8>;
-    default: return merge_states_kernel<0>;
+    case 2:
+      return merge_states_kernel<2>;
+    case 3:
+      return merge_states_kernel<3>;
+    case 4:
+      return merge_states_kernel<4>;
+    case 5:
+      return merge_states_kernel<5>;
+    case 6:
+      return merge_states_kernel<6>;
+    case 7:
+      return merge_states_kernel<7>;
+    case 8:
+      return merge_states_kernel<8>;
+    default:
+      return merge_states_kernel<0>;
   }
 }
-
 
 class DpFused : public CudaKernel {
  public:
   DpFused(const Problem& p, int K, bool dot, bool dekker)
-      : CudaKernel(p), K_(K), G_(fused_lanes(p.n)), lpt_(lanes_per_thread()),
-        blocks_(std::max<int64_t>(1, ceil_div(G_ / lpt_, kThreads))), a_(K * blocks_),
-        b_(K * ceil_div(blocks_, kThreads)), state_(K) {
+      : CudaKernel(p),
+        K_(K),
+        G_(fused_lanes(p.n)),
+        lpt_(lanes_per_thread()),
+        blocks_(std::max<int64_t>(1, ceil_div(G_ / lpt_, kThreads))),
+        a_(K * blocks_),
+        b_(K * ceil_div(blocks_, kThreads)),
+        state_(K) {
     const bool ord = ordered_two_sum();
-    fn_ = !dot ? fused_fn<false, false>(K, lpt_, ord) : dekker ? fused_fn<true, true>(K, lpt_, ord) : fused_fn<true, false>(K, lpt_, ord);
+    fn_ = !dot     ? fused_fn<false, false>(K, lpt_, ord)
+          : dekker ? fused_fn<true, true>(K, lpt_, ord)
+                   : fused_fn<true, false>(K, lpt_, ord);
     merge_ = merge_fn(K);
   }
   double run() override {
@@ -124,18 +146,28 @@ class DpFused : public CudaKernel {
 template <bool Plain>
 TreeFn tree_fn(Source s) {
   switch (s) {
-    case Source::copy_x: return tree_kernel<Plain, Source::copy_x>;
-    case Source::dot_fma: return tree_kernel<Plain, Source::dot_fma>;
-    case Source::dot_dekker: return tree_kernel<Plain, Source::dot_dekker>;
-    default: return tree_kernel<Plain, Source::in_place>;
+    case Source::copy_x:
+      return tree_kernel<Plain, Source::copy_x>;
+    case Source::dot_fma:
+      return tree_kernel<Plain, Source::dot_fma>;
+    case Source::dot_dekker:
+      return tree_kernel<Plain, Source::dot_dekker>;
+    default:
+      return tree_kernel<Plain, Source::in_place>;
   }
 }
 
 class DpTree : public CudaKernel {
  public:
   DpTree(const Problem& p, int K, bool dot, bool dekker)
-      : CudaKernel(p), K_(K), N_(dot ? 2 * p.n : p.n), first_(!dot ? Source::copy_x : dekker ? Source::dot_dekker : Source::dot_fma),
-        p_(N_ ? N_ : 1), out_(2) {}
+      : CudaKernel(p),
+        K_(K),
+        N_(dot ? 2 * p.n : p.n),
+        first_(!dot     ? Source::copy_x
+               : dekker ? Source::dot_dekker
+                        : Source::dot_fma),
+        p_(N_ ? N_ : 1),
+        out_(2) {}
   double run() override {
     if (in_->n == 0) {
       last_ = 0;
@@ -177,10 +209,14 @@ std::unique_ptr<Kernel> make(const Problem& p, const Params& prm, bool dot) {
   return std::make_unique<DpFused>(p, K, dot, dekker);
 }
 
-Registrar reg_sum(dp_entry(false, "cuda", "DPSumK on the GPU: the paper's DPSum kernel passes (tree) or one fused pass; same bits as cpu")
-    .maker([](const Problem& p, const Params& prm) { return make(p, prm, false); }));
-Registrar reg_dot(dp_entry(true, "cuda", "DPDotK on the GPU: the paper's DPDot/DPSum passes (tree) or one fused pass; same bits as cpu")
-    .maker([](const Problem& p, const Params& prm) { return make(p, prm, true); }));
+Registrar reg_sum(
+    dp_entry(false, "cuda",
+             "DPSumK on the GPU: the paper's DPSum kernel passes (tree) or one fused pass; same bits as cpu")
+        .maker([](const Problem& p, const Params& prm) { return make(p, prm, false); }));
+Registrar reg_dot(
+    dp_entry(true, "cuda",
+             "DPDotK on the GPU: the paper's DPDot/DPSum passes (tree) or one fused pass; same bits as cpu")
+        .maker([](const Problem& p, const Params& prm) { return make(p, prm, true); }));
 
 }  // namespace
 }  // namespace accsum::cuda

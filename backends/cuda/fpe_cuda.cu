@@ -162,7 +162,8 @@ __global__ void fpe_lanes_kernel(const double* __restrict__ x, const double* __r
   const int t = lane & (R - 1);
   const unsigned mask = lanes_mask<R>(lane);
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  for (int64_t base = static_cast<int64_t>(blockIdx.x) * blockDim.x + (threadIdx.x - lane); base < terms; base += stride) {
+  for (int64_t base = static_cast<int64_t>(blockIdx.x) * blockDim.x + (threadIdx.x - lane); base < terms;
+       base += stride) {
     const int64_t i = base + lane;
     const bool in = i < terms;
     double xv = in ? x[i] : 0.0, yv = in ? y[i] : 0.0;
@@ -187,10 +188,14 @@ __global__ void fpe_seq_kernel(const double* __restrict__ x, const double* __res
     if (SHARED)  // R terms: R * 256 bytes per thread
       for (int l = 0; l < R; ++l)
         through_shared(pad + (static_cast<size_t>(threadIdx.x) * R + l) * kSharedDoublesPerTerm, a[l], b[l]);
-    if (OP == kSeqAdd) fpe::seq_add(a, b, s, R);
-    else if (OP == kSeqMul) fpe::seq_mul(a, b, s, R);
-    else if (OP == kQdAdd) qd::add(a, b, s, R);
-    else qd::mul(a, b, s, R);
+    if (OP == kSeqAdd)
+      fpe::seq_add(a, b, s, R);
+    else if (OP == kSeqMul)
+      fpe::seq_mul(a, b, s, R);
+    else if (OP == kQdAdd)
+      qd::add(a, b, s, R);
+    else
+      qd::mul(a, b, s, R);
     for (int l = 0; l < R; ++l) out[k * R + l] = s[l];
   }
 }
@@ -222,7 +227,8 @@ int resident_block(Kern kern, int block, int bytes_per_thread, int step) {
   int best = std::min(limit, step), best_threads = 0;
   for (int b = step; b <= limit; b += step) {
     int blocks = 0;
-    ACCSUM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kern, b, static_cast<size_t>(b) * bytes_per_thread));
+    ACCSUM_CUDA_CHECK(
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kern, b, static_cast<size_t>(b) * bytes_per_thread));
     if (blocks * b >= best_threads) best = b, best_threads = blocks * b;
   }
   return best;
@@ -250,7 +256,8 @@ void launch(Kern kern, const double* x, const double* y, double* out, int64_t it
 template <int R, int OP, bool SHARED>
 void launch_lanes(const double* x, const double* y, double* out, int64_t n, int block) {
   const int64_t terms = n * R;
-  launch(fpe_lanes_kernel<R, OP, SHARED>, x, y, out, terms, terms, block, SHARED ? kSharedBytesPerTerm : 0, kWarpThreads);
+  launch(fpe_lanes_kernel<R, OP, SHARED>, x, y, out, terms, terms, block, SHARED ? kSharedBytesPerTerm : 0,
+         kWarpThreads);
 }
 
 template <int R, int OP, bool SHARED>
@@ -261,18 +268,25 @@ void launch_seq(const double* x, const double* y, double* out, int64_t n, int bl
 // Only the kernel kind the operation has is instantiated.
 template <int R, int OP, bool SHARED>
 LaunchFn launcher() {
-  if constexpr (per_thread(OP)) return launch_seq<R, OP, SHARED>;
-  else return launch_lanes<R, OP, SHARED>;
+  if constexpr (per_thread(OP))
+    return launch_seq<R, OP, SHARED>;
+  else
+    return launch_lanes<R, OP, SHARED>;
 }
 
 template <int OP, bool SHARED>
 LaunchFn pick_r(int R) {
   switch (R) {
-    case 2: return launcher<2, OP, SHARED>();
-    case 4: return launcher<4, OP, SHARED>();
-    case 8: return launcher<8, OP, SHARED>();
-    case 16: return launcher<16, OP, SHARED>();
-    case 32: return launcher<32, OP, SHARED>();
+    case 2:
+      return launcher<2, OP, SHARED>();
+    case 4:
+      return launcher<4, OP, SHARED>();
+    case 8:
+      return launcher<8, OP, SHARED>();
+    case 16:
+      return launcher<16, OP, SHARED>();
+    case 32:
+      return launcher<32, OP, SHARED>();
   }
   throw UsageError("R = " + std::to_string(R) + " is not one of 2, 4, 8, 16, 32");
 }
@@ -285,8 +299,14 @@ LaunchFn pick(int R, bool shared) {
 class FpeCudaKernel : public Kernel {
  public:
   FpeCudaKernel(const Problem& p, LaunchFn fn, std::string what, int block)
-      : n_(p.n), R_(fpe_r_of(p)), fn_(fn), what_(std::move(what)), block_(block),
-        x_(static_cast<size_t>(p.n) * R_), y_(static_cast<size_t>(p.n) * R_), out_(static_cast<size_t>(p.n) * R_) {
+      : n_(p.n),
+        R_(fpe_r_of(p)),
+        fn_(fn),
+        what_(std::move(what)),
+        block_(block),
+        x_(static_cast<size_t>(p.n) * R_),
+        y_(static_cast<size_t>(p.n) * R_),
+        out_(static_cast<size_t>(p.n) * R_) {
     const size_t bytes = static_cast<size_t>(n_) * R_ * sizeof(double);
     EventTimer t;
     t.start();
@@ -304,7 +324,8 @@ class FpeCudaKernel : public Kernel {
   Result result() override {
     Result r{std::vector<double>(static_cast<size_t>(n_) * R_), what_};
     if (n_ > 0)
-      ACCSUM_CUDA_CHECK(cudaMemcpy(r.values.data(), out_.get(), r.values.size() * sizeof(double), cudaMemcpyDeviceToHost));
+      ACCSUM_CUDA_CHECK(
+          cudaMemcpy(r.values.data(), out_.get(), r.values.size() * sizeof(double), cudaMemcpyDeviceToHost));
     return r;
   }
   double last_device_seconds() const override { return last_; }
@@ -322,12 +343,21 @@ class FpeCudaKernel : public Kernel {
 };
 
 std::vector<ParamSpec> cuda_params() {
-  return {ParamSpec{"shared", "memory-constrained case: 256 B of shared memory per expansion term (0 = registers only)",
-                    true, 0, 1, {}, "0"},
+  return {ParamSpec{"shared",
+                    "memory-constrained case: 256 B of shared memory per expansion term (0 = registers only)",
+                    true,
+                    0,
+                    1,
+                    {},
+                    "0"},
           ParamSpec{"block",
                     "threads per block (a multiple of 32); with shared=1 the size up to it that keeps the most "
                     "threads resident",
-                    true, 32, 1024, {}, "256"}};
+                    true,
+                    32,
+                    1024,
+                    {},
+                    "256"}};
 }
 
 AlgoEntry on_cuda(AlgoEntry e) {

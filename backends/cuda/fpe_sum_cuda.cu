@@ -126,8 +126,8 @@ __global__ void __launch_bounds__(kThreads) lanes_kernel(const double* __restric
 
 // Merges `count` states (in[l * count + i]) by blocks of kThreads, continuing the lane tree.
 template <int R>
-__global__ void __launch_bounds__(kThreads) merge_kernel(const double* __restrict__ in, int64_t count,
-                                                         double* __restrict__ out) {
+__global__ void __launch_bounds__(kThreads)
+    merge_kernel(const double* __restrict__ in, int64_t count, double* __restrict__ out) {
   double a[R];
   const int64_t i = int64_t(blockIdx.x) * kThreads + threadIdx.x;
 #pragma unroll
@@ -143,9 +143,16 @@ class FpeAccCuda : public CudaKernel {
   using LanesFn = void (*)(const double*, const double*, int64_t, int64_t, double*);
   using MergeFn = void (*)(const double*, int64_t, double*);
   FpeAccCuda(const Problem& p, int R, int lpt, LanesFn lanes, MergeFn merge)
-      : CudaKernel(p), pb_(p), R_(R), G_(fused_lanes(p.n)),
-        blocks_(std::max<int64_t>(1, ceil_div(G_ / lpt, kThreads))), a_(R * blocks_),
-        b_(R * ceil_div(blocks_, kThreads)), state_(R), lanes_(lanes), merge_(merge) {}
+      : CudaKernel(p),
+        pb_(p),
+        R_(R),
+        G_(fused_lanes(p.n)),
+        blocks_(std::max<int64_t>(1, ceil_div(G_ / lpt, kThreads))),
+        a_(R * blocks_),
+        b_(R * ceil_div(blocks_, kThreads)),
+        state_(R),
+        lanes_(lanes),
+        merge_(merge) {}
   double run() override {
     if (in_->n == 0) {
       last_ = 0;
@@ -186,18 +193,26 @@ std::unique_ptr<Kernel> make_r(const Problem& p, bool dot) {
 
 std::unique_ptr<Kernel> make(const Problem& p, const Params& prm, bool dot) {
   switch (fpe_acc_r(prm)) {
-    case 2: return make_r<2>(p, dot);
-    case 4: return make_r<4>(p, dot);
-    case 8: return make_r<8>(p, dot);
-    case 16: return make_r<16>(p, dot);
-    default: return make_r<32>(p, dot);
+    case 2:
+      return make_r<2>(p, dot);
+    case 4:
+      return make_r<4>(p, dot);
+    case 8:
+      return make_r<8>(p, dot);
+    case 16:
+      return make_r<16>(p, dot);
+    default:
+      return make_r<32>(p, dot);
   }
 }
 
-Registrar reg_sum(fpe_acc_entry(false, "cuda", "R-term expansion accumulator on the GPU: per-lane expansions in registers, shuffle/block lane tree; same bits as cpu")
-    .maker([](const Problem& p, const Params& prm) { return make(p, prm, false); }));
-Registrar reg_dot(fpe_acc_entry(true, "cuda", "R-term expansion accumulator of the exact products on the GPU; same bits as cpu")
-    .maker([](const Problem& p, const Params& prm) { return make(p, prm, true); }));
+Registrar reg_sum(fpe_acc_entry(false, "cuda",
+                                "R-term expansion accumulator on the GPU: per-lane expansions in registers, "
+                                "shuffle/block lane tree; same bits as cpu")
+                      .maker([](const Problem& p, const Params& prm) { return make(p, prm, false); }));
+Registrar reg_dot(fpe_acc_entry(true, "cuda",
+                                "R-term expansion accumulator of the exact products on the GPU; same bits as cpu")
+                      .maker([](const Problem& p, const Params& prm) { return make(p, prm, true); }));
 
 }  // namespace
 }  // namespace accsum::cuda

@@ -105,12 +105,18 @@ const char* algo_name(int comp) { return comp == kNone ? "sgemm" : comp == kKaha
 ParamSpec policy_param(int comp) {
   std::string compiled;
   for (auto& i : tiled_policies(comp)) compiled += (compiled.empty() ? "" : ", ") + i.name;
-  ParamSpec p{"policy",
-              "tiling of the CUDA kernel, BMxBNxBK-TMxTN (block tile, per-thread tile; compensated: -regs/-smc/-smsc, "
-              "where the total s and compensation c live); auto: the one named in backends/cuda/agent/gemm_policy.cuh. "
-              "Compiled into this build: " +
-                  compiled + (kGemmPolicySweep ? " (the whole sweep)" : std::string("; the others need ") + kGemmPolicySweepOption),
-              false, 0, 0, {"auto"}, "auto"};
+  ParamSpec p{
+      "policy",
+      "tiling of the CUDA kernel, BMxBNxBK-TMxTN (block tile, per-thread tile; compensated: -regs/-smc/-smsc, "
+      "where the total s and compensation c live); auto: the one named in backends/cuda/agent/gemm_policy.cuh. "
+      "Compiled into this build: " +
+          compiled +
+          (kGemmPolicySweep ? " (the whole sweep)" : std::string("; the others need ") + kGemmPolicySweepOption),
+      false,
+      0,
+      0,
+      {"auto"},
+      "auto"};
   for (auto& i : sweep_policies(comp)) p.choices.push_back(i.name);
   return p;
 }
@@ -124,8 +130,8 @@ int policy_index(int comp, const std::string& asked) {
   for (size_t i = 0; i < list.size(); ++i)
     if (list[i].name == name) return static_cast<int>(i);
   if (asked != "auto")
-    throw UsageError(std::string(algo_name(comp)) + ": policy " + name + " is not compiled into this build (configure with " +
-                     kGemmPolicySweepOption + ")");
+    throw UsageError(std::string(algo_name(comp)) + ": policy " + name +
+                     " is not compiled into this build (configure with " + kGemmPolicySweepOption + ")");
   throw std::logic_error("gemm policy '" + name + "' is not in the list (check kAuto*Policy)");
 }
 
@@ -165,9 +171,12 @@ class TiledKernel : public GemmCudaKernel {
   void launch() override {
     if (out_.size() == 0) return;
     const gemm_tile::Launch l = args();
-    if (comp_ == kNone) gemm_tile::plain_launch(policy_, l);
-    else if (comp_ == kKahan) gemm_tile::kahan_launch(policy_, l);
-    else gemm_tile::dcs_launch(policy_, l);
+    if (comp_ == kNone)
+      gemm_tile::plain_launch(policy_, l);
+    else if (comp_ == kKahan)
+      gemm_tile::kahan_launch(policy_, l);
+    else
+      gemm_tile::dcs_launch(policy_, l);
   }
 
  private:
@@ -204,15 +213,18 @@ std::unique_ptr<Kernel> make_tiled(const Problem& p, const Params& prm) {
 // ---- the cuBLAS front ----
 
 void check_cublas(cublasStatus_t s, const char* what) {
-  if (s != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(std::string(what) + " failed (cuBLAS status " + std::to_string(s) + ")");
+  if (s != CUBLAS_STATUS_SUCCESS)
+    throw std::runtime_error(std::string(what) + " failed (cuBLAS status " + std::to_string(s) + ")");
 }
 
 __global__ void widen(const float* __restrict__ x, double* __restrict__ y, size_t n) {
-  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n; i += static_cast<size_t>(gridDim.x) * blockDim.x)
+  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<size_t>(gridDim.x) * blockDim.x)
     y[i] = x[i];
 }
 __global__ void narrow(const double* __restrict__ x, float* __restrict__ y, size_t n) {
-  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n; i += static_cast<size_t>(gridDim.x) * blockDim.x)
+  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<size_t>(gridDim.x) * blockDim.x)
     y[i] = __double2float_rn(x[i]);
 }
 unsigned grid_for(size_t n) { return static_cast<unsigned>(std::min<size_t>((n + 255) / 256, 65535)); }
@@ -232,9 +244,11 @@ class CublasKernel : public GemmCudaKernel {
       check_cublas(cublasSetEmulationStrategy(h_, CUBLAS_EMULATION_STRATEGY_EAGER), "cublasSetEmulationStrategy");
       check_cublas(cublasSetFixedPointEmulationMantissaControl(h_, CUDA_EMULATION_MANTISSA_CONTROL_FIXED),
                    "cublasSetFixedPointEmulationMantissaControl");
-      check_cublas(cublasSetFixedPointEmulationMaxMantissaBitCount(h_, bits_), "cublasSetFixedPointEmulationMaxMantissaBitCount");
+      check_cublas(cublasSetFixedPointEmulationMaxMantissaBitCount(h_, bits_),
+                   "cublasSetFixedPointEmulationMaxMantissaBitCount");
     }
-    if (front_ == Front::bf16x9) check_cublas(cublasSetEmulationStrategy(h_, CUBLAS_EMULATION_STRATEGY_EAGER), "cublasSetEmulationStrategy");
+    if (front_ == Front::bf16x9)
+      check_cublas(cublasSetEmulationStrategy(h_, CUBLAS_EMULATION_STRATEGY_EAGER), "cublasSetEmulationStrategy");
   }
   ~CublasKernel() override { cublasDestroy(h_); }
 
@@ -274,9 +288,12 @@ class CublasKernel : public GemmCudaKernel {
   DeviceBuffer<double> da_, db_, dc_;
 };
 
-std::unique_ptr<Kernel> make_front(Front f, const Problem& p, int bits = 0) { return std::make_unique<CublasKernel>(p, f, bits); }
+std::unique_ptr<Kernel> make_front(Front f, const Problem& p, int bits = 0) {
+  return std::make_unique<CublasKernel>(p, f, bits);
+}
 
-Registrar reg_sgemm(AlgoEntry("gemm", "sgemm", "cuda", "tiled float GEMM (--policy: block and thread tiles), products summed plainly in k order")
+Registrar reg_sgemm(AlgoEntry("gemm", "sgemm", "cuda",
+                              "tiled float GEMM (--policy: block and thread tiles), products summed plainly in k order")
                         .promises_reproducible()
                         .with_params({gemm::fma_param(), policy_param(kNone)})
                         .shapes(other_policies<kNone>)
@@ -294,21 +311,25 @@ Registrar reg_dcs(AlgoEntry("gemm", "sgemm-dcs", "cuda", "tiled float GEMM, sele
 Registrar reg_cublas(AlgoEntry("gemm", "cublas-sgemm", "cuda", "cuBLAS SGEMM, CUBLAS_COMPUTE_32F_PEDANTIC (baseline)")
                          .baseline()
                          .maker([](const Problem& p, const Params&) { return make_front(Front::sgemm, p); }));
-Registrar reg_tf32(AlgoEntry("gemm", "cublas-tf32", "cuda", "cuBLAS GEMM on TF32 tensor cores (CUBLAS_COMPUTE_32F_FAST_TF32)")
+Registrar reg_tf32(AlgoEntry("gemm", "cublas-tf32", "cuda",
+                             "cuBLAS GEMM on TF32 tensor cores (CUBLAS_COMPUTE_32F_FAST_TF32)")
                        .maker([](const Problem& p, const Params&) { return make_front(Front::tf32, p); }));
-Registrar reg_bf16x9(AlgoEntry("gemm", "cublas-bf16x9", "cuda",
-                               "cuBLAS FP32 via BF16x9 emulation (CUBLAS_COMPUTE_32F_EMULATED_16BFX9); not supported on "
-                               "Hopper: cuBLAS falls back to SGEMM there")
-                         .maker([](const Problem& p, const Params&) { return make_front(Front::bf16x9, p); }));
-Registrar reg_dgemm(AlgoEntry("gemm", "sgemm-via-dgemm", "cuda", "widen to double, cuBLAS DGEMM (pedantic), round to float")
+Registrar reg_bf16x9(
+    AlgoEntry("gemm", "cublas-bf16x9", "cuda",
+              "cuBLAS FP32 via BF16x9 emulation (CUBLAS_COMPUTE_32F_EMULATED_16BFX9); not supported on "
+              "Hopper: cuBLAS falls back to SGEMM there")
+        .maker([](const Problem& p, const Params&) { return make_front(Front::bf16x9, p); }));
+Registrar reg_dgemm(AlgoEntry("gemm", "sgemm-via-dgemm", "cuda",
+                              "widen to double, cuBLAS DGEMM (pedantic), round to float")
                         .maker([](const Problem& p, const Params&) { return make_front(Front::via_dgemm, p); }));
-Registrar reg_fixed(AlgoEntry("gemm", "cublas-fixedpoint", "cuda",
-                              "widen, cuBLAS fixed-point (INT8 tensor core) DGEMM emulation with --bits mantissa bits, round")
-                        .with_params({ParamSpec{"bits", "mantissa bits of the fixed-point emulation", true, 24, 40,
-                                                {"24", "32", "40"}, "24"}})
-                        .maker([](const Problem& p, const Params& prm) {
-                          return make_front(Front::fixedpoint, p, static_cast<int>(param_int(prm, "bits")));
-                        }));
+Registrar reg_fixed(
+    AlgoEntry("gemm", "cublas-fixedpoint", "cuda",
+              "widen, cuBLAS fixed-point (INT8 tensor core) DGEMM emulation with --bits mantissa bits, round")
+        .with_params({ParamSpec{
+            "bits", "mantissa bits of the fixed-point emulation", true, 24, 40, {"24", "32", "40"}, "24"}})
+        .maker([](const Problem& p, const Params& prm) {
+          return make_front(Front::fixedpoint, p, static_cast<int>(param_int(prm, "bits")));
+        }));
 
 }  // namespace
 }  // namespace accsum::cuda

@@ -32,18 +32,22 @@ namespace {
 using ozaki::kMaxModuli;
 using ozaki::modulus;
 
-constexpr int kTile = 32;             // residue tiles and padding of M, N, K
-constexpr int kRowsPerPass = 8;       // thread rows of a residue tile block (32 x 8 threads)
-constexpr int kPack = 4;              // residues stored per thread and plane (one char4: 4 bytes)
-static_assert(kTile * kRowsPerPass == kTile * (kTile / kPack), "a residue tile block stores its 32 x 32 tile in one pass");
-constexpr int kSummaryChunk = 2048;   // column summaries: entries per block
+constexpr int kTile = 32;        // residue tiles and padding of M, N, K
+constexpr int kRowsPerPass = 8;  // thread rows of a residue tile block (32 x 8 threads)
+constexpr int kPack = 4;         // residues stored per thread and plane (one char4: 4 bytes)
+static_assert(kTile * kRowsPerPass == kTile * (kTile / kPack),
+              "a residue tile block stores its 32 x 32 tile in one pass");
+constexpr int kSummaryChunk = 2048;       // column summaries: entries per block
 constexpr double kInt8PeakOps = 1979e12;  // H100/H200 SXM dense INT8 tensor-core peak (ops/s)
 
 int64_t round_up(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
-unsigned capped(int64_t blocks, int64_t cap) { return static_cast<unsigned>(std::max<int64_t>(1, std::min(blocks, cap))); }
+unsigned capped(int64_t blocks, int64_t cap) {
+  return static_cast<unsigned>(std::max<int64_t>(1, std::min(blocks, cap)));
+}
 
 void check_cublas(cublasStatus_t s, const char* what) {
-  if (s != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(std::string(what) + " failed (cuBLAS status " + std::to_string(s) + ")");
+  if (s != CUBLAS_STATUS_SUCCESS)
+    throw std::runtime_error(std::string(what) + " failed (cuBLAS status " + std::to_string(s) + ")");
 }
 
 // Row summaries of A (M x K, column-major): threads along rows (coalesced), a chunk of columns each.
@@ -69,7 +73,8 @@ __global__ void row_summaries(const float* __restrict__ a, int64_t M, int64_t K,
 __global__ void col_summaries(const float* __restrict__ b, int64_t K, int64_t N, uint32_t* __restrict__ max_bits,
                               int* __restrict__ low) {
   for (int64_t j = blockIdx.x; j < N; j += gridDim.x)
-    for (int64_t k0 = blockIdx.y * static_cast<int64_t>(kSummaryChunk); k0 < K; k0 += gridDim.y * static_cast<int64_t>(kSummaryChunk)) {
+    for (int64_t k0 = blockIdx.y * static_cast<int64_t>(kSummaryChunk); k0 < K;
+         k0 += gridDim.y * static_cast<int64_t>(kSummaryChunk)) {
       uint32_t m = 0;
       int lo = ozaki::kNoLow;
       const int64_t k1 = k0 + kSummaryChunk < K ? k0 + kSummaryChunk : K;
@@ -114,7 +119,8 @@ __global__ void col_norms(const float* __restrict__ b, int64_t K, int64_t N, con
   for (int64_t j = blockIdx.x; j < N; j += gridDim.x) {
     if (max_bits[j] == 0 || ozaki::special_line(max_bits[j])) continue;
     const int top = ozaki::line_top(max_bits[j]);
-    for (int64_t k0 = blockIdx.y * static_cast<int64_t>(kSummaryChunk); k0 < K; k0 += gridDim.y * static_cast<int64_t>(kSummaryChunk)) {
+    for (int64_t k0 = blockIdx.y * static_cast<int64_t>(kSummaryChunk); k0 < K;
+         k0 += gridDim.y * static_cast<int64_t>(kSummaryChunk)) {
       uint64_t n1 = 0, n2 = 0;
       const int64_t k1 = k0 + kSummaryChunk < K ? k0 + kSummaryChunk : K;
       for (int64_t k = k0 + threadIdx.x; k < k1; k += blockDim.x) add_norm_terms(b[k + j * K], top, n1, n2);
@@ -135,8 +141,8 @@ __global__ void col_norms(const float* __restrict__ b, int64_t K, int64_t N, con
 // multiples of kTile). Each entry's scaled integer is computed once; its residues come from
 // 32-bit remainders by constants (residue_symmetric_split: the values of residue_symmetric).
 template <int L>
-__device__ __forceinline__ void store_residues(const float (&v)[kPack], uint32_t line_max, int bits, int8_t* __restrict__ out,
-                                               size_t plane, size_t at) {
+__device__ __forceinline__ void store_residues(const float (&v)[kPack], uint32_t line_max, int bits,
+                                               int8_t* __restrict__ out, size_t plane, size_t at) {
   const bool used = line_max != 0 && !ozaki::special_line(line_max);
   const double factor = used ? ozaki::pow2(bits - ozaki::line_top(line_max)) : 0.0;
   int64_t x[kPack];
@@ -156,15 +162,16 @@ __device__ __forceinline__ void store_residues(const float (&v)[kPack], uint32_t
 // 32 x 32 shared tile (reads coalesced along i; each thread then stores kPack consecutive k of one
 // row i, a char4 per plane).
 template <int L>
-__global__ void __launch_bounds__(kTile* kRowsPerPass) residues_rows(const float* __restrict__ a, int64_t M, int64_t K,
-                                                                     int64_t Mp, int64_t Kp, const uint32_t* __restrict__ max_bits,
-                                                                     int bits, int8_t* __restrict__ out) {
+__global__ void __launch_bounds__(kTile* kRowsPerPass)
+    residues_rows(const float* __restrict__ a, int64_t M, int64_t K, int64_t Mp, int64_t Kp,
+                  const uint32_t* __restrict__ max_bits, int bits, int8_t* __restrict__ out) {
   __shared__ float tile[kTile][kTile + 1];  // [i - i0][k - k0]; rows of 33: the char4 reads hit 32 banks
   const int tx = threadIdx.x, ty = threadIdx.y;
   const int row = (ty * kTile + tx) / (kTile / kPack), quad = (ty * kTile + tx) % (kTile / kPack);
   const size_t plane = static_cast<size_t>(Mp * Kp);
   for (int64_t i0 = blockIdx.y * static_cast<int64_t>(kTile); i0 < Mp; i0 += gridDim.y * static_cast<int64_t>(kTile))
-    for (int64_t k0 = blockIdx.x * static_cast<int64_t>(kTile); k0 < Kp; k0 += gridDim.x * static_cast<int64_t>(kTile)) {
+    for (int64_t k0 = blockIdx.x * static_cast<int64_t>(kTile); k0 < Kp;
+         k0 += gridDim.x * static_cast<int64_t>(kTile)) {
       for (int r = ty; r < kTile; r += kRowsPerPass) {
         const int64_t i = i0 + tx, k = k0 + r;
         tile[tx][r] = i < M && k < K ? a[i + k * M] : 0.0f;
@@ -206,7 +213,8 @@ __global__ void residues_cols(const float* __restrict__ b, int64_t K, int64_t N,
 // Between inner blocks: each int32 plane l reduced mod p_l (so the next block's sum stays exact).
 template <int L>
 __global__ void reduce_planes(int32_t* __restrict__ t, size_t plane) {
-  for (size_t e = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; e < plane; e += gridDim.x * static_cast<size_t>(blockDim.x))
+  for (size_t e = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; e < plane;
+       e += gridDim.x * static_cast<size_t>(blockDim.x))
 #pragma unroll
     for (int l = 0; l < L; ++l) t[l * plane + e] %= modulus(l);
 }
@@ -228,7 +236,8 @@ template <int L>
 __global__ void combine(const int32_t* __restrict__ t, CombineArgs g, ozaki::CrtLimbs crt, float* __restrict__ out) {
   for (int64_t j = blockIdx.y; j < g.N; j += gridDim.y) {
     const uint32_t cb = g.col_max[j];
-    for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < g.M; i += gridDim.x * static_cast<int64_t>(blockDim.x)) {
+    for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < g.M;
+         i += gridDim.x * static_cast<int64_t>(blockDim.x)) {
       const uint32_t ra = g.row_max[i];
       const size_t e = static_cast<size_t>(i + j * g.M);
       if (g.alpha != 0.0f && (ozaki::special_line(ra) || ozaki::special_line(cb))) {
@@ -282,7 +291,12 @@ DeviceBuffer<T> upload(const T* host, size_t n) {
 class OzakiCudaKernel : public Kernel {
  public:
   OzakiCudaKernel(const Problem& p, int moduli, ozaki::Accuracy accuracy)
-      : p_(p), moduli_(moduli), accuracy_(accuracy), Mp_(round_up(p.rows, kTile)), Np_(round_up(p.cols, kTile)), Kp_(round_up(p.inner, kTile)) {
+      : p_(p),
+        moduli_(moduli),
+        accuracy_(accuracy),
+        Mp_(round_up(p.rows, kTile)),
+        Np_(round_up(p.cols, kTile)),
+        Kp_(round_up(p.inner, kTile)) {
     alpha_ = gemm::data_float(p.data, "alpha", 1.0f);
     beta_ = gemm::data_float(p.data, "beta", 0.0f);
     const int planes = moduli_ == 0 ? kMaxModuli : moduli_;
@@ -401,7 +415,8 @@ class OzakiCudaKernel : public Kernel {
 
   // One int8 GEMM per modulus and inner block: T_l (+)= A_l^T B_l, column-major Mp x Np.
   void multiply() {
-    const size_t pa = static_cast<size_t>(Mp_ * Kp_), pb = static_cast<size_t>(Kp_ * Np_), pt = static_cast<size_t>(Mp_ * Np_);
+    const size_t pa = static_cast<size_t>(Mp_ * Kp_), pb = static_cast<size_t>(Kp_ * Np_),
+                 pt = static_cast<size_t>(Mp_ * Np_);
     const int32_t one = 1, zero = 0;
     for (int64_t k0 = 0; k0 < Kp_; k0 += ozaki::kBlockK) {
       const int kb = static_cast<int>(std::min<int64_t>(ozaki::kBlockK, Kp_ - k0));
@@ -412,16 +427,17 @@ class OzakiCudaKernel : public Kernel {
       for (int l = 0; l < plan_.moduli; ++l)
         check_cublas(cublasGemmEx(h_, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(Mp_), static_cast<int>(Np_), kb, &one,
                                   ra_.get() + l * pa + k0, CUDA_R_8I, static_cast<int>(Kp_), rb_.get() + l * pb + k0,
-                                  CUDA_R_8I, static_cast<int>(Kp_), k0 > 0 ? &one : &zero, t_.get() + l * pt, CUDA_R_32I,
-                                  static_cast<int>(Mp_), CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT),
+                                  CUDA_R_8I, static_cast<int>(Kp_), k0 > 0 ? &one : &zero, t_.get() + l * pt,
+                                  CUDA_R_32I, static_cast<int>(Mp_), CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT),
                      "cublasGemmEx (int8)");
     }
   }
 
   template <int L>
   void combine_entries() {
-    CombineArgs g{p_.rows, p_.cols,  p_.inner, Mp_,    static_cast<size_t>(Mp_ * Np_), row_max_.get(), col_max_.get(),
-                  plan_.bits_a, plan_.bits_b, alpha_, beta_, a_.get(), b_.get(), c_.get()};
+    CombineArgs g{p_.rows,        p_.cols,        p_.inner,     Mp_,          static_cast<size_t>(Mp_ * Np_),
+                  row_max_.get(), col_max_.get(), plan_.bits_a, plan_.bits_b, alpha_,
+                  beta_,          a_.get(),       b_.get(),     c_.get()};
     dim3 grid(capped((p_.rows + 255) / 256, 1 << 20), capped(p_.cols, 65535));
     combine<L><<<grid, 256>>>(t_.get(), g, ozaki::make_crt_limbs(ozaki::make_crt(L)), out_.get());
   }

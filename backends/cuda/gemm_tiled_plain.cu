@@ -7,8 +7,10 @@ namespace accsum::cuda::gemm_tile {
 
 std::vector<PolicyInfo> plain_policies() { return infos_of<gemm::kNone>(PlainGemmPolicies{}); }
 void plain_launch(int policy, const Launch& l) {
-  if (l.fma) launch_in<gemm::kNone, true>(PlainGemmPolicies{}, policy, l);
-  else launch_in<gemm::kNone, false>(PlainGemmPolicies{}, policy, l);
+  if (l.fma)
+    launch_in<gemm::kNone, true>(PlainGemmPolicies{}, policy, l);
+  else
+    launch_in<gemm::kNone, false>(PlainGemmPolicies{}, policy, l);
 }
 KernelFacts plain_facts(int policy, const Launch& l) {
   return l.fma ? facts_in<gemm::kNone, true>(PlainGemmPolicies{}, policy, l)

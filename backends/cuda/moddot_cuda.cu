@@ -170,7 +170,13 @@ constexpr long long kMaxPeriod = 1ll << 30;
 class ModdotCuda : public CudaKernel {
  public:
   ModdotCuda(const Problem& pr, Algo algo, bool rz, int blocks_param, long long abgd_block)
-      : CudaKernel(pr), algo_(algo), rz_(rz), p_(prime_of(pr.data)), m_(accsum_modp_init(p_)), abgd_block_(abgd_block), blocks_param_(blocks_param) {
+      : CudaKernel(pr),
+        algo_(algo),
+        rz_(rz),
+        p_(prime_of(pr.data)),
+        m_(accsum_modp_init(p_)),
+        abgd_block_(abgd_block),
+        blocks_param_(blocks_param) {
     if ((reinterpret_cast<uintptr_t>(in_->x) | reinterpret_cast<uintptr_t>(in_->y)) % alignof(double2) != 0)
       throw std::logic_error("moddot cuda: device vectors are not 16-byte aligned");
     out_ = DeviceBuffer<double>(max_blocks());
@@ -178,12 +184,16 @@ class ModdotCuda : public CudaKernel {
   double run() override {
     timer_.start();
     if (algo_ == Algo::abgd) {
-      if (rz_) launch(AbgdAcc<true>{m_, static_cast<int>(abgd_block_)});
-      else launch(AbgdAcc<false>{m_, static_cast<int>(abgd_block_)});
+      if (rz_)
+        launch(AbgdAcc<true>{m_, static_cast<int>(abgd_block_)});
+      else
+        launch(AbgdAcc<false>{m_, static_cast<int>(abgd_block_)});
     } else if (algo_ == Algo::lambda) {
       const int lambda = static_cast<int>(std::min<long long>(m_.lambda, kMaxPeriod));
-      if (rz_) launch(LambdaAcc<true>{m_, lambda});
-      else launch(LambdaAcc<false>{m_, lambda});
+      if (rz_)
+        launch(LambdaAcc<true>{m_, lambda});
+      else
+        launch(LambdaAcc<false>{m_, lambda});
     } else {
       launch(Int128Acc{p_, 1 << 22});
     }
@@ -218,8 +228,10 @@ class ModdotCuda : public CudaKernel {
   long long max_blocks() const { return blocks_param_ > 0 ? blocks_param_ : 64ll * sm_count(); }
   template <class Acc>
   void launch(const Acc& acc) {
-    if (acc.period >= 4) launch_as<Acc, true>(acc);
-    else launch_as<Acc, false>(acc);
+    if (acc.period >= 4)
+      launch_as<Acc, true>(acc);
+    else
+      launch_as<Acc, false>(acc);
   }
   template <class Acc, bool kWide>
   void launch_as(const Acc& acc) {
@@ -241,7 +253,9 @@ class ModdotCuda : public CudaKernel {
 
 ParamSpec rounding_param() {
   return ParamSpec{"rounding", "rz: __dmul_rz/__fma_rz/__dadd_rz as published; rn: our round-to-nearest variant",
-                   false, 0, 0, {"rz", "rn"}, "rz", true};
+                   false,      0,
+                   0,          {"rz", "rn"},
+                   "rz",       true};
 }
 ParamSpec blocks_param() {
   return ParamSpec{"blocks", "thread blocks (0 = one full wave: as many per SM as fit)", true, 0, 1 << 20, {}, "0"};
@@ -264,31 +278,37 @@ MakeFn make(Algo a) {
   };
 }
 
-Registrar reg_abgd(AlgoEntry("moddot", "moddot-abgd", "cuda",
-    "(alpha,beta,gamma,delta)-algorithm (Jean-Graillat Alg. 3), per-thread blocks of 2^26, 64-bit indices")
-    .promises(Guarantee::exact).promises_reproducible()
-    .with_params({rounding_param(), blocks_param(), moddot::block_param()})
-    .shapes(block_variants)
-    .maker(make(Algo::abgd)));
+Registrar reg_abgd(
+    AlgoEntry("moddot", "moddot-abgd", "cuda",
+              "(alpha,beta,gamma,delta)-algorithm (Jean-Graillat Alg. 3), per-thread blocks of 2^26, 64-bit indices")
+        .promises(Guarantee::exact)
+        .promises_reproducible()
+        .with_params({rounding_param(), blocks_param(), moddot::block_param()})
+        .shapes(block_variants)
+        .maker(make(Algo::abgd)));
 Registrar reg_lambda(AlgoEntry("moddot", "moddot-lambda", "cuda",
-    "lambda-algorithm (Jean-Graillat Thm. 3), one reduction per lambda terms per thread")
-    .promises(Guarantee::exact).promises_reproducible()
-    .with_params({rounding_param(), blocks_param()})
-    .shapes(block_variants)
-    .maker(make(Algo::lambda)));
-Registrar reg_int128(AlgoEntry("moddot", "moddot-int128", "cuda",
-    "64x64->128-bit integer products (__umul64hi), one reduction per 2^22 terms per thread (baseline)")
-    .promises(Guarantee::exact).promises_reproducible().baseline()
-    .with_params({blocks_param()})
-    .shapes(block_variants)
-    .maker(make(Algo::int128)));
+                               "lambda-algorithm (Jean-Graillat Thm. 3), one reduction per lambda terms per thread")
+                         .promises(Guarantee::exact)
+                         .promises_reproducible()
+                         .with_params({rounding_param(), blocks_param()})
+                         .shapes(block_variants)
+                         .maker(make(Algo::lambda)));
+Registrar reg_int128(
+    AlgoEntry("moddot", "moddot-int128", "cuda",
+              "64x64->128-bit integer products (__umul64hi), one reduction per 2^22 terms per thread (baseline)")
+        .promises(Guarantee::exact)
+        .promises_reproducible()
+        .baseline()
+        .with_params({blocks_param()})
+        .shapes(block_variants)
+        .maker(make(Algo::int128)));
 Registrar reg_cublas(AlgoEntry("moddot", "moddot-cublas-ddot", "cuda",
-    "cuBLAS ddot of the same vectors: the bandwidth yardstick (not a residue; no guarantee)")
-    // The dot family's cuBLAS ddot kernel itself, on the same 16 bytes per element.
-    .maker([](const Problem& p, const Params&) -> std::unique_ptr<Kernel> {
-      const AlgoEntry* ddot = registry().find("cublas-dot", "cuda");
-      return ddot->make(p, registry().resolve_params(*ddot, {}));
-    }));
+                               "cuBLAS ddot of the same vectors: the bandwidth yardstick (not a residue; no guarantee)")
+                         // The dot family's cuBLAS ddot kernel itself, on the same 16 bytes per element.
+                         .maker([](const Problem& p, const Params&) -> std::unique_ptr<Kernel> {
+                           const AlgoEntry* ddot = registry().find("cublas-dot", "cuda");
+                           return ddot->make(p, registry().resolve_params(*ddot, {}));
+                         }));
 
 }  // namespace
 }  // namespace accsum::cuda

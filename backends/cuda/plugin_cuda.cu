@@ -106,7 +106,8 @@ class PluginCudaKernel : public Kernel {
       return Result::scalar(r);
     }
     std::vector<float> c(static_cast<size_t>(call_.rows * call_.cols));
-    if (!c.empty()) ACCSUM_CUDA_CHECK(cudaMemcpy(c.data(), dout_f_.get(), c.size() * sizeof(float), cudaMemcpyDeviceToHost));
+    if (!c.empty())
+      ACCSUM_CUDA_CHECK(cudaMemcpy(c.data(), dout_f_.get(), c.size() * sizeof(float), cudaMemcpyDeviceToHost));
     return Result{std::vector<double>(c.begin(), c.end()), {}, {}};
   }
   double last_device_seconds() const override { return last_; }

@@ -113,12 +113,13 @@ const void* kernel_ptr() {
   return reinterpret_cast<const void*>(superacc_blocks<SuperaccPolicy<FPE, EE, DOT>>);
 }
 
-using LaunchFn = void (*)(const double*, const double*, int64_t, void*, unsigned*, double*, int, int, int, size_t, void*);
+using LaunchFn = void (*)(const double*, const double*, int64_t, void*, unsigned*, double*, int, int, int, size_t,
+                          void*);
 
 template <bool DOT>
 std::pair<LaunchFn, const void*> pick(int fpe, bool ee) {
-#define ACCSUM_PICK(F)                                                                                   \
-  if (fpe == F)                                                                                         \
+#define ACCSUM_PICK(F)                                                                                    \
+  if (fpe == F)                                                                                           \
     return ee ? std::pair<LaunchFn, const void*>{launch_blocks<F, true, DOT>, kernel_ptr<F, true, DOT>()} \
               : std::pair<LaunchFn, const void*>{launch_blocks<F, false, DOT>, kernel_ptr<F, false, DOT>()};
   if (fpe == 0) return {launch_blocks<0, false, DOT>, kernel_ptr<0, false, DOT>()};
@@ -195,7 +196,7 @@ class SuperaccCuda : public CudaKernel {
   size_t smem_ = 0;
   DeviceBuffer<Record<DOT>> records_;
   DeviceBuffer<double> out_;
-  DeviceBuffer<unsigned> done_;  // blocks finished; the last one resets it
+  DeviceBuffer<unsigned> done_;       // blocks finished; the last one resets it
   DeviceBuffer<Record<DOT>> merged_;  // run_unrounded's result
   EventTimer timer_;
 };
@@ -204,11 +205,22 @@ class SuperaccCuda : public CudaKernel {
 std::vector<ParamSpec> superacc_params(const char* fpe, const char* early_exit, const char* adaptive,
                                        const char* block) {
   return {
-      ParamSpec{"fpe", "level-1 expansion size n (0 = pure superaccumulator)", true, 0, 8,
-                {"0", "2", "3", "4", "6", "8"}, fpe},
-      ParamSpec{"early_exit", "stop the expansion when the residue is zero (warp-wide vote)", true, 0, 1, {}, early_exit},
-      ParamSpec{"adaptive", "bypass the expansion while it leaves residues in more than 4 of 16 batches", true, 0, 1,
-                {}, adaptive},
+      ParamSpec{"fpe",
+                "level-1 expansion size n (0 = pure superaccumulator)",
+                true,
+                0,
+                8,
+                {"0", "2", "3", "4", "6", "8"},
+                fpe},
+      ParamSpec{
+          "early_exit", "stop the expansion when the residue is zero (warp-wide vote)", true, 0, 1, {}, early_exit},
+      ParamSpec{"adaptive",
+                "bypass the expansion while it leaves residues in more than 4 of 16 batches",
+                true,
+                0,
+                1,
+                {},
+                adaptive},
       ParamSpec{"block", "threads per block", true, 128, 512, {"128", "256", "512"}, block},
       ParamSpec{"grid", "blocks (0 = as many as fit on the GPU at once)", true, 0, 1 << 20, {}, "0"},
   };
@@ -244,28 +256,30 @@ std::unique_ptr<MergeableState> superacc_state(const Params& q) {
 }
 
 Registrar reg_superacc(AlgoEntry("sum", "superacc", "cuda",
-    "correctly rounded sum: per-thread FP expansion + private shared-memory superaccumulators (Collange, Defour, Graillat, Iakymchuk 2015)")
-    .promises(Guarantee::correctly_rounded)
-    .promises_reproducible()
-    .with_params(superacc_params("0", "0", "1", "512"))
-    .maker([](const Problem& p, const Params& params) -> std::unique_ptr<Kernel> {
-      return std::make_unique<SuperaccCuda<false>>(p, params);
-    })
-    .shapes(superacc_shapes)
-    .generates_by_index()
-    .mergeable(superacc_state<false>));
+                                 "correctly rounded sum: per-thread FP expansion + private shared-memory "
+                                 "superaccumulators (Collange, Defour, Graillat, Iakymchuk 2015)")
+                           .promises(Guarantee::correctly_rounded)
+                           .promises_reproducible()
+                           .with_params(superacc_params("0", "0", "1", "512"))
+                           .maker([](const Problem& p, const Params& params) -> std::unique_ptr<Kernel> {
+                             return std::make_unique<SuperaccCuda<false>>(p, params);
+                           })
+                           .shapes(superacc_shapes)
+                           .generates_by_index()
+                           .mergeable(superacc_state<false>));
 
 Registrar reg_superacc_dot(AlgoEntry("dot", "superacc-dot", "cuda",
-    "correctly rounded dot: TwoProductFMA + per-thread FP expansion + superaccumulators (Collange, Defour, Graillat, Iakymchuk 2015)")
-    .promises(Guarantee::correctly_rounded)
-    .promises_reproducible()
-    .with_params(superacc_params("0", "0", "1", "512"))
-    .maker([](const Problem& p, const Params& params) -> std::unique_ptr<Kernel> {
-      return std::make_unique<SuperaccCuda<true>>(p, params);
-    })
-    .shapes(superacc_shapes)
-    .generates_by_index()
-    .mergeable(superacc_state<true>));
+                                     "correctly rounded dot: TwoProductFMA + per-thread FP expansion + "
+                                     "superaccumulators (Collange, Defour, Graillat, Iakymchuk 2015)")
+                               .promises(Guarantee::correctly_rounded)
+                               .promises_reproducible()
+                               .with_params(superacc_params("0", "0", "1", "512"))
+                               .maker([](const Problem& p, const Params& params) -> std::unique_ptr<Kernel> {
+                                 return std::make_unique<SuperaccCuda<true>>(p, params);
+                               })
+                               .shapes(superacc_shapes)
+                               .generates_by_index()
+                               .mergeable(superacc_state<true>));
 
 }  // namespace
 }  // namespace accsum::cuda

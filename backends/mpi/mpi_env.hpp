@@ -7,10 +7,10 @@
 
 namespace accsum::mpi {
 
-void ensure_started();     // MPI_Init once (unless the program already did), MPI_Finalize at exit
-bool started();            // MPI is initialized and not finalized
-int rank();                // 0 when MPI is not started
-int size();                // 1 when MPI is not started
+void ensure_started();  // MPI_Init once (unless the program already did), MPI_Finalize at exit
+bool started();         // MPI is initialized and not finalized
+int rank();             // 0 when MPI is not started
+int size();             // 1 when MPI is not started
 std::string library_version();
 // Every rank's bytes, in rank order, on every rank (collective: all ranks call it together).
 std::vector<std::string> all_gather(const std::string& mine);

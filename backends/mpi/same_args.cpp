@@ -32,8 +32,7 @@ void check_same_arguments() {
   MPI_Bcast(&root, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
   int differs = mine != root, any = 0;
   MPI_Allreduce(&differs, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  if (any)
-    throw UsageError("the MPI ranks were given different arguments (every rank must run the same command line)");
+  if (any) throw UsageError("the MPI ranks were given different arguments (every rank must run the same command line)");
 }
 
 }  // namespace accsum::mpi

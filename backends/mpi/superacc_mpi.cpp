@@ -1,9 +1,8 @@
-// The mpi backend (Collange, Defour, Graillat, Iakymchuk 2015, levels 4-5 across processes): every rank holds the whole input
-// and accumulates the slice [n r / P, n (r+1) / P) exactly with an inner backend (`inner`:
-// cpu, cpu-mt, or any backend whose superacc entry has a mergeable state); the unrounded
-// superaccumulators are combined by MPI_Allreduce with a user-defined, commutative MPI_Op
-// over the digit array (integer additions: exact), and every rank rounds the same total.
-// The result is therefore identical for any rank count and equal to the cpu backend's.
+// The mpi backend (Collange, Defour, Graillat, Iakymchuk 2015, levels 4-5 across processes): every rank holds the whole
+// input and accumulates the slice [n r / P, n (r+1) / P) exactly with an inner backend (`inner`: cpu, cpu-mt, or any
+// backend whose superacc entry has a mergeable state); the unrounded superaccumulators are combined by MPI_Allreduce
+// with a user-defined, commutative MPI_Op over the digit array (integer additions: exact), and every rank rounds the
+// same total. The result is therefore identical for any rank count and equal to the cpu backend's.
 #include <mpi.h>
 
 #include <cstring>
@@ -108,7 +107,8 @@ class SuperaccMpi : public Kernel {
   }
   Result result() override {
     Result r = Result::scalar(value_);
-    r.figures = {{"mpi_local_s", local_s_}, {"mpi_combine_s", combine_s_},
+    r.figures = {{"mpi_local_s", local_s_},
+                 {"mpi_combine_s", combine_s_},
                  {"mpi_combine_share", combine_s_ / (local_s_ + combine_s_)}};
     return r;
   }
@@ -134,9 +134,8 @@ std::vector<ParamSpec> params() {
   std::vector<std::string> inners;  // every other backend (one whose superacc entry has no state is refused when run)
   for (auto& b : compiled_backends())
     if (b != "mpi") inners.push_back(b);
-  std::vector<ParamSpec> ps = {
-      ParamSpec{"inner", "backend each rank sums its slice with", false, 0, 0, inners, "cpu"},
-      cpu_mt::threads_param()};
+  std::vector<ParamSpec> ps = {ParamSpec{"inner", "backend each rank sums its slice with", false, 0, 0, inners, "cpu"},
+                               cpu_mt::threads_param()};
   for (auto& s : cpu::superacc_params(0, 0)) ps.push_back(s);
   return ps;
 }
@@ -165,30 +164,29 @@ Registrar reg_backend(BackendInfo{
       // rank's device is in the rows' placement and the report's machine.devices.
       return library_version() + (started() ? ", " + std::to_string(size()) + (size() == 1 ? " rank" : " ranks")
                                             : " (MPI not initialised: no mpi row ran)");
-    }}
-    .ranked_for_best(4)
-    .spans_processes());
+    }}.ranked_for_best(4)
+                          .spans_processes());
 
 Registrar reg_sum(AlgoEntry("sum", "superacc", "mpi",
-    "correctly rounded sum over MPI ranks (slices merged exactly by MPI_Allreduce)")
-    .promises(Guarantee::correctly_rounded)
-    .promises_reproducible()
-    .with_params(params())
-    .maker([](const Problem& p, const Params& q) -> std::unique_ptr<Kernel> {
-      return std::make_unique<SuperaccMpi<Superacc>>(p, q);
-    })
-    .shapes(inner_variants)
-    .generates_by_index());
+                            "correctly rounded sum over MPI ranks (slices merged exactly by MPI_Allreduce)")
+                      .promises(Guarantee::correctly_rounded)
+                      .promises_reproducible()
+                      .with_params(params())
+                      .maker([](const Problem& p, const Params& q) -> std::unique_ptr<Kernel> {
+                        return std::make_unique<SuperaccMpi<Superacc>>(p, q);
+                      })
+                      .shapes(inner_variants)
+                      .generates_by_index());
 Registrar reg_dot(AlgoEntry("dot", "superacc-dot", "mpi",
-    "correctly rounded dot over MPI ranks (slices merged exactly by MPI_Allreduce)")
-    .promises(Guarantee::correctly_rounded)
-    .promises_reproducible()
-    .with_params(params())
-    .maker([](const Problem& p, const Params& q) -> std::unique_ptr<Kernel> {
-      return std::make_unique<SuperaccMpi<SuperaccDot>>(p, q);
-    })
-    .shapes(inner_variants)
-    .generates_by_index());
+                            "correctly rounded dot over MPI ranks (slices merged exactly by MPI_Allreduce)")
+                      .promises(Guarantee::correctly_rounded)
+                      .promises_reproducible()
+                      .with_params(params())
+                      .maker([](const Problem& p, const Params& q) -> std::unique_ptr<Kernel> {
+                        return std::make_unique<SuperaccMpi<SuperaccDot>>(p, q);
+                      })
+                      .shapes(inner_variants)
+                      .generates_by_index());
 
 }  // namespace
 }  // namespace accsum::mpi

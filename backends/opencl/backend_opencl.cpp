@@ -32,14 +32,13 @@ bool self_test() {
   return r == 1;
 }
 
-Registrar reg_backend(BackendInfo{"opencl", "an fp64 OpenCL device (GPU first; --device=N or $ACCSUM_OPENCL_DEVICE=name picks)", available,
-                                  self_test, [] {
-                                    const Context& c = context();  // binds (and records) the device first
-                                    return c.platform_name + ": " + c.device_name + " [all: " +
-                                           describe_devices() + "]; this process: " +
-                                           placement::recorded("opencl");
-                                  }}
-                          .ranked_for_best(3)
+Registrar reg_backend(BackendInfo{
+    "opencl", "an fp64 OpenCL device (GPU first; --device=N or $ACCSUM_OPENCL_DEVICE=name picks)", available, self_test,
+    [] {
+      const Context& c = context();  // binds (and records) the device first
+      return c.platform_name + ": " + c.device_name + " [all: " + describe_devices() +
+             "]; this process: " + placement::recorded("opencl");
+    }}.ranked_for_best(3)
                           .copies_in_host_memory(1));  // PoCL's buffers live in host memory
 
 }  // namespace

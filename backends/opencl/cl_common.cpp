@@ -61,7 +61,8 @@ std::vector<Candidate> candidates() {
       if (!has_fp64(d)) continue;
       cl_device_type t = 0;
       clGetDeviceInfo(d, CL_DEVICE_TYPE, sizeof t, &t, nullptr);
-      out.push_back({p, d, (t & CL_DEVICE_TYPE_GPU) != 0, device_str(d, CL_DEVICE_NAME), platform_str(p, CL_PLATFORM_NAME)});
+      out.push_back(
+          {p, d, (t & CL_DEVICE_TYPE_GPU) != 0, device_str(d, CL_DEVICE_NAME), platform_str(p, CL_PLATFORM_NAME)});
     }
   }
   return out;
@@ -115,8 +116,8 @@ Context& context() {
   ACCSUM_CL_CHECK(err);
   clGetDeviceInfo(c->device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof c->max_work_group, &c->max_work_group, nullptr);
   clGetDeviceInfo(c->device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof c->compute_units, &c->compute_units, nullptr);
-  placement::record("opencl", "device " + std::to_string(pick - cs.data()) + " of " + std::to_string(cs.size()) +
-                                  ": " + pick->platform + ": " + pick->name);
+  placement::record("opencl", "device " + std::to_string(pick - cs.data()) + " of " + std::to_string(cs.size()) + ": " +
+                                  pick->platform + ": " + pick->name);
   ctx_singleton = std::move(c);
   return *ctx_singleton;
 }
@@ -195,10 +196,12 @@ Buffer::~Buffer() {
   if (mem_) clReleaseMemObject(mem_);
 }
 void Buffer::write(const void* src, size_t bytes, size_t offset) {
-  if (bytes) ACCSUM_CL_CHECK(clEnqueueWriteBuffer(context().queue, mem_, CL_TRUE, offset, bytes, src, 0, nullptr, nullptr));
+  if (bytes)
+    ACCSUM_CL_CHECK(clEnqueueWriteBuffer(context().queue, mem_, CL_TRUE, offset, bytes, src, 0, nullptr, nullptr));
 }
 void Buffer::read(void* dst, size_t bytes, size_t offset) const {
-  if (bytes) ACCSUM_CL_CHECK(clEnqueueReadBuffer(context().queue, mem_, CL_TRUE, offset, bytes, dst, 0, nullptr, nullptr));
+  if (bytes)
+    ACCSUM_CL_CHECK(clEnqueueReadBuffer(context().queue, mem_, CL_TRUE, offset, bytes, dst, 0, nullptr, nullptr));
 }
 
 std::shared_ptr<const DeviceInput> device_input(const Problem& p) {

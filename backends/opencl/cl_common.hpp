@@ -13,9 +13,9 @@
 namespace accsum::opencl {
 
 [[noreturn]] void throw_cl(cl_int err, const char* what);
-#define ACCSUM_CL_CHECK(call)                                     \
-  do {                                                            \
-    cl_int accsum_err_ = (call);                                  \
+#define ACCSUM_CL_CHECK(call)                                                      \
+  do {                                                                             \
+    cl_int accsum_err_ = (call);                                                   \
     if (accsum_err_ != CL_SUCCESS) ::accsum::opencl::throw_cl(accsum_err_, #call); \
   } while (0)
 
@@ -30,8 +30,8 @@ struct Context {
   bool is_gpu = false;
 };
 
-bool available();         // an fp64-capable OpenCL device exists
-Context& context();       // throws UsageError when none
+bool available();                // an fp64-capable OpenCL device exists
+Context& context();              // throws UsageError when none
 std::string describe_devices();  // every platform/device, for `info` and the report
 
 // Builds (once per source+options) and returns the program; kernels are built without

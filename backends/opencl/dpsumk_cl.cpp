@@ -30,9 +30,9 @@ size_t group_size(int K = 1) {
 }
 
 cl_program dp_program(int K, bool dot, bool dekker, size_t ls, int plain = 0, int src = 0) {
-  std::string opts = "-DKC=" + std::to_string(K) + " -DDOT=" + std::to_string(dot) + " -DDEKKER=" +
-                     std::to_string(dekker) + " -DLS=" + std::to_string(ls) + " -DPLAIN=" + std::to_string(plain) +
-                     " -DSRC=" + std::to_string(src);
+  std::string opts = "-DKC=" + std::to_string(K) + " -DDOT=" + std::to_string(dot) +
+                     " -DDEKKER=" + std::to_string(dekker) + " -DLS=" + std::to_string(ls) +
+                     " -DPLAIN=" + std::to_string(plain) + " -DSRC=" + std::to_string(src);
   return program(kDpsumkSource, opts);
 }
 
@@ -59,9 +59,15 @@ void arg(cl_kernel k, cl_uint i, const T& v) {
 class DpFusedCl : public ClKernel {
  public:
   DpFusedCl(const Problem& p, int K, bool dot, bool dekker)
-      : ClKernel(p), K_(K), dot_(dot), ls_(group_size(K)), G_(fused_lanes(p.n)),
-        groups_(std::max<int64_t>(1, ceil_div(G_, ls_))), a_(K * groups_ * sizeof(double)),
-        b_(K * ceil_div(groups_, ls_) * sizeof(double)), state_(K) {
+      : ClKernel(p),
+        K_(K),
+        dot_(dot),
+        ls_(group_size(K)),
+        G_(fused_lanes(p.n)),
+        groups_(std::max<int64_t>(1, ceil_div(G_, ls_))),
+        a_(K * groups_ * sizeof(double)),
+        b_(K * ceil_div(groups_, ls_) * sizeof(double)),
+        state_(K) {
     cl_program prog = dp_program(K, dot, dekker, ls_);
     fused_ = make_kernel(prog, "dp_fused");
     merge_ = make_kernel(prog, "dp_merge");
@@ -94,8 +100,8 @@ class DpFusedCl : public ClKernel {
       std::swap(a, b);
       count = nb;
     }
-    ACCSUM_CL_CHECK(clEnqueueReadBuffer(context().queue, a, CL_TRUE, 0, K_ * sizeof(double), state_.data(), 0,
-                                        nullptr, nullptr));
+    ACCSUM_CL_CHECK(
+        clEnqueueReadBuffer(context().queue, a, CL_TRUE, 0, K_ * sizeof(double), state_.data(), 0, nullptr, nullptr));
     last_ = ev.seconds();
     return kf_finalize<0>(state_.data(), K_);
   }
@@ -117,8 +123,14 @@ class DpFusedCl : public ClKernel {
 class DpTreeCl : public ClKernel {
  public:
   DpTreeCl(const Problem& p, int K, bool dot, bool dekker)
-      : ClKernel(p), K_(K), dot_(dot), dekker_(dekker), ls_(group_size()), N_(dot ? 2 * p.n : p.n),
-        p_(std::max<int64_t>(N_, 1) * sizeof(double)), out_(2 * sizeof(double)) {}
+      : ClKernel(p),
+        K_(K),
+        dot_(dot),
+        dekker_(dekker),
+        ls_(group_size()),
+        N_(dot ? 2 * p.n : p.n),
+        p_(std::max<int64_t>(N_, 1) * sizeof(double)),
+        out_(2 * sizeof(double)) {}
   ~DpTreeCl() override {
     for (auto& row : k_)
       for (auto k : row)
@@ -177,9 +189,9 @@ std::unique_ptr<Kernel> make(const Problem& p, const Params& prm, bool dot) {
 }
 
 Registrar reg_sum(dp_entry(false, "opencl", "DPSumK in OpenCL (tree or fused; same bits as cpu)")
-    .maker([](const Problem& p, const Params& prm) { return make(p, prm, false); }));
+                      .maker([](const Problem& p, const Params& prm) { return make(p, prm, false); }));
 Registrar reg_dot(dp_entry(true, "opencl", "DPDotK in OpenCL (tree or fused; same bits as cpu)")
-    .maker([](const Problem& p, const Params& prm) { return make(p, prm, true); }));
+                      .maker([](const Problem& p, const Params& prm) { return make(p, prm, true); }));
 
 }  // namespace
 }  // namespace accsum::opencl

@@ -80,8 +80,9 @@ class ModdotCl : public ClKernel {
 };
 
 ParamSpec rn_only() {
-  return ParamSpec{"rounding", "rn only: OpenCL has no rounding-mode control (our round-to-nearest variant)", false, 0,
-                   0, {"rn"}, "rn"};
+  return ParamSpec{
+      "rounding", "rn only: OpenCL has no rounding-mode control (our round-to-nearest variant)", false, 0, 0, {"rn"},
+      "rn"};
 }
 ParamSpec groups_param() {
   return ParamSpec{"groups", "work-groups (0 = 8 per compute unit)", true, 0, 1 << 20, {}, "0"};
@@ -96,23 +97,29 @@ std::vector<Params> group_variants(const Params& p) {
   return out;
 }
 
-Registrar reg_lambda(AlgoEntry("moddot", "moddot-lambda", "opencl",
-    "lambda-algorithm, round-to-nearest variant (Jean-Graillat Thm. 3; bounds in core/numerics/moddot.hpp)")
-    .promises(Guarantee::exact).promises_reproducible()
-    .with_params({rn_only(), groups_param()})
-    .shapes(group_variants)
-    .maker([](const Problem& pr, const Params& prm) -> std::unique_ptr<Kernel> {
-      return std::make_unique<ModdotCl>(pr, true, param_int(prm, "groups"), 0);
-    }));
+Registrar reg_lambda(
+    AlgoEntry("moddot", "moddot-lambda", "opencl",
+              "lambda-algorithm, round-to-nearest variant (Jean-Graillat Thm. 3; bounds in core/numerics/moddot.hpp)")
+        .promises(Guarantee::exact)
+        .promises_reproducible()
+        .with_params({rn_only(), groups_param()})
+        .shapes(group_variants)
+        .maker([](const Problem& pr, const Params& prm) -> std::unique_ptr<Kernel> {
+          return std::make_unique<ModdotCl>(pr, true, param_int(prm, "groups"), 0);
+        }));
 
 Registrar reg_abgd(AlgoEntry("moddot", "moddot-abgd", "opencl",
-    "(alpha,beta,gamma,delta)-algorithm, round-to-nearest variant, blocks of 2^26 (--block) per work-item (baseline)")
-    .promises(Guarantee::exact).promises_reproducible().baseline()
-    .with_params({rn_only(), groups_param(), moddot::block_param()})
-    .shapes(group_variants)
-    .maker([](const Problem& pr, const Params& prm) -> std::unique_ptr<Kernel> {
-      return std::make_unique<ModdotCl>(pr, false, param_int(prm, "groups"), param_int(prm, "block"));
-    }));
+                             "(alpha,beta,gamma,delta)-algorithm, round-to-nearest variant, blocks of 2^26 (--block) "
+                             "per work-item (baseline)")
+                       .promises(Guarantee::exact)
+                       .promises_reproducible()
+                       .baseline()
+                       .with_params({rn_only(), groups_param(), moddot::block_param()})
+                       .shapes(group_variants)
+                       .maker([](const Problem& pr, const Params& prm) -> std::unique_ptr<Kernel> {
+                         return std::make_unique<ModdotCl>(pr, false, param_int(prm, "groups"),
+                                                           param_int(prm, "block"));
+                       }));
 
 }  // namespace
 }  // namespace accsum::opencl

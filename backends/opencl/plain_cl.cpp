@@ -36,8 +36,8 @@ Shape shape_for(const Context& c, int64_t n) {
   Shape s = c.is_gpu ? Shape{2, 4, 256, 0, true} : Shape{8, 4, 1, 0, false};
   while (s.local > c.max_work_group) s.local /= 2;
   const int64_t per_group = static_cast<int64_t>(s.local) * s.vw * s.unroll;  // one full step
-  const int64_t fill = c.is_gpu ? int64_t(c.compute_units) * kGpuResidentPerUnit / int64_t(s.local)
-                                : 4 * int64_t(c.compute_units);
+  const int64_t fill =
+      c.is_gpu ? int64_t(c.compute_units) * kGpuResidentPerUnit / int64_t(s.local) : 4 * int64_t(c.compute_units);
   s.groups = static_cast<size_t>(std::clamp<int64_t>((n + per_group - 1) / per_group, 1, std::max<int64_t>(fill, 1)));
   return s;
 }
@@ -89,13 +89,17 @@ class PlainReduce : public ClKernel {
 };
 
 Registrar reg_sum(AlgoEntry("sum", "naive", "opencl",
-    "plain parallel sum (OpenCL baseline, not reproducible): vector loads, 2-stage reduction")
-    .baseline()
-    .maker([](const Problem& p, const Params&) -> std::unique_ptr<Kernel> { return std::make_unique<PlainReduce>(p, false); }));
+                            "plain parallel sum (OpenCL baseline, not reproducible): vector loads, 2-stage reduction")
+                      .baseline()
+                      .maker([](const Problem& p, const Params&) -> std::unique_ptr<Kernel> {
+                        return std::make_unique<PlainReduce>(p, false);
+                      }));
 Registrar reg_dot(AlgoEntry("dot", "dot", "opencl",
-    "plain parallel dot (OpenCL baseline, not reproducible): vector loads, 2-stage reduction")
-    .baseline()
-    .maker([](const Problem& p, const Params&) -> std::unique_ptr<Kernel> { return std::make_unique<PlainReduce>(p, true); }));
+                            "plain parallel dot (OpenCL baseline, not reproducible): vector loads, 2-stage reduction")
+                      .baseline()
+                      .maker([](const Problem& p, const Params&) -> std::unique_ptr<Kernel> {
+                        return std::make_unique<PlainReduce>(p, true);
+                      }));
 
 }  // namespace
 }  // namespace accsum::opencl

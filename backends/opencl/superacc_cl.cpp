@@ -49,7 +49,7 @@ constexpr int kSumVecs = 8, kDotVecs = 4;
 constexpr int kGpuLaneGroupsPerUnit = 5, kGpuGroupsPerUnit = 8, kCpuGroupsPerUnit = 1;
 constexpr size_t kGpuLaneLocal = 64, kGpuLocal = 256, kCpuLocal = 64;
 constexpr int64_t kMinBatchesPerGroup = 4;  // small n: fewer groups, each at least this many batches
-constexpr size_t kFinalLocal = 1024;  // the merge of the partials: many partials summed at once
+constexpr size_t kFinalLocal = 1024;        // the merge of the partials: many partials summed at once
 
 constexpr size_t kWarp = 32;
 size_t lane_bytes(size_t local) { return local * ACCSUM_LANE_DIGITS * sizeof(cl_long); }
@@ -59,7 +59,8 @@ size_t lane_bytes(size_t local) { return local * ACCSUM_LANE_DIGITS * sizeof(cl_
 bool lanes_fit(const Context& c, bool dot, size_t& local) {
   cl_ulong mem = 0;
   clGetDeviceInfo(c.device, CL_DEVICE_LOCAL_MEM_SIZE, sizeof mem, &mem, nullptr);
-  const size_t group = ((dot ? SuperaccDot::kDigits : Superacc::kDigits) + 8) * sizeof(cl_long) + 256;  // + flags, slack
+  const size_t group =
+      ((dot ? SuperaccDot::kDigits : Superacc::kDigits) + 8) * sizeof(cl_long) + 256;  // + flags, slack
   if (mem < group + lane_bytes(1)) return false;
   size_t most = (mem - group) / lane_bytes(1);
   if (most >= kWarp) most -= most % kWarp;  // whole warps
@@ -74,7 +75,10 @@ class SuperaccCl : public ClKernel {
     cpu::SuperaccConfig cfg = cpu::superacc_config(q);
     long long want_local = param_int(q, "local"), want_groups = param_int(q, "groups");
     const bool want_lanes = param_int(q, "lanes") != 0;
-    local_ = want_local > 0 ? static_cast<size_t>(want_local) : !c.is_gpu ? kCpuLocal : want_lanes ? kGpuLaneLocal : kGpuLocal;
+    local_ = want_local > 0 ? static_cast<size_t>(want_local)
+             : !c.is_gpu    ? kCpuLocal
+             : want_lanes   ? kGpuLaneLocal
+                            : kGpuLocal;
     local_ = std::min(local_, c.max_work_group);
     atom64_ = use_atom64();
     // Private accumulators in local memory when they fit (LANES: no atomics in the hot loop),
@@ -91,7 +95,8 @@ class SuperaccCl : public ClKernel {
                        " -DDOT=" + (dot ? "1" : "0") + " -DFPE_N=" + std::to_string(cfg.fpe) +
                        " -DEARLY_EXIT=" + (cfg.early_exit ? "1" : "0") + " -DCOPIES=" + std::to_string(copies) +
                        " -DHAVE_ATOM64=" + (atom64_ ? "1" : "0") + " -DU=" + std::to_string(u) +
-                       " -DLANES=" + (lanes_ ? "1" : "0") + " -DGLOBAL_MERGE=" + (global_merge_ ? "1" : "0") + " -DLS=" + std::to_string(local_);
+                       " -DLANES=" + (lanes_ ? "1" : "0") + " -DGLOBAL_MERGE=" + (global_merge_ ? "1" : "0") +
+                       " -DLS=" + std::to_string(local_);
     // NVIDIA's compiler only: a register cap per work-item (more resident groups).
     if (regs > 0 && c.platform_name.find("NVIDIA") != std::string::npos)
       opts += " -cl-nv-maxrregcount=" + std::to_string(regs);
@@ -104,7 +109,7 @@ class SuperaccCl : public ClKernel {
     groups_ = want_groups > 0 ? want_groups : std::max<int64_t>(per_unit * int64_t(c.compute_units), 1);
     if (want_groups <= 0 && lanes_)  // small n: each group at least kMinBatchesPerGroup batches
       groups_ = std::min<int64_t>(groups_, std::max<int64_t>(1, n / (int64_t(local_) * 2 * u * kMinBatchesPerGroup)));
-    groups_ = std::max<int64_t>(groups_, (n + kMaxSlice - 5) / (kMaxSlice - 4));  // a slice: <= n / G + 3 terms
+    groups_ = std::max<int64_t>(groups_, (n + kMaxSlice - 5) / (kMaxSlice - 4));      // a slice: <= n / G + 3 terms
     groups_ = std::min<int64_t>(groups_, std::max<int64_t>(1, n / int64_t(local_)));  // tiny n: few groups
     count_ = global_merge_ ? 1 : atom64_ ? groups_ : groups_ * static_cast<int64_t>(local_);
     partial_ = Buffer(static_cast<size_t>(count_) * (digits_ + 5) * sizeof(cl_long));
@@ -146,7 +151,8 @@ class SuperaccCl : public ClKernel {
   void accumulate_unrounded(SA& acc) {
     set_partial_args();
     size_t global = static_cast<size_t>(groups_) * local_;
-    ACCSUM_CL_CHECK(clEnqueueNDRangeKernel(context().queue, partial_k_, 1, nullptr, &global, &local_, 0, nullptr, nullptr));
+    ACCSUM_CL_CHECK(
+        clEnqueueNDRangeKernel(context().queue, partial_k_, 1, nullptr, &global, &local_, 0, nullptr, nullptr));
     const size_t stride = digits_ + 5;
     std::vector<cl_long> rec(static_cast<size_t>(count_) * stride);
     partial_.read(rec.data(), rec.size() * sizeof(cl_long));  // blocking: after the kernel
@@ -194,17 +200,34 @@ std::vector<ParamSpec> params() {
   // Defaults: the CUDA kernel's configuration (fpe=0: private accumulators only), 256 work-items
   // per group asked (LANES caps it to what 48 KB of local memory holds: 128).
   std::vector<ParamSpec> ps = cpu::superacc_params(0, 1);
-  ps.push_back(ParamSpec{"local", "work-group size (0 = 64 on a GPU with lanes, 256 without, 64 on a CPU device)", true, 0, 1024, {}, "0"});
-  ps.push_back(ParamSpec{"groups", "work-groups (0 = 5 per compute unit on a GPU with lanes, 8 without, 1 on a CPU device)",
-                         true, 0, 1 << 20, {}, "0"});
-  ps.push_back(ParamSpec{"lanes", "private accumulators in local memory (1) or per-term local atomics (0)", true, 0, 1,
-                         {"0", "1"}, "1"});
-  ps.push_back(ParamSpec{"merge", "lanes: groups add their digits into one partial with global atomics (1) or write one "
-                         "partial each for the final kernel (0)", true, 0, 1, {"0", "1"}, "1"});
-  ps.push_back(ParamSpec{"vecs", "16-byte loads per input, work-item and batch (0 = 8 for a sum, 4 for a dot)", true, 0, 8,
-                         {}, "0"});
-  ps.push_back(ParamSpec{"regs", "register cap per work-item on NVIDIA's OpenCL (0 = the compiler's choice)", true, 0, 255,
-                         {}, "0"});
+  ps.push_back(ParamSpec{"local",
+                         "work-group size (0 = 64 on a GPU with lanes, 256 without, 64 on a CPU device)",
+                         true,
+                         0,
+                         1024,
+                         {},
+                         "0"});
+  ps.push_back(ParamSpec{"groups",
+                         "work-groups (0 = 5 per compute unit on a GPU with lanes, 8 without, 1 on a CPU device)",
+                         true,
+                         0,
+                         1 << 20,
+                         {},
+                         "0"});
+  ps.push_back(ParamSpec{
+      "lanes", "private accumulators in local memory (1) or per-term local atomics (0)", true, 0, 1, {"0", "1"}, "1"});
+  ps.push_back(ParamSpec{"merge",
+                         "lanes: groups add their digits into one partial with global atomics (1) or write one "
+                         "partial each for the final kernel (0)",
+                         true,
+                         0,
+                         1,
+                         {"0", "1"},
+                         "1"});
+  ps.push_back(ParamSpec{
+      "vecs", "16-byte loads per input, work-item and batch (0 = 8 for a sum, 4 for a dot)", true, 0, 8, {}, "0"});
+  ps.push_back(ParamSpec{
+      "regs", "register cap per work-item on NVIDIA's OpenCL (0 = the compiler's choice)", true, 0, 255, {}, "0"});
   return ps;
 }
 
@@ -232,25 +255,25 @@ std::unique_ptr<MergeableState> superacc_state(const Params& q) {
 }
 
 Registrar reg_sum(AlgoEntry("sum", "superacc", "opencl",
-    "correctly rounded sum: work-item expansions + local superaccumulators (atomics)")
-    .promises(Guarantee::correctly_rounded)
-    .promises_reproducible()
-    .with_params(params())
-    .maker([](const Problem& p, const Params& q) -> std::unique_ptr<Kernel> {
-      return std::make_unique<SuperaccCl>(p, q, false);
-    })
-    .shapes(local_variants)
-    .mergeable(superacc_state<Superacc>));
+                            "correctly rounded sum: work-item expansions + local superaccumulators (atomics)")
+                      .promises(Guarantee::correctly_rounded)
+                      .promises_reproducible()
+                      .with_params(params())
+                      .maker([](const Problem& p, const Params& q) -> std::unique_ptr<Kernel> {
+                        return std::make_unique<SuperaccCl>(p, q, false);
+                      })
+                      .shapes(local_variants)
+                      .mergeable(superacc_state<Superacc>));
 Registrar reg_dot(AlgoEntry("dot", "superacc-dot", "opencl",
-    "correctly rounded dot: exact products into local superaccumulators (atomics)")
-    .promises(Guarantee::correctly_rounded)
-    .promises_reproducible()
-    .with_params(params())
-    .maker([](const Problem& p, const Params& q) -> std::unique_ptr<Kernel> {
-      return std::make_unique<SuperaccCl>(p, q, true);
-    })
-    .shapes(local_variants)
-    .mergeable(superacc_state<SuperaccDot>));
+                            "correctly rounded dot: exact products into local superaccumulators (atomics)")
+                      .promises(Guarantee::correctly_rounded)
+                      .promises_reproducible()
+                      .with_params(params())
+                      .maker([](const Problem& p, const Params& q) -> std::unique_ptr<Kernel> {
+                        return std::make_unique<SuperaccCl>(p, q, true);
+                      })
+                      .shapes(local_variants)
+                      .mergeable(superacc_state<SuperaccDot>));
 
 }  // namespace
 }  // namespace accsum::opencl

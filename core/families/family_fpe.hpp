@@ -47,11 +47,16 @@ void fpe_batch(const double* x, const double* y, double* out, int64_t count) {
 template <void (*F)(const double*, const double*, double*, int)>
 FpeBatchFn fpe_batch_for(int R) {
   switch (R) {
-    case 2: return fpe_batch<2, F>;
-    case 4: return fpe_batch<4, F>;
-    case 8: return fpe_batch<8, F>;
-    case 16: return fpe_batch<16, F>;
-    case 32: return fpe_batch<32, F>;
+    case 2:
+      return fpe_batch<2, F>;
+    case 4:
+      return fpe_batch<4, F>;
+    case 8:
+      return fpe_batch<8, F>;
+    case 16:
+      return fpe_batch<16, F>;
+    case 32:
+      return fpe_batch<32, F>;
   }
   throw UsageError("R = " + std::to_string(R) + " is not one of 2, 4, 8, 16, 32");
 }

@@ -15,7 +15,10 @@ const std::vector<std::string>& fpe_dist_names() {
 }
 
 std::string fpe_add_domain(const Params&, const ExactFacts& f) {
-  auto has = [&](const char* k) { auto it = f.family.find(k); return it != f.family.end() && it->second != 0; };
+  auto has = [&](const char* k) {
+    auto it = f.family.find(k);
+    return it != f.family.end() && it->second != 0;
+  };
   if (has("invalid_expansion")) return "an input is not an ulp-nonoverlapping expansion (Def. II.2)";
   if (has("overflow")) return "a term or a leading sum/product reaches 2^1020 (overflow)";
   if (has("index_decay_violated"))
@@ -65,7 +68,7 @@ double fpe_mul_bound(int R) {
   for (int i = 2; i <= R - 1; ++i) fact *= i;  // (R-1)! <= 31! < 2^113: rounding is tiny
   const double r3 = static_cast<double>(R) * R * R - R;
   double bracket = 1 + std::ldexp(1 + 0x1p-53, kP - 2) + r3 * fact * fact;
-  bracket *= 1 + 0x1p-40;  // covers the roundings of this evaluation
+  bracket *= 1 + 0x1p-40;                   // covers the roundings of this evaluation
   return std::ldexp(bracket * (R - 1), R);  // 2^{-(p-1)R} = 2^R u^R
 }
 

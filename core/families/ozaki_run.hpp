@@ -19,7 +19,11 @@ inline ParamSpec slices_param() {
               "int8 products (moduli) of the Ozaki scheme II, 2.." + std::to_string(kMaxModuli) +
                   "; 0: the fewest that make every entry exact (else " + std::to_string(kMaxModuli) +
                   ", and the run reports the rows/columns not covered)",
-              true, 0, kMaxModuli, {"0"}, "0"};
+              true,
+              0,
+              kMaxModuli,
+              {"0"},
+              "0"};
   for (int L = kMinModuli; L <= kMaxModuli; ++L) p.choices.push_back(std::to_string(L));
   return p;
 }
@@ -30,7 +34,11 @@ inline ParamSpec accuracy_param() {
                    "scaled exactly: correctly rounded), sgemm (the fewest whose proven error bound is at most "
                    "gamma_K ||a_i||_2 ||b_j||_2, SGEMM's bound in its normwise form; core/numerics/ozaki_bound.hpp). "
                    "Every run reports its bound per row",
-                   false, 0, 0, {"cr", "sgemm"}, "cr"};
+                   false,
+                   0,
+                   0,
+                   {"cr", "sgemm"},
+                   "cr"};
 }
 inline Accuracy accuracy_of(const std::string& s) { return s == "sgemm" ? Accuracy::sgemm : Accuracy::cr; }
 
@@ -44,7 +52,10 @@ struct Lines {
 
 // count lines of `len` entries; entry k of line i at x[i * line_stride + k * entry_stride].
 inline Lines summarize_lines(const float* x, int64_t count, int64_t len, int64_t line_stride, int64_t entry_stride) {
-  Lines s{std::vector<uint32_t>(static_cast<size_t>(count), 0u), std::vector<int>(static_cast<size_t>(count), kNoLow), {}, {}};
+  Lines s{std::vector<uint32_t>(static_cast<size_t>(count), 0u),
+          std::vector<int>(static_cast<size_t>(count), kNoLow),
+          {},
+          {}};
   for (int64_t i = 0; i < count; ++i)
     for (int64_t k = 0; k < len; ++k) {
       const uint32_t b = abs_bits(x[i * line_stride + k * entry_stride]);
@@ -116,7 +127,8 @@ inline Plan plan_for(int64_t K, const Lines& rows, const Lines& cols, int moduli
 }
 
 // bound_i of every row (core/numerics/ozaki_bound.hpp): |alpha| max_j E_ij.
-inline std::vector<double> plan_row_bounds(const Plan& p, int64_t K, const Lines& rows, const Lines& cols, float alpha) {
+inline std::vector<double> plan_row_bounds(const Plan& p, int64_t K, const Lines& rows, const Lines& cols,
+                                           float alpha) {
   if (p.exact()) return std::vector<double>(rows.low.size(), 0.0);
   std::vector<double> b = row_bounds(norms_of(rows), norms_of(cols), p, K);
   for (double& v : b) v *= std::fabs(static_cast<double>(alpha));

@@ -88,7 +88,8 @@ int check_y(const double* y, int64_t n) { return n > 0 && !y ? fail(ACCSUM_EINVA
 int on_stream(void* stream, const Call& c, double* result) {
   last_error.clear();
   cudaError_t err = cudaStreamSynchronize(static_cast<cudaStream_t>(stream));
-  if (err != cudaSuccess) return fail(ACCSUM_EFAILED, std::string("waiting for the stream: ") + cudaGetErrorString(err));
+  if (err != cudaSuccess)
+    return fail(ACCSUM_EFAILED, std::string("waiting for the stream: ") + cudaGetErrorString(err));
   return run(c, result);
 }
 #else

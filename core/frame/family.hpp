@@ -53,8 +53,8 @@ struct CellTime {
 struct TableSuite {
   std::string name;
   std::string summary;
-  std::string intro;                                           // Markdown paragraph under the title
-  std::vector<std::string> row_head;                           // headers of the row-describing cells
+  std::string intro;                  // Markdown paragraph under the title
+  std::vector<std::string> row_head;  // headers of the row-describing cells
   std::function<std::vector<TableColumn>(const std::string& backend)> columns;
   std::function<std::vector<GenSpec>(int64_t n, uint64_t seed)> rows;
   std::function<std::vector<std::string>(const GenSpec&, const ExactValue&)> row_cells;
@@ -78,17 +78,17 @@ struct VerifyCase {
 struct FamilyDescriptor {
   std::string name;
   std::string summary;
-  std::string inputs;        // e.g. "x: f64[n]", "A: f32[m,k], B: f32[k,n]"
-  bool has_y = false;        // vectors: a second vector y beside x (GenSpec::with_y)
-  std::string result;        // e.g. "one binary64 value, correctly rounded reference"
-  std::string unit;          // throughput unit: "additions", "elements", "FLOP", "operations"
-  std::string default_n;     // --n when none is given ("" = the CLI's 2^24), e.g. "2^16"
-  std::function<double(const Dataset&)> units;  // units of work in one run
-  std::function<double(const Dataset&)> bytes;  // bytes one run must at least move
+  std::string inputs;                                 // e.g. "x: f64[n]", "A: f32[m,k], B: f32[k,n]"
+  bool has_y = false;                                 // vectors: a second vector y beside x (GenSpec::with_y)
+  std::string result;                                 // e.g. "one binary64 value, correctly rounded reference"
+  std::string unit;                                   // throughput unit: "additions", "elements", "FLOP", "operations"
+  std::string default_n;                              // --n when none is given ("" = the CLI's 2^24), e.g. "2^16"
+  std::function<double(const Dataset&)> units;        // units of work in one run
+  std::function<double(const Dataset&)> bytes;        // bytes one run must at least move
   std::function<double(const GenSpec&)> input_bytes;  // bytes a generated dataset holds (memory pre-check)
-  std::vector<std::string> dists;               // generators (--dist), the default first
+  std::vector<std::string> dists;                     // generators (--dist), the default first
   std::vector<DataOption> options;
-  std::string file_formats;                     // what --input accepts, for help and errors
+  std::string file_formats;  // what --input accepts, for help and errors
   std::function<Dataset(const GenSpec&)> generate;
   // The same dataset described by index, holding no array (Dataset::generated_by); null when
   // the family's data cannot be made element by element where they are used.

@@ -22,8 +22,10 @@ std::unique_ptr<MergeableState> compose_slices(const MergeableFactory& make, con
         if (!failure) failure = std::current_exception();
       }
     };
-    if (t == slices - 1) work();
-    else pool.emplace_back(work);
+    if (t == slices - 1)
+      work();
+    else
+      pool.emplace_back(work);
   }
   for (auto& th : pool) th.join();
   if (failure) std::rethrow_exception(failure);

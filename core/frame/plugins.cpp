@@ -50,11 +50,16 @@ void write_all(const char* s, size_t n) {
 
 const char* signal_name(int sig) {
   switch (sig) {
-    case SIGSEGV: return "SIGSEGV";
-    case SIGBUS: return "SIGBUS";
-    case SIGFPE: return "SIGFPE";
-    case SIGILL: return "SIGILL";
-    case SIGABRT: return "SIGABRT";
+    case SIGSEGV:
+      return "SIGSEGV";
+    case SIGBUS:
+      return "SIGBUS";
+    case SIGFPE:
+      return "SIGFPE";
+    case SIGILL:
+      return "SIGILL";
+    case SIGABRT:
+      return "SIGABRT";
   }
   return "a fatal signal";
 }
@@ -106,17 +111,22 @@ bool valid_name(const char* s, bool first_alpha_only) {
 
 const char* family_name(int f) {
   switch (f) {
-    case ACCSUM_FAMILY_SUM: return "sum";
-    case ACCSUM_FAMILY_DOT: return "dot";
-    case ACCSUM_FAMILY_GEMM: return "gemm";
+    case ACCSUM_FAMILY_SUM:
+      return "sum";
+    case ACCSUM_FAMILY_DOT:
+      return "dot";
+    case ACCSUM_FAMILY_GEMM:
+      return "gemm";
   }
   return nullptr;
 }
 
 const char* backend_name(int b) {
   switch (b) {
-    case ACCSUM_BACKEND_CPU: return "cpu";
-    case ACCSUM_BACKEND_CUDA: return "cuda";
+    case ACCSUM_BACKEND_CPU:
+      return "cpu";
+    case ACCSUM_BACKEND_CUDA:
+      return "cuda";
   }
   return nullptr;
 }
@@ -132,13 +142,15 @@ ParamSpec param_spec(const std::string& where, const accsum_param& q) {
     s.is_int = false;
     s.verify_every_choice = true;  // the claim must hold for each value
     for (const char* const* c = q.choices; *c; ++c) {
-      if (s.choices.size() > 256) throw UsageError(where + ": parameter '" + s.name + "' has no NULL after its choices");
+      if (s.choices.size() > 256)
+        throw UsageError(where + ": parameter '" + s.name + "' has no NULL after its choices");
       s.choices.push_back(*c);
     }
     if (s.choices.empty()) throw UsageError(where + ": parameter '" + s.name + "' allows no value");
     bool found = false;
     for (auto& c : s.choices) found |= c == s.def;
-    if (!found) throw UsageError(where + ": parameter '" + s.name + "' default '" + s.def + "' is not one of its choices");
+    if (!found)
+      throw UsageError(where + ": parameter '" + s.name + "' default '" + s.def + "' is not one of its choices");
   } else {
     s.is_int = true;
     s.min = q.min;
@@ -253,7 +265,8 @@ class CpuKernel : public Kernel {
 std::unique_ptr<Kernel> make_kernel(const PluginAlgo& a, const Problem& p, const Params& q) {
   if (a.desc.backend == ACCSUM_BACKEND_CPU) return std::make_unique<CpuKernel>(a, p, q);
   auto it = makers().find(a.desc.backend);
-  if (it == makers().end()) throw std::runtime_error(std::string("the ") + backend_name(a.desc.backend) + " backend is not compiled in");
+  if (it == makers().end())
+    throw std::runtime_error(std::string("the ") + backend_name(a.desc.backend) + " backend is not compiled in");
   return it->second(a, p, q);
 }
 
@@ -263,17 +276,27 @@ AlgoEntry entry_of(const PluginAlgo& a, const std::string& where) {
   const char* back = backend_name(d.backend);
   if (!fam) throw UsageError(where + ": unknown family " + std::to_string(d.family) + " (sum, dot or gemm)");
   if (!back) throw UsageError(where + ": unknown backend " + std::to_string(d.backend) + " (cpu or cuda)");
-  if (!find_family(fam)) throw UsageError(where + ": the " + std::string(fam) + " family is not built into this accsum");
+  if (!find_family(fam))
+    throw UsageError(where + ": the " + std::string(fam) + " family is not built into this accsum");
   if (!d.compute) throw UsageError(where + ": no compute function");
   if (d.param_count < 0 || d.param_count > 16 || (d.param_count > 0 && !d.params))
     throw UsageError(where + ": invalid parameter list (0 to 16 parameters)");
   AlgoEntry e(fam, a.name, back, "plugin " + a.plugin + ": " + (d.summary ? d.summary : a.name));
   switch (d.claim) {
-    case ACCSUM_CLAIM_NONE: e.guarantee = Guarantee::none; break;
-    case ACCSUM_CLAIM_BOUND: e.guarantee = Guarantee::bound; break;
-    case ACCSUM_CLAIM_FAITHFUL: e.guarantee = Guarantee::faithful; break;
-    case ACCSUM_CLAIM_CORRECTLY_ROUNDED: e.guarantee = Guarantee::correctly_rounded; break;
-    default: throw UsageError(where + ": unknown claim " + std::to_string(d.claim));
+    case ACCSUM_CLAIM_NONE:
+      e.guarantee = Guarantee::none;
+      break;
+    case ACCSUM_CLAIM_BOUND:
+      e.guarantee = Guarantee::bound;
+      break;
+    case ACCSUM_CLAIM_FAITHFUL:
+      e.guarantee = Guarantee::faithful;
+      break;
+    case ACCSUM_CLAIM_CORRECTLY_ROUNDED:
+      e.guarantee = Guarantee::correctly_rounded;
+      break;
+    default:
+      throw UsageError(where + ": unknown claim " + std::to_string(d.claim));
   }
   if (d.claim == ACCSUM_CLAIM_BOUND && (!d.bound || d.family == ACCSUM_FAMILY_GEMM))
     throw UsageError(where + ": claims a bound but states none (a bound function, sum or dot only)");
@@ -367,8 +390,8 @@ CallGuard::CallGuard(const char* message) { g_running = message; }
 CallGuard::~CallGuard() { g_running = nullptr; }
 
 std::string crash_message(const PluginAlgo& a) {
-  return "accsum: error: plugin '" + a.plugin + "' (" + a.path + ") crashed in algorithm '" + a.name +
-         "' on dataset " + dataset_label() + " (";
+  return "accsum: error: plugin '" + a.plugin + "' (" + a.path + ") crashed in algorithm '" + a.name + "' on dataset " +
+         dataset_label() + " (";
 }
 
 void CallArgs::fill(const PluginAlgo& a, const Params& p) {

@@ -14,8 +14,8 @@ namespace accsum::plugins {
 
 // One plugin algorithm as the host holds it.
 struct PluginAlgo {
-  std::string plugin;  // the plugin's own name
-  std::string path;    // the file it was loaded from
+  std::string plugin;     // the plugin's own name
+  std::string path;       // the file it was loaded from
   accsum_algorithm desc;  // copied; its pointers live as long as the library (never unloaded)
   std::string name;       // desc.name, owned
 };

@@ -12,12 +12,18 @@ namespace accsum {
 
 const char* to_string(Guarantee g) {
   switch (g) {
-    case Guarantee::none: return "none";
-    case Guarantee::kfold: return "k-fold";
-    case Guarantee::faithful: return "faithful";
-    case Guarantee::correctly_rounded: return "correctly-rounded";
-    case Guarantee::exact: return "exact";
-    case Guarantee::bound: return "bound";
+    case Guarantee::none:
+      return "none";
+    case Guarantee::kfold:
+      return "k-fold";
+    case Guarantee::faithful:
+      return "faithful";
+    case Guarantee::correctly_rounded:
+      return "correctly-rounded";
+    case Guarantee::exact:
+      return "exact";
+    case Guarantee::bound:
+      return "bound";
   }
   return "?";
 }
@@ -164,8 +170,8 @@ Params Registry::resolve_params(const AlgoEntry& e, const Params& user) const {
       if (used == 0 || used != v.size())
         throw UsageError(e.algo + ": parameter " + s.name + "=" + v + " is not an integer");
       if (iv < s.min || iv > s.max)
-        throw UsageError(e.algo + ": parameter " + s.name + "=" + v + " out of range [" + std::to_string(s.min) +
-                         ", " + std::to_string(s.max) + "]");
+        throw UsageError(e.algo + ": parameter " + s.name + "=" + v + " out of range [" + std::to_string(s.min) + ", " +
+                         std::to_string(s.max) + "]");
       v = std::to_string(iv);
     }
     if (!s.choices.empty() && std::find(s.choices.begin(), s.choices.end(), v) == s.choices.end()) {

@@ -89,12 +89,12 @@ class ScalarKernel : public Kernel {
 // family's oracle from the data alone (never from the name of a generator).
 struct ExactFacts {
   int64_t n = 0;
-  double abs_sum = 0;      // |s| (s = exact sum or dot), rounded to nearest
-  double sum_abs = 0;      // S = sum |x_i| (sum) or sum |x_i*y_i| (dot), rounded up
-  double max_abs_x = 0;    // max |x_i| over finite x_i
-  double max_abs_y = 0;    // max |y_i| over finite y_i (0 without y)
-  double min_abs_x = 0;    // min |x_i| over finite nonzero x_i (0 when there is none)
-  bool products_underflow = false;      // some nonzero exact product x_i*y_i is below 2^-1022
+  double abs_sum = 0;                      // |s| (s = exact sum or dot), rounded to nearest
+  double sum_abs = 0;                      // S = sum |x_i| (sum) or sum |x_i*y_i| (dot), rounded up
+  double max_abs_x = 0;                    // max |x_i| over finite x_i
+  double max_abs_y = 0;                    // max |y_i| over finite y_i (0 without y)
+  double min_abs_x = 0;                    // min |x_i| over finite nonzero x_i (0 when there is none)
+  bool products_underflow = false;         // some nonzero exact product x_i*y_i is below 2^-1022
   bool partial_sums_may_overflow = false;  // S exceeds what any partial sum or EFT can hold
   // Family-specific facts by name (1/0 for yes/no), for families whose bounds are not stated in
   // the sum-oriented fields above.
@@ -124,8 +124,8 @@ struct AlgoEntry {
   bool is_baseline = false;   // the vendor/plain baseline of this family on this backend
   std::vector<ParamSpec> params;
   MakeFn make;
-  BoundFn bound;        // null when no bound is proven
-  DomainFn domain;      // null: the bound holds wherever it is finite
+  BoundFn bound;    // null when no bound is proven
+  DomainFn domain;  // null: the bound holds wherever it is finite
   std::string bound_cite;
   // Launch shapes / thread counts to try when checking reproducibility (parameter sets that
   // must give bitwise identical results); null when the algorithm has no shape parameter.
@@ -142,16 +142,47 @@ struct AlgoEntry {
   bool makes_own_data = false;
 
   // Builders, so registrations read as named fields.
-  AlgoEntry& promises(Guarantee g) { guarantee = g; return *this; }
-  AlgoEntry& promises_reproducible() { reproducible = true; return *this; }
-  AlgoEntry& baseline() { is_baseline = true; return *this; }
-  AlgoEntry& with_params(std::vector<ParamSpec> p) { params = std::move(p); return *this; }
-  AlgoEntry& maker(MakeFn f) { make = std::move(f); return *this; }
-  AlgoEntry& bounded_by(BoundFn f, std::string cite) { bound = std::move(f); bound_cite = std::move(cite); return *this; }
-  AlgoEntry& within_domain(DomainFn f) { domain = std::move(f); return *this; }
-  AlgoEntry& shapes(ShapesFn f) { shape_variants = std::move(f); return *this; }
-  AlgoEntry& mergeable(MergeableFactory f) { state = std::move(f); return *this; }
-  AlgoEntry& generates_by_index() { makes_own_data = true; return *this; }
+  AlgoEntry& promises(Guarantee g) {
+    guarantee = g;
+    return *this;
+  }
+  AlgoEntry& promises_reproducible() {
+    reproducible = true;
+    return *this;
+  }
+  AlgoEntry& baseline() {
+    is_baseline = true;
+    return *this;
+  }
+  AlgoEntry& with_params(std::vector<ParamSpec> p) {
+    params = std::move(p);
+    return *this;
+  }
+  AlgoEntry& maker(MakeFn f) {
+    make = std::move(f);
+    return *this;
+  }
+  AlgoEntry& bounded_by(BoundFn f, std::string cite) {
+    bound = std::move(f);
+    bound_cite = std::move(cite);
+    return *this;
+  }
+  AlgoEntry& within_domain(DomainFn f) {
+    domain = std::move(f);
+    return *this;
+  }
+  AlgoEntry& shapes(ShapesFn f) {
+    shape_variants = std::move(f);
+    return *this;
+  }
+  AlgoEntry& mergeable(MergeableFactory f) {
+    state = std::move(f);
+    return *this;
+  }
+  AlgoEntry& generates_by_index() {
+    makes_own_data = true;
+    return *this;
+  }
 };
 
 // The entry's proven absolute bound on data with these facts, or -1 when it proves none: no
@@ -162,9 +193,9 @@ double proven_bound(const AlgoEntry& e, const Params& p, const ExactFacts& f, st
 struct BackendInfo {
   std::string name;
   std::string summary;
-  std::function<bool()> available;         // present on this machine (a device, a platform)
-  std::function<bool()> self_test;         // EFTs exact on this backend
-  std::function<std::string()> describe;   // devices, for `info` and the report's machine
+  std::function<bool()> available;        // present on this machine (a device, a platform)
+  std::function<bool()> self_test;        // EFTs exact on this backend
+  std::function<std::string()> describe;  // devices, for `info` and the report's machine
   // --backend=best runs each algorithm on the present backend of lowest best_rank that has it.
   int best_rank = 0;
   // Runs across processes (mpirun): --algo=all never picks it as an algorithm's best backend.
@@ -173,9 +204,18 @@ struct BackendInfo {
   // for the memory pre-check (app/memcheck.hpp).
   double host_copies = 0;
 
-  BackendInfo& ranked_for_best(int rank) { best_rank = rank; return *this; }
-  BackendInfo& spans_processes() { across_processes = true; return *this; }
-  BackendInfo& copies_in_host_memory(double copies) { host_copies = copies; return *this; }
+  BackendInfo& ranked_for_best(int rank) {
+    best_rank = rank;
+    return *this;
+  }
+  BackendInfo& spans_processes() {
+    across_processes = true;
+    return *this;
+  }
+  BackendInfo& copies_in_host_memory(double copies) {
+    host_copies = copies;
+    return *this;
+  }
 };
 
 // The one list of backends: every backend compiled in, in the order `list`, `info`, --help and
@@ -204,7 +244,7 @@ class Registry {
   const AlgoEntry* find(const std::string& algo, const std::string& backend) const;
   const BackendInfo* backend(const std::string& name) const;
   const AlgoEntry* baseline(const std::string& family, const std::string& backend) const;
-  std::vector<std::string> algo_names() const;     // registration order, unique
+  std::vector<std::string> algo_names() const;  // registration order, unique
   // compiled_backends(), each checked to have registered its BackendInfo; throws
   // std::logic_error for one that did not, or for a registered backend missing from the list.
   std::vector<std::string> backend_names() const;

@@ -24,9 +24,7 @@ namespace accsum {
 // How DotK forms the exact product a*b = p + e.
 enum class TwoProd { fma, dekker };
 
-inline TwoProd two_prod_from_name(const std::string& name) {
-  return name == "dekker" ? TwoProd::dekker : TwoProd::fma;
-}
+inline TwoProd two_prod_from_name(const std::string& name) { return name == "dekker" ? TwoProd::dekker : TwoProd::fma; }
 
 ACCSUM_HD void two_prod(TwoProd how, double a, double b, double& p, double& e) {
   if (how == TwoProd::fma)
@@ -43,21 +41,21 @@ inline double dot_naive(const double* x, const double* y, int64_t n) {
   return s;
 }
 
-// ---- DotK (Ogita, Rump, Oishi 2005, Alg. 5.10; Suzuki, "Parallel algorithms for accurate summation and dot product on the GPU") ----
-// TwoProduct splits each x_i y_i into h + r_i; a TwoSum cascade adds up the h's, leaving its
-// errors in r_{n+1..2n-1} and the plain dot in r_{2n}; then SumK(r, K-1) over the 2n terms, whose
-// exact sum is x.y. The readable definition, on a vector of 2n terms, K >= 2.
+// ---- DotK (Ogita, Rump, Oishi 2005, Alg. 5.10; Suzuki, "Parallel algorithms for accurate summation and dot product on
+// the GPU") ---- TwoProduct splits each x_i y_i into h + r_i; a TwoSum cascade adds up the h's, leaving its errors in
+// r_{n+1..2n-1} and the plain dot in r_{2n}; then SumK(r, K-1) over the 2n terms, whose exact sum is x.y. The readable
+// definition, on a vector of 2n terms, K >= 2.
 inline double dot_k_reference(const double* x, const double* y, int64_t n, int K, TwoProd how) {
   if (n <= 0) return 0.0;
   std::vector<double> r(2 * n);
   double p, h;
-  two_prod(how, x[0], y[0], p, r[0]);                // [p, r_1] = TwoProduct(x_1, y_1)
+  two_prod(how, x[0], y[0], p, r[0]);  // [p, r_1] = TwoProduct(x_1, y_1)
   for (int64_t i = 1; i < n; ++i) {
-    two_prod(how, x[i], y[i], h, r[i]);               // [h, r_i] = TwoProduct(x_i, y_i)
-    two_sum(p, h, p, r[n + i - 1]);                   // [p, r_{n+i-1}] = TwoSum(p, h)
+    two_prod(how, x[i], y[i], h, r[i]);  // [h, r_i] = TwoProduct(x_i, y_i)
+    two_sum(p, h, p, r[n + i - 1]);      // [p, r_{n+i-1}] = TwoSum(p, h)
   }
-  r[2 * n - 1] = p;                                   // r_{2n} = p
-  return ieee_fixup(sum_k_passes(r, K - 2), p);       // SumK(r, K-1): K-2 VecSum passes; p is the plain dot
+  r[2 * n - 1] = p;                              // r_{2n} = p
+  return ieee_fixup(sum_k_passes(r, K - 2), p);  // SumK(r, K-1): K-2 VecSum passes; p is the plain dot
 }
 
 // DotK without the 2n-vector, bitwise identical to dot_k_reference: the terms r_1..r_2n are fed

@@ -1,6 +1,7 @@
 #pragma once
-// DPSumK and DPDotK: K-fold accurate sum and dot product as data-parallel reductions (Suzuki, "Parallel algorithms for accurate summation and dot product on the GPU",
-// Suzuki, after Ogita-Rump-Oishi 2005 "ORO"), in two variants with one serial definition each.
+// DPSumK and DPDotK: K-fold accurate sum and dot product as data-parallel reductions (Suzuki, "Parallel algorithms for
+// accurate summation and dot product on the GPU", Suzuki, after Ogita-Rump-Oishi 2005 "ORO"), in two variants with one
+// serial definition each.
 //
 //  tree  - the paper's algorithms. DPSum (Alg. 3.2): the pairwise tree a = k, b = k + 2^d,
 //          d = 0, 1, ..., with (p_a, p_b) = TwoSum(p_a, p_b): the sum moves to p_a, the error
@@ -70,7 +71,6 @@
 #include "core/frame/registry.hpp"
 #include "core/numerics/sum_bounds.hpp"
 
-
 namespace accsum {
 
 // ---------------------------------------------------------------------------------------------
@@ -114,7 +114,7 @@ ACCSUM_HD void kf_merge(double* a, const double* b, int K_rt) {
 // exact zero is +0 in round-to-nearest unless every term is -0 (the sign of a zero error term
 // is not defined by the transforms, so the zero result is set here).
 ACCSUM_HD double ieee_result(double kfold, double plain) {
-  if (!(plain - plain == 0)) return plain;            // NaN or +-inf
+  if (!(plain - plain == 0)) return plain;              // NaN or +-inf
   if (plain == 0 && std::signbit(plain)) return plain;  // every term was -0
   return kfold == 0 ? 0.0 : kfold;
 }
@@ -131,9 +131,9 @@ ACCSUM_HD double kf_finalize(double* a, int K_rt) {
 
 // ---------------------------------------------------------------------------------------------
 // The fused shape: a function of n only, so cpu, cpu-mt, CUDA and OpenCL agree bit for bit.
-constexpr int kFusedVec = 2;                       // a lane takes 2 consecutive elements (16 bytes)
+constexpr int kFusedVec = 2;                          // a lane takes 2 consecutive elements (16 bytes)
 constexpr int64_t kFusedMaxLanes = int64_t(1) << 18;  // one wave of 256-thread blocks on an H100/H200
-constexpr int64_t kFusedMinGroups = 8;              // below 2^18 lanes, each lane gets >= 8 groups
+constexpr int64_t kFusedMinGroups = 8;                // below 2^18 lanes, each lane gets >= 8 groups
 
 inline int64_t pow2_floor(int64_t v) {
   int64_t p = 1;
@@ -277,7 +277,7 @@ inline double dp_bound(bool dot, DpVariant v, int K, int64_t n, double abs_s, do
   double prod = 0, H = S, T = 0;  // dot: per-product underflow, mass of h, mass of t
   if (dot) {
     prod = mul_up(nn, 4 * kEta);
-    H = add_up(mul_up(one_u, S), mul_up(nn, kEta));  // n eta >= n eta / 2
+    H = add_up(mul_up(one_u, S), mul_up(nn, kEta));   // n eta >= n eta / 2
     T = add_up(mul_up(kU, S), mul_up(nn, 5 * kEta));  // >= 4.5 n eta
   }
   const double s1 = add_up(abs_up(abs_s), prod);  // >= |s'|
@@ -310,11 +310,24 @@ inline const char* dp_bound_cite() {
 inline std::vector<ParamSpec> dp_params(bool dot) {
   std::vector<ParamSpec> ps = {
       ParamSpec{"K", "fold of working precision (K-1 error-free levels)", true, 2, 64, {}, "2"},
-      ParamSpec{"variant", "tree: the paper's DPSum passes (K-1 of them, then DPRed); fused: one pass with cascaded "
-                "per-lane accumulators", false, 0, 0, {"tree", "fused"}, "fused", true}};
+      ParamSpec{"variant",
+                "tree: the paper's DPSum passes (K-1 of them, then DPRed); fused: one pass with cascaded "
+                "per-lane accumulators",
+                false,
+                0,
+                0,
+                {"tree", "fused"},
+                "fused",
+                true}};
   if (dot)
-    ps.push_back(ParamSpec{"twoprod", "how TwoProduct is formed: fma (one FMA) or dekker (Veltkamp/Dekker Split)",
-                           false, 0, 0, {"fma", "dekker"}, "fma", true});
+    ps.push_back(ParamSpec{"twoprod",
+                           "how TwoProduct is formed: fma (one FMA) or dekker (Veltkamp/Dekker Split)",
+                           false,
+                           0,
+                           0,
+                           {"fma", "dekker"},
+                           "fma",
+                           true});
   return ps;
 }
 inline int dp_K(const Params& p) { return static_cast<int>(param_int(p, "K")); }

@@ -1,7 +1,7 @@
 #pragma once
-// Level 1 of Collange, Defour, Graillat, Iakymchuk 2015 (§3.1, Alg. 2): a floating-point expansion of N doubles that absorbs
-// consecutive terms with TwoSum and hands the part it cannot hold (the residue) to a
-// superaccumulator (core/numerics/superacc.hpp).
+// Level 1 of Collange, Defour, Graillat, Iakymchuk 2015 (§3.1, Alg. 2): a floating-point expansion of N doubles that
+// absorbs consecutive terms with TwoSum and hands the part it cannot hold (the residue) to a superaccumulator
+// (core/numerics/superacc.hpp).
 //
 // Exactness: after every accumulate(x), a[0] + ... + a[N-1] + residue equals the old
 // a[0] + ... + a[N-1] + x exactly, because each TwoSum is error-free. TwoSum stays

@@ -41,20 +41,18 @@ enum Op : unsigned char { kNothing, kMove, kTwoSum };
 template <int R, int YK>
 struct SafePlan {
   static constexpr int kInserts = 2 * (R - 1) + (R - 2);  // x_i and y_i for i = 1..R-1, then R-2 zeros
-  Op insert[kInserts][R];  // lane l at insertion k: s_l, e_l <- 2Sum(s_l, ep_l)
-  Op last[R];              // s_l <- s_l + ep_l (kTwoSum here means the plain addition)
+  Op insert[kInserts][R];                                 // lane l at insertion k: s_l, e_l <- 2Sum(s_l, ep_l)
+  Op last[R];                                             // s_l <- s_l + ep_l (kTwoSum here means the plain addition)
 };
 
 // Insertion k's operand for lane 0: x_{1+k/2} (k even), y_{1+k/2} (k odd), then zeros.
-constexpr bool insert_is_zero(int R, int YK, int k) {
-  return k >= 2 * (R - 1) || (k % 2 == 1 && 1 + k / 2 >= YK);
-}
+constexpr bool insert_is_zero(int R, int YK, int k) { return k >= 2 * (R - 1) || (k % 2 == 1 && 1 + k / 2 >= YK); }
 
 template <int R, int YK>
 constexpr SafePlan<R, YK> safe_plan() {
   static_assert(R >= 2 && YK >= 1 && YK <= R, "an R-term expansion plus YK leading terms");
   SafePlan<R, YK> p{};
-  bool sz[R] = {}, ez[R] = {};  // known zero (x and y_0 .. y_{YK-1} are data: not known)
+  bool sz[R] = {}, ez[R] = {};                       // known zero (x and y_0 .. y_{YK-1} are data: not known)
   for (int l = 1; l < R; ++l) sz[l] = ez[l] = true;  // lanes 1.. start with 2Sum(0, 0)
   auto apply = [&](bool in_zero, Op* ops, bool last) {
     bool epz[R] = {};
@@ -133,19 +131,26 @@ ACCSUM_HD void add_safe(const typename O::V* x, const typename O::V* y, typename
     constexpr int k = decltype(k_c)::value;
     constexpr int i = 1 + k / 2;
     V in = O::zero();
-    if constexpr (insert_is_zero(R, YK, k)) (void)in;
-    else if constexpr (k % 2 == 0) in = x_rest[i];
-    else in = y[i];
+    if constexpr (insert_is_zero(R, YK, k))
+      (void)in;
+    else if constexpr (k % 2 == 0)
+      in = x_rest[i];
+    else
+      in = y[i];
     // Lanes in decreasing order: lane l reads e_{l-1} before lane l-1 replaces it.
     static_for<0, R>([&](auto i_c) {
       constexpr int l = R - 1 - decltype(i_c)::value;
       constexpr Op op = PlanOf<R, YK>::value.insert[k][l];
       if constexpr (op == kTwoSum) {
-        if constexpr (l == 0) O::two_sum(s[0], in, s[0], e[0]);
-        else O::two_sum(s[l], e[l - 1], s[l], e[l]);
+        if constexpr (l == 0)
+          O::two_sum(s[0], in, s[0], e[0]);
+        else
+          O::two_sum(s[l], e[l - 1], s[l], e[l]);
       } else if constexpr (op == kMove) {
-        if constexpr (l == 0) s[0] = in;
-        else s[l] = e[l - 1];
+        if constexpr (l == 0)
+          s[0] = in;
+        else
+          s[l] = e[l - 1];
         e[l] = O::zero();
       } else {
         e[l] = O::zero();
@@ -155,8 +160,10 @@ ACCSUM_HD void add_safe(const typename O::V* x, const typename O::V* y, typename
   static_for<1, R>([&](auto l_c) {  // the last step: plain additions of e_{l-1} (lane 0 adds 0)
     constexpr int l = R - decltype(l_c)::value;
     constexpr Op op = PlanOf<R, YK>::value.last[l];
-    if constexpr (op == kTwoSum) s[l] = O::add(s[l], e[l - 1]);
-    else if constexpr (op == kMove) s[l] = e[l - 1];
+    if constexpr (op == kTwoSum)
+      s[l] = O::add(s[l], e[l - 1]);
+    else if constexpr (op == kMove)
+      s[l] = e[l - 1];
   });
 }
 

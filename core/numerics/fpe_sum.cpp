@@ -46,9 +46,7 @@ struct AccDepth {
   int64_t steps = 0;  // m + L: steps on any element's path
   int T = 0;          // vector steps of Algorithm 1
 };
-AccDepth acc_depth(int64_t n, int R) {
-  return {fused_lane_elems(n) + ceil_log2(fused_lanes(n)), 3 * R - 2};
-}
+AccDepth acc_depth(int64_t n, int R) { return {fused_lane_elems(n) + ceil_log2(fused_lanes(n)), 3 * R - 2}; }
 
 // F = 1 / ((1 - D (T + 4R) u)(1 - D gamma_T)) rounded up; +inf when a factor is not positive.
 double mass_factor(const AccDepth& d, int R) {
@@ -99,7 +97,13 @@ int fpe_acc_r(const Params& p) {
 AlgoEntry fpe_acc_entry(bool dot, const std::string& backend, const std::string& summary) {
   return AlgoEntry(dot ? "dot" : "sum", dot ? "fpe-dot" : "fpe-sum", backend, summary)
       .promises(Guarantee::kfold)
-      .with_params({ParamSpec{"terms", "R, the terms of the accumulating expansion (--R is the fpe family's data option)", false, 0, 0, {"2", "4", "8", "16", "32"}, "2",
+      .with_params({ParamSpec{"terms",
+                              "R, the terms of the accumulating expansion (--R is the fpe family's data option)",
+                              false,
+                              0,
+                              0,
+                              {"2", "4", "8", "16", "32"},
+                              "2",
                               true}})
       .within_domain([dot](const Params& p, const ExactFacts& f) { return fpe_acc_domain(dot, p, f); })
       .bounded_by(

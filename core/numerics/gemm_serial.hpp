@@ -70,18 +70,20 @@ ACCSUM_HD void dcs_add(float& s, float& c, float x) {
     big = x;
     small = s;
   }
-  float y = c + small;          // line 5
-  float u = small - (y - c);    // line 6
-  float t = y + big;            // line 7
-  float v = y - (t - big);      // line 8
-  float z = u + v;              // line 9
-  s = t + z;                    // line 10
-  c = z - (s - t);              // line 11
+  float y = c + small;        // line 5
+  float u = small - (y - c);  // line 6
+  float t = y + big;          // line 7
+  float v = y - (t - big);    // line 8
+  float z = u + v;            // line 9
+  s = t + z;                  // line 10
+  c = z - (s - t);            // line 11
 }
 
 ACCSUM_HD void comp_add(int comp, float& s, float& c, float x) {
-  if (comp == kKahan) kahan_add(s, c, x);
-  else dcs_add(s, c, x);
+  if (comp == kKahan)
+    kahan_add(s, c, x);
+  else
+    dcs_add(s, c, x);
 }
 
 // alpha*s + beta*c_in with BLAS conventions (see the header comment).

@@ -62,8 +62,13 @@ constexpr int64_t kAbgdBlock = int64_t(1) << 26;
 // shorter block is exact too (only more reductions), which lets tests cross block boundaries
 // with small vectors.
 inline ParamSpec block_param() {
-  return ParamSpec{"block", "terms summed before a reduction (default and maximum 2^26, the one-pass limit)", true,
-                   1, kAbgdBlock, {}, std::to_string(kAbgdBlock)};
+  return ParamSpec{"block",
+                   "terms summed before a reduction (default and maximum 2^26, the one-pass limit)",
+                   true,
+                   1,
+                   kAbgdBlock,
+                   {},
+                   std::to_string(kAbgdBlock)};
 }
 
 // The field operations and the per-element steps are core/numerics/modp.h's (accsum_modp_*,
@@ -130,7 +135,8 @@ inline double abgd_rn_block(const double* x, const double* y, int64_t n, accsum_
 inline uint64_t abgd_rn(const double* x, const double* y, int64_t n, uint64_t p, int64_t block = kAbgdBlock) {
   const accsum_modp m = accsum_modp_init(p);
   double acc = 0;
-  for (int64_t b = 0; b < n; b += block) acc = accsum_modp_add(acc, abgd_rn_block(x + b, y + b, std::min(block, n - b), m), m);
+  for (int64_t b = 0; b < n; b += block)
+    acc = accsum_modp_add(acc, abgd_rn_block(x + b, y + b, std::min(block, n - b), m), m);
   return static_cast<uint64_t>(acc);
 }
 

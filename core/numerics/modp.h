@@ -86,18 +86,18 @@ ACCSUM_FN_LOCAL double accsum_modp_reduce52(double x, accsum_modp m) {
  * each piece is added to its sum A, B, C, D, all exact for blocks of at most 2^26 products.
  * The operations are parameters (ADD, SUB, MUL, FMA: CUDA's round-toward-zero intrinsics are
  * such a set); accsum_abgd_put below is the step with the backend's own operations. */
-#define ACCSUM_ABGD_PUT(ADD, SUB, MUL, FMA, a, b, s3, A, B, C, D)          \
-  do {                                                                     \
-    const double h_ = MUL((a), (b));                                       \
-    const double r_ = FMA((a), (b), -h_);                                  \
-    const double al_ = SUB(ADD(0x1p131, h_), 0x1p131), bp_ = SUB(h_, al_); \
+#define ACCSUM_ABGD_PUT(ADD, SUB, MUL, FMA, a, b, s3, A, B, C, D)            \
+  do {                                                                       \
+    const double h_ = MUL((a), (b));                                         \
+    const double r_ = FMA((a), (b), -h_);                                    \
+    const double al_ = SUB(ADD(0x1p131, h_), 0x1p131), bp_ = SUB(h_, al_);   \
     const double be_ = SUB(ADD(0x1p105, bp_), 0x1p105), ep_ = SUB(bp_, be_); \
-    const double t_ = ADD(ep_, r_);                                        \
-    const double ga_ = SUB(ADD((s3), t_), (s3)), de_ = SUB(t_, ga_);       \
-    *(A) = ADD(*(A), al_);                                                 \
-    *(B) = ADD(*(B), be_);                                                 \
-    *(C) = ADD(*(C), ga_);                                                 \
-    *(D) = ADD(*(D), de_);                                                 \
+    const double t_ = ADD(ep_, r_);                                          \
+    const double ga_ = SUB(ADD((s3), t_), (s3)), de_ = SUB(t_, ga_);         \
+    *(A) = ADD(*(A), al_);                                                   \
+    *(B) = ADD(*(B), be_);                                                   \
+    *(C) = ADD(*(C), ga_);                                                   \
+    *(D) = ADD(*(D), de_);                                                   \
   } while (0)
 
 ACCSUM_FN_LOCAL void accsum_abgd_put(double a, double b, double s3, double* A, double* B, double* C, double* D) {

@@ -110,23 +110,23 @@ ACCSUM_FN accsum_u64 accsum_mul_hi64(accsum_u64 a, accsum_u64 b) {
 #endif
 
 /* ---- binary64 ---- */
-#define ACCSUM_MANT_BITS 52                       /* stored significand bits */
-#define ACCSUM_EXP_MASK 0x7FF                     /* biased exponent field, all ones: inf/NaN */
+#define ACCSUM_MANT_BITS 52   /* stored significand bits */
+#define ACCSUM_EXP_MASK 0x7FF /* biased exponent field, all ones: inf/NaN */
 #define ACCSUM_MANT_MASK ((ACCSUM_U64(1) << ACCSUM_MANT_BITS) - 1)
 #define ACCSUM_SIGN_BIT (ACCSUM_U64(1) << 63)
-#define ACCSUM_EXP_LSB (-1074)                    /* weight 2^-1074 of a subnormal's last bit */
-#define ACCSUM_EXP_TOP 1024                       /* every finite |x| < 2^1024 */
-#define ACCSUM_EXP_BIAS 1023                      /* biased exponent of 1.0 */
+#define ACCSUM_EXP_LSB (-1074) /* weight 2^-1074 of a subnormal's last bit */
+#define ACCSUM_EXP_TOP 1024    /* every finite |x| < 2^1024 */
+#define ACCSUM_EXP_BIAS 1023   /* biased exponent of 1.0 */
 
 /* ---- the superaccumulator's digits (core/numerics/superacc.hpp) ----
  * Digit i of an accumulator whose digit 0 has weight 2^L is an int64 of weight 2^(w i + L);
  * w = ACCSUM_DIGIT_BITS value bits and 63 - w carry-save bits of headroom. Everything else follows
  * from the digit width, the binary64 range and the number of terms to be summed (2^COUNT_BITS). */
 #define ACCSUM_DIGIT_LOG2 5                                          /* w = 2^5 */
-#define ACCSUM_DIGIT_BITS (1 << ACCSUM_DIGIT_LOG2)                    /* w = 32 */
-#define ACCSUM_DIGIT_MASK ((ACCSUM_U64(1) << ACCSUM_DIGIT_BITS) - 1)  /* 0xFFFFFFFF */
-#define ACCSUM_HEADROOM_BITS (63 - ACCSUM_DIGIT_BITS)                 /* 31 */
-#define ACCSUM_COUNT_BITS 64                                          /* room for 2^64 terms */
+#define ACCSUM_DIGIT_BITS (1 << ACCSUM_DIGIT_LOG2)                   /* w = 32 */
+#define ACCSUM_DIGIT_MASK ((ACCSUM_U64(1) << ACCSUM_DIGIT_BITS) - 1) /* 0xFFFFFFFF */
+#define ACCSUM_HEADROOM_BITS (63 - ACCSUM_DIGIT_BITS)                /* 31 */
+#define ACCSUM_COUNT_BITS 64                                         /* room for 2^64 terms */
 /* sums: bits 2^-1074 .. 2^1102 (68 digits) */
 #define ACCSUM_SUM_LSB ACCSUM_EXP_LSB
 #define ACCSUM_SUM_DIGITS \
@@ -192,8 +192,7 @@ ACCSUM_FN void accsum_decompose(accsum_u64 bits, accsum_u64* m, int* pos0) {
 
 /* Cuts m 2^pos (m < 2^53, pos >= 0 in units of the digit-0 weight) into three unsigned digit
  * pieces d0, d1 < 2^w, d2 < 2^21 for digits idx, idx+1, idx+2. */
-ACCSUM_FN void accsum_split_mantissa(accsum_u64 m, int pos, int* idx, accsum_u64* d0, accsum_u64* d1,
-                                     accsum_u64* d2) {
+ACCSUM_FN void accsum_split_mantissa(accsum_u64 m, int pos, int* idx, accsum_u64* d0, accsum_u64* d1, accsum_u64* d2) {
   int s = pos & (ACCSUM_DIGIT_BITS - 1);
   *idx = pos >> ACCSUM_DIGIT_LOG2;
   *d0 = (m << s) & ACCSUM_DIGIT_MASK;

@@ -71,8 +71,8 @@ __extension__ typedef __int128 i128;
 __extension__ typedef unsigned __int128 u128;
 
 constexpr int kMinModuli = 2, kMaxModuli = 13;
-constexpr int kMaxProductBits = 102;  // P < 2^kMaxProductBits (the header comment: why)
-constexpr int kMaxSideBits = 62;      // bits_a, bits_b <= 62: |A'|, |B'| <= 2^62 are int64 (and doubles)
+constexpr int kMaxProductBits = 102;           // P < 2^kMaxProductBits (the header comment: why)
+constexpr int kMaxSideBits = 62;               // bits_a, bits_b <= 62: |A'|, |B'| <= 2^62 are int64 (and doubles)
 constexpr int64_t kBlockK = int64_t{1} << 16;  // kBlockK * 128^2 = 2^30 < 2^31: int32 exact
 constexpr uint32_t kInfBits = 0x7f800000u;     // |x| bits >= this: infinity or NaN
 constexpr int kNoLow = 1 << 30;                // the lowest-bit exponent of a line with no nonzero entry
@@ -82,19 +82,32 @@ constexpr int kNoLow = 1 << 30;                // the lowest-bit exponent of a l
 // others that keeps P < 2^102).
 ACCSUM_HD constexpr int modulus(int l) {
   switch (l) {
-    case 0: return 256;
-    case 1: return 255;
-    case 2: return 253;
-    case 3: return 251;
-    case 4: return 247;
-    case 5: return 241;
-    case 6: return 239;
-    case 7: return 233;
-    case 8: return 229;
-    case 9: return 227;
-    case 10: return 223;
-    case 11: return 217;
-    default: return 139;
+    case 0:
+      return 256;
+    case 1:
+      return 255;
+    case 2:
+      return 253;
+    case 3:
+      return 251;
+    case 4:
+      return 247;
+    case 5:
+      return 241;
+    case 6:
+      return 239;
+    case 7:
+      return 233;
+    case 8:
+      return 229;
+    case 9:
+      return 227;
+    case 10:
+      return 223;
+    case 11:
+      return 217;
+    default:
+      return 139;
   }
 }
 
@@ -154,7 +167,9 @@ ACCSUM_HD int low_exponent(uint32_t bits) {
 // A line (row of A, column of B) is summarized by the largest |entry| bits and the lowest
 // set-bit exponent over its finite entries.
 ACCSUM_HD bool special_line(uint32_t max_bits) { return max_bits >= kInfBits; }
-ACCSUM_HD int line_top(uint32_t max_bits) { return max_bits == 0 || special_line(max_bits) ? 0 : top_exponent(max_bits); }
+ACCSUM_HD int line_top(uint32_t max_bits) {
+  return max_bits == 0 || special_line(max_bits) ? 0 : top_exponent(max_bits);
+}
 // Bits the line needs for exact scaling (0 for zero or special lines).
 ACCSUM_HD int line_span(uint32_t max_bits, int low) {
   return max_bits == 0 || special_line(max_bits) ? 0 : top_exponent(max_bits) - low;
@@ -185,9 +200,9 @@ ACCSUM_HD int residue_symmetric(int64_t v, int p) {
 // The Chinese remainder reconstruction for the first `moduli` moduli.
 struct Crt {
   int moduli = 0;
-  u128 product = 0;             // P < 2^kMaxProductBits
-  double product_double = 0;    // P rounded
-  u128 weight[kMaxModuli];      // W_l = (P/p_l) * ((P/p_l)^-1 mod p_l) mod P
+  u128 product = 0;           // P < 2^kMaxProductBits
+  double product_double = 0;  // P rounded
+  u128 weight[kMaxModuli];    // W_l = (P/p_l) * ((P/p_l)^-1 mod p_l) mod P
 };
 
 // Exact u128 -> double conversion up to one rounding per half (relative error <= 2^-52).
@@ -201,7 +216,7 @@ ACCSUM_HD i128 crt_symmetric(const int* r, const Crt& c) {
   u128 s = 0;  // < 13 * 2^8 * 2^102 < 2^114
   for (int l = 0; l < c.moduli; ++l) s += static_cast<u128>(static_cast<uint32_t>(r[l])) * c.weight[l];
   const u128 q = static_cast<u128>(static_cast<uint64_t>(to_double(s) / c.product_double));  // floor(s/P) +- 1
-  i128 x = static_cast<i128>(s) - static_cast<i128>(q * c.product);  // |x| < 2P < 2^103
+  i128 x = static_cast<i128>(s) - static_cast<i128>(q * c.product);                          // |x| < 2P < 2^103
   const i128 P = static_cast<i128>(c.product);
   while (x < 0) x += P;
   while (x >= P) x -= P;
@@ -333,9 +348,12 @@ ACCSUM_HD float special_entry(const float* a_row, int64_t lda, const float* b_co
     if (a != a || b != b) {
       nan = true;
     } else if (!finite_float(a) || !finite_float(b)) {
-      if (a == 0.0f || b == 0.0f) nan = true;
-      else if (((a < 0) != (b < 0)) != (alpha < 0)) neg = true;
-      else pos = true;
+      if (a == 0.0f || b == 0.0f)
+        nan = true;
+      else if (((a < 0) != (b < 0)) != (alpha < 0))
+        neg = true;
+      else
+        pos = true;
     }
   }
   float r = nan || (pos && neg) ? NAN : pos ? INFINITY : -INFINITY;
@@ -418,7 +436,7 @@ ACCSUM_HD i128 crt_symmetric_limbs(const int* r, const CrtLimbs& c) {
     for (int q = 0; q < 4; ++q) acc[q] += static_cast<uint64_t>(static_cast<uint32_t>(r[l])) * c.weight[l][q];
   const u128 s = static_cast<u128>(acc[0]) + (static_cast<u128>(acc[1]) << 32) + (static_cast<u128>(acc[2]) << 64) +
                  (static_cast<u128>(acc[3]) << 96);
-  const uint64_t q = static_cast<uint64_t>(to_double(s) * c.inv_product);  // floor(s/P) +- 1
+  const uint64_t q = static_cast<uint64_t>(to_double(s) * c.inv_product);               // floor(s/P) +- 1
   i128 x = static_cast<i128>(s) - static_cast<i128>(static_cast<u128>(q) * c.product);  // |x| < 2P < 2^103
   const i128 P = static_cast<i128>(c.product);
   while (x < 0) x += P;
@@ -516,6 +534,8 @@ inline Plan make_plan(int64_t K, const uint32_t* row_max, const int* row_low, in
 }
 
 // The int8 products a plan computes for inner dimension K.
-inline int64_t int8_products(const Plan& p, int64_t K) { return p.moduli * std::max<int64_t>(1, (K + kBlockK - 1) / kBlockK); }
+inline int64_t int8_products(const Plan& p, int64_t K) {
+  return p.moduli * std::max<int64_t>(1, (K + kBlockK - 1) / kBlockK);
+}
 
 }  // namespace accsum::ozaki

@@ -44,10 +44,10 @@ namespace accsum::ozaki {
 
 enum class Accuracy { cr, sgemm };
 
-constexpr int kNormFracBits = 32;            // K < 2^31 terms of <= 2^32: the sums fit uint64
-constexpr double kUnitRoundoff = 0x1p-24;    // u of binary32
-constexpr double kRoundUp = 1 + 0x1p-50;     // covers the roundings of the double arithmetic below
-constexpr double kRoundDown = 1 - 0x1p-50;   // (a few operations of relative error 2^-53 each)
+constexpr int kNormFracBits = 32;           // K < 2^31 terms of <= 2^32: the sums fit uint64
+constexpr double kUnitRoundoff = 0x1p-24;   // u of binary32
+constexpr double kRoundUp = 1 + 0x1p-50;    // covers the roundings of the double arithmetic below
+constexpr double kRoundDown = 1 - 0x1p-50;  // (a few operations of relative error 2^-53 each)
 
 // One entry's terms of S1 and S2 (see the header comment); x finite, top = its line's top.
 ACCSUM_HD uint64_t norm1_term(float x, int top) {
@@ -60,7 +60,9 @@ ACCSUM_HD uint64_t norm2_term(float x, int top) {
 
 // Line norms as doubles: ||x||_1 rounded up, ||x||_2 rounded down.
 // (pow2: exact powers of two, top in [-148, 128]; ldexp is several times slower and this runs per line)
-inline double norm1_upper(uint64_t s1, int top) { return static_cast<double>(s1) * kRoundUp * pow2(top - kNormFracBits); }
+inline double norm1_upper(uint64_t s1, int top) {
+  return static_cast<double>(s1) * kRoundUp * pow2(top - kNormFracBits);
+}
 inline double norm2_lower(uint64_t s2, int top) {
   return std::sqrt(static_cast<double>(s2) * kRoundDown) * kRoundDown * pow2(top - kNormFracBits / 2);
 }
@@ -69,8 +71,8 @@ inline double norm2_lower(uint64_t s2, int top) {
 // lines: span 0, norms 0), computed once per call (the plan tries up to 12 numbers of moduli).
 struct LineNorms {
   std::vector<int> span;
-  std::vector<double> n1, n2;          // ||.||_1 upper, ||.||_2 lower
-  std::vector<double> step, step_n2;   // 2^top, 2^top / n2 (0 where n2 = 0)
+  std::vector<double> n1, n2;         // ||.||_1 upper, ||.||_2 lower
+  std::vector<double> step, step_n2;  // 2^top, 2^top / n2 (0 where n2 = 0)
 };
 
 // Over the lines with span > bits: the largest 2^top and 2^top / n2 (the grid half-step is

@@ -31,8 +31,8 @@
 
 namespace accsum::bounds {
 
-constexpr double kU = 0x1p-53;       // unit roundoff of binary64
-constexpr double kEta = 0x1p-1074;   // smallest positive subnormal
+constexpr double kU = 0x1p-53;      // unit roundoff of binary64
+constexpr double kEta = 0x1p-1074;  // smallest positive subnormal
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 inline double up(double v) { return std::nextafter(v, kInf); }

@@ -108,9 +108,9 @@ inline double sum_neumaier(const double* x, int64_t n) {
   return ieee_fixup(s + c, s);
 }
 
-// ---- Priest's doubly compensated summation, exactly as in Badin, Bic, Dillencourt, Nicolau, "Improving accuracy for matrix multiplications on GPUs", Fig. 1 ----
-// Priest proves 2u|s| for terms sorted by decreasing magnitude; like the paper we do not sort,
-// so no bound is claimed.
+// ---- Priest's doubly compensated summation, exactly as in Badin, Bic, Dillencourt, Nicolau, "Improving accuracy for
+// matrix multiplications on GPUs", Fig. 1 ---- Priest proves 2u|s| for terms sorted by decreasing magnitude; like the
+// paper we do not sort, so no bound is claimed.
 inline double sum_dcs(const double* x, int64_t n) {
   if (n <= 0) return 0.0;
   double s = x[0], c = 0.0;  // s_1 = x_1, c_1 = 0
@@ -126,11 +126,10 @@ inline double sum_dcs(const double* x, int64_t n) {
   return fixup_with_plain_sum(s, x, n);
 }
 
-// ---- SumK (Ogita, Rump, Oishi 2005, Alg. 4.8; Suzuki, "Parallel algorithms for accurate summation and dot product on the GPU") ----
-// K-1 passes of VecSum (ORO Alg. 4.3) over the vector: for i = 2..n, (p_i, p_{i-1}) =
-// TwoSum(p_i, p_{i-1}); each pass keeps the exact sum and moves it into p_n, leaving the rounding
-// errors behind. Then the plain sum p_1 + ... + p_n. The result is as accurate as if computed in
-// K-fold working precision and rounded (ORO Prop. 4.10).
+// ---- SumK (Ogita, Rump, Oishi 2005, Alg. 4.8; Suzuki, "Parallel algorithms for accurate summation and dot product on
+// the GPU") ---- K-1 passes of VecSum (ORO Alg. 4.3) over the vector: for i = 2..n, (p_i, p_{i-1}) = TwoSum(p_i,
+// p_{i-1}); each pass keeps the exact sum and moves it into p_n, leaving the rounding errors behind. Then the plain sum
+// p_1 + ... + p_n. The result is as accurate as if computed in K-fold working precision and rounded (ORO Prop. 4.10).
 //
 // sum_k_passes is the algorithm on a vector it may overwrite; `passes` may be 0 (DotK calls
 // SumK(r, K-1) with K = 2). Returns the raw result; callers apply ieee_fixup.

@@ -105,7 +105,7 @@ struct BasicSuperacc {
   int64_t digit[D];
   int64_t pending;  // upper bound on |digit[i]| / 2^32; normalize before it passes the limit
   int64_t nan_count, pos_inf_count, neg_inf_count;
-  int64_t neg_zero_count;   // terms that were -0
+  int64_t neg_zero_count;      // terms that were -0
   int64_t not_neg_zero_count;  // terms that were anything else (finite)
 
   ACCSUM_HD void clear() {
@@ -138,9 +138,12 @@ struct BasicSuperacc {
   ACCSUM_HD bool note_special(uint64_t bits) {
     uint64_t mag = bits & ~(uint64_t(1) << 63);
     if (mag >= (uint64_t(0x7FF) << 52)) {
-      if (mag > (uint64_t(0x7FF) << 52)) ++nan_count;
-      else if (bits >> 63) ++neg_inf_count;
-      else ++pos_inf_count;
+      if (mag > (uint64_t(0x7FF) << 52))
+        ++nan_count;
+      else if (bits >> 63)
+        ++neg_inf_count;
+      else
+        ++pos_inf_count;
       return true;
     }
     if (bits == (uint64_t(1) << 63)) {
@@ -172,14 +175,19 @@ struct BasicSuperacc {
       // IEEE products: NaN * y and inf * 0 are NaN, inf * nonzero is an infinity.
       bool nan = (a_special && ma != (uint64_t(1) << 52)) || (b_special && mb != (uint64_t(1) << 52)) ||
                  (a_special && !b_special && mb == 0) || (b_special && !a_special && ma == 0);
-      if (nan) ++nan_count;
-      else if (sign) ++neg_inf_count;
-      else ++pos_inf_count;
+      if (nan)
+        ++nan_count;
+      else if (sign)
+        ++neg_inf_count;
+      else
+        ++pos_inf_count;
       return;
     }
     if (ma == 0 || mb == 0) {  // an exact zero product, signed by the factors' signs
-      if (sign) ++neg_zero_count;
-      else ++not_neg_zero_count;
+      if (sign)
+        ++neg_zero_count;
+      else
+        ++not_neg_zero_count;
       return;
     }
     ++not_neg_zero_count;

@@ -46,8 +46,8 @@
 #endif
 
 /* ---- the named constants; the rest follows from them ---- */
-#define ACCSUM_LANE_DIGIT_BITS 50  /* value bits per lane digit */
-#define ACCSUM_LANE_COUNT_BITS 52  /* room above 2^1024: a lane may hold 2^52 terms' worth */
+#define ACCSUM_LANE_DIGIT_BITS 50 /* value bits per lane digit */
+#define ACCSUM_LANE_COUNT_BITS 52 /* room above 2^1024: a lane may hold 2^52 terms' worth */
 #define ACCSUM_LANE_DIGITS \
   ((ACCSUM_EXP_TOP - ACCSUM_SUM_LSB + ACCSUM_LANE_COUNT_BITS + ACCSUM_LANE_DIGIT_BITS - 1) / ACCSUM_LANE_DIGIT_BITS)
 #define ACCSUM_LANE_DIGIT_MASK ((((accsum_i64)1) << ACCSUM_LANE_DIGIT_BITS) - 1)
@@ -69,7 +69,7 @@
 #define ACCSUM_LANE_RADIX 0x1p50
 
 /* ---- high words of |x|: one 32-bit compare classifies a term ---- */
-#define ACCSUM_HI_MANT_BITS (ACCSUM_MANT_BITS - 32) /* significand bits in the high word */
+#define ACCSUM_HI_MANT_BITS (ACCSUM_MANT_BITS - 32)                        /* significand bits in the high word */
 #define ACCSUM_HI_INF ((accsum_u32)ACCSUM_EXP_MASK << ACCSUM_HI_MANT_BITS) /* infinities, NaN */
 #define ACCSUM_LANE_FAST_LO_HI ((accsum_u32)ACCSUM_LANE_FAST_MIN_BIASED << ACCSUM_HI_MANT_BITS) /* 2^-972 */
 /* Sums: a term at or above 2^970 (core/numerics/fpe.hpp: kFpeMaxInput) bypasses the expansion.
@@ -178,7 +178,7 @@ ACCSUM_FN int accsum_lane_digit_pos(int i, int L) { return ACCSUM_LANE_DIGIT_BIT
  * idx+2: v = vlo + vhi 2^w with vlo in [0, 2^w) and vhi = v >> w in [-2^31, 2^31); every piece
  * is below 2^33 in magnitude. */
 ACCSUM_FN void accsum_int64_pieces(accsum_i64 v, int s, accsum_i64* p0, accsum_i64* p1, accsum_i64* p2) {
-  accsum_u64 a = ((accsum_u64)v & ACCSUM_DIGIT_MASK) << s;            /* < 2^63 */
+  accsum_u64 a = ((accsum_u64)v & ACCSUM_DIGIT_MASK) << s;        /* < 2^63 */
   accsum_i64 b = (v >> ACCSUM_DIGIT_BITS) * ((accsum_i64)1 << s); /* |b| <= 2^62 */
   *p0 = (accsum_i64)(a & ACCSUM_DIGIT_MASK);
   *p1 = (accsum_i64)(a >> ACCSUM_DIGIT_BITS) + (b & (accsum_i64)ACCSUM_DIGIT_MASK);

@@ -55,10 +55,11 @@ float superacc_to_float(const Superacc& acc, double* hi_out, double* lo_out) {
   const double up = hi > 0 ? 1 : -1;
   const double a = std::fabs(hi);
   const float fa = static_cast<float>(a);  // RN; +inf beyond FLT_MAX + half an ulp
-  const double lower = static_cast<double>(fa) > a ? static_cast<double>(std::nextafter(fa, 0.0f)) : static_cast<double>(fa);
+  const double lower =
+      static_cast<double>(fa) > a ? static_cast<double>(std::nextafter(fa, 0.0f)) : static_cast<double>(fa);
   const double upper = lower + float_ulp(lower);
   const double mid = 0.5 * (lower + upper);
-  if (a != mid) return f;  // not a midpoint: rounding hi to float rounds the exact value
+  if (a != mid) return f;         // not a midpoint: rounding hi to float rounds the exact value
   const double toward = lo * up;  // > 0: exact magnitude above the midpoint
   double mag = toward > 0 ? upper : toward < 0 ? lower : static_cast<double>(static_cast<float>(a));
   float r = mag >= 0x1p128 ? INFINITY : static_cast<float>(mag);
@@ -74,7 +75,8 @@ ExactValue exact_gemm(const Dataset& d) {
   const float alpha = data_float(d.data, "alpha", 1.0f), beta = data_float(d.data, "beta", 0.0f);
   const double products = double(M) * double(N) * double(K);
   int64_t judged = N;
-  if (products > kGemmOracleBudget) judged = std::max<int64_t>(1, static_cast<int64_t>(kGemmOracleBudget / (double(M) * K)));
+  if (products > kGemmOracleBudget)
+    judged = std::max<int64_t>(1, static_cast<int64_t>(kGemmOracleBudget / (double(M) * K)));
   judged = std::min(judged, N);
   for (int64_t t = 0; t < judged; ++t) ex->columns.push_back(judged == N ? t : t * N / judged);
   const size_t entries = static_cast<size_t>(M * judged);
@@ -150,16 +152,18 @@ ExactValue exact_gemm(const Dataset& d) {
     max_mass = std::max(max_mass, ex->mass[e]);
   }
   v.rounded = entries ? ex->ref[0] : 0.0;
-  v.hex = entries ? fmt::format("{}x{}x{}, C[0,0] = {}", M, N, K, hex_double(ex->ref[0])) : fmt::format("{}x{}x{}", M, N, K);
+  v.hex = entries ? fmt::format("{}x{}x{}, C[0,0] = {}", M, N, K, hex_double(ex->ref[0]))
+                  : fmt::format("{}x{}x{}", M, N, K);
   v.decimal = entries ? fmt::format("{:.17g}", ex->hi[0] + ex->lo[0]) : "0";
   v.abs_sum = max_abs;
   v.sum_abs = max_mass;
   v.cond = sum_abs > 0 ? sum_mass / sum_abs : (sum_mass > 0 ? INFINITY : 1.0);
   v.cond_definition = "sum over judged entries of (sum_k |alpha a_ik b_kj| + |beta c_ij|) / sum of |exact c_ij|";
   v.method = judged == N ? "exact superaccumulator (Collange et al. 2015) on every entry, rounded once to float"
-                         : fmt::format("exact superaccumulator on {} of {} columns (evenly spaced sample), rounded "
-                                       "once to float",
-                                       judged, N);
+                         : fmt::format(
+                               "exact superaccumulator on {} of {} columns (evenly spaced sample), rounded "
+                               "once to float",
+                               judged, N);
   v.facts.n = K;
   v.facts.abs_sum = max_abs;
   v.facts.sum_abs = max_mass;

@@ -19,13 +19,13 @@ namespace accsum {
 
 struct GemmExact {
   int64_t rows = 0, cols = 0, inner = 0;
-  std::vector<int64_t> columns;   // the judged columns: all, or an even sample for huge products
+  std::vector<int64_t> columns;  // the judged columns: all, or an even sample for huge products
   // Per judged entry, column-major over `columns` (entry (i, t) at i + t*rows):
-  std::vector<float> ref;         // RN_float(exact), with IEEE results for NaN / infinities
-  std::vector<double> hi, lo;     // exact = hi + lo + (below 2^-53 |lo|): hi = RN(exact), lo = RN(exact - hi)
-  std::vector<double> mass;       // sum_k |alpha a_ik b_kj| + |beta c_ij| (rounded)
-  std::vector<double> gold;       // alpha * (sum_k fl32(a_ik b_kj) in double) + beta c_ij, in double
-  std::vector<uint8_t> special;   // the exact IEEE result is NaN or an infinity
+  std::vector<float> ref;        // RN_float(exact), with IEEE results for NaN / infinities
+  std::vector<double> hi, lo;    // exact = hi + lo + (below 2^-53 |lo|): hi = RN(exact), lo = RN(exact - hi)
+  std::vector<double> mass;      // sum_k |alpha a_ik b_kj| + |beta c_ij| (rounded)
+  std::vector<double> gold;      // alpha * (sum_k fl32(a_ik b_kj) in double) + beta c_ij, in double
+  std::vector<uint8_t> special;  // the exact IEEE result is NaN or an infinity
 };
 
 // The exact value of a superaccumulator rounded once to float; hi, lo as in GemmExact.

@@ -71,9 +71,8 @@ KernelFactory with_ieee_rule(KernelFactory make, std::string family_name) {
 
 namespace {
 // Every entry of a family with ieee_reduction, on every backend, registered before or after.
-Registrar reg_ieee_rule(MakeWrapper{[](MakeFn make, const AlgoEntry& e) {
-  return with_ieee_rule(std::move(make), e.family);
-}});
+Registrar reg_ieee_rule(MakeWrapper{
+    [](MakeFn make, const AlgoEntry& e) { return with_ieee_rule(std::move(make), e.family); }});
 }  // namespace
 
 }  // namespace accsum

@@ -38,10 +38,14 @@ SpecialOutcome special_outcome_dot(const double* x, const double* y, int64_t n);
 inline double ieee_result(double computed, const double* x, const double* y, int64_t n) {
   if (std::isfinite(computed)) return computed;
   switch (y ? special_outcome_dot(x, y, n) : special_outcome_sum(x, n)) {
-    case SpecialOutcome::none: return computed;
-    case SpecialOutcome::nan: return std::isnan(computed) ? computed : std::numeric_limits<double>::quiet_NaN();
-    case SpecialOutcome::pos_inf: return std::numeric_limits<double>::infinity();
-    case SpecialOutcome::neg_inf: return -std::numeric_limits<double>::infinity();
+    case SpecialOutcome::none:
+      return computed;
+    case SpecialOutcome::nan:
+      return std::isnan(computed) ? computed : std::numeric_limits<double>::quiet_NaN();
+    case SpecialOutcome::pos_inf:
+      return std::numeric_limits<double>::infinity();
+    case SpecialOutcome::neg_inf:
+      return -std::numeric_limits<double>::infinity();
   }
   return computed;
 }

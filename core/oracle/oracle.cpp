@@ -41,8 +41,8 @@ struct Partial {
   bool nan = false, pinf = false, ninf = false;
   bool all_neg_zero = true;  // every term seen is -0 (decides the sign of an exact zero)
   int64_t count = 0;
-  double max_x = 0, max_y = 0;   // over finite elements
-  double min_x = INFINITY;        // over finite nonzero x
+  double max_x = 0, max_y = 0;  // over finite elements
+  double min_x = INFINITY;      // over finite nonzero x
   bool products_underflow = false;
 };
 
@@ -180,8 +180,10 @@ std::unique_ptr<Partial> reduce_threads(int64_t n, bool dot,
   for (int t = 0; t < threads; ++t) {
     int64_t b = n * t / threads, e = n * (t + 1) / threads;
     auto run = [&, t, b, e] { work(*parts[t], b, e); };
-    if (t == threads - 1) run();
-    else pool.emplace_back(run);
+    if (t == threads - 1)
+      run();
+    else
+      pool.emplace_back(run);
   }
   for (auto& th : pool) th.join();
   for (int t = 1; t < threads; ++t) merge(*parts[0], *parts[t]);
@@ -235,8 +237,9 @@ ExactValue finish(const Partial& acc, bool dot, int64_t n) {
     }
   }
   r.hex = hex_double(r.rounded);
-  r.decimal = mpfr_nan_p(holder->v) ? "nan" : mpfr_inf_p(holder->v) ? (mpfr_sgn(holder->v) > 0 ? "inf" : "-inf")
-                                                                    : decimal_of(holder->v);
+  r.decimal = mpfr_nan_p(holder->v)   ? "nan"
+              : mpfr_inf_p(holder->v) ? (mpfr_sgn(holder->v) > 0 ? "inf" : "-inf")
+                                      : decimal_of(holder->v);
   if (r.special) {
     r.abs_sum = std::fabs(r.rounded);
     r.sum_abs = acc.nan ? std::nan("") : INFINITY;
@@ -255,10 +258,10 @@ ExactValue finish(const Partial& acc, bool dot, int64_t n) {
       r.cond = mpfr_get_d(q.v, MPFR_RNDN);  // exact (or +inf beyond the double range)
     }
   }
-  r.cond_definition = dot ? "sum|x_i y_i| / |sum x_i y_i| (Ogita-Rump-Oishi's cond(x'y) is twice this)"
-                        : "sum|x_i| / |sum x_i|";
+  r.cond_definition =
+      dot ? "sum|x_i y_i| / |sum x_i y_i| (Ogita-Rump-Oishi's cond(x'y) is twice this)" : "sum|x_i| / |sum x_i|";
   r.method = dot ? "exact 106-bit products summed by MPFR mpfr_sum (4352 bits), rounded to nearest-even"
-               : "MPFR mpfr_sum, exact (2240-bit accumulator), rounded to nearest-even";
+                 : "MPFR mpfr_sum, exact (2240-bit accumulator), rounded to nearest-even";
   r.facts.n = n;
   r.facts.abs_sum = r.abs_sum;
   r.facts.sum_abs = r.sum_abs;
@@ -304,7 +307,8 @@ Metrics measure(double computed, const ExactValue& ref, double bound) {
     bool equal = same_bits || (std::isnan(computed) && std::isnan(ref.rounded));
     m.faithful = equal;
     m.abs_err = m.rel_err = m.ulps = equal && !exact_finite ? 0.0 : INFINITY;
-    if (std::isnan(computed) != std::isnan(ref.rounded) || (!exact_finite && !equal)) m.abs_err = m.rel_err = m.ulps = INFINITY;
+    if (std::isnan(computed) != std::isnan(ref.rounded) || (!exact_finite && !equal))
+      m.abs_err = m.rel_err = m.ulps = INFINITY;
     m.digits = equal ? 16.0 : 0.0;
     m.within_bound = m.has_bound && m.abs_err <= bound;
     return m;

@@ -59,14 +59,20 @@ static double dot2_bound(const accsum_facts* f, const char* const* params) {
 }
 
 static const char* const twoprod_choices[] = {"fma", "split", NULL};
-static const accsum_param params[] = {
-    {.name = "twoprod", .help = "TwoProduct by one FMA or by Dekker's Split", .choices = twoprod_choices,
-     .default_value = "fma"}};
+static const accsum_param params[] = {{.name = "twoprod",
+                                       .help = "TwoProduct by one FMA or by Dekker's Split",
+                                       .choices = twoprod_choices,
+                                       .default_value = "fma"}};
 
-static const accsum_algorithm algorithms[] = {
-    {.name = "dot2-plugin", .summary = "Dot2 (Ogita-Rump-Oishi 2005), claiming its proven bound",
-     .family = ACCSUM_FAMILY_DOT, .backend = ACCSUM_BACKEND_CPU, .claim = ACCSUM_CLAIM_BOUND, .bound = dot2_bound,
-     .params = params, .param_count = 1, .compute = dot2}};
+static const accsum_algorithm algorithms[] = {{.name = "dot2-plugin",
+                                               .summary = "Dot2 (Ogita-Rump-Oishi 2005), claiming its proven bound",
+                                               .family = ACCSUM_FAMILY_DOT,
+                                               .backend = ACCSUM_BACKEND_CPU,
+                                               .claim = ACCSUM_CLAIM_BOUND,
+                                               .bound = dot2_bound,
+                                               .params = params,
+                                               .param_count = 1,
+                                               .compute = dot2}};
 
 ACCSUM_PLUGIN_EXPORT const accsum_plugin* accsum_plugin_register(int host_abi_version) {
   static const accsum_plugin plugin = {ACCSUM_PLUGIN_ABI_VERSION, "dot2-example", algorithms, 1};

@@ -10,10 +10,12 @@ static int naive_sum(const accsum_call* call) {
   return 0;
 }
 
-static const accsum_algorithm algorithms[] = {
-    {.name = "overclaimed-sum", .summary = "recursive summation, falsely claiming correct rounding",
-     .family = ACCSUM_FAMILY_SUM, .backend = ACCSUM_BACKEND_CPU, .claim = ACCSUM_CLAIM_CORRECTLY_ROUNDED,
-     .compute = naive_sum}};
+static const accsum_algorithm algorithms[] = {{.name = "overclaimed-sum",
+                                               .summary = "recursive summation, falsely claiming correct rounding",
+                                               .family = ACCSUM_FAMILY_SUM,
+                                               .backend = ACCSUM_BACKEND_CPU,
+                                               .claim = ACCSUM_CLAIM_CORRECTLY_ROUNDED,
+                                               .compute = naive_sum}};
 
 ACCSUM_PLUGIN_EXPORT const accsum_plugin* accsum_plugin_register(int host_abi_version) {
   static const accsum_plugin plugin = {ACCSUM_PLUGIN_ABI_VERSION, "false-claim-example", algorithms, 1};

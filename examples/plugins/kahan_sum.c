@@ -16,10 +16,12 @@ static int kahan_sum(const accsum_call* call) {
   return 0;
 }
 
-static const accsum_algorithm algorithms[] = {
-    {.name = "kahan-plugin", .summary = "Kahan compensated summation (a plugin, claims nothing)",
-     .family = ACCSUM_FAMILY_SUM, .backend = ACCSUM_BACKEND_CPU, .claim = ACCSUM_CLAIM_NONE,
-     .compute = kahan_sum}};
+static const accsum_algorithm algorithms[] = {{.name = "kahan-plugin",
+                                               .summary = "Kahan compensated summation (a plugin, claims nothing)",
+                                               .family = ACCSUM_FAMILY_SUM,
+                                               .backend = ACCSUM_BACKEND_CPU,
+                                               .claim = ACCSUM_CLAIM_NONE,
+                                               .compute = kahan_sum}};
 
 ACCSUM_PLUGIN_EXPORT const accsum_plugin* accsum_plugin_register(int host_abi_version) {
   static const accsum_plugin plugin = {ACCSUM_PLUGIN_ABI_VERSION, "kahan-example", algorithms, 1};

@@ -32,7 +32,8 @@ int main(int argc, char** argv) {
   fclose(f);
   double* dx = NULL;
   cudaStream_t stream;
-  if (cudaMalloc((void**)&dx, (n ? n : 1) * sizeof *dx) != cudaSuccess || cudaStreamCreate(&stream) != cudaSuccess) return 2;
+  if (cudaMalloc((void**)&dx, (n ? n : 1) * sizeof *dx) != cudaSuccess || cudaStreamCreate(&stream) != cudaSuccess)
+    return 2;
   cudaMemcpyAsync(dx, x, n * sizeof *dx, cudaMemcpyHostToDevice, stream); /* ordered before the sums */
   const int64_t half = (int64_t)n / 2;
   double r;

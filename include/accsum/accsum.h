@@ -25,9 +25,9 @@ extern "C" {
 
 enum accsum_status {
   ACCSUM_OK = 0,
-  ACCSUM_EINVAL = 1,      /* an argument is invalid (NULL pointer, n < 0, K out of range, ...)    */
+  ACCSUM_EINVAL = 1,       /* an argument is invalid (NULL pointer, n < 0, K out of range, ...)    */
   ACCSUM_EUNAVAILABLE = 2, /* the backend is not built in or not present (no GPU)                */
-  ACCSUM_EFAILED = 3      /* the computation failed (out of memory, a CUDA error)                 */
+  ACCSUM_EFAILED = 3       /* the computation failed (out of memory, a CUDA error)                 */
 };
 
 /* The library's version, e.g. "0.1.0". */

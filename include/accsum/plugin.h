@@ -30,9 +30,9 @@ extern "C" {
 
 /* What the algorithm computes. */
 enum accsum_family {
-  ACCSUM_FAMILY_SUM = 1,  /* result[0] = sum of x[0..n) (binary64)                           */
-  ACCSUM_FAMILY_DOT = 2,  /* result[0] = sum of x[i]*y[i] (binary64)                          */
-  ACCSUM_FAMILY_GEMM = 3  /* c_out = alpha*A*B + beta*C, binary32, column-major (BLAS SGEMM)  */
+  ACCSUM_FAMILY_SUM = 1, /* result[0] = sum of x[0..n) (binary64)                           */
+  ACCSUM_FAMILY_DOT = 2, /* result[0] = sum of x[i]*y[i] (binary64)                          */
+  ACCSUM_FAMILY_GEMM = 3 /* c_out = alpha*A*B + beta*C, binary32, column-major (BLAS SGEMM)  */
 };
 
 /* Where it runs, and so what the pointers of an accsum_call are. */
@@ -45,21 +45,21 @@ enum accsum_backend {
 
 /* The guarantee the algorithm claims; `accsum verify` holds it to it on every dataset. */
 enum accsum_claim {
-  ACCSUM_CLAIM_NONE = 0,              /* no accuracy claim (the error is still measured)      */
-  ACCSUM_CLAIM_BOUND = 1,             /* |error| <= bound(facts), see accsum_bound_fn        */
-  ACCSUM_CLAIM_FAITHFUL = 2,          /* the result is one of the two doubles around the exact value */
-  ACCSUM_CLAIM_CORRECTLY_ROUNDED = 3  /* the exact value rounded to nearest (sum, dot)       */
+  ACCSUM_CLAIM_NONE = 0,             /* no accuracy claim (the error is still measured)      */
+  ACCSUM_CLAIM_BOUND = 1,            /* |error| <= bound(facts), see accsum_bound_fn        */
+  ACCSUM_CLAIM_FAITHFUL = 2,         /* the result is one of the two doubles around the exact value */
+  ACCSUM_CLAIM_CORRECTLY_ROUNDED = 3 /* the exact value rounded to nearest (sum, dot)       */
 };
 
 /* One parameter: a name (an accsum command-line parameter, swept with --param NAME=a,b), and
  * its allowed values: the NULL-terminated list `choices`, or, when choices is NULL, the
  * integers min..max. Values reach the plugin as text, in the order the parameters are given. */
 typedef struct accsum_param {
-  const char* name;          /* [a-z][a-z0-9_]*                                              */
-  const char* help;          /* one line                                                      */
+  const char* name;           /* [a-z][a-z0-9_]*                                              */
+  const char* help;           /* one line                                                      */
   const char* const* choices; /* NULL-terminated, or NULL for an integer range               */
-  long long min, max;        /* the integer range when choices is NULL                       */
-  const char* default_value; /* one of the allowed values                                     */
+  long long min, max;         /* the integer range when choices is NULL                       */
+  const char* default_value;  /* one of the allowed values                                     */
 } accsum_param;
 
 /* One computation. Inputs and outputs are owned by accsum and live for the call. */
@@ -94,10 +94,10 @@ typedef int (*accsum_compute_fn)(const accsum_call* call);
 /* Exact facts about the data, computed by accsum's oracle, for stating a bound. */
 typedef struct accsum_facts {
   int64_t n;
-  double abs_exact;  /* |exact result| (sum or dot), rounded to nearest                       */
-  double sum_abs;    /* sum |x_i| (sum) or sum |x_i y_i| (dot), rounded up                    */
-  double max_abs_x;  /* max |x_i|                                                             */
-  double max_abs_y;  /* max |y_i| (0 for a sum)                                               */
+  double abs_exact;              /* |exact result| (sum or dot), rounded to nearest                       */
+  double sum_abs;                /* sum |x_i| (sum) or sum |x_i y_i| (dot), rounded up                    */
+  double max_abs_x;              /* max |x_i|                                                             */
+  double max_abs_y;              /* max |y_i| (0 for a sum)                                               */
   int products_underflow;        /* dot: some nonzero exact product x_i*y_i is below 2^-1022   */
   int partial_sums_may_overflow; /* sum |x_i| (or |x_i y_i|) exceeds 2^1021                    */
 } accsum_facts;
@@ -107,14 +107,14 @@ typedef struct accsum_facts {
 typedef double (*accsum_bound_fn)(const accsum_facts* facts, const char* const* param_values);
 
 typedef struct accsum_algorithm {
-  const char* name;    /* the --algo name: [a-z0-9][a-z0-9_.-]*, unique among all algorithms   */
-  const char* summary; /* one line for `accsum list`                                          */
-  int family;          /* enum accsum_family                                                  */
-  int backend;         /* enum accsum_backend                                                 */
-  int claim;           /* enum accsum_claim                                                   */
-  int reproducible;    /* nonzero: bitwise identical results across runs, permuted input and
-                          every parameter value (accsum checks all three)                    */
-  accsum_bound_fn bound;  /* ACCSUM_CLAIM_BOUND only                                          */
+  const char* name;      /* the --algo name: [a-z0-9][a-z0-9_.-]*, unique among all algorithms   */
+  const char* summary;   /* one line for `accsum list`                                          */
+  int family;            /* enum accsum_family                                                  */
+  int backend;           /* enum accsum_backend                                                 */
+  int claim;             /* enum accsum_claim                                                   */
+  int reproducible;      /* nonzero: bitwise identical results across runs, permuted input and
+                            every parameter value (accsum checks all three)                    */
+  accsum_bound_fn bound; /* ACCSUM_CLAIM_BOUND only                                          */
   const accsum_param* params;
   int param_count;
   accsum_compute_fn compute;

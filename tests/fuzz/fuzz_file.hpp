@@ -1,8 +1,8 @@
 #pragma once
-// Shared by the file-reader fuzz targets (npy, raw, text, gemm, moddot): the input is written to a temporary file with the
-// reader's extension and read back with read_dataset, as `bench --input` does. The first byte
-// picks the family (even: sum, odd: dot). The readers may only throw UsageError; anything else
-// (another exception, a crash, a sanitizer report) is a bug the fuzzer reports.
+// Shared by the file-reader fuzz targets (npy, raw, text, gemm, moddot): the input is written to a temporary file with
+// the reader's extension and read back with read_dataset, as `bench --input` does. The first byte picks the family
+// (even: sum, odd: dot). The readers may only throw UsageError; anything else (another exception, a crash, a sanitizer
+// report) is a bug the fuzzer reports.
 #include <unistd.h>
 
 #include <cstdint>

@@ -96,13 +96,22 @@ static int crashing_sum(const accsum_call* call) {
 #endif
 
 #if HOSTILE_CASE == 12
-static const accsum_algorithm algorithms[] = {
-    {.name = NAME, .summary = "a test plugin", .family = FAMILY, .backend = BACKEND, .claim = CLAIM,
-     .reproducible = 1, .params = order_param, .param_count = 1, .compute = COMPUTE}};
+static const accsum_algorithm algorithms[] = {{.name = NAME,
+                                               .summary = "a test plugin",
+                                               .family = FAMILY,
+                                               .backend = BACKEND,
+                                               .claim = CLAIM,
+                                               .reproducible = 1,
+                                               .params = order_param,
+                                               .param_count = 1,
+                                               .compute = COMPUTE}};
 #else
-static const accsum_algorithm algorithms[] = {
-    {.name = NAME, .summary = "a test plugin", .family = FAMILY, .backend = BACKEND, .claim = CLAIM,
-     .compute = COMPUTE}};
+static const accsum_algorithm algorithms[] = {{.name = NAME,
+                                               .summary = "a test plugin",
+                                               .family = FAMILY,
+                                               .backend = BACKEND,
+                                               .claim = CLAIM,
+                                               .compute = COMPUTE}};
 #endif
 
 #if HOSTILE_CASE != 1

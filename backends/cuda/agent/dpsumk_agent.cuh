@@ -14,11 +14,11 @@
 
 namespace accsum::cuda::dp {
 
-constexpr int kThreads = 256;          // threads per block, every kernel here
+constexpr int kThreads = 256;  // threads per block, every kernel here
 constexpr int kWarps = kThreads / kWarpThreads;
-constexpr int kTermsPerThread = 4;     // tree kernels: levels w = 1, 2 in registers
+constexpr int kTermsPerThread = 4;                                 // tree kernels: levels w = 1, 2 in registers
 constexpr int64_t kSegment = int64_t(kThreads) * kTermsPerThread;  // terms one tree block handles
-constexpr int kFusedUnroll = 4;        // 16-byte loads in flight per lane and per input vector
+constexpr int kFusedUnroll = 4;  // 16-byte loads in flight per lane and per input vector
 constexpr int kMaxK = 64;
 
 template <int KC>
@@ -72,8 +72,8 @@ __device__ __forceinline__ void fused_elem(double* a, int K, double x, double y)
 
 // G lanes in all, LPT adjacent lanes per thread, streamed by stream_lanes (thread/lane_stream.cuh).
 // The thread merges its lanes (the first levels of the lane tree), then the block's threads
-// continue the tree; block b's root state goes to out[k * gridDim.x + b]. LPT and Ordered (two_sum_ordered for TwoSum) change only the speed,
-// never the bits.
+// continue the tree; block b's root state goes to out[k * gridDim.x + b]. LPT and Ordered (two_sum_ordered for TwoSum)
+// change only the speed, never the bits.
 template <int KC, bool Dot, bool Dekker, int LPT, bool Ordered>
 __global__ void __launch_bounds__(kThreads) fused_kernel(const double* __restrict__ x, const double* __restrict__ y,
                                                          int64_t n, int64_t G, int K, double* __restrict__ out) {
@@ -85,10 +85,9 @@ __global__ void __launch_bounds__(kThreads) fused_kernel(const double* __restric
   for (int l = 0; l < LPT; ++l) kf_clear<KC>(a[l], K);
   const int64_t g0 = (int64_t(blockIdx.x) * kThreads + threadIdx.x) * LPT;  // this thread's first lane
   if (g0 < G)
-    stream_lanes<LPT, U, Dot>(x, y, n, G, g0, [&](int l, double xi, double yi) {
-      fused_elem<KC, Dot, Dekker, Ordered>(a[l], K, xi, yi);
-    });
-  // The thread's lanes: lane tree levels w < LPT (only among lanes < G, as the serial tree).
+    stream_lanes<LPT, U, Dot>(
+        x, y, n, G, g0, [&](int l, double xi, double yi) { fused_elem<KC, Dot, Dekker, Ordered>(a[l], K, xi, yi); });
+    // The thread's lanes: lane tree levels w < LPT (only among lanes < G, as the serial tree).
 #pragma unroll
   for (int w = 1; w < LPT; w *= 2)
 #pragma unroll
@@ -104,8 +103,8 @@ __global__ void __launch_bounds__(kThreads) fused_kernel(const double* __restric
 
 // Merges `count` states (in[k * count + i]) by blocks of kThreads, continuing the lane tree.
 template <int KC>
-__global__ void __launch_bounds__(kThreads) merge_states_kernel(const double* __restrict__ in, int64_t count, int K,
-                                                                double* __restrict__ out) {
+__global__ void __launch_bounds__(kThreads)
+    merge_states_kernel(const double* __restrict__ in, int64_t count, int K, double* __restrict__ out) {
   constexpr int A = LaneArray<KC>::size;
   const int K_ = KC > 0 ? KC : K;
   double a[A];
@@ -161,7 +160,8 @@ __global__ void __launch_bounds__(kThreads) tree_kernel(const double* __restrict
     const int64_t nx = N / 2;
     double xs[2], ys[2];
     if (e0 + 1 < nx) {
-      double2 xv = __ldcs(reinterpret_cast<const double2*>(x + e0)), yv = __ldcs(reinterpret_cast<const double2*>(y + e0));
+      double2 xv = __ldcs(reinterpret_cast<const double2*>(x + e0)),
+              yv = __ldcs(reinterpret_cast<const double2*>(y + e0));
       xs[0] = xv.x, xs[1] = xv.y, ys[0] = yv.x, ys[1] = yv.y;
     } else {
       for (int q = 0; q < 2; ++q) xs[q] = e0 + q < nx ? x[e0 + q] : 0.0, ys[q] = e0 + q < nx ? y[e0 + q] : 0.0;

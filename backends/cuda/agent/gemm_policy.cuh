@@ -65,13 +65,13 @@ struct GemmPolicyList {
 // Plain SGEMM: accumulators only, so several blocks per SM. The first is the kernel measured at
 // 0.77x cuBLAS (README); the others trade barrier count (BK = 16), warps per SM and reuse.
 using PlainSweepPolicies = GemmPolicyList<GemmTilePolicy<128, 128, 8, 8, 8, 2>,    // 256 threads
-                                         GemmTilePolicy<128, 128, 16, 8, 8, 2>,   // 256
-                                         GemmTilePolicy<128, 64, 16, 8, 4, 3>,    // 256
-                                         GemmTilePolicy<64, 128, 16, 4, 8, 2>,    // 256
-                                         GemmTilePolicy<128, 128, 16, 8, 4, 1>,   // 512
-                                         GemmTilePolicy<128, 64, 16, 8, 8, 3>,    // 128
-                                         GemmTilePolicy<128, 128, 8, 8, 16, 2>,   // 128
-                                         GemmTilePolicy<256, 128, 16, 8, 8, 1>>;  // 512
+                                          GemmTilePolicy<128, 128, 16, 8, 8, 2>,   // 256
+                                          GemmTilePolicy<128, 64, 16, 8, 4, 3>,    // 256
+                                          GemmTilePolicy<64, 128, 16, 4, 8, 2>,    // 256
+                                          GemmTilePolicy<128, 128, 16, 8, 4, 1>,   // 512
+                                          GemmTilePolicy<128, 64, 16, 8, 8, 3>,    // 128
+                                          GemmTilePolicy<128, 128, 8, 8, 16, 2>,   // 128
+                                          GemmTilePolicy<256, 128, 16, 8, 8, 1>>;  // 512
 
 // Kahan and DCS: (p, s, c) per entry. 8 x 8 per thread with s in registers needs > 128
 // registers, hence one block per SM (the measured 0.70x / 0.66x). With s and c in shared memory
@@ -79,12 +79,12 @@ using PlainSweepPolicies = GemmPolicyList<GemmTilePolicy<128, 128, 8, 8, 8, 2>, 
 // or 16 warps in one block. (-smc at two blocks per SM spills under the 128-register cap, ptxas
 // of nvcc 13.0, so those are -smsc.)
 using CompSweepPolicies = GemmPolicyList<GemmTilePolicy<128, 128, 8, 8, 8, 1, kCompInSmem>,    // 256 threads
-                                        GemmTilePolicy<128, 128, 16, 8, 8, 1, kCompInSmem>,   // 256
-                                        GemmTilePolicy<128, 128, 16, 8, 4, 1, kTotalInSmem>,  // 512
-                                        GemmTilePolicy<128, 64, 16, 8, 4, 2, kTotalInSmem>,   // 256
-                                        GemmTilePolicy<64, 128, 16, 4, 8, 2, kTotalInSmem>,   // 256
-                                        GemmTilePolicy<128, 64, 16, 8, 8, 2, kTotalInSmem>,   // 128
-                                        GemmTilePolicy<64, 64, 16, 4, 4, 2, kCompInRegs>>;    // 256
+                                         GemmTilePolicy<128, 128, 16, 8, 8, 1, kCompInSmem>,   // 256
+                                         GemmTilePolicy<128, 128, 16, 8, 4, 1, kTotalInSmem>,  // 512
+                                         GemmTilePolicy<128, 64, 16, 8, 4, 2, kTotalInSmem>,   // 256
+                                         GemmTilePolicy<64, 128, 16, 4, 8, 2, kTotalInSmem>,   // 256
+                                         GemmTilePolicy<128, 64, 16, 8, 8, 2, kTotalInSmem>,   // 128
+                                         GemmTilePolicy<64, 64, 16, 4, 4, 2, kCompInRegs>>;    // 256
 // (128x128x8-8x16 with both totals in shared memory, the plain winner's shape, was tried: 0.49-0.61x,
 // one 4-warp block per SM; results/gemm_policies_comp_h200.md.)
 

@@ -2,9 +2,9 @@
 // The tiled SGEMM kernel with selective compensation (core/numerics/gemm_serial.hpp; Badin, Bic,
 // Dillencourt, Nicolau, "Improving accuracy for matrix multiplications on GPUs", 2011, Figs. 1-3),
 // in CUB's layering: the block loads k-tiles (TileLoader), each thread accumulates its micro-tile
-// (MicroTile), the kernel drives them; every size and place is the policy's (agent/gemm_policy.cuh). Every entry receives its products in the order k = 0..K-1
-// and its compensated additions after the same strips as the readable definition, so results are
-// bit for bit the cpu backend's (--fmad=false keeps fma = 0 unfused).
+// (MicroTile), the kernel drives them; every size and place is the policy's (agent/gemm_policy.cuh). Every entry
+// receives its products in the order k = 0..K-1 and its compensated additions after the same strips as the readable
+// definition, so results are bit for bit the cpu backend's (--fmad=false keeps fma = 0 unfused).
 //
 // Any M, N, K: a block whose tile lies inside C, with M and K multiples of 4 (16-byte aligned
 // columns), loads whole k-tiles with 16-byte loads; edge blocks and the last partial k-tile load
@@ -151,9 +151,11 @@ struct MicroTile {
 
   // Group q = i * TN / 4 + g: entries (i, 4g .. 4g + 3).
   __device__ float4 get_s(int q) const {
-    if constexpr (kSInSmem) return ss[q * P::kThreads];
-    else return make_float4(s[q / (P::TN / 4)][q % (P::TN / 4) * 4], s[q / (P::TN / 4)][q % (P::TN / 4) * 4 + 1],
-                            s[q / (P::TN / 4)][q % (P::TN / 4) * 4 + 2], s[q / (P::TN / 4)][q % (P::TN / 4) * 4 + 3]);
+    if constexpr (kSInSmem)
+      return ss[q * P::kThreads];
+    else
+      return make_float4(s[q / (P::TN / 4)][q % (P::TN / 4) * 4], s[q / (P::TN / 4)][q % (P::TN / 4) * 4 + 1],
+                         s[q / (P::TN / 4)][q % (P::TN / 4) * 4 + 2], s[q / (P::TN / 4)][q % (P::TN / 4) * 4 + 3]);
   }
   __device__ void set_s(int q, float4 v) {
     if constexpr (kSInSmem) {
@@ -164,11 +166,13 @@ struct MicroTile {
     }
   }
   __device__ float4 get_c(int q) const {
-    if constexpr (kCInSmem) return cs[q * P::kThreads];
+    if constexpr (kCInSmem)
+      return cs[q * P::kThreads];
     else if constexpr (kComp)
       return make_float4(c[q / (P::TN / 4)][q % (P::TN / 4) * 4], c[q / (P::TN / 4)][q % (P::TN / 4) * 4 + 1],
                          c[q / (P::TN / 4)][q % (P::TN / 4) * 4 + 2], c[q / (P::TN / 4)][q % (P::TN / 4) * 4 + 3]);
-    else return make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    else
+      return make_float4(0.0f, 0.0f, 0.0f, 0.0f);
   }
   __device__ void set_c(int q, float4 v) {
     if constexpr (kCInSmem) {
@@ -207,8 +211,10 @@ struct MicroTile {
     for (int i = 0; i < P::TM; ++i)
 #pragma unroll
       for (int j = 0; j < P::TN; ++j) {
-        if constexpr (kComp) p[i][j] = gemm::mul_add(a[i], b[j], FIRST ? 0.0f : p[i][j], FMA);
-        else s[i][j] = gemm::mul_add(a[i], b[j], s[i][j], FMA);
+        if constexpr (kComp)
+          p[i][j] = gemm::mul_add(a[i], b[j], FIRST ? 0.0f : p[i][j], FMA);
+        else
+          s[i][j] = gemm::mul_add(a[i], b[j], s[i][j], FMA);
       }
   }
 
@@ -243,16 +249,20 @@ __device__ void consume_tile(MicroTile<P, COMP, FMA>& acc, const Smem<P>& sm, in
 #pragma unroll
   for (int kk = 0; kk < P::BK; ++kk) {
     if (!FULL && kk >= kmax) break;
-    if (EACH || (FIRST && kk == 0)) acc.template step<true>(sm, buf, kk);
-    else acc.template step<false>(sm, buf, kk);
+    if (EACH || (FIRST && kk == 0))
+      acc.template step<true>(sm, buf, kk);
+    else
+      acc.template step<false>(sm, buf, kk);
     if (EACH) acc.flush();
   }
 }
 
 template <class P, int COMP, bool FMA, bool EACH, bool FIRST>
 __device__ void consume(MicroTile<P, COMP, FMA>& acc, const Smem<P>& sm, int buf, int kmax) {
-  if (kmax == P::BK) consume_tile<P, COMP, FMA, EACH, true, FIRST>(acc, sm, buf, kmax);
-  else consume_tile<P, COMP, FMA, EACH, false, FIRST>(acc, sm, buf, kmax);
+  if (kmax == P::BK)
+    consume_tile<P, COMP, FMA, EACH, true, FIRST>(acc, sm, buf, kmax);
+  else
+    consume_tile<P, COMP, FMA, EACH, false, FIRST>(acc, sm, buf, kmax);
 }
 
 // Block (tile_m, tile_n) of the grid, in column strips of kGroupTilesM row tiles.
@@ -304,7 +314,8 @@ __device__ void store_tile(const MicroTile<P, COMP, FMA>& acc, int m0, int n0, b
 #pragma unroll
         for (int q = 0; q < 4; ++q)
           if (gm + q < sh.M && gn < sh.N)
-            out[gm + q + static_cast<size_t>(gn) * sh.M] = entry_out(acc, 4 * g + q, j, gm + q, gn, sh, alpha, beta, A, B, C);
+            out[gm + q + static_cast<size_t>(gn) * sh.M] =
+                entry_out(acc, 4 * g + q, j, gm + q, gn, sh, alpha, beta, A, B, C);
       }
     }
   }
@@ -316,8 +327,8 @@ __device__ void store_tile(const MicroTile<P, COMP, FMA>& acc, int m0, int n0, b
 // BK, so strips end on k-tile boundaries (the last one where K ends).
 template <class P, int COMP, bool FMA, bool EACH>
 __global__ void __launch_bounds__(P::kThreads, P::kMinBlocksPerSm)
-    sgemm_blocked(Shape sh, int tile, float alpha, float beta, const float* __restrict__ A,
-                  const float* __restrict__ B, const float* __restrict__ C, float* __restrict__ out) {
+    sgemm_blocked(Shape sh, int tile, float alpha, float beta, const float* __restrict__ A, const float* __restrict__ B,
+                  const float* __restrict__ C, float* __restrict__ out) {
   static_assert(COMP != kNone || !EACH, "the plain kernel has no strips");
   constexpr bool kStrips = COMP != kNone && !EACH;
   extern __shared__ float4 smem_raw[];
@@ -340,8 +351,10 @@ __global__ void __launch_bounds__(P::kThreads, P::kMinBlocksPerSm)
       const bool more = t + 1 < tiles;
       if (more) ld.load(k0 + P::BK);
       const int kmax = sh.K - k0 < P::BK ? sh.K - k0 : P::BK;
-      if (kStrips && in_strip == 0) consume<P, COMP, FMA, EACH, true>(acc, sm, buf, kmax);
-      else consume<P, COMP, FMA, EACH, false>(acc, sm, buf, kmax);
+      if (kStrips && in_strip == 0)
+        consume<P, COMP, FMA, EACH, true>(acc, sm, buf, kmax);
+      else
+        consume<P, COMP, FMA, EACH, false>(acc, sm, buf, kmax);
       in_strip += P::BK;
       if (kStrips && (in_strip == tile || !more)) {
         acc.flush();

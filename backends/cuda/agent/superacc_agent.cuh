@@ -26,10 +26,10 @@ struct SuperaccAgent {
   double a[kTerms];  // level 1: the expansion (FPE > 0)
   double z;          // the sign of an exact zero of the terms that bypass the expansion
   unsigned flags = 0;
-  LaneAccumulator acc;                         // level 2: the private superaccumulator
-  WarpResidueRing<Policy::kWarpRing> ring;     // level 2: the warp's residues waiting for it
-  Record* block_acc;                           // level 3 (and the dot slow path)
-  int pieces = 0;                              // pieces a lane digit may have had since normalize()
+  LaneAccumulator acc;                      // level 2: the private superaccumulator
+  WarpResidueRing<Policy::kWarpRing> ring;  // level 2: the warp's residues waiting for it
+  Record* block_acc;                        // level 3 (and the dot slow path)
+  int pieces = 0;                           // pieces a lane digit may have had since normalize()
   // Adaptive mode (warp-uniform): when the expansion leaves residues for too many terms it
   // costs more than it saves, and the warp sends terms straight to its lanes' accumulators for
   // a while, trying the expansion again now and then. Any split of the terms between the two
@@ -101,8 +101,10 @@ struct SuperaccAgent {
 #pragma unroll
       for (int j = 0; j < B; ++j)
         if (abs_hi(v[j]) - lo >= span) {
-          if (abs_hi(v[j]) >= ACCSUM_HI_INF) flags |= sum_special_flags(v[j]);
-          else acc.add(v[j]);
+          if (abs_hi(v[j]) >= ACCSUM_HI_INF)
+            flags |= sum_special_flags(v[j]);
+          else
+            acc.add(v[j]);
           v[j] = 0.0;
         }
     }
@@ -230,11 +232,13 @@ struct SuperaccAgent {
     const int64_t rb = lesser(nvec, rest0 + share * blockIdx.x), re = lesser(nvec, rb + share);
     double2 vx[kVecs], vy[kVecs];
     int64_t t = static_cast<int64_t>(blockIdx.x) * tile;
-    if (rounds > 0) load<true>(xv, yv, t, 0, vx, vy);
-    else load<false>(xv, yv, rb, re, vx, vy);
+    if (rounds > 0)
+      load<true>(xv, yv, t, 0, vx, vy);
+    else
+      load<false>(xv, yv, rb, re, vx, vy);
     acc.clear();
     ready();
-    auto full_tile = [&](const double2 (&wx)[kVecs], const double2 (&wy)[kVecs]) {
+    auto full_tile = [&](const double2(&wx)[kVecs], const double2(&wy)[kVecs]) {
       process(vx, vy, kAllValid);
       adapt();
       count_pieces<Policy::kPiecesPerIter>();

@@ -34,9 +34,9 @@ struct PolicyInfo {
 
 // What ptxas and the device made of one kernel instance.
 struct KernelFacts {
-  int regs = 0;              // registers per thread
-  size_t local_bytes = 0;    // local memory per thread (spills)
-  int blocks_per_sm = 0;     // resident blocks per SM on this device
+  int regs = 0;            // registers per thread
+  size_t local_bytes = 0;  // local memory per thread (spills)
+  int blocks_per_sm = 0;   // resident blocks per SM on this device
 };
 
 template <class P, int COMP, bool FMA, bool EACH>
@@ -66,7 +66,7 @@ KernelFacts facts_one() {
   f.regs = a.numRegs;
   f.local_bytes = a.localSizeBytes;
   ACCSUM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&f.blocks_per_sm, sgemm_blocked<P, COMP, FMA, EACH>,
-                                                                   P::kThreads, smem_bytes<P, COMP>()));
+                                                                  P::kThreads, smem_bytes<P, COMP>()));
   return f;
 }
 
@@ -100,8 +100,16 @@ struct FactsOf {
 
 template <class P, int COMP>
 PolicyInfo info_of() {
-  return PolicyInfo{P::name(COMP != kNone), P::BM, P::BN, P::BK, P::TM, P::TN, P::kThreads, P::kMinBlocksPerSm,
-                    COMP != kNone ? P::kHome : -1, smem_bytes<P, COMP>()};
+  return PolicyInfo{P::name(COMP != kNone),
+                    P::BM,
+                    P::BN,
+                    P::BK,
+                    P::TM,
+                    P::TN,
+                    P::kThreads,
+                    P::kMinBlocksPerSm,
+                    COMP != kNone ? P::kHome : -1,
+                    smem_bytes<P, COMP>()};
 }
 
 // Policy `index` of the list at one fma: launch it (or read its facts) for this run.
@@ -142,12 +150,16 @@ void dcs_launch_fma0(int policy, const Launch& l);
 void dcs_launch_fma1(int policy, const Launch& l);
 KernelFacts dcs_facts_fma0(int policy, const Launch& l);
 KernelFacts dcs_facts_fma1(int policy, const Launch& l);
-inline void kahan_launch(int policy, const Launch& l) { l.fma ? kahan_launch_fma1(policy, l) : kahan_launch_fma0(policy, l); }
+inline void kahan_launch(int policy, const Launch& l) {
+  l.fma ? kahan_launch_fma1(policy, l) : kahan_launch_fma0(policy, l);
+}
 inline KernelFacts kahan_facts(int policy, const Launch& l) {
   return l.fma ? kahan_facts_fma1(policy, l) : kahan_facts_fma0(policy, l);
 }
 inline void dcs_launch(int policy, const Launch& l) { l.fma ? dcs_launch_fma1(policy, l) : dcs_launch_fma0(policy, l); }
-inline KernelFacts dcs_facts(int policy, const Launch& l) { return l.fma ? dcs_facts_fma1(policy, l) : dcs_facts_fma0(policy, l); }
+inline KernelFacts dcs_facts(int policy, const Launch& l) {
+  return l.fma ? dcs_facts_fma1(policy, l) : dcs_facts_fma0(policy, l);
+}
 
 // Every policy of the tuning sweep, compiled in or not (names and shapes only: no kernel is
 // instantiated for them here).

@@ -65,8 +65,10 @@ __device__ __forceinline__ void warp_normalize(int64_t (&v)[RW], int lane) {
     }
     const unsigned lower = __shfl_up_sync(kFullMask, f, 1);
     const int carry = lane > 0 ? carry_apply(lower, row_carry) : row_carry;
-    if (d < D - 1) v[r] = (v[r] + carry) & kMask;
-    else if (d == D - 1) v[r] += carry;
+    if (d < D - 1)
+      v[r] = (v[r] + carry) & kMask;
+    else if (d == D - 1)
+      v[r] += carry;
     row_carry = carry_apply(__shfl_sync(kFullMask, f, kWarpThreads - 1), row_carry);
   }
 }
@@ -119,8 +121,8 @@ __device__ __forceinline__ double warp_round(const int64_t* digit, unsigned flag
 // (digits unnormalized, counters from the flags) is also stored there: the exact, unrounded
 // result that the mpi backend's ranks combine.
 template <class R>
-__device__ __noinline__ void finish_records(const R* records, int blocks, int64_t n, double* out, unsigned char* scratch,
-                                            R* merged = nullptr) {
+__device__ __noinline__ void finish_records(const R* records, int blocks, int64_t n, double* out,
+                                            unsigned char* scratch, R* merged = nullptr) {
   constexpr int D = R::kDigits;
   const int groups = blockDim.x >= D ? static_cast<int>(blockDim.x) / D : 1;
   R& acc = *reinterpret_cast<R*>(scratch);

@@ -173,7 +173,8 @@ template <int L>
 ACCSUM_HD double round_window(unsigned flags, int64_t n, bool negative, int k, int64_t dk, int64_t dk1, int64_t dk2,
                               bool sticky) {
   const double inf = bits_double(uint64_t(0x7FF) << 52);
-  if ((flags & kFlagNan) || ((flags & kFlagPosInf) && (flags & kFlagNegInf))) return bits_double(uint64_t(0x7FF8) << 48);
+  if ((flags & kFlagNan) || ((flags & kFlagPosInf) && (flags & kFlagNegInf)))
+    return bits_double(uint64_t(0x7FF8) << 48);
   if (flags & kFlagPosInf) return inf;
   if (flags & kFlagNegInf) return -inf;
   if (k < 0) return (n > 0 && !(flags & kFlagNotNegZero)) ? -0.0 : 0.0;

@@ -17,9 +17,7 @@ __device__ __forceinline__ bool nonzero(double r) {
   return ((static_cast<unsigned>(__double2hiint(r)) & 0x7FFFFFFFu) | static_cast<unsigned>(__double2loint(r))) != 0;
 }
 // The high word of |x|: one integer compare classifies the exponent.
-__device__ __forceinline__ unsigned abs_hi(double x) {
-  return static_cast<unsigned>(__double2hiint(x)) & 0x7FFFFFFFu;
-}
+__device__ __forceinline__ unsigned abs_hi(double x) { return static_cast<unsigned>(__double2hiint(x)) & 0x7FFFFFFFu; }
 
 // Alg. 2 of Collange et al. for a batch of B terms, level by level: term i of the expansion a
 // absorbs, with TwoSum, the residues that term i-1 left (term 0 takes only v[0..SPLIT): a dot's

@@ -30,7 +30,10 @@ inline void group_merge(double* a, int active, __local double* sh, __global doub
   for (int w = 1; w < active; w *= 2) {
     if ((l & (2 * w - 1)) == 0) {
       double b[KC];
-      for (int k = 0; k < KC; ++k) { a[k] = sh[k * LS + l]; b[k] = sh[k * LS + l + w]; }
+      for (int k = 0; k < KC; ++k) {
+        a[k] = sh[k * LS + l];
+        b[k] = sh[k * LS + l + w];
+      }
       accsum_kf_merge(a, b, KC, 0);
       for (int k = 0; k < KC; ++k) sh[k * LS + l] = a[k];
     }
@@ -40,8 +43,8 @@ inline void group_merge(double* a, int active, __local double* sh, __global doub
     for (int k = 0; k < KC; ++k) out[k * get_num_groups(0) + get_group_id(0)] = sh[k * LS];
 }
 
-__kernel void dp_fused(__global const double* x, __global const double* y, long n, long G,
-                       __global double* out, __local double* sh) {
+__kernel void dp_fused(__global const double* x, __global const double* y, long n, long G, __global double* out,
+                       __local double* sh) {
   double a[KC];
   accsum_kf_clear(a, KC);
   const long g = get_global_id(0);
@@ -104,7 +107,10 @@ __kernel void dp_tree(__global const double* x, __global const double* y, __glob
   }
   v[0] = sh[t];
 #if PLAIN
-  if (t == 0) { p[i0 * stride] = v[0]; if (top_index >= 0) top[top_index] = v[0]; }
+  if (t == 0) {
+    p[i0 * stride] = v[0];
+    if (top_index >= 0) top[top_index] = v[0];
+  }
 #else
   for (int q = 0; q < 4; ++q)
     if (i0 + q < N) p[(i0 + q) * stride] = v[q];

@@ -12,15 +12,18 @@ float mul_add(float a, float b, float p, int fma_on) {
   return p + prod;
 }
 void comp_add(int comp, float* s, float* c, float x) {
-  if (comp == 1) {  /* Kahan, Fig. 3 */
+  if (comp == 1) { /* Kahan, Fig. 3 */
     float temp = *s;
     float y = x + *c;
     *s = temp + y;
     *c = (temp - *s) + y;
     return;
   }
-  float big = *s, small = x;  /* Priest's DCS, Fig. 1 lines 5-11, Fig. 2's ordering */
-  if (!(fabs(*s) >= fabs(x))) { big = x; small = *s; }
+  float big = *s, small = x; /* Priest's DCS, Fig. 1 lines 5-11, Fig. 2's ordering */
+  if (!(fabs(*s) >= fabs(x))) {
+    big = x;
+    small = *s;
+  }
   float y = *c + small;
   float u = small - (y - *c);
   float t = y + big;
@@ -30,10 +33,10 @@ void comp_add(int comp, float* s, float* c, float x) {
   *c = z - (*s - t);
 }
 __kernel void sgemm_tiled(int M, int N, int K, float alpha, float beta, __global const float* A,
-                          __global const float* B, __global const float* C, __global float* out,
-                          int comp, int tile, int fma_on) {
-  __local float As[TS][TS];  /* As[k][m] */
-  __local float Bs[TS][TS];  /* Bs[n][k] */
+                          __global const float* B, __global const float* C, __global float* out, int comp, int tile,
+                          int fma_on) {
+  __local float As[TS][TS]; /* As[k][m] */
+  __local float Bs[TS][TS]; /* Bs[n][k] */
   const int li = get_local_id(0), lj = get_local_id(1);
   const int i = get_group_id(0) * TS + li, j = get_group_id(1) * TS + lj;
   float s = 0.0f, c = 0.0f, p = 0.0f;
@@ -59,18 +62,24 @@ __kernel void sgemm_tiled(int M, int N, int K, float alpha, float beta, __global
     barrier(CLK_LOCAL_MEM_FENCE);
   }
   if (i >= M || j >= N) return;
-  if (comp != 0 && alpha != 0.0f && !isfinite(s)) {  /* IEEE specials: recompute plainly */
+  if (comp != 0 && alpha != 0.0f && !isfinite(s)) { /* IEEE specials: recompute plainly */
     s = 0.0f;
     for (int k = 0; k < K; ++k) s = mul_add(A[i + (size_t)k * M], B[k + (size_t)j * K], s, fma_on);
   }
   const size_t o = i + (size_t)j * M;
   float r;
-  if (alpha == 0.0f) r = beta == 0.0f ? 0.0f : beta * C[o];
-  else if (beta == 0.0f) r = alpha * s;
+  if (alpha == 0.0f)
+    r = beta == 0.0f ? 0.0f : beta * C[o];
+  else if (beta == 0.0f)
+    r = alpha * s;
   else {
     float bc = beta * C[o];
-    if (fma_on) r = fma(alpha, s, bc);
-    else { float as = alpha * s; r = as + bc; }
+    if (fma_on)
+      r = fma(alpha, s, bc);
+    else {
+      float as = alpha * s;
+      r = as + bc;
+    }
   }
   out[o] = r;
 }

@@ -40,8 +40,8 @@
 #define F_NINF 2
 #define F_NEGZERO 3
 #define F_OTHER 4
-#define FPE_MAX_INPUT as_double((ulong)ACCSUM_SUM_SLOW_HI << 32)     /* 2^970 */
-#define DOT_MIN_PRODUCT as_double((ulong)ACCSUM_DOT_FAST_LO_HI << 32)  /* 2^-968 */
+#define FPE_MAX_INPUT as_double((ulong)ACCSUM_SUM_SLOW_HI << 32)      /* 2^970 */
+#define DOT_MIN_PRODUCT as_double((ulong)ACCSUM_DOT_FAST_LO_HI << 32) /* 2^-968 */
 
 #if HAVE_ATOM64
 typedef __local long acc_t;
@@ -71,9 +71,18 @@ inline void add_finite(acc_t* dig, double x) {
 
 // Classifies a term the expansion does not take; returns 1 when it is finite and nonzero.
 inline int note_term(int* flags, double x) {
-  if (isnan(x)) { flags[F_NAN] = 1; return 0; }
-  if (isinf(x)) { flags[x > 0 ? F_PINF : F_NINF] = 1; return 0; }
-  if (x == 0.0) { flags[signbit(x) ? F_NEGZERO : F_OTHER] = 1; return 0; }
+  if (isnan(x)) {
+    flags[F_NAN] = 1;
+    return 0;
+  }
+  if (isinf(x)) {
+    flags[x > 0 ? F_PINF : F_NINF] = 1;
+    return 0;
+  }
+  if (x == 0.0) {
+    flags[signbit(x) ? F_NEGZERO : F_OTHER] = 1;
+    return 0;
+  }
   flags[F_OTHER] = 1;
   return 1;
 }
@@ -81,10 +90,19 @@ inline int note_term(int* flags, double x) {
 #if DOT
 // The exact product a*b as a 106-bit integer (core/numerics/superacc.hpp: add_product).
 inline void add_product(acc_t* dig, int* flags, double a, double b) {
-  if (isnan(a) || isnan(b) || (isinf(a) && b == 0.0) || (isinf(b) && a == 0.0)) { flags[F_NAN] = 1; return; }
+  if (isnan(a) || isnan(b) || (isinf(a) && b == 0.0) || (isinf(b) && a == 0.0)) {
+    flags[F_NAN] = 1;
+    return;
+  }
   int negative = signbit(a) != signbit(b);
-  if (isinf(a) || isinf(b)) { flags[negative ? F_NINF : F_PINF] = 1; return; }
-  if (a == 0.0 || b == 0.0) { flags[negative ? F_NEGZERO : F_OTHER] = 1; return; }
+  if (isinf(a) || isinf(b)) {
+    flags[negative ? F_NINF : F_PINF] = 1;
+    return;
+  }
+  if (a == 0.0 || b == 0.0) {
+    flags[negative ? F_NEGZERO : F_OTHER] = 1;
+    return;
+  }
   flags[F_OTHER] = 1;
   ulong ma, mb;
   int pa, pb;
@@ -152,8 +170,7 @@ inline double round_digits(long* d, __local long* flags) {
 // cell (q, d) adds digit (or counter) d of partials q, q + rows, ... (consecutive work-items read
 // consecutive words), then work-item d adds its column and work-item 0 rounds. sum: rows * STRIDE
 // longs of local memory (at least STRIDE).
-__kernel void superacc_final(__global long* partial, long count, __global double* result,
-                             __local long* sum) {
+__kernel void superacc_final(__global long* partial, long count, __global double* result, __local long* sum) {
   const int lid = get_local_id(0), ls = get_local_size(0);
   const int rows = ls >= STRIDE ? ls / STRIDE : 1;
   for (int c = lid; c < rows * STRIDE; c += ls) {
