@@ -3,6 +3,7 @@
 // random terms built to hit rounding ties, sticky bits, cancellation and both ends of the
 // binary64 range.
 #include <cmath>
+#include <limits>
 #include <cstdlib>
 #include <cfloat>
 #include <cstdint>
@@ -18,6 +19,30 @@ namespace accsum::test {
 
 // A double from a C99 hexadecimal literal in a string (tests spell exact values that way).
 inline double hexd(const char* s) { return std::strtod(s, nullptr); }
+
+// Sums that test signed zeros, cancellation to zero, specials, overflow with cancellation, ties
+// and subnormals: every superaccumulator sees them.
+inline std::vector<std::vector<double>> edge_sums() {
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+  const double max = std::numeric_limits<double>::max(), min = std::numeric_limits<double>::min();
+  return {{},
+          {-0.0},
+          {-0.0, -0.0, -0.0},
+          {-0.0, 0.0},
+          {1.0, -1.0},
+          {0x1p980, -0x1p980},
+          {inf},
+          {-inf, 1.0},
+          {inf, -inf},
+          {nan, 1.0},
+          {max, max},
+          {max, max, -max},
+          {1.0, 0x1p-53},
+          {1.0, 0x1p-53, 0x1p-1074},
+          {0x1p-1074},
+          {-min},
+          {0x1p-1074, -0x1p-1073, 0x1p-1074, 0x1p-1074}};
+}
 
 inline double random_bits_double(std::mt19937_64& rng) {
   uint64_t u = rng();

@@ -122,22 +122,7 @@ TEST(SuperaccCuda, GeneratedDotsAllDistributionsAllConfigs) {
 TEST(SuperaccCuda, EdgeCases) {
   REQUIRE_CUDA();
   const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
-  const std::vector<std::vector<double>> sums = {{},
-                                                 {-0.0},
-                                                 {-0.0, -0.0, -0.0},
-                                                 {-0.0, 0.0},
-                                                 {1.0, -1.0},
-                                                 {0x1p980, -0x1p980},
-                                                 {inf},
-                                                 {-inf, 1.0},
-                                                 {inf, -inf},
-                                                 {nan, 1.0},
-                                                 {DBL_MAX, DBL_MAX},
-                                                 {DBL_MAX, DBL_MAX, -DBL_MAX},
-                                                 {1.0, 0x1p-53},
-                                                 {1.0, 0x1p-53, 0x1p-1074},
-                                                 {0x1p-1074},
-                                                 {-DBL_MIN}};
+  const std::vector<std::vector<double>> sums = test::edge_sums();
   for (const auto& x : sums) {
     const double want = exact_of(x, {}).rounded;
     for (const Params& p : all_configs())

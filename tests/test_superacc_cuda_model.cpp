@@ -200,21 +200,7 @@ TEST(SuperaccCudaModel, RandomTermsAtBothEndsOfTheRange) {
 
 TEST(SuperaccCudaModel, SignedZerosAndSpecials) {
   const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
-  const std::vector<std::vector<double>> cases = {{},
-                                                  {-0.0},
-                                                  {-0.0, -0.0, -0.0},
-                                                  {-0.0, 0.0},
-                                                  {1.0, -1.0},
-                                                  {0x1p980, -0x1p980},
-                                                  {inf},
-                                                  {-inf, 1.0},
-                                                  {inf, -inf},
-                                                  {nan, 1.0},
-                                                  {DBL_MAX, DBL_MAX},
-                                                  {DBL_MAX, DBL_MAX, -DBL_MAX},
-                                                  {1.0, 0x1p-53},
-                                                  {1.0, 0x1p-53, 0x1p-1074},
-                                                  {0x1p-1074, -0x1p-1073, 0x1p-1074, 0x1p-1074}};
+  const std::vector<std::vector<double>> cases = test::edge_sums();
   for (const auto& x : cases) {
     const double want = exact_of(x, {}).rounded;
     for (int fpe : kFpes) EXPECT_TRUE(same_bits(model<false>(x, {}, fpe), want)) << test::dump(x) << " fpe=" << fpe;
