@@ -35,31 +35,35 @@ def key(demangled):
     return re.sub(r"\(.*", "", d)
 
 
-def resources(path):
-    res, cur = {}, None
-    for line in run(CUOBJDUMP, "-res-usage", path).splitlines():
-        m = re.match(r"\s*Function (\S+):", line)
+def per_function(path, flag, header):
+    """(function, line) for every line cuobjdump FLAG prints inside a function's section."""
+    cur = None
+    for line in run(CUOBJDUMP, flag, path).splitlines():
+        m = re.match(header, line)
         if m:
             cur = m.group(1)
-            continue
-        m = re.search(r"REG:(\d+) STACK:(\d+) SHARED:(\d+) LOCAL:(\d+)", line)
-        if m and cur:
-            res[cur] = tuple(int(g) for g in m.groups())
+            yield cur, None
+        elif cur:
+            yield cur, line
+
+
+def resources(path):
+    res = {}
+    for fn, line in per_function(path, "-res-usage", r"\s*Function (\S+):"):
+        m = line and re.search(r"REG:(\d+) STACK:(\d+) SHARED:(\d+) LOCAL:(\d+)", line)
+        if m:
+            res[fn] = tuple(int(g) for g in m.groups())
     return res
 
 
 def sass(path):
-    code, cur = {}, None
-    for line in run(CUOBJDUMP, "-sass", path).splitlines():
-        m = re.match(r"\s*Function : (\S+)", line)
-        if m:
-            cur = m.group(1)
-            code[cur] = []
-            continue
-        if cur and re.match(r"\s+/\*[0-9a-f]{4,}\*/", line):
+    code = {}
+    for fn, line in per_function(path, "-sass", r"\s*Function : (\S+)"):
+        code.setdefault(fn, [])
+        if line and re.match(r"\s+/\*[0-9a-f]{4,}\*/", line):
             ins = re.sub(r"\s*/\*.*", "", re.sub(r"^\s*/\*[0-9a-f]+\*/\s+", "", line)).strip()
             if not ins.startswith("NOP"):
-                code[cur].append(ins)
+                code[fn].append(ins)
     return code
 
 
