@@ -260,15 +260,7 @@ ParamSpec rounding_param() {
 ParamSpec blocks_param() {
   return ParamSpec{"blocks", "thread blocks (0 = one full wave: as many per SM as fit)", true, 0, 1 << 20, {}, "0"};
 }
-std::vector<Params> block_variants(const Params& p) {
-  std::vector<Params> out;
-  for (const char* b : {"1", "7", "132"}) {
-    Params q = p;
-    q["blocks"] = b;
-    out.push_back(q);
-  }
-  return out;
-}
+std::vector<Params> block_variants(const Params& p) { return variants_of(p, "blocks", {"1", "7", "132"}); }
 
 MakeFn make(Algo a) {
   return [a](const Problem& pr, const Params& prm) -> std::unique_ptr<Kernel> {

@@ -87,15 +87,7 @@ ParamSpec rn_only() {
 ParamSpec groups_param() {
   return ParamSpec{"groups", "work-groups (0 = 8 per compute unit)", true, 0, 1 << 20, {}, "0"};
 }
-std::vector<Params> group_variants(const Params& p) {
-  std::vector<Params> out;
-  for (const char* g : {"1", "3", "64"}) {
-    Params q = p;
-    q["groups"] = g;
-    out.push_back(q);
-  }
-  return out;
-}
+std::vector<Params> group_variants(const Params& p) { return variants_of(p, "groups", {"1", "3", "64"}); }
 
 Registrar reg_lambda(
     AlgoEntry("moddot", "moddot-lambda", "opencl",

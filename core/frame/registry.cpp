@@ -184,6 +184,15 @@ Params Registry::resolve_params(const AlgoEntry& e, const Params& user) const {
   return out;
 }
 
+std::vector<Params> variants_of(const Params& p, const std::string& name, std::initializer_list<const char*> values) {
+  std::vector<Params> out;
+  for (const char* v : values) {
+    out.push_back(p);
+    out.back()[name] = v;
+  }
+  return out;
+}
+
 void require_backend(const std::string& name) {
   static std::mutex m;
   static std::set<std::string> passed;

@@ -9,6 +9,7 @@
 //                     .bounded_by(naive_bound, "gamma_{n-1} S: Higham 2002, eq. (4.4)"));
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -273,6 +274,9 @@ struct Registrar {
 
 // Checks (once per process) that `backend` is available and passes its EFT self-test;
 // throws UsageError with a clear message otherwise.
+// p with parameter `name` set to each of `values` in turn (launch-shape variants for a ShapesFn).
+std::vector<Params> variants_of(const Params& p, const std::string& name, std::initializer_list<const char*> values);
+
 void require_backend(const std::string& backend);
 
 }  // namespace accsum
