@@ -320,6 +320,22 @@ inline void residue_to_table(ChunkTable& t, v4d r, SA& acc) {
 
 // ---- sum, fpe = N: AVX2 expansions (Alg. 2), residues into the chunk table ----
 
+// Level 1 (Collange et al. 2015, Alg. 2) in 4 lanes: x through the expansion a[0..N) by TwoSum
+// (Knuth); a residue left in some lane goes to `residue` (level 2). kEarlyExit: stop once every
+// lane's residue is zero.
+template <int N, bool kEarlyExit, class ResidueFn>
+inline void through_expansion(v4d* a, v4d x, const ResidueFn& residue) {
+  const v4d zero = _mm256_setzero_pd();
+  for (int j = 0; j < N; ++j) {
+    v4d sum = _mm256_add_pd(a[j], x);
+    v4d z = _mm256_sub_pd(sum, a[j]);
+    x = _mm256_add_pd(_mm256_sub_pd(a[j], _mm256_sub_pd(sum, z)), _mm256_sub_pd(x, z));
+    a[j] = sum;
+    if (kEarlyExit && _mm256_movemask_pd(_mm256_cmp_pd(x, zero, _CMP_NEQ_UQ)) == 0) return;
+  }
+  if (_mm256_movemask_pd(_mm256_cmp_pd(x, zero, _CMP_NEQ_UQ))) residue(x);
+}
+
 // Level 1 -> 2: adds every nonzero term of the expansions to acc exactly and zeroes them
 // (the end of the data, and before the expansions' inputs could exceed their precondition).
 template <class SA, int V, int M>
@@ -364,14 +380,7 @@ void sum_fpe(const double* x, int64_t n, Superacc& acc) {
           xv = _mm256_and_pd(xv, ok);  // TwoSum with +0 leaves an expansion unchanged
         }
         fed |= okm != 0;
-        for (int j = 0; j < N; ++j) {  // TwoSum(a_j, x) -> (a_j, x)
-          v4d sum = _mm256_add_pd(a[v][j], xv);
-          v4d z = _mm256_sub_pd(sum, a[v][j]);
-          xv = _mm256_add_pd(_mm256_sub_pd(a[v][j], _mm256_sub_pd(sum, z)), _mm256_sub_pd(xv, z));
-          a[v][j] = sum;
-          if (kEarlyExit && _mm256_movemask_pd(_mm256_cmp_pd(xv, zero, _CMP_NEQ_UQ)) == 0) break;
-        }
-        if (_mm256_movemask_pd(_mm256_cmp_pd(xv, zero, _CMP_NEQ_UQ))) residue(xv);
+        through_expansion<N, kEarlyExit>(a[v], xv, residue);
       }
     }
     for (; i < e; ++i) acc.add(x[i]);  // the last < 8 terms of the data
@@ -460,16 +469,7 @@ void dot_vec(const double* x, const double* y, int64_t n, SuperaccDot& acc) {
   const v4d max_in = _mm256_set1_pd(kFpeMaxInput), low = _mm256_set1_pd(0x1p-968), zero = _mm256_setzero_pd();
   int64_t fast_terms = 0, since_flush = 0;
   auto to_table = [&](v4d r) { residue_to_table(*table, r, acc); };
-  auto through_fpe = [&](int v, v4d xv) {
-    for (int j = 0; j < N; ++j) {
-      v4d sum = _mm256_add_pd(a[v][j], xv);
-      v4d z = _mm256_sub_pd(sum, a[v][j]);
-      xv = _mm256_add_pd(_mm256_sub_pd(a[v][j], _mm256_sub_pd(sum, z)), _mm256_sub_pd(xv, z));
-      a[v][j] = sum;
-      if (kEarlyExit && _mm256_movemask_pd(_mm256_cmp_pd(xv, zero, _CMP_NEQ_UQ)) == 0) return;
-    }
-    if (_mm256_movemask_pd(_mm256_cmp_pd(xv, zero, _CMP_NEQ_UQ))) to_table(xv);
-  };
+  auto through_fpe = [&](int v, v4d xv) { through_expansion<N, kEarlyExit>(a[v], xv, to_table); };
   int64_t i = 0;
   int skip = 0;
   for (int64_t s = 0; s < n; s += kBlock) {
@@ -624,28 +624,22 @@ SuperaccConfig superacc_config(const Params& p) {
 namespace {
 
 // The cpu backend's registrations: one accumulator, one slice (the whole input), one rounding.
-class SumKernel : public ScalarKernel {
- public:
-  SumKernel(const Problem& p, SuperaccConfig c) : p_(p), c_(c) {}
-  double run() override {
-    Superacc acc;
-    acc.clear();
-    superacc_sum_accumulate(p_.x, p_.n, c_, acc);
-    return acc.round();
-  }
+template <bool DOT>
+void accumulate(const Problem& p, const SuperaccConfig& c, SuperaccOf<DOT>& acc) {
+  if constexpr (DOT)
+    superacc_dot_accumulate(p.x, p.y, p.n, c, acc);
+  else
+    superacc_sum_accumulate(p.x, p.n, c, acc);
+}
 
- private:
-  Problem p_;
-  SuperaccConfig c_;
-};
-
-class DotKernel : public ScalarKernel {
+template <bool DOT>
+class SuperaccKernel : public ScalarKernel {
  public:
-  DotKernel(const Problem& p, SuperaccConfig c) : p_(p), c_(c) {}
+  SuperaccKernel(const Problem& p, const Params& q) : p_(p), c_(superacc_config(q)) {}
   double run() override {
-    SuperaccDot acc;
+    SuperaccOf<DOT> acc;
     acc.clear();
-    superacc_dot_accumulate(p_.x, p_.y, p_.n, c_, acc);
+    accumulate<DOT>(p_, c_, acc);
     return acc.round();
   }
 
@@ -656,35 +650,22 @@ class DotKernel : public ScalarKernel {
 
 // The mergeable state (core/frame/superacc_state.hpp): this core adds a slice to the
 // superaccumulator; threads (cpu-mt) and MPI ranks (mpi, its inner "cpu") merge the states.
-template <class SA, bool DOT>
+template <bool DOT>
 std::unique_ptr<MergeableState> superacc_state(const Params& q) {
-  return std::make_unique<SuperaccState<SA>>([c = superacc_config(q)](const Problem& s, SA& acc) {
-    if constexpr (DOT)
-      superacc_dot_accumulate(s.x, s.y, s.n, c, acc);
-    else
-      superacc_sum_accumulate(s.x, s.n, c, acc);
-  });
+  return std::make_unique<SuperaccState<SuperaccOf<DOT>>>(
+      [c = superacc_config(q)](const Problem& s, SuperaccOf<DOT>& acc) { accumulate<DOT>(s, c, acc); });
 }
 
 // Defaults: the fastest configuration measured on one core (n = 2^26, log-uniform, range 1e50).
-Registrar reg_sum(AlgoEntry("sum", "superacc", "cpu",
-                            "correctly rounded sum: FP expansion + exponent-indexed chunks + superaccumulator")
-                      .promises(Guarantee::correctly_rounded)
-                      .promises_reproducible()
-                      .with_params(superacc_params(0, 0))
-                      .maker([](const Problem& p, const Params& q) -> std::unique_ptr<Kernel> {
-                        return std::make_unique<SumKernel>(p, superacc_config(q));
-                      })
-                      .mergeable(superacc_state<Superacc, false>));
-Registrar reg_dot(AlgoEntry("dot", "superacc-dot", "cpu",
-                            "correctly rounded dot: exact products (TwoProductFMA) into a superaccumulator")
-                      .promises(Guarantee::correctly_rounded)
-                      .promises_reproducible()
-                      .with_params(superacc_params(0, 0))
-                      .maker([](const Problem& p, const Params& q) -> std::unique_ptr<Kernel> {
-                        return std::make_unique<DotKernel>(p, superacc_config(q));
-                      })
-                      .mergeable(superacc_state<SuperaccDot, true>));
+template <bool DOT>
+AlgoEntry superacc_cpu(const std::string& summary) {
+  return superacc_entry(DOT, "cpu", summary, superacc_params(0, 0), make_kernel_of<SuperaccKernel<DOT>>)
+      .mergeable(superacc_state<DOT>);
+}
+
+Registrar reg_sum(
+    superacc_cpu<false>("correctly rounded sum: FP expansion + exponent-indexed chunks + superaccumulator"));
+Registrar reg_dot(superacc_cpu<true>("correctly rounded dot: exact products (TwoProductFMA) into a superaccumulator"));
 
 }  // namespace
 }  // namespace accsum::cpu

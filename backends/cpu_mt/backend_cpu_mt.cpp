@@ -12,13 +12,7 @@ namespace accsum::cpu_mt {
 int default_threads() { return default_thread_count(); }  // base/limits.hpp
 
 std::vector<Params> thread_variants(const Params& p) {
-  std::vector<Params> out;
-  for (int t : {1, 2, 3, default_threads()}) {
-    Params q = p;
-    q["threads"] = std::to_string(t);
-    out.push_back(q);
-  }
-  return out;
+  return variants_of(p, "threads", {"1", "2", "3", std::to_string(default_threads())});
 }
 
 namespace {

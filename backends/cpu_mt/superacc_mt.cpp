@@ -3,6 +3,7 @@
 // superaccumulator) on its static slice; the per-thread superaccumulators are merged (integer digit additions: exact,
 // so the result does not depend on the thread count or the order) and rounded once.
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "backends/cpu/superacc_host.hpp"
@@ -62,26 +63,17 @@ std::vector<ParamSpec> params() {
   return ps;
 }
 
-Registrar reg_sum(AlgoEntry("sum", "superacc", "cpu-mt",
-                            "correctly rounded sum on all cores (per-thread superaccumulators, merged exactly)")
-                      .promises(Guarantee::correctly_rounded)
-                      .promises_reproducible()
-                      .with_params(params())
-                      .maker([](const Problem& p, const Params& q) -> std::unique_ptr<Kernel> {
-                        return std::make_unique<SuperaccMt<Superacc>>(p, q);
-                      })
-                      .shapes(thread_variants)
-                      .mergeable(superacc_state<Superacc>));
-Registrar reg_dot(AlgoEntry("dot", "superacc-dot", "cpu-mt",
-                            "correctly rounded dot on all cores (exact products, per-thread superaccumulators)")
-                      .promises(Guarantee::correctly_rounded)
-                      .promises_reproducible()
-                      .with_params(params())
-                      .maker([](const Problem& p, const Params& q) -> std::unique_ptr<Kernel> {
-                        return std::make_unique<SuperaccMt<SuperaccDot>>(p, q);
-                      })
-                      .shapes(thread_variants)
-                      .mergeable(superacc_state<SuperaccDot>));
+template <bool DOT>
+AlgoEntry superacc_mt(const std::string& summary) {
+  return superacc_entry(DOT, "cpu-mt", summary, params(), make_kernel_of<SuperaccMt<SuperaccOf<DOT>>>)
+      .shapes(thread_variants)
+      .mergeable(superacc_state<SuperaccOf<DOT>>);
+}
+
+Registrar reg_sum(
+    superacc_mt<false>("correctly rounded sum on all cores (per-thread superaccumulators, merged exactly)"));
+Registrar reg_dot(
+    superacc_mt<true>("correctly rounded dot on all cores (exact products, per-thread superaccumulators)"));
 
 }  // namespace
 }  // namespace accsum::cpu_mt

@@ -195,13 +195,9 @@ class TiledKernel : public GemmCudaKernel {
 // reproducibility check runs the other compiled-in ones too.
 template <int COMP>
 std::vector<Params> other_policies(const Params& p) {
-  std::vector<Params> out;
-  for (auto& i : tiled_policies(COMP)) {
-    Params q = p;
-    q["policy"] = i.name;
-    out.push_back(q);
-  }
-  return out;
+  std::vector<std::string> names;
+  for (auto& i : tiled_policies(COMP)) names.push_back(i.name);
+  return variants_of(p, "policy", names);
 }
 
 template <int COMP>

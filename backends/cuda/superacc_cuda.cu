@@ -61,7 +61,7 @@ namespace accsum::cuda {
 namespace {
 
 template <bool DOT>
-using Record = std::conditional_t<DOT, SuperaccDot, Superacc>;
+using Record = SuperaccOf<DOT>;
 
 // Levels 1-5: each block reduces its share of the data into one record (SuperaccAgent::consume);
 // the last block to finish merges the records and rounds. x (and y) are 16-byte aligned.
@@ -228,21 +228,10 @@ std::vector<ParamSpec> superacc_params(const char* fpe, const char* early_exit, 
 
 // Launch shapes that must give the same bits (correct rounding makes any shape agree).
 std::vector<Params> superacc_shapes(const Params& p) {
-  std::vector<Params> v;
-  for (const char* b : {"128", "256", "512"}) {
-    Params q = p;
-    q["block"] = b;
-    if (q != p) v.push_back(q);
-  }
-  Params q = p;
-  q["grid"] = "37";
-  if (q != p) v.push_back(q);
+  std::vector<Params> v = variants_of(p, "block", {"128", "256", "512"});
+  v.push_back(with_param(p, "grid", "37"));
   return v;
 }
-
-const char* kCite =
-    "Collange, Defour, Graillat, Iakymchuk, Numerical Reproducibility for the Parallel Reduction on Multi- and "
-    "Many-Core Architectures (ExBLAS), Parallel Computing 49, 2015";
 
 // The mergeable state (core/frame/superacc_state.hpp): the GPU adds a slice and hands back the
 // exact, unrounded superaccumulator (the mpi backend's inner=cuda: MPI merges the ranks' and rounds
@@ -255,31 +244,20 @@ std::unique_ptr<MergeableState> superacc_state(const Params& q) {
   });
 }
 
-Registrar reg_superacc(AlgoEntry("sum", "superacc", "cuda",
-                                 "correctly rounded sum: per-thread FP expansion + private shared-memory "
-                                 "superaccumulators (Collange, Defour, Graillat, Iakymchuk 2015)")
-                           .promises(Guarantee::correctly_rounded)
-                           .promises_reproducible()
-                           .with_params(superacc_params("0", "0", "1", "512"))
-                           .maker([](const Problem& p, const Params& params) -> std::unique_ptr<Kernel> {
-                             return std::make_unique<SuperaccCuda<false>>(p, params);
-                           })
-                           .shapes(superacc_shapes)
-                           .generates_by_index()
-                           .mergeable(superacc_state<false>));
+template <bool DOT>
+AlgoEntry superacc_cuda(const std::string& summary) {
+  return superacc_entry(DOT, "cuda", summary, superacc_params("0", "0", "1", "512"), make_kernel_of<SuperaccCuda<DOT>>)
+      .shapes(superacc_shapes)
+      .generates_by_index()
+      .mergeable(superacc_state<DOT>);
+}
 
-Registrar reg_superacc_dot(AlgoEntry("dot", "superacc-dot", "cuda",
-                                     "correctly rounded dot: TwoProductFMA + per-thread FP expansion + "
-                                     "superaccumulators (Collange, Defour, Graillat, Iakymchuk 2015)")
-                               .promises(Guarantee::correctly_rounded)
-                               .promises_reproducible()
-                               .with_params(superacc_params("0", "0", "1", "512"))
-                               .maker([](const Problem& p, const Params& params) -> std::unique_ptr<Kernel> {
-                                 return std::make_unique<SuperaccCuda<true>>(p, params);
-                               })
-                               .shapes(superacc_shapes)
-                               .generates_by_index()
-                               .mergeable(superacc_state<true>));
+Registrar reg_superacc(superacc_cuda<false>(
+    "correctly rounded sum: per-thread FP expansion + private shared-memory superaccumulators (Collange, Defour, "
+    "Graillat, Iakymchuk 2015)"));
+Registrar reg_superacc_dot(
+    superacc_cuda<true>("correctly rounded dot: TwoProductFMA + per-thread FP expansion + superaccumulators "
+                        "(Collange, Defour, Graillat, Iakymchuk 2015)"));
 
 }  // namespace
 }  // namespace accsum::cuda

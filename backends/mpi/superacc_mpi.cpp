@@ -143,16 +143,8 @@ std::vector<ParamSpec> params() {
 // Inner backends and thread counts that must give the same bits (the rank count is fixed by
 // mpirun; CTest runs the same checks with 1, 2 and 4 ranks).
 std::vector<Params> inner_variants(const Params& p) {
-  std::vector<Params> out;
-  for (const char* threads : {"1", "2", "3"}) {
-    Params q = p;
-    q["inner"] = "cpu-mt";
-    q["threads"] = threads;
-    out.push_back(q);
-  }
-  Params q = p;
-  q["inner"] = "cpu";
-  out.push_back(q);
+  std::vector<Params> out = variants_of(with_param(p, "inner", "cpu-mt"), "threads", {"1", "2", "3"});
+  out.push_back(with_param(p, "inner", "cpu"));
   return out;
 }
 
@@ -167,26 +159,15 @@ Registrar reg_backend(BackendInfo{
     }}.ranked_for_best(4)
                           .spans_processes());
 
-Registrar reg_sum(AlgoEntry("sum", "superacc", "mpi",
-                            "correctly rounded sum over MPI ranks (slices merged exactly by MPI_Allreduce)")
-                      .promises(Guarantee::correctly_rounded)
-                      .promises_reproducible()
-                      .with_params(params())
-                      .maker([](const Problem& p, const Params& q) -> std::unique_ptr<Kernel> {
-                        return std::make_unique<SuperaccMpi<Superacc>>(p, q);
-                      })
-                      .shapes(inner_variants)
-                      .generates_by_index());
-Registrar reg_dot(AlgoEntry("dot", "superacc-dot", "mpi",
-                            "correctly rounded dot over MPI ranks (slices merged exactly by MPI_Allreduce)")
-                      .promises(Guarantee::correctly_rounded)
-                      .promises_reproducible()
-                      .with_params(params())
-                      .maker([](const Problem& p, const Params& q) -> std::unique_ptr<Kernel> {
-                        return std::make_unique<SuperaccMpi<SuperaccDot>>(p, q);
-                      })
-                      .shapes(inner_variants)
-                      .generates_by_index());
+template <bool DOT>
+AlgoEntry superacc_mpi(const std::string& summary) {
+  return superacc_entry(DOT, "mpi", summary, params(), make_kernel_of<SuperaccMpi<SuperaccOf<DOT>>>)
+      .shapes(inner_variants)
+      .generates_by_index();
+}
+
+Registrar reg_sum(superacc_mpi<false>("correctly rounded sum over MPI ranks (slices merged exactly by MPI_Allreduce)"));
+Registrar reg_dot(superacc_mpi<true>("correctly rounded dot over MPI ranks (slices merged exactly by MPI_Allreduce)"));
 
 }  // namespace
 }  // namespace accsum::mpi

@@ -233,13 +233,9 @@ std::vector<ParamSpec> params() {
 
 // Work-group sizes compared for reproducibility (capped by the device).
 std::vector<Params> local_variants(const Params& p) {
-  std::vector<Params> out;
-  for (int l : {32, 64, 256}) {
-    Params q = p;
-    q["local"] = std::to_string(std::min<size_t>(l, context().max_work_group));
-    out.push_back(q);
-  }
-  return out;
+  std::vector<std::string> sizes;
+  for (size_t l : {32, 64, 256}) sizes.push_back(std::to_string(std::min(l, context().max_work_group)));
+  return variants_of(p, "local", sizes);
 }
 
 // The mergeable state (core/frame/superacc_state.hpp): the device adds a slice (host memory) and
@@ -254,26 +250,17 @@ std::unique_ptr<MergeableState> superacc_state(const Params& q) {
   });
 }
 
-Registrar reg_sum(AlgoEntry("sum", "superacc", "opencl",
-                            "correctly rounded sum: work-item expansions + local superaccumulators (atomics)")
-                      .promises(Guarantee::correctly_rounded)
-                      .promises_reproducible()
-                      .with_params(params())
-                      .maker([](const Problem& p, const Params& q) -> std::unique_ptr<Kernel> {
-                        return std::make_unique<SuperaccCl>(p, q, false);
-                      })
-                      .shapes(local_variants)
-                      .mergeable(superacc_state<Superacc>));
-Registrar reg_dot(AlgoEntry("dot", "superacc-dot", "opencl",
-                            "correctly rounded dot: exact products into local superaccumulators (atomics)")
-                      .promises(Guarantee::correctly_rounded)
-                      .promises_reproducible()
-                      .with_params(params())
-                      .maker([](const Problem& p, const Params& q) -> std::unique_ptr<Kernel> {
-                        return std::make_unique<SuperaccCl>(p, q, true);
-                      })
-                      .shapes(local_variants)
-                      .mergeable(superacc_state<SuperaccDot>));
+template <bool DOT>
+AlgoEntry superacc_cl(const std::string& summary) {
+  return superacc_entry(DOT, "opencl", summary, params(),
+                        [](const Problem& p, const Params& q) { return std::make_unique<SuperaccCl>(p, q, DOT); })
+      .shapes(local_variants)
+      .mergeable(superacc_state<SuperaccOf<DOT>>);
+}
+
+Registrar reg_sum(
+    superacc_cl<false>("correctly rounded sum: work-item expansions + local superaccumulators (atomics)"));
+Registrar reg_dot(superacc_cl<true>("correctly rounded dot: exact products into local superaccumulators (atomics)"));
 
 }  // namespace
 }  // namespace accsum::opencl

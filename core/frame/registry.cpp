@@ -184,12 +184,14 @@ Params Registry::resolve_params(const AlgoEntry& e, const Params& user) const {
   return out;
 }
 
-std::vector<Params> variants_of(const Params& p, const std::string& name, std::initializer_list<const char*> values) {
+Params with_param(Params p, const std::string& name, const std::string& value) {
+  p[name] = value;
+  return p;
+}
+
+std::vector<Params> variants_of(const Params& p, const std::string& name, const std::vector<std::string>& values) {
   std::vector<Params> out;
-  for (const char* v : values) {
-    out.push_back(p);
-    out.back()[name] = v;
-  }
+  for (auto& v : values) out.push_back(with_param(p, name, v));
   return out;
 }
 

@@ -9,7 +9,6 @@
 //                     .bounded_by(naive_bound, "gamma_{n-1} S: Higham 2002, eq. (4.4)"));
 #include <cstdint>
 #include <functional>
-#include <initializer_list>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -186,6 +185,12 @@ struct AlgoEntry {
   }
 };
 
+// A MakeFn for kernels constructed as K(problem, parameters).
+template <class K>
+std::unique_ptr<Kernel> make_kernel_of(const Problem& p, const Params& q) {
+  return std::make_unique<K>(p, q);
+}
+
 // The entry's proven absolute bound on data with these facts, or -1 when it proves none: no
 // bound at all, or the data lie outside its domain (then *outside, when given, says why).
 double proven_bound(const AlgoEntry& e, const Params& p, const ExactFacts& f, std::string* outside = nullptr);
@@ -272,11 +277,13 @@ struct Registrar {
   explicit Registrar(MakeWrapper w) { registry().add_wrapper(std::move(w)); }
 };
 
+// p with parameter `name` set to `value`.
+Params with_param(Params p, const std::string& name, const std::string& value);
+// p with parameter `name` set to each of `values` in turn (launch-shape variants for a ShapesFn).
+std::vector<Params> variants_of(const Params& p, const std::string& name, const std::vector<std::string>& values);
+
 // Checks (once per process) that `backend` is available and passes its EFT self-test;
 // throws UsageError with a clear message otherwise.
-// p with parameter `name` set to each of `values` in turn (launch-shape variants for a ShapesFn).
-std::vector<Params> variants_of(const Params& p, const std::string& name, std::initializer_list<const char*> values);
-
 void require_backend(const std::string& backend);
 
 }  // namespace accsum

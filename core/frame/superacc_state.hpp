@@ -6,7 +6,9 @@
 // serialised accumulators with MPI_Allreduce. Host-only.
 #include <functional>
 #include <memory>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "core/frame/mergeable.hpp"
 #include "core/numerics/superacc.hpp"
@@ -25,6 +27,18 @@ class SuperaccState : public PodState<SuperaccState<SA>, SA> {
   void merge_pod(const SA& other) override { this->pod_.merge(other); }
   AddFn add_;
 };
+
+// The superaccumulator algorithm of the sum family ("superacc") or of the dot family
+// ("superacc-dot") on `backend`: correctly rounded and reproducible wherever it runs, since the
+// digits add exactly (Collange et al. 2015). The backend adds its launch shapes and state.
+inline AlgoEntry superacc_entry(bool dot, const std::string& backend, const std::string& summary,
+                                std::vector<ParamSpec> params, MakeFn make) {
+  return AlgoEntry(dot ? "dot" : "sum", dot ? "superacc-dot" : "superacc", backend, summary)
+      .promises(Guarantee::correctly_rounded)
+      .promises_reproducible()
+      .with_params(std::move(params))
+      .maker(std::move(make));
+}
 
 // The kernel a device backend made for a slice, kept for the next accumulate() of the same slice
 // (an mpi rank adds the same slice at every run): the device keeps its copy of the data.

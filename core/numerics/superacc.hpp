@@ -42,6 +42,7 @@
 //
 // Everything here is ACCSUM_HD: no std::, no exceptions, no host-only calls in the numerics.
 #include <cstdint>
+#include <type_traits>
 
 #include "base/hd.hpp"
 #include "core/numerics/numerics.h"
@@ -258,5 +259,8 @@ struct BasicSuperacc {
 
 using Superacc = BasicSuperacc<kSumDigits, kSumLsb>;
 using SuperaccDot = BasicSuperacc<kDotDigits, kDotLsb>;
+// The accumulator of a sum (DOT false) or of a dot product's exact products (DOT true).
+template <bool DOT>
+using SuperaccOf = std::conditional_t<DOT, SuperaccDot, Superacc>;
 
 }  // namespace accsum

@@ -16,7 +16,7 @@ struct SuperaccPolicy {
   static constexpr bool kDot = DOT;
   static constexpr int kExpansionTerms = FPE > 0 ? FPE : 1;  // the register array (FPE = 0: unused)
   // The block record: core's exact accumulator, wide enough for sums or for exact products.
-  using Record = std::conditional_t<DOT, SuperaccDot, Superacc>;
+  using Record = SuperaccOf<DOT>;
 
   // Launch: threads per block is a run-time parameter (128, 256 or 512) up to kMaxBlockThreads;
   // one block per SM at 512 threads is what the private accumulators' shared memory allows.
