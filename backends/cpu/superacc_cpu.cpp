@@ -24,6 +24,8 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "backends/cpu/superacc_host.hpp"
@@ -539,19 +541,22 @@ void dot_vec(const double* x, const double* y, int64_t n, SuperaccDot& acc) {
   acc.not_neg_zero_count += fast_terms;
 }
 
-template <int N>
-void sum_fpe_dispatch(const double* x, int64_t n, bool early_exit, Superacc& acc) {
-  if (early_exit)
-    sum_fpe<N, true>(x, n, acc);
-  else
-    sum_fpe<N, false>(x, n, acc);
-}
-template <int N>
-void dot_dispatch(const double* x, const double* y, int64_t n, bool early_exit, SuperaccDot& acc) {
-  if (early_exit)
-    dot_vec<N, true>(x, y, n, acc);
-  else
-    dot_vec<N, false>(x, y, n, acc);
+// The expansion sizes of level 1 with a kernel (the fpe parameter's choices).
+using FpeSizes = std::integer_sequence<int, 0, 2, 3, 4, 6, 8>;
+
+// Calls run(fpe, early_exit) with the configured expansion size and early exit as compile-time
+// constants (std::integral_constant), or throws UsageError for a size without a kernel.
+template <class Run, int... Sizes>
+void with_config(const SuperaccConfig& cfg, const char* algo, const Run& run, std::integer_sequence<int, Sizes...>) {
+  auto with_exit = [&](auto fpe) {
+    if (cfg.early_exit)
+      run(fpe, std::true_type{});
+    else
+      run(fpe, std::false_type{});
+    return true;
+  };
+  if (!((cfg.fpe == Sizes && with_exit(std::integral_constant<int, Sizes>{})) || ...))
+    throw UsageError(std::string(algo) + ": fpe=" + std::to_string(cfg.fpe) + " not supported (0, 2, 3, 4, 6, 8)");
 }
 
 }  // namespace
@@ -561,21 +566,15 @@ void superacc_sum_accumulate(const double* x, int64_t n, const SuperaccConfig& c
     for (int64_t i = 0; i < n; ++i) acc.add(x[i]);
     return;
   }
-  switch (cfg.fpe) {
-    case 0:
-      return sum_tables(x, n, acc);
-    case 2:
-      return sum_fpe_dispatch<2>(x, n, cfg.early_exit, acc);
-    case 3:
-      return sum_fpe_dispatch<3>(x, n, cfg.early_exit, acc);
-    case 4:
-      return sum_fpe_dispatch<4>(x, n, cfg.early_exit, acc);
-    case 6:
-      return sum_fpe_dispatch<6>(x, n, cfg.early_exit, acc);
-    case 8:
-      return sum_fpe_dispatch<8>(x, n, cfg.early_exit, acc);
-  }
-  throw UsageError("superacc: fpe=" + std::to_string(cfg.fpe) + " not supported (0, 2, 3, 4, 6, 8)");
+  with_config(
+      cfg, "superacc",
+      [&](auto fpe, auto early_exit) {
+        if constexpr (decltype(fpe)::value == 0)
+          sum_tables(x, n, acc);
+        else
+          sum_fpe<decltype(fpe)::value, decltype(early_exit)::value>(x, n, acc);
+      },
+      FpeSizes{});
 }
 
 void superacc_dot_accumulate(const double* x, const double* y, int64_t n, const SuperaccConfig& cfg, SuperaccDot& acc) {
@@ -583,21 +582,10 @@ void superacc_dot_accumulate(const double* x, const double* y, int64_t n, const 
     for (int64_t i = 0; i < n; ++i) acc.add_product(x[i], y[i]);
     return;
   }
-  switch (cfg.fpe) {
-    case 0:
-      return dot_dispatch<0>(x, y, n, cfg.early_exit, acc);
-    case 2:
-      return dot_dispatch<2>(x, y, n, cfg.early_exit, acc);
-    case 3:
-      return dot_dispatch<3>(x, y, n, cfg.early_exit, acc);
-    case 4:
-      return dot_dispatch<4>(x, y, n, cfg.early_exit, acc);
-    case 6:
-      return dot_dispatch<6>(x, y, n, cfg.early_exit, acc);
-    case 8:
-      return dot_dispatch<8>(x, y, n, cfg.early_exit, acc);
-  }
-  throw UsageError("superacc-dot: fpe=" + std::to_string(cfg.fpe) + " not supported (0, 2, 3, 4, 6, 8)");
+  with_config(
+      cfg, "superacc-dot",
+      [&](auto fpe, auto early_exit) { dot_vec<decltype(fpe)::value, decltype(early_exit)::value>(x, y, n, acc); },
+      FpeSizes{});
 }
 
 std::vector<ParamSpec> superacc_params(int default_fpe, int default_early_exit) {
