@@ -31,7 +31,7 @@ struct Column {
 // The suite's columns that exist on the backend, parameters resolved.
 std::vector<Column> columns_of(const TableSuite& t, const std::string& family, const std::string& backend) {
   std::vector<Column> cols;
-  for (auto& c : t.columns(backend)) {
+  for (auto& c : t.columns(backend, registry().entries_of(family, backend))) {
     const AlgoEntry* e = registry().find(c.algo, c.backend.empty() ? backend : c.backend);
     if (e && e->family == family) cols.push_back({e, registry().resolve_params(*e, c.params), c.label, c.reps});
   }

@@ -455,7 +455,7 @@ TableSuite accuracy_suite() {
   t.row_head = {"R", "data"};
   // The paper's algorithms, the sequential baselines and QD (its 4 leading terms for R >= 8),
   // where the backend has them.
-  t.columns = [](const std::string&) {
+  t.columns = [](const std::string&, const std::vector<const AlgoEntry*>&) {
     return std::vector<TableColumn>{{"fpe-add-safe", {}, "add-safe"},
                                     {"fpe-add-fast", {}, "add-fast"},
                                     {"fpe-seq-add", {}, "seq-add"},
@@ -511,7 +511,7 @@ TableSuite speed_suite(bool product, bool memory) {
                         product ? "multiplication" : "addition",
                         memory ? "memory-constrained (256 B of shared memory per term)" : "best case (registers only)");
   t.row_head = {"R", "pairs"};
-  t.columns = [product, memory](const std::string& backend) {
+  t.columns = [product, memory](const std::string& backend, const std::vector<const AlgoEntry*>&) {
     std::vector<TableColumn> all = product
                                        ? std::vector<TableColumn>{{"fpe-mul", {{"renormalize", "0"}}, "Algorithm 2"},
                                                                   {"fpe-seq-mul", {}, "Sequential"},

@@ -149,15 +149,14 @@ TableSuite paper_suite() {
       "multiplications on GPUs\", 2011, Tables 4-9: N = 1024 ... 5120 at n = 5120), square N x N x N, "
       "N = n/5, 2n/5, ..., n; with --reps, the median GFLOP/s of each cell.";
   t.row_head = {"N", "dist"};
-  t.columns = [](const std::string& backend) {
+  t.columns = [](const std::string&, const std::vector<const AlgoEntry*>& algos) {
     std::vector<TableColumn> cols{{"sgemm", {}, "sgemm"}};
     for (const char* algo : {"sgemm-kahan", "sgemm-dcs"})
       for (int tile : {1, 16, 32, 64})
         cols.push_back({algo, {{"tile", std::to_string(tile)}}, fmt::format("{} tile {}", algo, tile)});
-    for (auto& e : registry().entries())  // the vendor front on this backend
-      if (e.family == "gemm" && e.backend == backend && e.algo != "sgemm" && e.algo != "sgemm-kahan" &&
-          e.algo != "sgemm-dcs")
-        cols.push_back({e.algo, {}, e.algo});
+    for (const AlgoEntry* e : algos)  // the vendor front on this backend
+      if (e->algo != "sgemm" && e->algo != "sgemm-kahan" && e->algo != "sgemm-dcs")
+        cols.push_back({e->algo, {}, e->algo});
     return cols;
   };
   t.rows = [](int64_t n, uint64_t seed) {

@@ -83,16 +83,16 @@ std::vector<int64_t> moddot_verify_sizes(bool full) {
               : std::vector<int64_t>{0, 1, 2, 3, 7, 100, 1000, 4097};
 }
 
-// The exact algorithms of the family on `backend`, one column per rounding choice.
-std::vector<TableColumn> algorithm_columns(const std::string& backend, bool exact_only) {
+// Columns of the family's algorithms `algos` (only the exact ones with exact_only), one per rounding choice.
+std::vector<TableColumn> algorithm_columns(const std::vector<const AlgoEntry*>& algos, bool exact_only) {
   std::vector<TableColumn> cols;
-  for (auto& e : registry().entries()) {
-    if (e.family != "moddot" || e.backend != backend || (exact_only && e.guarantee != Guarantee::exact)) continue;
+  for (const AlgoEntry* e : algos) {
+    if (exact_only && e->guarantee != Guarantee::exact) continue;
     std::vector<std::string> roundings;
-    for (auto& ps : e.params)
+    for (auto& ps : e->params)
       if (ps.name == "rounding") roundings = ps.choices;
-    if (roundings.empty()) cols.push_back({e.algo, {}, e.algo, "", 0});
-    for (auto& r : roundings) cols.push_back({e.algo, {{"rounding", r}}, e.algo + " " + r, "", 0});
+    if (roundings.empty()) cols.push_back({e->algo, {}, e->algo, "", 0});
+    for (auto& r : roundings) cols.push_back({e->algo, {{"rounding", r}}, e->algo + " " + r, "", 0});
   }
   return cols;
 }
@@ -114,7 +114,9 @@ TableSuite exactness_suite() {
       "Primes as in Jean, Graillat (SYNASC 2010) Fig. 7 (32771, 2^31 - 1, a prime near 2^50) and the largest "
       "prime with p - 1 < 2^52; uniform residues and the worst case (every entry p - 1).";
   t.row_head = {"dist", "p"};
-  t.columns = [](const std::string& backend) { return algorithm_columns(backend, true); };
+  t.columns = [](const std::string&, const std::vector<const AlgoEntry*>& algos) {
+    return algorithm_columns(algos, true);
+  };
   t.rows = [](int64_t n, uint64_t seed) {
     std::vector<GenSpec> rows;
     for (const char* dist : {"uniform", "worst"}) {
@@ -153,9 +155,9 @@ TableSuite time_suite() {
       "`--json` holds every run.";
   t.row_head = {"p", "n"};
   t.reps = kFig7Reps;
-  t.columns = [](const std::string& backend) {
+  t.columns = [](const std::string& backend, const std::vector<const AlgoEntry*>& algos) {
     std::vector<TableColumn> cols{{"moddot-gmp", {}, "GMP loop (cpu)", "cpu", 1}};
-    for (auto& c : algorithm_columns(backend, false))
+    for (auto& c : algorithm_columns(algos, false))
       if (!(backend == "cpu" && c.algo == "moddot-gmp")) cols.push_back(c);
     return cols;
   };

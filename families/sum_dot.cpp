@@ -73,7 +73,7 @@ TableSuite kfold_suite(const std::string& family, bool dot) {
   t.summary = "correct digits against condition number 1e0..1e300, K-fold algorithms at K = 2, 3, 4";
   t.intro = kIllcondIntro;
   t.row_head = {"target cond", "cond"};
-  t.columns = [dot](const std::string&) {
+  t.columns = [dot](const std::string&, const std::vector<const AlgoEntry*>&) {
     std::vector<TableColumn> cols{{dot ? "dot" : "naive", {}, dot ? "dot" : "naive"}};
     const char* k_algo = dot ? "dotk" : "sumk";
     for (int k : {2, 3, 4, 20}) cols.push_back({k_algo, {{"K", std::to_string(k)}}, fmt::format("{} K={}", k_algo, k)});
@@ -101,15 +101,14 @@ TableSuite accuracy_suite(const std::string& family) {
   t.summary = "correct digits of every algorithm of the backend at cond 1e10, 1e20, 1e30";
   t.intro = kIllcondIntro;
   t.row_head = {"target cond", "cond"};
-  t.columns = [family](const std::string& backend) {
+  t.columns = [](const std::string&, const std::vector<const AlgoEntry*>& algos) {
     std::vector<TableColumn> cols;
-    for (auto& e : registry().entries()) {
-      if (e.backend != backend || e.family != family) continue;
-      bool has_k = std::any_of(e.params.begin(), e.params.end(), [](const ParamSpec& p) { return p.name == "K"; });
+    for (const AlgoEntry* e : algos) {
+      bool has_k = std::any_of(e->params.begin(), e->params.end(), [](const ParamSpec& p) { return p.name == "K"; });
       if (has_k)
-        for (int k : {2, 3}) cols.push_back({e.algo, {{"K", std::to_string(k)}}, fmt::format("{} K={}", e.algo, k)});
+        for (int k : {2, 3}) cols.push_back({e->algo, {{"K", std::to_string(k)}}, fmt::format("{} K={}", e->algo, k)});
       else
-        cols.push_back({e.algo, {}, e.algo});
+        cols.push_back({e->algo, {}, e->algo});
     }
     return cols;
   };

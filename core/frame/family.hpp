@@ -55,7 +55,9 @@ struct TableSuite {
   std::string summary;
   std::string intro;                  // Markdown paragraph under the title
   std::vector<std::string> row_head;  // headers of the row-describing cells
-  std::function<std::vector<TableColumn>(const std::string& backend)> columns;
+  // The columns on `backend`; `algos`: the family's algorithms there (Registry::entries_of).
+  std::function<std::vector<TableColumn>(const std::string& backend, const std::vector<const AlgoEntry*>& algos)>
+      columns;
   std::function<std::vector<GenSpec>(int64_t n, uint64_t seed)> rows;
   std::function<std::vector<std::string>(const GenSpec&, const ExactValue&)> row_cells;
   std::function<std::string(const Metrics&)> cell;

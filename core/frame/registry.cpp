@@ -106,6 +106,13 @@ const AlgoEntry* Registry::baseline(const std::string& family, const std::string
   return nullptr;
 }
 
+std::vector<const AlgoEntry*> Registry::entries_of(const std::string& family, const std::string& backend) const {
+  std::vector<const AlgoEntry*> out;
+  for (auto& e : entries_)
+    if (e.family == family && e.backend == backend) out.push_back(&e);
+  return out;
+}
+
 std::vector<std::string> Registry::algo_names() const {
   std::vector<std::string> names;
   for (auto& e : entries_)

@@ -250,6 +250,8 @@ class Registry {
   const AlgoEntry* find(const std::string& algo, const std::string& backend) const;
   const BackendInfo* backend(const std::string& name) const;
   const AlgoEntry* baseline(const std::string& family, const std::string& backend) const;
+  // The family's entries on the backend, in registration order.
+  std::vector<const AlgoEntry*> entries_of(const std::string& family, const std::string& backend) const;
   std::vector<std::string> algo_names() const;  // registration order, unique
   // compiled_backends(), each checked to have registered its BackendInfo; throws
   // std::logic_error for one that did not, or for a registered backend missing from the list.
