@@ -36,6 +36,9 @@ void for_each_dist(const std::vector<int64_t>& sizes, double cond, uint64_t seed
       }
 }
 
+// Whether the vector family ("sum" or "dot") has a second vector y: its descriptor says.
+inline bool has_y(const std::string& family) { return accsum::family(family).has_y; }
+
 // Log-uniform data of `family` ("sum" or "dot") over `range`.
 inline Dataset loguniform(const std::string& family, int64_t n, double range) {
   GenSpec spec;

@@ -13,9 +13,13 @@
 #include <string>
 #include <vector>
 
+#include "tests/dataset_util.hpp"
 #include "tests/same_bits.hpp"
 
 namespace accsum::test {
+
+// The superaccumulator algorithm of the vector family: of the exact products where it has a y.
+inline const char* superacc_algo(const std::string& family) { return has_y(family) ? "superacc-dot" : "superacc"; }
 
 // A double from a C99 hexadecimal literal in a string (tests spell exact values that way).
 inline double hexd(const char* s) { return std::strtod(s, nullptr); }

@@ -36,7 +36,7 @@ Params params(bool dot, int K, const std::string& variant, const std::string& tw
 }
 
 double run(const std::string& backend, const Dataset& d, const Params& user) {
-  const AlgoEntry* e = registry().find(d.family == "dot" ? "dpdotk" : "dpsumk", backend);
+  const AlgoEntry* e = registry().find(test::has_y(d.family) ? "dpdotk" : "dpsumk", backend);
   if (!e) throw std::runtime_error("dpsumk/dpdotk not registered on " + backend);
   auto k = e->make(d.problem(), registry().resolve_params(*e, user));
   double r = k->run_scalar();
@@ -48,7 +48,7 @@ double run(const std::string& backend, const Dataset& d, const Params& user) {
 
 // Every variant/K/TwoProduct on `d`: the backend's bits are the cpu serial bits.
 int expect_serial_bits(const std::string& backend, const Dataset& d, const std::vector<int>& Ks, const char* what) {
-  const bool dot = d.family == "dot";
+  const bool dot = test::has_y(d.family);
   int compared = 0;
   for (int K : Ks)
     for (const char* v : {"tree", "fused"})

@@ -70,8 +70,8 @@ TEST(Fpe, EveryAlgorithmWithinItsProvenBoundOnEveryGenerator) {
       if (dist == "specials") continue;  // SpecialValuesPropagate
       Dataset d = make(dist, R, R >= 16 ? 150 : 400, 7);
       ExactValue ref = fam().oracle(d);
-      for (auto& e : registry().entries()) {
-        if (e.family != "fpe" || e.backend != "cpu") continue;
+      for (const AlgoEntry* entry : registry().entries_of("fpe", "cpu")) {
+        const AlgoEntry& e = *entry;
         for (auto& prm : param_sets(e)) {
           std::string outside;
           double bound = proven_bound(e, prm, ref.facts, &outside);
@@ -151,14 +151,15 @@ TEST(Fpe, EmptyAndSinglePair) {
     for (int R : kRs) {
       Dataset d = make("random", R, n);
       ExactValue ref = fam().oracle(d);
-      for (auto& e : registry().entries()) {
-        if (e.family != "fpe" || (e.backend != "cpu" && e.backend != "cpu-mt")) continue;
-        Params prm = registry().resolve_params(e, {});
-        Result r = run(e, prm, d);
-        ASSERT_EQ(r.values.size(), static_cast<size_t>(n * R));
-        Metrics m = fam().measure(r, ref, proven_bound(e, prm, ref.facts));
-        EXPECT_TRUE(!m.has_bound || m.within_bound) << e.algo;
-      }
+      for (const char* backend : {"cpu", "cpu-mt"})
+        for (const AlgoEntry* entry : registry().entries_of("fpe", backend)) {
+          const AlgoEntry& e = *entry;
+          Params prm = registry().resolve_params(e, {});
+          Result r = run(e, prm, d);
+          ASSERT_EQ(r.values.size(), static_cast<size_t>(n * R));
+          Metrics m = fam().measure(r, ref, proven_bound(e, prm, ref.facts));
+          EXPECT_TRUE(!m.has_bound || m.within_bound) << e.algo;
+        }
     }
 }
 
@@ -168,8 +169,8 @@ TEST(Fpe, CpuMtBitIdenticalToCpu) {
   for (int R : kRs)
     for (auto& dist : fpe_dist_names()) {
       Dataset d = make(dist, R, 257, 11);
-      for (auto& e : registry().entries()) {
-        if (e.family != "fpe" || e.backend != "cpu-mt") continue;
+      for (const AlgoEntry* entry : registry().entries_of("fpe", "cpu-mt")) {
+        const AlgoEntry& e = *entry;
         const AlgoEntry* serial = registry().find(e.algo, "cpu");
         ASSERT_NE(serial, nullptr) << e.algo;
         for (auto& base : param_sets(*serial)) {
@@ -226,8 +227,8 @@ TEST(Fpe, SpecialValuesPropagate) {
     Dataset d = make("specials", R, 64, 4);
     ExactValue ref = fam().oracle(d);
     ASSERT_TRUE(ref.special);
-    for (auto& e : registry().entries()) {
-      if (e.family != "fpe" || e.backend != "cpu") continue;
+    for (const AlgoEntry* entry : registry().entries_of("fpe", "cpu")) {
+      const AlgoEntry& e = *entry;
       for (auto& prm : param_sets(e)) {
         Metrics m = fam().measure(run(e, prm, d), ref, -1);
         EXPECT_TRUE(m.correctly_rounded) << e.algo << " R=" << R << ": " << extra(m, "special_pairs_finite");

@@ -37,8 +37,8 @@ TEST(FpeCuda, BitIdenticalToCpuAndWithinBounds) {
     for (const char* dist : {"random", "cancel", "zeros"}) {
       Dataset d = make(dist, R, 1000 + R);  // not a multiple of the expansions per warp
       ExactValue ref = family("fpe").oracle(d);
-      for (auto& e : registry().entries()) {
-        if (e.family != "fpe" || e.backend != "cuda") continue;
+      for (const AlgoEntry* entry : registry().entries_of("fpe", "cuda")) {
+        const AlgoEntry& e = *entry;
         const AlgoEntry* cpu = registry().find(e.algo, "cpu");
         ASSERT_NE(cpu, nullptr);
         for (const char* renorm : {"0", "1"}) {
@@ -76,8 +76,8 @@ TEST(FpeCuda, EmptyAndSinglePair) {
   if (!registry().backend("cuda") || !cuda_present()) GTEST_SKIP() << "no CUDA device here";
   for (int64_t n : {0, 1}) {
     Dataset d = make("random", 8, n);
-    for (auto& e : registry().entries()) {
-      if (e.family != "fpe" || e.backend != "cuda") continue;
+    for (const AlgoEntry* entry : registry().entries_of("fpe", "cuda")) {
+      const AlgoEntry& e = *entry;
       auto k = e.make(d.problem(), registry().resolve_params(e, {}));
       k->execute();
       EXPECT_EQ(k->result().values.size(), static_cast<size_t>(n * 8)) << e.algo;

@@ -37,8 +37,8 @@ TEST(GenerateCuda, DeviceElementsEqualHostElementsForEveryDistribution) {
       [&](const std::string& family, const std::string& dist, int64_t n, const GenSpec& spec) {
         Dataset host = generate(spec), by_index = generate_by_index(spec);
         const double want = accsum::family(family).oracle(host).rounded;
-        const std::string exact = family == "sum" ? "superacc" : "superacc-dot";
-        const std::string vendor = family == "sum" ? "cub-sum" : "cublas-dot";
+        const std::string exact = test::superacc_algo(family);
+        const std::string vendor = registry().baseline(family, "cuda")->algo;  // cub-sum, cublas-dot
         ASSERT_TRUE(registry().find(exact, "cuda")->makes_own_data);
         ASSERT_TRUE(registry().find(vendor, "cuda")->makes_own_data);
         EXPECT_PRED2(same_bits, run(exact, by_index), want) << family << " " << dist << " n=" << n;

@@ -105,7 +105,7 @@ TEST(IeeeRule, EveryRegisteredAlgorithm) {
     const FamilyDescriptor* fam = find_family(e.family);
     if (!fam || !fam->ieee_reduction) continue;  // the rule is for sums and dot products
     const Params params = registry().resolve_params(e, {});
-    const bool dot = e.family == "dot";
+    const bool dot = fam->has_y;
     for (const Case& c : dot ? dots : sums) {
       Problem p = Problem::vectors(c.x.data(), dot ? c.y.data() : nullptr, static_cast<int64_t>(c.x.size()), 0);
       static uint64_t id = 0x1eee0000;

@@ -69,28 +69,29 @@ struct Variant {
 };
 std::vector<Variant> variants() {
   std::vector<Variant> out;
-  for (auto& e : registry().entries()) {
-    if (e.family != "moddot") continue;
-    if (e.guarantee != Guarantee::exact) continue;  // the cuBLAS ddot yardstick promises nothing
-    const BackendInfo* b = registry().backend(e.backend);
-    if (!b || !b->available()) continue;
-    bool has_rounding = false, has_threads = false;
-    for (auto& ps : e.params) {
-      has_rounding |= ps.name == "rounding";
-      has_threads |= ps.name == "threads";
-    }
-    std::vector<std::string> roundings =
-        has_rounding ? std::vector<std::string>{"rz", "rn"} : std::vector<std::string>{""};
-    if (e.backend == "opencl" || e.backend == "cuda") roundings = {""};
-    std::vector<std::string> threads =
-        has_threads ? std::vector<std::string>{"1", "2", "3", "7"} : std::vector<std::string>{""};
-    for (auto& r : roundings)
-      for (auto& t : threads) {
-        Params u;
-        if (!r.empty()) u["rounding"] = r;
-        if (!t.empty()) u["threads"] = t;
-        out.push_back({&e, registry().resolve_params(e, u), e.algo + "/" + e.backend + " " + r + " t=" + t});
+  for (const std::string& backend : registry().backend_names()) {
+    if (!registry().backend(backend)->available()) continue;
+    for (const AlgoEntry* entry : registry().entries_of("moddot", backend)) {
+      const AlgoEntry& e = *entry;
+      if (e.guarantee != Guarantee::exact) continue;  // the cuBLAS ddot yardstick promises nothing
+      bool has_rounding = false, has_threads = false;
+      for (auto& ps : e.params) {
+        has_rounding |= ps.name == "rounding";
+        has_threads |= ps.name == "threads";
       }
+      std::vector<std::string> roundings =
+          has_rounding ? std::vector<std::string>{"rz", "rn"} : std::vector<std::string>{""};
+      if (e.backend == "opencl" || e.backend == "cuda") roundings = {""};
+      std::vector<std::string> threads =
+          has_threads ? std::vector<std::string>{"1", "2", "3", "7"} : std::vector<std::string>{""};
+      for (auto& r : roundings)
+        for (auto& t : threads) {
+          Params u;
+          if (!r.empty()) u["rounding"] = r;
+          if (!t.empty()) u["threads"] = t;
+          out.push_back({&e, registry().resolve_params(e, u), e.algo + "/" + e.backend + " " + r + " t=" + t});
+        }
+    }
   }
   return out;
 }
@@ -120,7 +121,7 @@ TEST(Moddot, FamilyIsRegisteredWithAlgorithms) {
 // The default block is the paper's one-pass limit, and no longer block is accepted.
 TEST(Moddot, BlockParameterDefaultsToTheOnePassLimit) {
   for (auto& e : registry().entries()) {
-    if (e.family != "moddot" || e.algo != "moddot-abgd") continue;
+    if (e.algo != "moddot-abgd") continue;
     Params r = registry().resolve_params(e, {});
     EXPECT_EQ(r.at("block"), std::to_string(int64_t(1) << 26)) << e.backend;
     EXPECT_USAGE_ERROR(registry().resolve_params(e, {{"block", std::to_string((int64_t(1) << 26) + 1)}}));

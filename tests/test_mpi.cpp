@@ -15,6 +15,7 @@
 #include "core/frame/registry.hpp"
 #include "datasets/dataset.hpp"
 #include "tests/dataset_util.hpp"
+#include "tests/exact_of.hpp"
 #include "tests/superacc_test_util.hpp"
 
 #if ACCSUM_HAVE_MPI
@@ -32,13 +33,11 @@ using test::same_bits;
   if (!registry().backend("mpi")) GTEST_SKIP() << "built without MPI: mpi backend tests not run"
 
 double run_on(const std::string& backend, const Dataset& d, const Params& user) {
-  const AlgoEntry* e = registry().find(d.family == "sum" ? "superacc" : "superacc-dot", backend);
+  const AlgoEntry* e = registry().find(test::superacc_algo(d.family), backend);
   return e->make(d.problem(), registry().resolve_params(*e, user))->run_scalar();
 }
 
-double oracle(const Dataset& d) {
-  return d.family == "sum" ? exact_sum(d.x.data(), d.n).rounded : exact_dot(d.x.data(), d.y.data(), d.n).rounded;
-}
+double oracle(const Dataset& d) { return test::exact_of(d).rounded; }
 
 using test::as_dataset;
 
@@ -128,7 +127,7 @@ TEST(MpiSuperacc, LargerInputsAndShapeVariants) {
   for (const std::string family : {"sum", "dot"}) {
     Dataset d = test::loguniform(family, 300007, 1e300);
     double want = oracle(d);
-    const AlgoEntry* e = registry().find(family == "sum" ? "superacc" : "superacc-dot", "mpi");
+    const AlgoEntry* e = registry().find(test::superacc_algo(family), "mpi");
     for (const auto& p : e->shape_variants(registry().resolve_params(*e, {}))) {
       double got = e->make(d.problem(), p)->run_scalar();
       EXPECT_PRED2(same_bits, got, want) << family << " inner=" << p.at("inner") << " threads=" << p.at("threads");
@@ -152,7 +151,7 @@ TEST(MpiSuperacc, GeneratedByIndexEqualsHostArrays) {
         const FamilyDescriptor& f = accsum::family(family);
         ExactValue want = f.oracle(host), want_generated = f.oracle(by_index);
         EXPECT_PRED2(same_bits, want_generated.rounded, want.rounded) << family << " " << dist << " n=" << n;
-        const AlgoEntry* e = registry().find(family == "sum" ? "superacc" : "superacc-dot", "mpi");
+        const AlgoEntry* e = registry().find(test::superacc_algo(family), "mpi");
         ASSERT_TRUE(e->makes_own_data);
         for (const Params& p : std::vector<Params>{{{"inner", "cpu"}}, {{"inner", "cpu-mt"}, {"threads", "2"}}}) {
           Params rp = registry().resolve_params(*e, p);

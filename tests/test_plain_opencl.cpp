@@ -14,6 +14,7 @@
 #include "datasets/dataset.hpp"
 #include "tests/dataset_util.hpp"
 #include "tests/opencl_test_util.hpp"
+#include "tests/exact_of.hpp"
 #include "tests/superacc_test_util.hpp"
 
 namespace accsum {
@@ -28,9 +29,7 @@ double run(const char* algo, const Dataset& d, const Params& user = {}) {
   return e->make(d.problem(), registry().resolve_params(*e, user))->run_scalar();
 }
 
-double exact(const Dataset& d) {
-  return d.family == "sum" ? exact_sum(d.x.data(), d.n).rounded : exact_dot(d.x.data(), d.y.data(), d.n).rounded;
-}
+double exact(const Dataset& d) { return test::exact_of(d).rounded; }
 
 // Around 1, 2, 4, 8 (vector widths), 32 (a CPU step of 4 x 8), 2048 (a GPU step of 256 x 2 x 4)
 // and multiples of the groups, with odd tails.

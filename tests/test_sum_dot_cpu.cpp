@@ -82,7 +82,7 @@ using test::exact_of;
 void check_all(const Dataset& d, const std::string& what) {
   const ExactValue ref = exact_of(d);
   const Problem p = d.problem();
-  for (const Variant& v : d.family == "dot" ? dot_variants() : sum_variants()) {
+  for (const Variant& v : test::has_y(d.family) ? dot_variants() : sum_variants()) {
     Outcome o = run(v, p, ref);
     SCOPED_TRACE(what + " " + v.name() + " value " + hex_double(o.value) + " exact " + ref.hex + " bound " +
                  hex_double(o.m.bound));
@@ -285,7 +285,8 @@ TEST(CpuSumDot, PairwiseDepthMatchesTheRecursion) {
 TEST(CpuSumDot, CpuMtBaselinesAreBitwiseRepeatable) {
   for (const std::string family : {"sum", "dot"}) {
     Dataset d = make("loguniform", family, 300001, 8, 1e30);
-    const AlgoEntry* e = registry().find(family == "sum" ? "naive" : "dot", "cpu-mt");
+    const bool dot = test::has_y(family);
+    const AlgoEntry* e = registry().find(dot ? "dot" : "naive", "cpu-mt");
     ASSERT_NE(e, nullptr);
     ASSERT_TRUE(e->is_baseline);
     ASSERT_TRUE(e->shape_variants);
@@ -302,8 +303,8 @@ TEST(CpuSumDot, CpuMtBaselinesAreBitwiseRepeatable) {
     for (double& l : lane) l = -0.0;
     int64_t i = 0;
     for (; i + 16 <= d.n; i += 16)
-      for (int j = 0; j < 16; ++j) lane[j] += family == "sum" ? d.x[i + j] : d.x[i + j] * d.y[i + j];
-    for (int j = 0; i < d.n; ++i, ++j) lane[j] += family == "sum" ? d.x[i] : d.x[i] * d.y[i];
+      for (int j = 0; j < 16; ++j) lane[j] += dot ? d.x[i + j] * d.y[i + j] : d.x[i + j];
+    for (int j = 0; i < d.n; ++i, ++j) lane[j] += dot ? d.x[i] * d.y[i] : d.x[i];
     for (int w = 8; w >= 1; w /= 2)
       for (int j = 0; j < w; ++j) lane[j] = lane[2 * j] + lane[2 * j + 1];
     EXPECT_TRUE(same_bits(one->run_scalar(), lane[0]));

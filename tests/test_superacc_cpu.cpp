@@ -16,6 +16,7 @@
 #include "core/numerics/superacc.hpp"
 #include "core/frame/family.hpp"
 #include "datasets/dataset.hpp"
+#include "tests/exact_of.hpp"
 #include "tests/superacc_test_util.hpp"
 
 namespace accsum {
@@ -366,9 +367,8 @@ TEST(SuperaccCpuMt, IdenticalForAnyThreadCount) {
       spec.cond = 1e200;
       spec.seed = 1 + compared % 6;  // specials: every variant across the sweep
       Dataset d = generate(spec);
-      double want =
-          family == "sum" ? exact_sum(d.x.data(), d.n).rounded : exact_dot(d.x.data(), d.y.data(), d.n).rounded;
-      const char* algo = family == "sum" ? "superacc" : "superacc-dot";
+      double want = test::exact_of(d).rounded;
+      const char* algo = test::superacc_algo(family);
       for (const char* threads : {"1", "2", "3", "7"})
         for (const char* fpe : {"0", "3", "8"}) {
           double got = run_entry(algo, "cpu-mt", d, {{"threads", threads}, {"fpe", fpe}, {"early_exit", "1"}});

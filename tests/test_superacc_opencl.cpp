@@ -12,6 +12,7 @@
 #include "datasets/dataset.hpp"
 #include "tests/dataset_util.hpp"
 #include "tests/opencl_test_util.hpp"
+#include "tests/exact_of.hpp"
 #include "tests/superacc_test_util.hpp"
 
 namespace accsum {
@@ -22,13 +23,11 @@ using test::same_bits;
 using test::as_dataset;
 
 double run_cl(const Dataset& d, const Params& user) {
-  const AlgoEntry* e = registry().find(d.family == "sum" ? "superacc" : "superacc-dot", "opencl");
+  const AlgoEntry* e = registry().find(test::superacc_algo(d.family), "opencl");
   return e->make(d.problem(), registry().resolve_params(*e, user))->run_scalar();
 }
 
-double oracle(const Dataset& d) {
-  return d.family == "sum" ? exact_sum(d.x.data(), d.n).rounded : exact_dot(d.x.data(), d.y.data(), d.n).rounded;
-}
+double oracle(const Dataset& d) { return test::exact_of(d).rounded; }
 
 const std::vector<Params> kConfigs = {{{"fpe", "0"}},
                                       {{"fpe", "2"}, {"early_exit", "0"}},
@@ -67,7 +66,7 @@ TEST(SuperaccOpenCL, LargerInputsMatchOracleAndCpu) {
     for (auto& g : test::generated_cases(family, 16, 23, 20000, 200000)) {
       Dataset d = as_dataset(family, g.x, g.y);
       double want = oracle(d);
-      const AlgoEntry* cpu = registry().find(family == "sum" ? "superacc" : "superacc-dot", "cpu");
+      const AlgoEntry* cpu = registry().find(test::superacc_algo(family), "cpu");
       EXPECT_PRED2(same_bits, cpu->make(d.problem(), registry().resolve_params(*cpu, {}))->run_scalar(), want);
       for (const auto& p : kConfigs)
         EXPECT_PRED2(same_bits, run_cl(d, p), want) << g.describe() << " fpe=" << p.at("fpe");
@@ -125,7 +124,7 @@ TEST(SuperaccOpenCL, EdgeCases) {
 TEST(SuperaccOpenCL, WorkGroupSizesGiveIdenticalBits) {
   REQUIRE_OPENCL();
   for (const std::string family : {"sum", "dot"}) {
-    const AlgoEntry* e = registry().find(family == "sum" ? "superacc" : "superacc-dot", "opencl");
+    const AlgoEntry* e = registry().find(test::superacc_algo(family), "opencl");
     ASSERT_NE(e->shape_variants, nullptr);
     Dataset d = test::loguniform(family, 100003, 1e300);
     double want = oracle(d);
@@ -160,9 +159,10 @@ TEST(SuperaccOpenCL, RepeatedRunsOfOneKernelAgree) {
   for (const std::string family : {"sum", "dot"})
     for (const std::vector<double>& x : {std::vector<double>{1.0, 0x1p-60, inf}, std::vector<double>{-0.0, -0.0},
                                          std::vector<double>(5000, 0x1p-1074), std::vector<double>{3.0, -1e300}}) {
-      Dataset d = as_dataset(family, x, family == "dot" ? std::vector<double>(x.size(), 1.0) : std::vector<double>{});
+      Dataset d =
+          as_dataset(family, x, test::has_y(family) ? std::vector<double>(x.size(), 1.0) : std::vector<double>{});
       const double want = oracle(d);
-      const AlgoEntry* e = registry().find(family == "sum" ? "superacc" : "superacc-dot", "opencl");
+      const AlgoEntry* e = registry().find(test::superacc_algo(family), "opencl");
       for (const char* merge : {"0", "1"}) {
         auto k = e->make(d.problem(), registry().resolve_params(*e, {{"merge", merge}, {"groups", "3"}}));
         for (int rep = 0; rep < 3; ++rep)
@@ -200,7 +200,7 @@ TEST(SuperaccOpenCL, MpiInnerOpenclMatchesOracle) {
   const double inf = std::numeric_limits<double>::infinity();
   int64_t compared = 0;
   for (const std::string family : {"sum", "dot"}) {
-    const AlgoEntry* e = registry().find(family == "sum" ? "superacc" : "superacc-dot", "mpi");
+    const AlgoEntry* e = registry().find(test::superacc_algo(family), "mpi");
     ASSERT_NE(e, nullptr);
     auto check = [&](const Dataset& d, const std::string& what) {
       for (const Params& p : std::vector<Params>{{{"inner", "opencl"}}, {{"inner", "opencl"}, {"fpe", "4"}}}) {
@@ -212,13 +212,13 @@ TEST(SuperaccOpenCL, MpiInnerOpenclMatchesOracle) {
     for (auto& g : test::generated_cases(family, 40, 31, 1, 70000)) check(as_dataset(family, g.x, g.y), g.describe());
     std::vector<double> specials = {-0.0, -0.0, 1e300, -1e300, 0x1p-1074};
     check(as_dataset(family, specials,
-                     family == "dot" ? std::vector<double>(specials.size(), 1.0) : std::vector<double>{}),
+                     test::has_y(family) ? std::vector<double>(specials.size(), 1.0) : std::vector<double>{}),
           "zeros and cancellation");
     std::vector<double> neg_zeros = {-0.0, -0.0};
-    check(as_dataset(family, neg_zeros, family == "dot" ? std::vector<double>{1.0, 1.0} : std::vector<double>{}),
+    check(as_dataset(family, neg_zeros, test::has_y(family) ? std::vector<double>{1.0, 1.0} : std::vector<double>{}),
           "-0 only");
     std::vector<double> infs = {inf, 1.0, -inf};
-    check(as_dataset(family, infs, family == "dot" ? std::vector<double>{1.0, 1.0, 1.0} : std::vector<double>{}),
+    check(as_dataset(family, infs, test::has_y(family) ? std::vector<double>{1.0, 1.0, 1.0} : std::vector<double>{}),
           "inf - inf");
   }
   EXPECT_EQ(compared, 2 * (40 + 3) * 2);
