@@ -12,9 +12,12 @@
 #include <cstdlib>
 #include <memory>
 #include <string>
+#include <type_traits>
+#include <utility>
 
 #include "backends/cuda/cuda_common.cuh"
 #include "backends/cuda/agent/dpsumk_agent.cuh"
+#include "backends/cuda/lane_tree.cuh"
 #include "core/numerics/dpsum.hpp"
 
 namespace accsum::cuda {
@@ -24,33 +27,26 @@ using namespace dp;
 
 constexpr int kDefaultLpt = 2;
 constexpr bool kDefaultOrdered = true;
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 using FusedFn = void (*)(const double*, const double*, int64_t, int64_t, int, double*);
 using MergeFn = void (*)(const double*, int64_t, int, double*);
 using TreeFn = void (*)(const double*, const double*, double*, int64_t, int64_t, double*);
 
 // K = 2..8 get kernels with the state in registers; larger K one kernel with K at run time.
+using RegisterKs = std::integer_sequence<int, 2, 3, 4, 5, 6, 7, 8>;
+
+// pick(k) for the kernel that serves K: k = std::integral_constant<int, K> for K in Ks, else 0.
+template <int... Ks, class Pick>
+auto kernel_for(int K, std::integer_sequence<int, Ks...>, const Pick& pick) {
+  auto fn = pick(std::integral_constant<int, 0>{});
+  (void)((K == Ks && (fn = pick(std::integral_constant<int, Ks>{}), true)) || ...);
+  return fn;
+}
+
 template <bool Dot, bool Dekker, int LPT, bool Ordered>
 FusedFn fused_fn_k(int K) {
-  switch (K) {
-    case 2:
-      return fused_kernel<2, Dot, Dekker, LPT, Ordered>;
-    case 3:
-      return fused_kernel<3, Dot, Dekker, LPT, Ordered>;
-    case 4:
-      return fused_kernel<4, Dot, Dekker, LPT, Ordered>;
-    case 5:
-      return fused_kernel<5, Dot, Dekker, LPT, Ordered>;
-    case 6:
-      return fused_kernel<6, Dot, Dekker, LPT, Ordered>;
-    case 7:
-      return fused_kernel<7, Dot, Dekker, LPT, Ordered>;
-    case 8:
-      return fused_kernel<8, Dot, Dekker, LPT, Ordered>;
-    default:
-      return fused_kernel<0, Dot, Dekker, LPT, Ordered>;
-  }
+  return kernel_for(K, RegisterKs{},
+                    [](auto k) -> FusedFn { return fused_kernel<decltype(k)::value, Dot, Dekker, LPT, Ordered>; });
 }
 template <bool Dot, bool Dekker>
 FusedFn fused_fn(int K, int lpt, bool ordered) {
@@ -73,41 +69,16 @@ bool ordered_two_sum() {
   return kDefaultOrdered;
 }
 MergeFn merge_fn(int K) {
-  switch (K) {
-    case 2:
-      return merge_states_kernel<2>;
-    case 3:
-      return merge_states_kernel<3>;
-    case 4:
-      return merge_states_kernel<4>;
-    case 5:
-      return merge_states_kernel<5>;
-    case 6:
-      return merge_states_kernel<6>;
-    case 7:
-      return merge_states_kernel<7>;
-    case 8:
-      return merge_states_kernel<8>;
-    default:
-      return merge_states_kernel<0>;
-  }
+  return kernel_for(K, RegisterKs{}, [](auto k) -> MergeFn { return merge_states_kernel<decltype(k)::value>; });
 }
 
-class DpFused : public CudaKernel {
+class DpFused : public LaneTreeKernel {
  public:
-  DpFused(const Problem& p, int K, bool dot, bool dekker)
-      : CudaKernel(p),
-        K_(K),
-        G_(fused_lanes(p.n)),
-        lpt_(lanes_per_thread()),
-        blocks_(std::max<int64_t>(1, ceil_div(G_ / lpt_, kThreads))),
-        a_(K * blocks_),
-        b_(K * ceil_div(blocks_, kThreads)),
-        state_(K) {
+  DpFused(const Problem& p, int K, bool dot, bool dekker, int lpt) : LaneTreeKernel(p, K, lpt) {
     const bool ord = ordered_two_sum();
-    fn_ = !dot     ? fused_fn<false, false>(K, lpt_, ord)
-          : dekker ? fused_fn<true, true>(K, lpt_, ord)
-                   : fused_fn<true, false>(K, lpt_, ord);
+    fn_ = !dot     ? fused_fn<false, false>(K, lpt, ord)
+          : dekker ? fused_fn<true, true>(K, lpt, ord)
+                   : fused_fn<true, false>(K, lpt, ord);
     merge_ = merge_fn(K);
   }
   double run() override {
@@ -115,32 +86,17 @@ class DpFused : public CudaKernel {
       last_ = 0;
       return 0.0;
     }
-    timer_.start();
-    fn_<<<blocks_, kThreads>>>(in_->x, in_->y, in_->n, G_, K_, a_.get());
-    ACCSUM_CUDA_CHECK(cudaGetLastError());
-    double *src = a_.get(), *dst = b_.get();
-    for (int64_t count = blocks_; count > 1;) {
-      int64_t nb = ceil_div(count, kThreads);
-      merge_<<<nb, kThreads>>>(src, count, K_, dst);
-      ACCSUM_CUDA_CHECK(cudaGetLastError());
-      std::swap(src, dst);
-      count = nb;
-    }
-    last_ = timer_.stop_seconds();
-    ACCSUM_CUDA_CHECK(cudaMemcpy(state_.data(), src, K_ * sizeof(double), cudaMemcpyDeviceToHost));
-    return kf_finalize<0>(state_.data(), K_);
+    double* root = reduce(
+        [&](int64_t blocks, double* out) { fn_<<<blocks, kThreads>>>(in_->x, in_->y, in_->n, lanes_, width_, out); },
+        [&](int64_t blocks, const double* in, int64_t count, double* out) {
+          merge_<<<blocks, kThreads>>>(in, count, width_, out);
+        });
+    return kf_finalize<0>(root, width_);
   }
 
  private:
-  int K_;
-  int64_t G_;
-  int lpt_;
-  int64_t blocks_;
-  DeviceBuffer<double> a_, b_;
-  std::vector<double> state_;
   FusedFn fn_;
   MergeFn merge_;
-  EventTimer timer_;
 };
 
 template <bool Plain>
@@ -206,7 +162,7 @@ std::unique_ptr<Kernel> make(const Problem& p, const Params& prm, bool dot) {
   const int K = dp_K(prm);
   const bool dekker = dot && dp_dekker(prm);
   if (dp_variant(prm) == DpVariant::tree) return std::make_unique<DpTree>(p, K, dot, dekker);
-  return std::make_unique<DpFused>(p, K, dot, dekker);
+  return std::make_unique<DpFused>(p, K, dot, dekker, lanes_per_thread());
 }
 
 Registrar reg_sum(

@@ -13,6 +13,7 @@
 #include "backends/cuda/warp/warp.cuh"
 #include "backends/cuda/cuda_common.cuh"
 #include "backends/cuda/agent/dpsumk_agent.cuh"
+#include "backends/cuda/lane_tree.cuh"
 #include "core/numerics/fpe_step.hpp"
 #include "core/numerics/fpe_sum.hpp"
 
@@ -136,53 +137,31 @@ __global__ void __launch_bounds__(kThreads)
   store_state<R>(a, out);
 }
 
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
-class FpeAccCuda : public CudaKernel {
+class FpeAccCuda : public LaneTreeKernel {
  public:
   using LanesFn = void (*)(const double*, const double*, int64_t, int64_t, double*);
   using MergeFn = void (*)(const double*, int64_t, double*);
   FpeAccCuda(const Problem& p, int R, int lpt, LanesFn lanes, MergeFn merge)
-      : CudaKernel(p),
-        pb_(p),
-        R_(R),
-        G_(fused_lanes(p.n)),
-        blocks_(std::max<int64_t>(1, ceil_div(G_ / lpt, kThreads))),
-        a_(R * blocks_),
-        b_(R * ceil_div(blocks_, kThreads)),
-        state_(R),
-        lanes_(lanes),
-        merge_(merge) {}
+      : LaneTreeKernel(p, R, lpt), pb_(p), lanes_fn_(lanes), merge_(merge) {}
   double run() override {
     if (in_->n == 0) {
       last_ = 0;
       return 0.0;
     }
-    timer_.start();
-    lanes_<<<blocks_, kThreads>>>(in_->x, pb_.y ? in_->y : nullptr, in_->n, G_, a_.get());
-    ACCSUM_CUDA_CHECK(cudaGetLastError());
-    double *src = a_.get(), *dst = b_.get();
-    for (int64_t count = blocks_; count > 1;) {
-      const int64_t nb = ceil_div(count, kThreads);
-      merge_<<<nb, kThreads>>>(src, count, dst);
-      ACCSUM_CUDA_CHECK(cudaGetLastError());
-      std::swap(src, dst);
-      count = nb;
-    }
-    last_ = timer_.stop_seconds();
-    ACCSUM_CUDA_CHECK(cudaMemcpy(state_.data(), src, R_ * sizeof(double), cudaMemcpyDeviceToHost));
-    return fpe_acc_finish(state_.data(), R_, pb_.x, pb_.y, pb_.n);
+    const double* root = reduce(
+        [&](int64_t blocks, double* out) {
+          lanes_fn_<<<blocks, kThreads>>>(in_->x, pb_.y ? in_->y : nullptr, in_->n, lanes_, out);
+        },
+        [&](int64_t blocks, const double* in, int64_t count, double* out) {
+          merge_<<<blocks, kThreads>>>(in, count, out);
+        });
+    return fpe_acc_finish(root, width_, pb_.x, pb_.y, pb_.n);
   }
 
  private:
   Problem pb_;
-  int R_;
-  int64_t G_, blocks_;
-  DeviceBuffer<double> a_, b_;
-  std::vector<double> state_;
-  LanesFn lanes_;
+  LanesFn lanes_fn_;
   MergeFn merge_;
-  EventTimer timer_;
 };
 
 template <int R>
