@@ -39,6 +39,24 @@ std::string describe_devices();  // every platform/device, for `info` and the re
 cl_program program(const std::string& source, const std::string& options = "");
 cl_kernel make_kernel(cl_program prog, const char* name);  // caller releases
 
+// A __local kernel argument of `bytes` (set_args takes it in place of a value).
+struct LocalBytes {
+  size_t bytes;
+};
+inline void set_arg(cl_kernel k, cl_uint i, LocalBytes local) {
+  ACCSUM_CL_CHECK(clSetKernelArg(k, i, local.bytes, nullptr));
+}
+template <class T>
+void set_arg(cl_kernel k, cl_uint i, const T& v) {
+  ACCSUM_CL_CHECK(clSetKernelArg(k, i, sizeof(T), &v));
+}
+// Sets k's arguments 0, 1, ... to `v` in order.
+template <class... T>
+void set_args(cl_kernel k, const T&... v) {
+  cl_uint i = 0;
+  (set_arg(k, i++, v), ...);
+}
+
 class Buffer {
  public:
   Buffer() = default;

@@ -51,11 +51,6 @@ struct Launches {
   double seconds() const { return events.empty() ? 0.0 : event_span_seconds(events.front(), events.back()); }
 };
 
-template <class T>
-void arg(cl_kernel k, cl_uint i, const T& v) {
-  ACCSUM_CL_CHECK(clSetKernelArg(k, i, sizeof(T), &v));
-}
-
 class DpFusedCl : public ClKernel {
  public:
   DpFusedCl(const Problem& p, int K, bool dot, bool dekker)
@@ -83,19 +78,11 @@ class DpFusedCl : public ClKernel {
     }
     Launches ev;
     cl_mem x = in_->x.get(), y = dot_ ? in_->y.get() : in_->x.get(), a = a_.get(), b = b_.get();
-    arg(fused_, 0, x);
-    arg(fused_, 1, y);
-    arg(fused_, 2, cl_long(in_->n));
-    arg(fused_, 3, cl_long(G_));
-    arg(fused_, 4, a);
-    ACCSUM_CL_CHECK(clSetKernelArg(fused_, 5, K_ * ls_ * sizeof(double), nullptr));
+    set_args(fused_, x, y, cl_long(in_->n), cl_long(G_), a, LocalBytes{K_ * ls_ * sizeof(double)});
     enqueue(fused_, groups_, ev.next());
     for (int64_t count = groups_; count > 1;) {
       int64_t nb = ceil_div(count, ls_);
-      arg(merge_, 0, a);
-      arg(merge_, 1, cl_long(count));
-      arg(merge_, 2, b);
-      ACCSUM_CL_CHECK(clSetKernelArg(merge_, 3, K_ * ls_ * sizeof(double), nullptr));
+      set_args(merge_, a, cl_long(count), b, LocalBytes{K_ * ls_ * sizeof(double)});
       enqueue(merge_, nb, ev.next());
       std::swap(a, b);
       count = nb;
@@ -159,14 +146,8 @@ class DpTreeCl : public ClKernel {
       cl_kernel& k = k_[plain][src];  // [plain][src]: src 0 in place, 1 copy of x, 2 DPDot
       if (!k) k = make_kernel(dp_program(1, dot_, dekker_, ls_, plain, src), "dp_tree");
       cl_mem x = in_->x.get(), y = dot_ ? in_->y.get() : in_->x.get(), p = p_.get(), o = out_.get();
-      arg(k, 0, x);
-      arg(k, 1, y);
-      arg(k, 2, p);
-      arg(k, 3, cl_long(terms));
-      arg(k, 4, cl_long(stride));
-      arg(k, 5, o);
-      arg(k, 6, cl_int(groups == 1 ? top_index : -1));
-      ACCSUM_CL_CHECK(clSetKernelArg(k, 7, ls_ * sizeof(double), nullptr));
+      set_args(k, x, y, p, cl_long(terms), cl_long(stride), o, cl_int(groups == 1 ? top_index : -1),
+               LocalBytes{ls_ * sizeof(double)});
       size_t global = static_cast<size_t>(groups) * ls_;
       ACCSUM_CL_CHECK(clEnqueueNDRangeKernel(context().queue, k, 1, nullptr, &global, &ls_, 0, nullptr, ev.next()));
       src = 0;

@@ -24,11 +24,6 @@ float data_float(const Params& data, const char* key, float def) {
   return it == data.end() ? def : std::strtof(it->second.c_str(), nullptr);
 }
 
-template <class T>
-void arg(cl_kernel k, cl_uint i, const T& v) {
-  ACCSUM_CL_CHECK(clSetKernelArg(k, i, sizeof(T), &v));
-}
-
 class ClGemm : public Kernel {
  public:
   ClGemm(const Problem& p, int comp, int tile, bool fma) : p_(p), comp_(comp), tile_(tile), fma_(fma) {
@@ -52,18 +47,7 @@ class ClGemm : public Kernel {
     const float alpha = data_float(p_.data, "alpha", 1.0f), beta = data_float(p_.data, "beta", 0.0f);
     cl_mem a = a_.get(), b = b_.get(), c = c_.get(), o = out_.get();
     const int fma = fma_ ? 1 : 0;
-    arg(kernel_, 0, M);
-    arg(kernel_, 1, N);
-    arg(kernel_, 2, K);
-    arg(kernel_, 3, alpha);
-    arg(kernel_, 4, beta);
-    arg(kernel_, 5, a);
-    arg(kernel_, 6, b);
-    arg(kernel_, 7, c);
-    arg(kernel_, 8, o);
-    arg(kernel_, 9, comp_);
-    arg(kernel_, 10, tile_);
-    arg(kernel_, 11, fma);
+    set_args(kernel_, M, N, K, alpha, beta, a, b, c, o, comp_, tile_, fma);
     const size_t local[2] = {16, 16};
     const size_t global[2] = {static_cast<size_t>((M + 15) / 16 * 16), static_cast<size_t>((N + 15) / 16 * 16)};
     cl_event ev;

@@ -26,11 +26,6 @@ const char* kModdotSource =
 // and a 64-bit integer, no padding).
 static_assert(sizeof(accsum_modp) == 6 * 8, "accsum_modp is a kernel argument");
 
-template <class T>
-void arg(cl_kernel k, cl_uint i, const T& v) {
-  ACCSUM_CL_CHECK(clSetKernelArg(k, i, sizeof(T), &v));
-}
-
 class ModdotCl : public ClKernel {
  public:
   ModdotCl(const Problem& pr, bool lambda, int64_t groups_param, int64_t block)
@@ -49,14 +44,11 @@ class ModdotCl : public ClKernel {
     const accsum_modp m = accsum_modp_init(p_);
     cl_mem x = in_->x.get(), y = in_->y.get(), out = out_.get();
     cl_long n = in_->n;
-    cl_uint a = 0;
-    arg(kernel_, a++, x);
-    arg(kernel_, a++, y);
-    arg(kernel_, a++, n);
-    arg(kernel_, a++, m);
-    if (!lambda_) arg(kernel_, a++, static_cast<cl_long>(block_));
-    arg(kernel_, a++, out);
-    ACCSUM_CL_CHECK(clSetKernelArg(kernel_, a++, ls_ * sizeof(double), nullptr));
+    const LocalBytes partials{ls_ * sizeof(double)};
+    if (lambda_)
+      set_args(kernel_, x, y, n, m, out, partials);
+    else
+      set_args(kernel_, x, y, n, m, static_cast<cl_long>(block_), out, partials);
     size_t global = groups_ * ls_, local = ls_;
     cl_event ev = nullptr;
     ACCSUM_CL_CHECK(clEnqueueNDRangeKernel(context().queue, kernel_, 1, nullptr, &global, &local, 0, nullptr, &ev));

@@ -66,13 +66,8 @@ class PlainReduce : public ClKernel {
     cl_mem x = in_->x.get(), y = dot_ ? in_->y.get() : x, part = partial_.get(), res = result_.get();
     cl_long n = in_->n;
     cl_int count = static_cast<cl_int>(s_.groups);
-    ACCSUM_CL_CHECK(clSetKernelArg(stage1_, 0, sizeof x, &x));
-    ACCSUM_CL_CHECK(clSetKernelArg(stage1_, 1, sizeof y, &y));
-    ACCSUM_CL_CHECK(clSetKernelArg(stage1_, 2, sizeof n, &n));
-    ACCSUM_CL_CHECK(clSetKernelArg(stage1_, 3, sizeof part, &part));
-    ACCSUM_CL_CHECK(clSetKernelArg(stage2_, 0, sizeof part, &part));
-    ACCSUM_CL_CHECK(clSetKernelArg(stage2_, 1, sizeof count, &count));
-    ACCSUM_CL_CHECK(clSetKernelArg(stage2_, 2, sizeof res, &res));
+    set_args(stage1_, x, y, n, part);
+    set_args(stage2_, part, count, res);
     size_t global = s_.groups * s_.local;
     cl_event e1, e2;
     cl_command_queue q = context().queue;

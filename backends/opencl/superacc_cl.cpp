@@ -133,10 +133,7 @@ class SuperaccCl : public ClKernel {
     set_partial_args();
     cl_mem part = partial_.get(), res = result_.get();
     cl_long count = count_;
-    ACCSUM_CL_CHECK(clSetKernelArg(final_k_, 0, sizeof part, &part));
-    ACCSUM_CL_CHECK(clSetKernelArg(final_k_, 1, sizeof count, &count));
-    ACCSUM_CL_CHECK(clSetKernelArg(final_k_, 2, sizeof res, &res));
-    ACCSUM_CL_CHECK(clSetKernelArg(final_k_, 3, final_cells_ * sizeof(cl_long), nullptr));
+    set_args(final_k_, part, count, res, LocalBytes{final_cells_ * sizeof(cl_long)});
     size_t global = static_cast<size_t>(groups_) * local_;
     cl_event e1, e2;
     ACCSUM_CL_CHECK(clEnqueueNDRangeKernel(context().queue, partial_k_, 1, nullptr, &global, &local_, 0, nullptr, &e1));
@@ -180,11 +177,7 @@ class SuperaccCl : public ClKernel {
   void set_partial_args() {
     cl_mem x = in_->x.get(), y = dot_ ? in_->y.get() : in_->x.get(), part = partial_.get();
     cl_long n = in_->n;
-    ACCSUM_CL_CHECK(clSetKernelArg(partial_k_, 0, sizeof x, &x));
-    ACCSUM_CL_CHECK(clSetKernelArg(partial_k_, 1, sizeof y, &y));
-    ACCSUM_CL_CHECK(clSetKernelArg(partial_k_, 2, sizeof n, &n));
-    ACCSUM_CL_CHECK(clSetKernelArg(partial_k_, 3, sizeof part, &part));
-    ACCSUM_CL_CHECK(clSetKernelArg(partial_k_, 4, lanes_ ? lane_bytes(local_) : sizeof(cl_long), nullptr));
+    set_args(partial_k_, x, y, n, part, LocalBytes{lanes_ ? lane_bytes(local_) : sizeof(cl_long)});
   }
 
   bool dot_;
