@@ -56,6 +56,17 @@ __device__ __forceinline__ unsigned lanes_mask(int lane) {
   return bits << (lane & ~(R - 1));
 }
 
+// The common tail of the additions (fpe::settle), lane t: R-2 error-propagation steps inserting
+// 0, then the last step as a plain addition.
+template <int R>
+__device__ __forceinline__ double warp_settle(double s, double e, int t) {
+  for (int i = 1; i <= R - 2; ++i) {
+    double ep = lanes_shift_up<R>(e, 0.0, t);
+    two_sum(s, ep, s, e);
+  }
+  return __dadd_rn(s, lanes_shift_up<R>(e, 0.0, t));
+}
+
 // Algorithm 1, lane t of the expansion (fpe::add_safe, lane by lane).
 template <int R>
 __device__ double warp_add_safe(double x, double y, int t, unsigned) {
@@ -67,11 +78,7 @@ __device__ double warp_add_safe(double x, double y, int t, unsigned) {
     ep = lanes_shift_up<R>(e, lanes_broadcast<R>(y, i), t);
     two_sum(s, ep, s, e);
   }
-  for (int i = 1; i <= R - 2; ++i) {
-    double ep = lanes_shift_up<R>(e, 0.0, t);
-    two_sum(s, ep, s, e);
-  }
-  return __dadd_rn(s, lanes_shift_up<R>(e, 0.0, t));
+  return warp_settle<R>(s, e, t);
 }
 
 // The fast addition (fpe::add_fast), lane t.
@@ -79,11 +86,7 @@ template <int R>
 __device__ double warp_add_fast(double x, double y, int t, unsigned) {
   double s, e;
   two_sum(x, y, s, e);
-  for (int i = 1; i <= R - 2; ++i) {
-    double ep = lanes_shift_up<R>(e, 0.0, t);
-    two_sum(s, ep, s, e);
-  }
-  return __dadd_rn(s, lanes_shift_up<R>(e, 0.0, t));
+  return warp_settle<R>(s, e, t);
 }
 
 // The loop condition is over the whole warp, so every lane runs the same rounds and every

@@ -284,48 +284,49 @@ class CublasKernel : public GemmCudaKernel {
   DeviceBuffer<double> da_, db_, dc_;
 };
 
-std::unique_ptr<Kernel> make_front(Front f, const Problem& p, int bits = 0) {
-  return std::make_unique<CublasKernel>(p, f, bits);
+// The entry of a cuBLAS front; the fixed-point emulation takes --bits.
+AlgoEntry front_entry(const char* algo, const char* summary, Front f) {
+  return AlgoEntry("gemm", algo, "cuda", summary)
+      .maker([f](const Problem& p, const Params& prm) -> std::unique_ptr<Kernel> {
+        const int bits = f == Front::fixedpoint ? static_cast<int>(param_int(prm, "bits")) : 0;
+        return std::make_unique<CublasKernel>(p, f, bits);
+      });
 }
 
-Registrar reg_sgemm(AlgoEntry("gemm", "sgemm", "cuda",
-                              "tiled float GEMM (--policy: block and thread tiles), products summed plainly in k order")
-                        .promises_reproducible()
-                        .with_params({gemm::fma_param(), policy_param(kNone)})
-                        .shapes(other_policies<kNone>)
-                        .maker(make_tiled<kNone>));
-Registrar reg_kahan(AlgoEntry("gemm", "sgemm-kahan", "cuda", "tiled float GEMM, selective Kahan summation per strip")
-                        .promises_reproducible()
-                        .with_params({gemm::tile_param(), gemm::fma_param(), policy_param(kKahan)})
-                        .shapes(other_policies<kKahan>)
-                        .maker(make_tiled<kKahan>));
-Registrar reg_dcs(AlgoEntry("gemm", "sgemm-dcs", "cuda", "tiled float GEMM, selective doubly compensated summation")
-                      .promises_reproducible()
-                      .with_params({gemm::tile_param(), gemm::fma_param(), policy_param(kDcs)})
-                      .shapes(other_policies<kDcs>)
-                      .maker(make_tiled<kDcs>));
-Registrar reg_cublas(AlgoEntry("gemm", "cublas-sgemm", "cuda", "cuBLAS SGEMM, CUBLAS_COMPUTE_32F_PEDANTIC (baseline)")
-                         .baseline()
-                         .maker([](const Problem& p, const Params&) { return make_front(Front::sgemm, p); }));
-Registrar reg_tf32(AlgoEntry("gemm", "cublas-tf32", "cuda",
-                             "cuBLAS GEMM on TF32 tensor cores (CUBLAS_COMPUTE_32F_FAST_TF32)")
-                       .maker([](const Problem& p, const Params&) { return make_front(Front::tf32, p); }));
-Registrar reg_bf16x9(
-    AlgoEntry("gemm", "cublas-bf16x9", "cuda",
-              "cuBLAS FP32 via BF16x9 emulation (CUBLAS_COMPUTE_32F_EMULATED_16BFX9); not supported on "
-              "Hopper: cuBLAS falls back to SGEMM there")
-        .maker([](const Problem& p, const Params&) { return make_front(Front::bf16x9, p); }));
-Registrar reg_dgemm(AlgoEntry("gemm", "sgemm-via-dgemm", "cuda",
-                              "widen to double, cuBLAS DGEMM (pedantic), round to float")
-                        .maker([](const Problem& p, const Params&) { return make_front(Front::via_dgemm, p); }));
+// A tiled kernel's entry; its policy parameter comes last.
+template <int COMP>
+AlgoEntry tiled_entry(const char* algo, const char* summary, std::vector<ParamSpec> params) {
+  params.push_back(policy_param(COMP));
+  return AlgoEntry("gemm", algo, "cuda", summary)
+      .promises_reproducible()
+      .with_params(std::move(params))
+      .shapes(other_policies<COMP>)
+      .maker(make_tiled<COMP>);
+}
+
+Registrar reg_sgemm(tiled_entry<kNone>(
+    "sgemm", "tiled float GEMM (--policy: block and thread tiles), products summed plainly in k order",
+    {gemm::fma_param()}));
+Registrar reg_kahan(tiled_entry<kKahan>("sgemm-kahan", "tiled float GEMM, selective Kahan summation per strip",
+                                        {gemm::tile_param(), gemm::fma_param()}));
+Registrar reg_dcs(tiled_entry<kDcs>("sgemm-dcs", "tiled float GEMM, selective doubly compensated summation",
+                                    {gemm::tile_param(), gemm::fma_param()}));
+Registrar reg_cublas(
+    front_entry("cublas-sgemm", "cuBLAS SGEMM, CUBLAS_COMPUTE_32F_PEDANTIC (baseline)", Front::sgemm).baseline());
+Registrar reg_tf32(front_entry("cublas-tf32", "cuBLAS GEMM on TF32 tensor cores (CUBLAS_COMPUTE_32F_FAST_TF32)",
+                               Front::tf32));
+Registrar reg_bf16x9(front_entry("cublas-bf16x9",
+                                 "cuBLAS FP32 via BF16x9 emulation (CUBLAS_COMPUTE_32F_EMULATED_16BFX9); not supported "
+                                 "on Hopper: cuBLAS falls back to SGEMM there",
+                                 Front::bf16x9));
+Registrar reg_dgemm(front_entry("sgemm-via-dgemm", "widen to double, cuBLAS DGEMM (pedantic), round to float",
+                                Front::via_dgemm));
 Registrar reg_fixed(
-    AlgoEntry("gemm", "cublas-fixedpoint", "cuda",
-              "widen, cuBLAS fixed-point (INT8 tensor core) DGEMM emulation with --bits mantissa bits, round")
+    front_entry("cublas-fixedpoint",
+                "widen, cuBLAS fixed-point (INT8 tensor core) DGEMM emulation with --bits mantissa bits, round",
+                Front::fixedpoint)
         .with_params({ParamSpec{
-            "bits", "mantissa bits of the fixed-point emulation", true, 24, 40, {"24", "32", "40"}, "24"}})
-        .maker([](const Problem& p, const Params& prm) {
-          return make_front(Front::fixedpoint, p, static_cast<int>(param_int(prm, "bits")));
-        }));
+            "bits", "mantissa bits of the fixed-point emulation", true, 24, 40, {"24", "32", "40"}, "24"}}));
 
 }  // namespace
 }  // namespace accsum::cuda
