@@ -9,9 +9,11 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <map>
 #include <mutex>
 #include <set>
+#include <utility>
 
 #include "core/frame/family.hpp"
 
@@ -48,20 +50,17 @@ void write_all(const char* s, size_t n) {
   }
 }
 
+// The name `names` gives `key` (a signal, a C API enumerator), or `otherwise`. Async-signal-safe.
+const char* name_of(int key, std::initializer_list<std::pair<int, const char*>> names, const char* otherwise) {
+  for (const auto& [k, name] : names)
+    if (k == key) return name;
+  return otherwise;
+}
+
 const char* signal_name(int sig) {
-  switch (sig) {
-    case SIGSEGV:
-      return "SIGSEGV";
-    case SIGBUS:
-      return "SIGBUS";
-    case SIGFPE:
-      return "SIGFPE";
-    case SIGILL:
-      return "SIGILL";
-    case SIGABRT:
-      return "SIGABRT";
-  }
-  return "a fatal signal";
+  return name_of(
+      sig, {{SIGSEGV, "SIGSEGV"}, {SIGBUS, "SIGBUS"}, {SIGFPE, "SIGFPE"}, {SIGILL, "SIGILL"}, {SIGABRT, "SIGABRT"}},
+      "a fatal signal");
 }
 
 extern "C" void on_plugin_crash(int sig) {
@@ -110,25 +109,11 @@ bool valid_name(const char* s, bool first_alpha_only) {
 }
 
 const char* family_name(int f) {
-  switch (f) {
-    case ACCSUM_FAMILY_SUM:
-      return "sum";
-    case ACCSUM_FAMILY_DOT:
-      return "dot";
-    case ACCSUM_FAMILY_GEMM:
-      return "gemm";
-  }
-  return nullptr;
+  return name_of(f, {{ACCSUM_FAMILY_SUM, "sum"}, {ACCSUM_FAMILY_DOT, "dot"}, {ACCSUM_FAMILY_GEMM, "gemm"}}, nullptr);
 }
 
 const char* backend_name(int b) {
-  switch (b) {
-    case ACCSUM_BACKEND_CPU:
-      return "cpu";
-    case ACCSUM_BACKEND_CUDA:
-      return "cuda";
-  }
-  return nullptr;
+  return name_of(b, {{ACCSUM_BACKEND_CPU, "cpu"}, {ACCSUM_BACKEND_CUDA, "cuda"}}, nullptr);
 }
 
 ParamSpec param_spec(const std::string& where, const accsum_param& q) {
@@ -207,11 +192,6 @@ double stated_bound(const PluginAlgo& a, const Params& p, const ExactFacts& f) {
   const std::string line = crash_message(a);
   CallGuard guard(line.c_str());
   return a.desc.bound(&facts, args.pointers.data());
-}
-
-float data_float(const Params& data, const char* key, float def) {
-  auto it = data.find(key);
-  return it == data.end() ? def : std::strtof(it->second.c_str(), nullptr);  // an exact hex float
 }
 
 // The cpu kernel: host pointers straight into the dataset; the call is what is timed.
