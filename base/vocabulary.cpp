@@ -24,6 +24,11 @@ double option_number(const Params& p, const std::string& name, double def, doubl
   return v;
 }
 
+float data_float(const Params& data, const std::string& name, float def) {
+  auto it = data.find(name);
+  return it == data.end() ? def : std::strtof(it->second.c_str(), nullptr);
+}
+
 const std::string& param_str(const Params& p, const std::string& name) {
   auto it = p.find(name);
   if (it == p.end()) throw std::logic_error("parameter not resolved: " + name);

@@ -36,6 +36,9 @@ const std::string& param_str(const Params& p, const std::string& name);
 // A data option given as a number (--range, --alpha, ...): `def` when absent; a usage error unless
 // it is a finite number >= at_least.
 double option_number(const Params& p, const std::string& name, double def, double at_least = -HUGE_VAL);
+// A float the dataset holds in Problem::data (gemm's "alpha" and "beta", written as exact hex
+// floats), or `def` when absent.
+float data_float(const Params& data, const std::string& name, float def);
 
 // The data an algorithm works on, as host pointers into a Dataset. Which members a family uses
 // is stated by its descriptor (core/frame/family.hpp): vectors of doubles x (and y), and/or

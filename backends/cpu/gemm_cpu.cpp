@@ -17,12 +17,6 @@
 
 namespace accsum::gemm {
 
-float data_float(const Params& data, const std::string& key, float def) {
-  auto it = data.find(key);
-  if (it == data.end()) return def;
-  return std::strtof(it->second.c_str(), nullptr);  // written as an exact hex float
-}
-
 HostGemmSpec host_spec(const Problem& p, int comp, const Params& prm) {
   HostGemmSpec s;
   s.comp = comp;

@@ -18,8 +18,6 @@ struct HostGemmSpec {
   float alpha = 1.0f, beta = 0.0f;
 };
 
-// alpha and beta of a problem (Problem::data "alpha", "beta": exact hex floats; defaults 1, 0).
-float data_float(const Params& data, const std::string& key, float def);
 HostGemmSpec host_spec(const Problem& p, int comp, const Params& prm);
 
 // Columns [j0, j1) of C = alpha*A*B + beta*C into out (column-major, ldc = rows).

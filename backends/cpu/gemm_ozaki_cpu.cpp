@@ -34,8 +34,8 @@ class OzakiCpuKernel : public Kernel {
  public:
   OzakiCpuKernel(const Problem& p, int moduli, Accuracy accuracy)
       : p_(p), moduli_(moduli), accuracy_(accuracy), out_(static_cast<size_t>(p.rows * p.cols)) {
-    alpha_ = gemm::data_float(p.data, "alpha", 1.0f);
-    beta_ = gemm::data_float(p.data, "beta", 0.0f);
+    alpha_ = data_float(p.data, "alpha", 1.0f);
+    beta_ = data_float(p.data, "beta", 0.0f);
   }
 
   void execute() override {

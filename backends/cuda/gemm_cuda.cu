@@ -51,11 +51,6 @@ std::shared_ptr<GemmDeviceData> device_matrices(const Problem& p) {
   return d;
 }
 
-float data_float(const Params& data, const char* key, float def) {
-  auto it = data.find(key);
-  return it == data.end() ? def : std::strtof(it->second.c_str(), nullptr);
-}
-
 // Base: device matrices, an output buffer, event timing, the result as doubles.
 class GemmCudaKernel : public Kernel {
  public:

@@ -297,8 +297,8 @@ class OzakiCudaKernel : public Kernel {
         Mp_(round_up(p.rows, kTile)),
         Np_(round_up(p.cols, kTile)),
         Kp_(round_up(p.inner, kTile)) {
-    alpha_ = gemm::data_float(p.data, "alpha", 1.0f);
-    beta_ = gemm::data_float(p.data, "beta", 0.0f);
+    alpha_ = data_float(p.data, "alpha", 1.0f);
+    beta_ = data_float(p.data, "beta", 0.0f);
     const int planes = moduli_ == 0 ? kMaxModuli : moduli_;
     Event t0, t1;
     t0.record();

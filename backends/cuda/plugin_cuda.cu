@@ -11,11 +11,6 @@
 namespace accsum::cuda {
 namespace {
 
-float data_float(const Params& data, const char* key, float def) {
-  auto it = data.find(key);
-  return it == data.end() ? def : std::strtof(it->second.c_str(), nullptr);  // an exact hex float
-}
-
 class Stream {
  public:
   Stream() {

@@ -19,11 +19,6 @@ const char* kGemmSource =
 #include "opencl/gemm.cl.inc"
     ;
 
-float data_float(const Params& data, const char* key, float def) {
-  auto it = data.find(key);
-  return it == data.end() ? def : std::strtof(it->second.c_str(), nullptr);
-}
-
 class ClGemm : public Kernel {
  public:
   ClGemm(const Problem& p, int comp, int tile, bool fma) : p_(p), comp_(comp), tile_(tile), fma_(fma) {

@@ -21,11 +21,6 @@ int oracle_threads() {
   return h == 0 ? 1 : static_cast<int>(h);
 }
 
-float data_float(const Params& data, const char* key, float def) {
-  auto it = data.find(key);
-  return it == data.end() ? def : std::strtof(it->second.c_str(), nullptr);
-}
-
 // 1 ulp of float at x's binade (subnormal spacing below 2^-126).
 double float_ulp(double x) {
   double a = std::fabs(x);
