@@ -128,7 +128,7 @@ ACCSUM_HD unsigned special_kind_at(uint64_t seed, const rng::CounterRng& r, uint
   unsigned enabled[kSpecialKinds], count = 0;
   for (unsigned k = 0; k < kSpecialKinds; ++k)
     if (mask >> k & 1) enabled[count++] = k;
-  return enabled[rng::mulhi64(a, count)];
+  return enabled[mul_hi64(a, count)];
 }
 ACCSUM_HD double specials_x(uint64_t seed, const rng::CounterRng& rx, uint64_t i) {
   unsigned k = special_kind_at(seed, rx, i);

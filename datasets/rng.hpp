@@ -19,15 +19,6 @@ ACCSUM_HD uint64_t mix64(uint64_t z) {
   return z ^ (z >> 31);
 }
 
-// High 64 bits of a*b (used for unbiased-enough bounded integers, Lemire 2019).
-ACCSUM_HD uint64_t mulhi64(uint64_t a, uint64_t b) {
-#if defined(__CUDA_ARCH__)
-  return __umul64hi(a, b);
-#else
-  return static_cast<uint64_t>((static_cast<unsigned __int128>(a) * b) >> 64);
-#endif
-}
-
 // One independent stream of draws. Streams used by the generators: x = 0, y = 1; each
 // element may take several draws, numbered 0..kDraws-1, each an independent stream.
 struct CounterRng {
@@ -50,8 +41,10 @@ struct CounterRng {
   ACCSUM_HD double uniform_sym(uint64_t index, uint64_t draw = 0) const {
     return static_cast<double>(static_cast<int64_t>(u64(index, draw) >> 10) - (int64_t(1) << 53)) * 0x1p-53;
   }
-  // Integer in [0, m) (m >= 1); bias below m / 2^64.
-  ACCSUM_HD uint64_t below(uint64_t m, uint64_t index, uint64_t draw = 0) const { return mulhi64(u64(index, draw), m); }
+  // Integer in [0, m) (m >= 1): the high half of a draw times m (Lemire 2019); bias below m / 2^64.
+  ACCSUM_HD uint64_t below(uint64_t m, uint64_t index, uint64_t draw = 0) const {
+    return mul_hi64(u64(index, draw), m);
+  }
 };
 
 // A keyed pseudo-random permutation of [0, n) computable one index at a time: a balanced

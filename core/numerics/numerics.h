@@ -100,13 +100,7 @@ ACCSUM_FN accsum_u32 accsum_mul_hi32(accsum_u32 a, accsum_u32 b) {
   return static_cast<uint32_t>((static_cast<uint64_t>(a) * b) >> 32);
 #endif
 }
-ACCSUM_FN accsum_u64 accsum_mul_hi64(accsum_u64 a, accsum_u64 b) {
-#if defined(__CUDA_ARCH__)
-  return __umul64hi(a, b);
-#else
-  return static_cast<uint64_t>((static_cast<unsigned __int128>(a) * b) >> 64);
-#endif
-}
+ACCSUM_FN accsum_u64 accsum_mul_hi64(accsum_u64 a, accsum_u64 b) { return accsum::mul_hi64(a, b); }
 #endif
 
 /* ---- binary64 ---- */
