@@ -110,14 +110,7 @@ Dataset read_text(const std::string& path, const std::string& family, bool with_
   Dataset d;
   d.family = family;
   const bool dot = with_y;
-  size_t pos = 0;
-  int64_t line_no = 0;
-  while (pos < data.size()) {
-    size_t eol = data.find('\n', pos);
-    if (eol == std::string::npos) eol = data.size();
-    std::string line = data.substr(pos, eol - pos);
-    pos = eol + 1;
-    ++line_no;
+  for_each_line(data, [&](std::string& line, int64_t line_no) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
     const char* p = line.c_str();
     const char* end = p + line.size();
@@ -125,7 +118,7 @@ Dataset read_text(const std::string& path, const std::string& family, bool with_
       while (p < end && (*p == ' ' || *p == '\t')) ++p;
     };
     skip_space();
-    if (p == end || *p == '#') continue;
+    if (p == end || *p == '#') return;
     int numbers = 0;
     double row[2] = {0, 0};
     for (;;) {
@@ -167,7 +160,7 @@ Dataset read_text(const std::string& path, const std::string& family, bool with_
       d.x.push_back(row[0]);
       d.y.push_back(row[1]);
     }
-  }
+  });
   d.n = static_cast<int64_t>(d.x.size());
   if (d.n == 0) fail(path, "holds no numbers");
   return d;

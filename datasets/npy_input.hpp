@@ -62,6 +62,19 @@ std::string read_text_input(const std::string& path);
 // two characters ("1\n"), with the vectors' growth.
 constexpr double kTextBytesPerFileByte = 13;
 
+// Calls fn(line, line_no) on each line of text, numbered from 1, without its '\n'.
+template <class Fn>
+void for_each_line(const std::string& text, const Fn& fn) {
+  int64_t line_no = 0;
+  for (size_t pos = 0; pos < text.size();) {
+    size_t eol = text.find('\n', pos);
+    if (eol == std::string::npos) eol = text.size();
+    std::string line = text.substr(pos, eol - pos);
+    pos = eol + 1;
+    fn(line, ++line_no);
+  }
+}
+
 // The files an --input names: "A.npy,B.npy" is two files (each element of the comma list),
 // unless the whole text names an existing file (a name with a comma). Every family reads its
 // files through this list, and the CLI protects every element of it from being overwritten.

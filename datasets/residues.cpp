@@ -100,16 +100,10 @@ uint64_t text_prime(const std::string& path, const std::string& line) {
 std::vector<std::vector<double>> read_text_columns(const std::string& path, uint64_t& p, bool p_fixed) {
   const std::string text = read_text_input(path);  // the memory limit of every text input
   std::vector<std::vector<double>> cols;
-  size_t pos = 0;
-  int64_t line_no = 0;
-  while (pos < text.size()) {
-    size_t eol = text.find('\n', pos);
-    if (eol == std::string::npos) eol = text.size();
-    std::string line = text.substr(pos, eol - pos);
-    pos = eol + 1;
-    const std::string where = "line " + std::to_string(++line_no) + ": ";
+  for_each_line(text, [&](std::string& line, int64_t line_no) {
+    const std::string where = "line " + std::to_string(line_no) + ": ";
     auto first = line.find_first_not_of(" \t\r");
-    if (first == std::string::npos) continue;
+    if (first == std::string::npos) return;
     if (line[first] == '#') {
       const uint64_t q = text_prime(path, line);
       if (q && !cols.empty()) fail(path, where + "'# p =' must come before the values");
@@ -117,7 +111,7 @@ std::vector<std::vector<double>> read_text_columns(const std::string& path, uint
         fail(path, where + "p = " + std::to_string(q) + " disagrees with p = " + std::to_string(p) +
                        " (--p or the other file)");
       if (q) p = q;
-      continue;
+      return;
     }
     for (char& c : line)
       if (c == ',' || c == '\t' || c == '\r') c = ' ';
@@ -146,7 +140,7 @@ std::vector<std::vector<double>> read_text_columns(const std::string& path, uint
       if (overflow || v >= p) fail(path, where + "'" + f + "' is >= p = " + std::to_string(p));
       cols[k].push_back(static_cast<double>(v));
     }
-  }
+  });
   return cols;  // no values: no columns (an empty dataset in either layout)
 }
 
