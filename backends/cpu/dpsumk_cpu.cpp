@@ -9,21 +9,12 @@
 namespace accsum {
 namespace {
 
-class DpSerialKernel : public ScalarKernel {
- public:
-  explicit DpSerialKernel(std::function<double()> f) : f_(std::move(f)) {}
-  double run() override { return f_(); }
-
- private:
-  std::function<double()> f_;
-};
-
 std::unique_ptr<Kernel> make_sum(const Problem& pb, const Params& p) {
   const double* x = pb.x;
   int64_t n = pb.n;
   int K = dp_K(p);
-  if (dp_variant(p) == DpVariant::tree) return std::make_unique<DpSerialKernel>([=] { return dpsumk_tree(x, n, K); });
-  return std::make_unique<DpSerialKernel>([=] { return dpsumk_fused(x, n, K); });
+  if (dp_variant(p) == DpVariant::tree) return std::make_unique<SerialKernel>([=] { return dpsumk_tree(x, n, K); });
+  return std::make_unique<SerialKernel>([=] { return dpsumk_fused(x, n, K); });
 }
 
 std::unique_ptr<Kernel> make_dot(const Problem& pb, const Params& p) {
@@ -32,8 +23,8 @@ std::unique_ptr<Kernel> make_dot(const Problem& pb, const Params& p) {
   int K = dp_K(p);
   bool dekker = dp_dekker(p);
   if (dp_variant(p) == DpVariant::tree)
-    return std::make_unique<DpSerialKernel>([=] { return dpdotk_tree(x, y, n, K, dekker); });
-  return std::make_unique<DpSerialKernel>([=] { return dpdotk_fused(x, y, n, K, dekker); });
+    return std::make_unique<SerialKernel>([=] { return dpdotk_tree(x, y, n, K, dekker); });
+  return std::make_unique<SerialKernel>([=] { return dpdotk_fused(x, y, n, K, dekker); });
 }
 
 Registrar reg_sum(dp_entry(false, "cpu",

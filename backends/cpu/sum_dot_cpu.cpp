@@ -13,16 +13,6 @@
 namespace accsum {
 namespace {
 
-// A serial computation on the host: run() is timed by the caller's steady clock.
-class SerialKernel : public ScalarKernel {
- public:
-  explicit SerialKernel(std::function<double()> fn) : fn_(std::move(fn)) {}
-  double run() override { return fn_(); }
-
- private:
-  std::function<double()> fn_;
-};
-
 using SumFn = double (*)(const double*, int64_t);
 
 std::function<std::unique_ptr<Kernel>(const Problem&, const Params&)> make_sum(SumFn f) {

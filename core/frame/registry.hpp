@@ -13,6 +13,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/vocabulary.hpp"
@@ -83,6 +84,16 @@ class ScalarKernel : public Kernel {
 
  private:
   double value_ = 0;
+};
+
+// A scalar kernel running a host computation (a serial definition), timed by the caller's clock.
+class SerialKernel : public ScalarKernel {
+ public:
+  explicit SerialKernel(std::function<double()> fn) : fn_(std::move(fn)) {}
+  double run() override { return fn_(); }
+
+ private:
+  std::function<double()> fn_;
 };
 
 // Exact facts about the data that bounds and their domains are expressed in, computed by the
