@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "git_rev.hpp"
@@ -75,17 +76,16 @@ std::string table_names(const FamilyDescriptor& f) {
   return s.empty() ? "-" : s;
 }
 
-// The families a new user looks for first come first; others follow in registration order.
-const std::vector<std::string> kListedFirst{"sum", "dot", "gemm", "moddot", "fpe"};
-size_t listing_rank(const std::string& family) {
-  auto it = std::find(kListedFirst.begin(), kListedFirst.end(), family);
-  return static_cast<size_t>(it - kListedFirst.begin());
+// The family's listing_rank (one not registered: last).
+int listing_rank(const std::string& family) {
+  const FamilyDescriptor* f = find_family(family);
+  return f ? f->listing_rank : std::numeric_limits<int>::max();
 }
+// By the descriptors' listing_rank, then registration order.
 std::vector<const FamilyDescriptor*> families_in_listing_order() {
   std::vector<const FamilyDescriptor*> fs;
   for (auto& f : families()) fs.push_back(&f);
-  std::stable_sort(fs.begin(), fs.end(),
-                   [](auto* a, auto* b) { return listing_rank(a->name) < listing_rank(b->name); });
+  std::stable_sort(fs.begin(), fs.end(), [](auto* a, auto* b) { return a->listing_rank < b->listing_rank; });
   return fs;
 }
 }  // namespace

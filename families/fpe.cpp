@@ -556,6 +556,7 @@ TableSuite speed_suite(bool product, bool memory) {
 FamilyDescriptor fpe_family() {
   FamilyDescriptor f;
   f.name = "fpe";
+  f.listing_rank = 4;
   f.summary = "n additions or multiplications of pairs of R-term floating-point expansions (R = 2..32)";
   f.inputs = "x, y: n expansions of R f64 terms each (n*R doubles, pair-major)";
   f.result = "n expansions of R terms (n*R doubles); each pair judged against its exact sum or product";

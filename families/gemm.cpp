@@ -176,6 +176,7 @@ TableSuite paper_suite() {
 FamilyDescriptor gemm_family() {
   FamilyDescriptor f;
   f.name = "gemm";
+  f.listing_rank = 2;
   f.summary = "float matrix product C = alpha*A*B + beta*C (column-major, BLAS SGEMM), every entry judged exactly";
   f.inputs = "A: f32[M,K], B: f32[K,N], C: f32[M,N], alpha, beta";
   f.result = "M x N floats, column-major; reference: each entry's exact value rounded once to float";

@@ -181,6 +181,7 @@ TableSuite time_suite() {
 FamilyDescriptor moddot_family() {
   FamilyDescriptor f;
   f.name = "moddot";
+  f.listing_rank = 3;
   f.summary = "dot product over Z/pZ (p prime, p - 1 < 2^52) of residues packed in doubles, exact residue";
   f.inputs = "x, y: residues in [0, p) as f64[n]; p: prime, p - 1 < 2^52 (--p)";
   f.result = "the residue sum x_i y_i mod p, an exact integer (GMP reference, bit for bit)";

@@ -122,6 +122,7 @@ TableSuite accuracy_suite(const std::string& family) {
 FamilyDescriptor vector_family(const std::string& name, bool dot) {
   FamilyDescriptor f;
   f.name = name;
+  f.listing_rank = dot ? 1 : 0;
   f.has_y = dot;
   f.summary = dot ? "dot product of two vectors of doubles, one binary64 result"
                   : "sum of a vector of doubles, one binary64 result";

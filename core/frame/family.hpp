@@ -7,6 +7,7 @@
 //   family:   inputs (generators, data options, files) -> oracle -> metrics -> verify / tables
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -79,6 +80,9 @@ struct VerifyCase {
 
 struct FamilyDescriptor {
   std::string name;
+  // Where `list` shows the family: the ones a new user looks for first have low ranks; equal
+  // ranks keep registration order.
+  int listing_rank = std::numeric_limits<int>::max();
   std::string summary;
   std::string inputs;                                 // e.g. "x: f64[n]", "A: f32[m,k], B: f32[k,n]"
   bool has_y = false;                                 // vectors: a second vector y beside x (GenSpec::with_y)
