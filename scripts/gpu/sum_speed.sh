@@ -40,8 +40,8 @@ bench() {  # name, seconds, options...
 if [ "${SUM_SPEED_SWEEP:-0}" != only ]; then
   bench superacc_2e28 70 --backend=cuda --algo=superacc,cub-sum --n=2^28 --range=1,1e50,1e300 --generate=by-index
   bench superacc_dot_2e28 70 --backend=cuda --algo=superacc-dot,cublas-dot --n=2^28 --range=1,1e50,1e300 --generate=by-index
-  bench fpe_sum 50 --backend=cuda --algo=fpe-sum,cub-sum --terms=2,4,8 --n=2^28 --range=1e50 --reps=10
-  bench fpe_dot 50 --backend=cuda --algo=fpe-dot,cublas-dot --terms=2,4,8 --n=2^28 --range=1e50 --reps=10
+  bench fpe_sum 50 --backend=cuda --algo=fpe-sum,cub-sum --terms=2,4,8 --n=2^28 --range=1e50
+  bench fpe_dot 50 --backend=cuda --algo=fpe-dot,cublas-dot --terms=2,4,8 --n=2^28 --range=1e50
   bench superacc_n_sum 50 --backend=cuda --algo=superacc,cub-sum --n=2^20:2^30 --range=1e50 --generate=by-index
   ACCSUM_OPENCL_DEVICE=NVIDIA bench opencl_sum 40 --backend=opencl --algo=superacc,naive --n=2^26,2^28 --range=1e50
 fi
@@ -52,11 +52,10 @@ fi
 if [ "${SUM_SPEED_SWEEP:-0}" != 0 ]; then
   bench sweep_cuda 50 --backend=cuda --algo=superacc,cub-sum --n=2^20,2^22,2^24 --range=1e50 --generate=by-index \
     --block=128,256,512 --grid=0,66,132,264
-  bench sweep_fpe_sum 50 --backend=cuda --algo=fpe-sum,cub-sum --terms=2,4,8 --lpt=1,2,4 --n=2^28 --range=1e50 --reps=10
-  bench sweep_fpe_dot 50 --backend=cuda --algo=fpe-dot,cublas-dot --terms=2,4,8 --lpt=1,2,4 --n=2^28 --range=1e50 \
-    --reps=10
+  bench sweep_fpe_sum 50 --backend=cuda --algo=fpe-sum,cub-sum --terms=2,4,8 --lpt=1,2,4 --n=2^28 --range=1e50
+  bench sweep_fpe_dot 50 --backend=cuda --algo=fpe-dot,cublas-dot --terms=2,4,8 --lpt=1,2,4 --n=2^28 --range=1e50
   [ "$SUM_SPEED_SWEEP" = 1 ] && ACCSUM_OPENCL_DEVICE=NVIDIA bench sweep_opencl 45 --backend=opencl --algo=superacc,naive --n=2^22,2^26,2^28 \
-    --range=1e50 --groups=0,528,660,1056,1320 --local=0,64 --reps=10
+    --range=1e50 --groups=0,528,660,1056,1320 --local=0,64
 fi
 
 if [ "${SUM_SPEED_SWEEP:-0}" != only ]; then
