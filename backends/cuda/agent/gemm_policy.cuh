@@ -128,9 +128,10 @@ inline constexpr const char* kAutoDcsPolicy = "128x128x16-8x8-smc";
 
 // The policies compiled into this build. Each policy is 2 (plain: fma 0/1) or 4 (compensated: also
 // tile 1 / strips) kernel instances of about 5-10 s of nvcc each, so a default build compiles only
-// what --policy=auto runs and the cp.async ring policies above; -DACCSUM_GEMM_POLICY_SWEEP=ON (CMake) compiles the
-// sweep lists above for scripts/gpu/gemm_policies.sh. --policy still names every sweep policy and refuses, with the
-// option's name, one that is not compiled in (backends/cuda/gemm_cuda.cu).
+// what --policy=auto runs and the cp.async ring policies above; -DACCSUM_GEMM_POLICY_SWEEP=ON
+// (CMake) compiles the sweep lists above for scripts/gpu/gemm_policies.sh. --policy still names
+// every sweep policy and refuses, with the option's name, one that is not compiled in
+// (backends/cuda/gemm_cuda.cu).
 #if ACCSUM_GEMM_POLICY_SWEEP
 inline constexpr bool kGemmPolicySweep = true;
 using PlainGemmPolicies = PlainSweepPolicies;
