@@ -320,24 +320,6 @@ TEST(FpeSumCuda, SameBitsAsSerialOnEveryDistribution) {
   EXPECT_GT(compared, 100);
 }
 
-// Lanes per thread change only which thread runs a lane: the lane tree, hence the bits, stay.
-TEST(FpeSumCuda, EveryLanesPerThreadGivesTheSameBits) {
-  if (!backend_present("cuda")) GTEST_SKIP() << "no cuda device here: cuda tests skipped";
-  int compared = 0;
-  const std::vector<int64_t> sizes = {1, 3, 17, 4097, 100003};
-  test::for_each_dist(sizes, 1e30, 29, [&](const std::string& dist, bool dot, int64_t n, const Dataset& d) {
-    for (int R : {2, 4, 8}) {
-      const double serial = run("cpu", d, R);
-      for (const char* lpt : {"1", "2", "4"}) {
-        EXPECT_PRED2(same_bits, run("cuda", d, R, {{"lpt", lpt}}), serial)
-            << dist << " n=" << n << " R=" << R << " lpt=" << lpt << " dot " << dot;
-        ++compared;
-      }
-    }
-  });
-  EXPECT_GT(compared, 100);
-}
-
 TEST(FpeSumCuda, HandCasesAndAllR) {
   if (!backend_present("cuda")) GTEST_SKIP() << "no cuda device here: cuda tests skipped";
   std::vector<std::vector<double>> xs = {

@@ -7,7 +7,6 @@
 // without its zero operations (fpe_acc_add2_*, 2Sum as two_sum_ordered: same values).
 #include <algorithm>
 #include <memory>
-#include <string>
 #include <vector>
 
 #include "backends/cuda/thread/lane_stream.cuh"
@@ -24,12 +23,10 @@ using dp::kFusedUnroll;
 using dp::kThreads;
 constexpr int kWarpsPerBlock = kThreads / kWarpThreads;
 
-// Lanes per thread (parameter lpt): a thread's LPT adjacent lanes are independent step chains. The
-// lane tree is the same binary tree over lane indices for any power-of-two LPT, so the bits are too.
-// 0 picks the measured default: two lanes while R <= 4, else one (the state stays in registers).
-constexpr int kDefaultLptSmallR = 2, kDefaultLptLargeR = 1, kMaxLpt = 4;
-constexpr int kMaxRWithLaneChoice = 8;  // larger R: one lane per thread only (registers)
-int default_lpt(int R) { return R <= 4 ? kDefaultLptSmallR : kDefaultLptLargeR; }
+template <int R>
+constexpr int lanes_per_thread() {
+  return R <= 4 ? 2 : 1;  // more lanes per thread only while the state stays in registers
+}
 
 // R <= kUnrolledR: the step unrolled for R (core/numerics/fpe_step.hpp), register-resident; larger R the
 // readable definition.
@@ -104,9 +101,10 @@ __device__ void store_state(const double* a, double* out) {
 }
 
 // Lane g takes the 16-byte groups j = g, g + G, ...; block b's root state to out[l * grid + b].
-template <int R, bool Dot, int LPT>
+template <int R, bool Dot>
 __global__ void __launch_bounds__(kThreads) lanes_kernel(const double* __restrict__ x, const double* __restrict__ y,
                                                          int64_t n, int64_t G, double* __restrict__ out) {
+  constexpr int LPT = lanes_per_thread<R>();
   constexpr int U = kFusedUnroll / LPT > 0 ? kFusedUnroll / LPT : 1;  // rows in flight
   double a[LPT][R];
 #pragma unroll
@@ -187,68 +185,34 @@ class FpeAccCuda : public CudaKernel {
   EventTimer timer_;
 };
 
-template <int R, int LPT>
-std::unique_ptr<Kernel> make_rl(const Problem& p, bool dot) {
-  return std::make_unique<FpeAccCuda>(p, R, LPT, dot ? lanes_kernel<R, true, LPT> : lanes_kernel<R, false, LPT>,
+template <int R>
+std::unique_ptr<Kernel> make_r(const Problem& p, bool dot) {
+  return std::make_unique<FpeAccCuda>(p, R, lanes_per_thread<R>(), dot ? lanes_kernel<R, true> : lanes_kernel<R, false>,
                                       merge_kernel<R>);
 }
 
-template <int R>
-std::unique_ptr<Kernel> make_r(const Problem& p, bool dot, int lpt) {
-  if constexpr (R <= kMaxRWithLaneChoice) {
-    if (lpt == 1) return make_rl<R, 1>(p, dot);
-    if (lpt == 2) return make_rl<R, 2>(p, dot);
-    if (lpt == kMaxLpt) return make_rl<R, kMaxLpt>(p, dot);
-  } else if (lpt == 1) {
-    return make_rl<R, 1>(p, dot);
-  }
-  throw UsageError("fpe (cuda): --lpt=" + std::to_string(lpt) + " is not built for --terms=" + std::to_string(R) +
-                   " (lpt 1, 2, 4 for R <= " + std::to_string(kMaxRWithLaneChoice) + ", 1 above)");
-}
-
 std::unique_ptr<Kernel> make(const Problem& p, const Params& prm, bool dot) {
-  const int R = fpe_acc_r(prm);
-  const int lpt_param = static_cast<int>(param_int(prm, "lpt"));
-  const int lpt = lpt_param == 0 ? default_lpt(R) : lpt_param;
-  switch (R) {
+  switch (fpe_acc_r(prm)) {
     case 2:
-      return make_r<2>(p, dot, lpt);
+      return make_r<2>(p, dot);
     case 4:
-      return make_r<4>(p, dot, lpt);
+      return make_r<4>(p, dot);
     case 8:
-      return make_r<8>(p, dot, lpt);
+      return make_r<8>(p, dot);
     case 16:
-      return make_r<16>(p, dot, lpt);
+      return make_r<16>(p, dot);
     default:
-      return make_r<32>(p, dot, lpt);
+      return make_r<32>(p, dot);
   }
 }
 
-// Lanes per thread to try when checking reproducibility: every choice gives the same bits.
-std::vector<Params> lpt_variants(const Params& p) {
-  if (fpe_acc_r(p) > kMaxRWithLaneChoice) return {};
-  return variants_of(p, "lpt", {"1", "2", "4"});
-}
-
-AlgoEntry entry(bool dot, const char* summary) {
-  AlgoEntry e = fpe_acc_entry(dot, "cuda", summary);
-  auto ps = e.params;
-  ps.push_back(ParamSpec{"lpt",
-                         "lanes per thread (0 = 2 for R <= 4, else 1; 1, 2, 4 built for R <= 8)",
-                         true,
-                         0,
-                         kMaxLpt,
-                         {"0", "1", "2", "4"},
-                         "0"});
-  return e.with_params(ps)
-      .maker([dot](const Problem& p, const Params& prm) { return make(p, prm, dot); })
-      .shapes(lpt_variants);
-}
-
-Registrar reg_sum(entry(false,
-                        "R-term expansion accumulator on the GPU: per-lane expansions in registers, shuffle/block "
-                        "lane tree; same bits as cpu"));
-Registrar reg_dot(entry(true, "R-term expansion accumulator of the exact products on the GPU; same bits as cpu"));
+Registrar reg_sum(fpe_acc_entry(false, "cuda",
+                                "R-term expansion accumulator on the GPU: per-lane expansions in registers, "
+                                "shuffle/block lane tree; same bits as cpu")
+                      .maker([](const Problem& p, const Params& prm) { return make(p, prm, false); }));
+Registrar reg_dot(fpe_acc_entry(true, "cuda",
+                                "R-term expansion accumulator of the exact products on the GPU; same bits as cpu")
+                      .maker([](const Problem& p, const Params& prm) { return make(p, prm, true); }));
 
 }  // namespace
 }  // namespace accsum::cuda

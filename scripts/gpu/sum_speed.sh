@@ -47,13 +47,11 @@ if [ "${SUM_SPEED_SWEEP:-0}" != only ]; then
 fi
 
 # SUM_SPEED_SWEEP=1: launch shapes at the sizes where fixed costs show (CUDA superacc block x grid at
-# 2^20 .. 2^24; OpenCL superacc groups x local at 2^22 / 2^26 / 2^28) and fpe-sum / fpe-dot lanes per
-# thread at 2^28, to choose the defaults; SUM_SPEED_SWEEP=only: the tests and the CUDA sweeps alone.
+# 2^20 .. 2^24; OpenCL superacc groups x local at 2^22 / 2^26 / 2^28), to choose the defaults;
+# SUM_SPEED_SWEEP=only: the tests and the CUDA sweep alone.
 if [ "${SUM_SPEED_SWEEP:-0}" != 0 ]; then
   bench sweep_cuda 50 --backend=cuda --algo=superacc,cub-sum --n=2^20,2^22,2^24 --range=1e50 --generate=by-index \
     --block=128,256,512 --grid=0,66,132,264
-  bench sweep_fpe_sum 50 --backend=cuda --algo=fpe-sum,cub-sum --terms=2,4,8 --lpt=1,2,4 --n=2^28 --range=1e50
-  bench sweep_fpe_dot 50 --backend=cuda --algo=fpe-dot,cublas-dot --terms=2,4,8 --lpt=1,2,4 --n=2^28 --range=1e50
   [ "$SUM_SPEED_SWEEP" = 1 ] && ACCSUM_OPENCL_DEVICE=NVIDIA bench sweep_opencl 45 --backend=opencl --algo=superacc,naive --n=2^22,2^26,2^28 \
     --range=1e50 --groups=0,528,660,1056,1320 --local=0,64
 fi
