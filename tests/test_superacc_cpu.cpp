@@ -253,7 +253,7 @@ TEST(SuperaccCpu, NarrowDotBlocksAtTheirLimits) {
 
 // Log-uniform data at every dynamic range from 1 to 1e300 (1 and 1e5 make narrow blocks, the others wide ones: the
 // chunk table, and for a dot its products and their errors), lengths around the block (1024 terms) and the dot's
-// buffer of 64 pairs, factors y = +-(1 + w) and powers of two (exact products: zero errors).
+// buffer of 256 pairs, factors y = +-(1 + w) and powers of two (exact products: zero errors).
 TEST(SuperaccCpu, EveryRangeAroundBlockAndChunkEdges) {
   std::mt19937_64 rng(9);
   int64_t compared = 0;
@@ -265,7 +265,7 @@ TEST(SuperaccCpu, EveryRangeAroundBlockAndChunkEdges) {
       return (rng() & 1) ? -v : v;
     };
     for (int64_t n :
-         std::vector<int64_t>{1023, 1024, 1025, 1024 + 63, 1024 + 64, 1024 + 65, 2048 + 7, 3 * 1024 + 8, 5000}) {
+         std::vector<int64_t>{1023, 1024, 1025, 1024 + 255, 1024 + 256, 1024 + 257, 2048 + 7, 3 * 1024 + 8, 5000}) {
       std::vector<double> x(n), y(n);
       for (int64_t i = 0; i < n; ++i) {
         x[i] = term(-(span + 1) / 2, span);
@@ -336,7 +336,7 @@ TEST(SuperaccCpu, SpecialValuesInsideWideBlocks) {
   };
   int64_t compared = 0;
   const int64_t n = 3 * 1024 + 100;
-  for (int64_t at : {int64_t(0), int64_t(63), int64_t(64), int64_t(65), int64_t(1023), int64_t(1024), int64_t(1025),
+  for (int64_t at : {int64_t(0), int64_t(255), int64_t(256), int64_t(257), int64_t(1023), int64_t(1024), int64_t(1025),
                      int64_t(2047), int64_t(2048 + 127), n - 1})
     for (const auto& [a, b] : pairs) {
       std::vector<double> x, y;

@@ -451,13 +451,13 @@ __attribute__((noinline)) void narrow_dot_block(const double* x, const double* y
 // ---- dot, fpe = 0, wide blocks: products and their errors straight into the chunk table ----
 // Let x = mx 2^ex, y = my 2^ey (mx, my < 2^53 integers), p = RN(x y) with 2^-916 <= |p| < 2^970. Then x y <
 // 2^(ex+ey+106), so E(p) <= ex + ey + 106; x y - p is a multiple of 2^(ex+ey) (or zero, when x y fits in 53 bits) of at
-// most 2^(E(p)-53) = 2^53 units of 2^(ex+ey). So e = fma(x, y, -p) = x y - p exactly (TwoProductFMA) and e is zero or
+// most 2^(E(p)-53) <= 2^53 units of 2^(ex+ey). So e = fma(x, y, -p) = x y - p exactly (TwoProductFMA) and e is zero or
 // normal (|e| >= 2^(E(p)-106) >= 2^-1022): both p and e go to their exponents' slots like a sum's terms. A zero error
 // lands in a zero slot (0 or 0x800), which then holds junk (2^52 per zero) and is cleared after every chunk of
-// products (kDotChunk of them: the junk stays far below the flush threshold 2^63). Other products (zeros, specials,
-// extremes) are added exactly by SuperaccDot::add_product.
+// pairs (2 kDotChunk values: the junk stays at most 2^61, below the flush threshold 2^63). Other products (zeros,
+// specials, extremes) are added exactly by SuperaccDot::add_product.
 constexpr double kDotTableMin = 0x1p-916;
-constexpr int64_t kDotChunk = 64;  // products per round trip through the buffer (a multiple of 8)
+constexpr int64_t kDotChunk = 256;  // pairs per round trip through the buffer (a multiple of 8; 4 KiB)
 
 template <bool kPrefetch>
 void wide_dot_block(const double* x, const double* y, int64_t len, ChunkTable& t, SuperaccDot& acc,
