@@ -245,8 +245,10 @@ TEST(GemmCuda, PolicyNotCompiledInIsRefused) {
 
 // Every policy of every tiled algorithm gives the cpu definition's bits, at every tile and fma:
 // edge tiles of every block shape (M, N not multiples of 64 .. 256), K tails of both k-tiles
-// (8, 16), the 16-byte path on interior tiles, a partial raster strip, the non-finite fallback,
-// alpha and beta, K = 0. The result names the policy that ran (the report's policy_* figures).
+// (8, 16), the 16-byte path on interior tiles (cp.async ring policies: also with K not a multiple
+// of 4, and its element path on interior tiles when N is not), a partial raster strip, the
+// non-finite fallback, alpha and beta, K = 0. The result names the policy that ran (the report's
+// policy_* figures).
 TEST(GemmCuda, EveryPolicyIsTheCpuDefinitionBitForBit) {
   REQUIRE_BACKEND("cuda");
   struct Case {
@@ -257,6 +259,7 @@ TEST(GemmCuda, EveryPolicyIsTheCpuDefinitionBitForBit) {
                                          {"uniform", "257,263,269", true},
                                          {"uniform-sym", "520,264,100", true},
                                          {"uniform-sym", "1155,200,64", false},
+                                         {"uniform-sym", "256,258,44", true},
                                          {"illcond", "132,260,96", false},
                                          {"specials", "256,128,73", false},
                                          {"uniform-sym", "1,300,5", false}}) {

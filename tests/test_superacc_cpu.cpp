@@ -3,6 +3,7 @@
 // cases through the fast paths, permutations, any thread count.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <cstring>
@@ -248,6 +249,116 @@ TEST(SuperaccCpu, NarrowDotBlocksAtTheirLimits) {
     const double want = exact_dot(x.data(), y.data(), static_cast<int64_t>(x.size())).rounded;
     for (const auto& c : all_configs())
       EXPECT_PRED2(same_bits, cpu_dot(x, y, c), want) << "trial " << trial << " n=" << x.size() << " fpe=" << c.fpe;
+  }
+}
+
+// Log-uniform data at every dynamic range from 1 to 1e300 (1 and 1e5 make narrow blocks, the others wide ones: the
+// chunk table, and for a dot its products and their errors), lengths around the block (1024 terms) and the dot's
+// buffer of 256 pairs, factors y = +-(1 + w) and powers of two (exact products: zero errors).
+TEST(SuperaccCpu, EveryRangeAroundBlockAndChunkEdges) {
+  std::mt19937_64 rng(9);
+  int64_t compared = 0;
+  for (double range : {1.0, 1e5, 1e20, 1e50, 1e100, 1e300}) {
+    const int span = std::max(0, static_cast<int>(std::lround(std::log2(range))) - 1);
+    auto term = [&](int lo, int width) {
+      const int e = lo + static_cast<int>(rng() % static_cast<uint64_t>(width + 1));
+      const double v = std::ldexp(1.0 + std::ldexp(static_cast<double>(rng() >> 12), -52), e);
+      return (rng() & 1) ? -v : v;
+    };
+    for (int64_t n :
+         std::vector<int64_t>{1023, 1024, 1025, 1024 + 255, 1024 + 256, 1024 + 257, 2048 + 7, 3 * 1024 + 8, 5000}) {
+      std::vector<double> x(n), y(n);
+      for (int64_t i = 0; i < n; ++i) {
+        x[i] = term(-(span + 1) / 2, span);
+        y[i] = i % 7 == 3 ? std::ldexp(1.0, static_cast<int>(rng() % 9) - 4) : term(0, 0);
+      }
+      const double want_sum = exact_sum(x.data(), n).rounded;
+      const double want_dot = exact_dot(x.data(), y.data(), n).rounded;
+      for (const auto& c : all_configs()) {
+        EXPECT_PRED2(same_bits, cpu_sum(x, c), want_sum) << "range=" << range << " n=" << n << " fpe=" << c.fpe;
+        EXPECT_PRED2(same_bits, cpu_dot(x, y, c), want_dot) << "range=" << range << " n=" << n << " fpe=" << c.fpe;
+        compared += 2;
+      }
+    }
+  }
+  EXPECT_EQ(compared, 6 * 9 * 2 * static_cast<int64_t>(all_configs().size()));
+}
+
+// One special pair inside wide blocks (range 1e100, the rest cancelling), at the block's and the dot buffer's edges:
+// signed zeros (zero products of either sign), subnormals, infinities, NaN, overflowing products, and the products at
+// the bottom of the dot's table path (2^-916, below which an error could be subnormal) and at its top (2^970), just
+// inside and just outside; then both infinities in one block.
+TEST(SuperaccCpu, SpecialValuesInsideWideBlocks) {
+  std::mt19937_64 rng(10);
+  // n - 1 wide pairs whose products cancel (the second half negates the first), and the special pair inserted at
+  // `at`.
+  auto wide = [&](int64_t n, int64_t at, double a, double b, std::vector<double>& x, std::vector<double>& y) {
+    const int64_t half = (n - 1) / 2;
+    x.assign(n - 1, 0.0);
+    y.assign(n - 1, 0.0);
+    for (int64_t i = 0; i < half; ++i) {
+      const double v =
+          std::ldexp(1.0 + std::ldexp(static_cast<double>(rng() >> 12), -52), static_cast<int>(rng() % 333) - 166);
+      const double w = 1.0 + std::ldexp(static_cast<double>(rng() >> 12), -52);
+      x[i] = (rng() & 1) ? -v : v;
+      y[i] = (rng() & 1) ? -w : w;
+      x[half + i] = -x[i];
+      y[half + i] = y[i];
+    }
+    x.insert(x.begin() + at, a);
+    y.insert(y.begin() + at, b);
+    const double p = a * b;  // and -RN(a b) at the end: the dot is then a b's rounding error, exactly
+    if (std::isfinite(p) && p != 0) {
+      x.push_back(-p);
+      y.push_back(1.0);
+    }
+  };
+  const double above = 1 + 0x1p-52;
+  const std::vector<std::pair<double, double>> pairs = {
+      {0.0, 1.0},
+      {-0.0, 1.0},
+      {0.0, -3.0},
+      {kMinSub, 0.75},
+      {-3 * kMinSub, 1e300},
+      {0x1p-1022, above},
+      {kInf, 2.0},
+      {-kInf, 0.5},
+      {kInf, 0.0},
+      {kNaN, 1.0},
+      {1e200, -1e200},
+      {DBL_MAX, 1.0},
+      {0x1p-916, above},
+      {0x1p-917 * above, above},
+      {-0x1p-916, 1.0},
+      {0x1p-950 * above, -above},
+      {0x1p969 * above, above},
+      {0x1p970, -1.0},
+      {0x1p969, 1.5},
+  };
+  int64_t compared = 0;
+  const int64_t n = 3 * 1024 + 100;
+  for (int64_t at : {int64_t(0), int64_t(255), int64_t(256), int64_t(257), int64_t(1023), int64_t(1024), int64_t(1025),
+                     int64_t(2047), int64_t(2048 + 127), n - 1})
+    for (const auto& [a, b] : pairs) {
+      std::vector<double> x, y;
+      wide(n, at, a, b, x, y);
+      const int64_t len = static_cast<int64_t>(x.size());
+      const double want_dot = exact_dot(x.data(), y.data(), len).rounded;
+      const double want_sum = exact_sum(x.data(), len).rounded;
+      for (const auto& c : all_configs()) {
+        EXPECT_PRED2(same_bits, cpu_dot(x, y, c), want_dot) << a << " * " << b << " at " << at << " fpe=" << c.fpe;
+        EXPECT_PRED2(same_bits, cpu_sum(x, c), want_sum) << a << " at " << at << " fpe=" << c.fpe;
+        compared += 2;
+      }
+    }
+  EXPECT_EQ(compared, 10 * static_cast<int64_t>(pairs.size()) * 2 * static_cast<int64_t>(all_configs().size()));
+  std::vector<double> x, y;
+  wide(n, 70, kInf, 1.0, x, y);
+  x[1030] = -kInf;
+  y[1030] = 1.0;
+  for (const auto& c : all_configs()) {
+    EXPECT_TRUE(std::isnan(cpu_dot(x, y, c))) << "fpe=" << c.fpe;
+    EXPECT_TRUE(std::isnan(cpu_sum(x, c))) << "fpe=" << c.fpe;
   }
 }
 

@@ -20,6 +20,37 @@
 #include "core/numerics/gemm_serial.hpp"
 
 namespace accsum::cuda {
+
+namespace gemm_tile {
+
+// B (column-major K x N) copied row-major through a shared tile of kCopyTile x kCopyTile: reads
+// along k and writes along n, both coalesced (the +1 column keeps the transposed reads off one
+// bank). One block per tile, numbered k-tile fastest.
+constexpr int kCopyTile = 32, kCopyRows = 8;
+__global__ void b_row_major(const float* __restrict__ B, int K, int N, float* __restrict__ bt) {
+  __shared__ float t[kCopyTile][kCopyTile + 1];
+  const int64_t tiles_k = (K + kCopyTile - 1) / kCopyTile;
+  const int k0 = static_cast<int>(blockIdx.x % tiles_k) * kCopyTile;
+  const int n0 = static_cast<int>(blockIdx.x / tiles_k) * kCopyTile;
+  for (int r = threadIdx.y; r < kCopyTile; r += kCopyRows) {  // column n0 + r of B
+    const int k = k0 + threadIdx.x, n = n0 + r;
+    if (k < K && n < N) t[r][threadIdx.x] = B[k + static_cast<size_t>(n) * K];
+  }
+  __syncthreads();
+  for (int r = threadIdx.y; r < kCopyTile; r += kCopyRows) {  // row k0 + r of Bt
+    const int k = k0 + r, n = n0 + threadIdx.x;
+    if (k < K && n < N) bt[n + static_cast<size_t>(k) * N] = t[threadIdx.x][r];
+  }
+}
+
+void copy_b_row_major(const float* B, int K, int N, float* bt) {
+  const int64_t blocks = ((K + kCopyTile - 1) / kCopyTile) * static_cast<int64_t>((N + kCopyTile - 1) / kCopyTile);
+  if (blocks == 0) return;
+  b_row_major<<<static_cast<unsigned>(blocks), dim3(kCopyTile, kCopyRows)>>>(B, K, N, bt);
+}
+
+}  // namespace gemm_tile
+
 namespace {
 
 using gemm::kDcs;
@@ -103,7 +134,8 @@ ParamSpec policy_param(int comp) {
   ParamSpec p{
       "policy",
       "tiling of the CUDA kernel, BMxBNxBK-TMxTN (block tile, per-thread tile; compensated: -regs/-smc/-smsc, "
-      "where the total s and compensation c live); auto: the one named in backends/cuda/agent/gemm_policy.cuh. "
+      "where the total s and compensation c live; -cpS: k-tiles copied by cp.async into a ring of S); auto: the one "
+      "named in backends/cuda/agent/gemm_policy.cuh. "
       "Compiled into this build: " +
           compiled +
           (kGemmPolicySweep ? " (the whole sweep)" : std::string("; the others need ") + kGemmPolicySweepOption),
@@ -139,6 +171,8 @@ class TiledKernel : public GemmCudaKernel {
         fma_(fma),
         policy_(policy_index(comp, policy)),
         info_(tiled_policies(comp)[policy_]) {
+    // The cp.async ring reads B row-major: a scratch copy, refreshed by every launch.
+    if (info_.stages > 0) bt_ = DeviceBuffer<float>(static_cast<size_t>(p.inner * p.cols));
     const gemm_tile::Launch l = args();
     facts_ = comp_ == kNone    ? gemm_tile::plain_facts(policy_, l)
              : comp_ == kKahan ? gemm_tile::kahan_facts(policy_, l)
@@ -155,6 +189,7 @@ class TiledKernel : public GemmCudaKernel {
                  {"policy_tn", info_.tn},
                  {"policy_threads", info_.threads},
                  {"policy_home", info_.home},
+                 {"policy_stages", info_.stages},
                  {"policy_smem_bytes", static_cast<double>(info_.smem_bytes)},
                  {"policy_regs", facts_.regs},
                  {"policy_local_bytes", static_cast<double>(facts_.local_bytes)},
@@ -177,13 +212,16 @@ class TiledKernel : public GemmCudaKernel {
  private:
   gemm_tile::Launch args() const {
     const gemm_tile::Shape sh{static_cast<int>(p_.rows), static_cast<int>(p_.cols), static_cast<int>(p_.inner)};
-    return gemm_tile::Launch{sh, tile_, fma_, alpha_, beta_, dev_->a.get(), dev_->b.get(), dev_->c.get(), out_.get()};
+    gemm_tile::Launch l{sh, tile_, fma_, alpha_, beta_, dev_->a.get(), dev_->b.get(), dev_->c.get(), out_.get()};
+    l.bt = bt_.get();
+    return l;
   }
   int comp_, tile_;
   bool fma_;
   int policy_;
   gemm_tile::PolicyInfo info_;
   gemm_tile::KernelFacts facts_;
+  DeviceBuffer<float> bt_;  // B row-major, for policies with a cp.async ring
 };
 
 // Every policy gives the same bits (the same products in the same order per entry): bench's

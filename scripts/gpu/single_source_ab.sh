@@ -6,7 +6,8 @@
 #   sum, n = 2^28, log-uniform 1e50: superacc, dpsumk K = 2, 3, fpe-sum R = 2, 4, 8 beside CUB;
 #   dot, n = 2^28: superacc-dot, dpdotk K = 2, fpe-dot R = 2, 4 beside cuBLAS ddot;
 #   moddot, n = 2^26, p = 2^50 - 27: abgd and lambda beside their baseline;
-#   gemm, N = 4096, U[0,1): sgemm, sgemm-kahan, sgemm-dcs, sgemm-ozaki beside cuBLAS SGEMM.
+#   gemm, N = 4096, U[0,1): sgemm, sgemm-kahan, sgemm-dcs, sgemm-ozaki beside cuBLAS SGEMM;
+#   with AB_ONLY=ozaki, only sgemm-ozaki beside cuBLAS SGEMM at N = 4096 and 8192, 10 repetitions.
 # Everything goes into $OUT/ab.tgz; ab_<gpu>.json (the runs merged, each tagged with its bench
 # "before-<name>-<round>" or "after-<name>-<round>") is the report to commit under results/.
 set -uo pipefail
@@ -40,6 +41,8 @@ for ((round = 1; round <= ROUNDS; ++round)); do
       --dist=loguniform --range=1e50 --reps=20
     bench "$side" "moddot-$round" 40 --algo=moddot-abgd,moddot-lambda,cublas-dot --n=2^26 --reps=20
     bench "$side" "gemm-$round" 60 --algo=sgemm,sgemm-kahan,sgemm-dcs,sgemm-ozaki,cublas-sgemm --n=4096 --reps=5
+    # AB_ONLY=ozaki: sgemm-ozaki alone beside cuBLAS SGEMM, more repetitions and two sizes.
+    [ "${AB_ONLY:-}" = ozaki ] && bench "$side" "ozaki-$round" 60 --algo=sgemm-ozaki,cublas-sgemm --n=4096,8192 --reps=10
   done
 done
 merge_reports "$W" "ab_$GPU.json" >> "$LOG" 2>&1

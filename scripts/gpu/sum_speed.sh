@@ -8,7 +8,8 @@
 #   fpe-sum / fpe-dot R = 2, 4, 8 at n = 2^28, range 1e50;
 #   NVIDIA OpenCL superacc (defaults) beside the OpenCL plain sum at 2^26 and 2^28;
 #   ncu: bytes, bandwidth, occupancy, instructions of superacc, CUB, fpe-sum R = 4, 8 at 2^28.
-# Run from the repository root with the binaries in build-gpu/bin (BIN overrides). Everything
+# Run from the repository root with the binaries in build-gpu/bin (BIN overrides); SUM_SPEED_TESTS=0
+# leaves the tests out (a call that has just run them). Everything
 # goes into $OUT/sum_speed.tgz (the device tool returns few files); sum_speed_<gpu>.json (gpu =
 # h100 or h200, from the card's name) is the merged report to commit under results/.
 set -uo pipefail
@@ -18,7 +19,7 @@ LOG="$W/sum_speed.log"
 BUDGET=${SUM_SPEED_BUDGET:-540}  # seconds for everything: a step gets what is left, up to its own cap
 source "$(dirname "$0")/common.sh"
 
-run_capped tests 100 "$T" --gtest_brief=1 \
+[ "${SUM_SPEED_TESTS:-1}" = 1 ] && run_capped tests 100 "$T" --gtest_brief=1 \
   --gtest_filter='FpeSumCuda*:FpeSumMt*:SuperaccCuda*:SharedCorpus*:-SuperaccCuda.MoreThanTwoToThe31Terms' \
   > "$W/tests.log" 2>&1
 sanitize() {  # tool, cap
@@ -36,32 +37,37 @@ bench() {  # name, seconds, options...
   run_capped "bench $name" "$limit" "$A" bench --dist=loguniform --reps=20 --warmup=3 --no-repro-check "$@" \
     --json="$W/$name.json" --format=md > "$W/$name.md" 2>> "$LOG"
 }
-bench superacc_2e28 70 --backend=cuda --algo=superacc,cub-sum --n=2^28 --range=1,1e50,1e300 --generate=by-index
-bench superacc_dot_2e28 70 --backend=cuda --algo=superacc-dot,cublas-dot --n=2^28 --range=1,1e50,1e300 --generate=by-index
-bench fpe_sum 50 --backend=cuda --algo=fpe-sum,cub-sum --terms=2,4,8 --n=2^28 --range=1e50 --reps=10
-bench fpe_dot 50 --backend=cuda --algo=fpe-dot,cublas-dot --terms=2,4,8 --n=2^28 --range=1e50 --reps=10
-bench superacc_n_sum 50 --backend=cuda --algo=superacc,cub-sum --n=2^20:2^30 --range=1e50 --generate=by-index
-ACCSUM_OPENCL_DEVICE=NVIDIA bench opencl_sum 40 --backend=opencl --algo=superacc,naive --n=2^26,2^28 --range=1e50
+if [ "${SUM_SPEED_SWEEP:-0}" != only ]; then
+  bench superacc_2e28 70 --backend=cuda --algo=superacc,cub-sum --n=2^28 --range=1,1e50,1e300 --generate=by-index
+  bench superacc_dot_2e28 70 --backend=cuda --algo=superacc-dot,cublas-dot --n=2^28 --range=1,1e50,1e300 --generate=by-index
+  bench fpe_sum 50 --backend=cuda --algo=fpe-sum,cub-sum --terms=2,4,8 --n=2^28 --range=1e50
+  bench fpe_dot 50 --backend=cuda --algo=fpe-dot,cublas-dot --terms=2,4,8 --n=2^28 --range=1e50
+  bench superacc_n_sum 50 --backend=cuda --algo=superacc,cub-sum --n=2^20:2^30 --range=1e50 --generate=by-index
+  ACCSUM_OPENCL_DEVICE=NVIDIA bench opencl_sum 40 --backend=opencl --algo=superacc,naive --n=2^26,2^28 --range=1e50
+fi
 
 # SUM_SPEED_SWEEP=1: launch shapes at the sizes where fixed costs show (CUDA superacc block x grid at
-# 2^20 / 2^22; OpenCL superacc groups x local at 2^22 / 2^26 / 2^28), to choose the defaults.
-if [ "${SUM_SPEED_SWEEP:-0}" = 1 ]; then
-  bench sweep_cuda 40 --backend=cuda --algo=superacc,cub-sum --n=2^20,2^22,2^24 --range=1e50 --generate=by-index \
-    --block=128,256,512 --grid=0,264,528
-  ACCSUM_OPENCL_DEVICE=NVIDIA bench sweep_opencl 45 --backend=opencl --algo=superacc,naive --n=2^22,2^26,2^28 \
-    --range=1e50 --groups=0,528,660,1056,1320 --local=0,64 --reps=10
+# 2^20 .. 2^24; OpenCL superacc groups x local at 2^22 / 2^26 / 2^28), to choose the defaults;
+# SUM_SPEED_SWEEP=only: the tests and the CUDA sweep alone.
+if [ "${SUM_SPEED_SWEEP:-0}" != 0 ]; then
+  bench sweep_cuda 50 --backend=cuda --algo=superacc,cub-sum --n=2^20,2^22,2^24 --range=1e50 --generate=by-index \
+    --block=128,256,512 --grid=0,66,132,264
+  [ "$SUM_SPEED_SWEEP" = 1 ] && ACCSUM_OPENCL_DEVICE=NVIDIA bench sweep_opencl 45 --backend=opencl --algo=superacc,naive --n=2^22,2^26,2^28 \
+    --range=1e50 --groups=0,528,660,1056,1320 --local=0,64
 fi
 
-if command -v ncu > /dev/null; then
-  M=gpu__time_duration.sum,dram__bytes_read.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed
-  M=$M,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum,sm__inst_executed_pipe_fp64.sum
-  M=$M,launch__registers_per_thread,launch__grid_size,launch__block_size,launch__occupancy_limit_shared_mem
-  run_capped ncu 50 ncu --clock-control none --csv --page raw --log-file "$W/ncu_2e28.csv" \
-    -k 'regex:superacc_blocks|DeviceReduce|dot_kernel|lanes_kernel' --metrics "$M" \
-    "$A" bench --backend=cuda --algo=superacc,cub-sum,superacc-dot,cublas-dot,fpe-sum --terms=4,8 --n=2^28 --range=1e50 \
-    --reps=1 --warmup=0 --no-repro-check --format=csv > /dev/null 2>> "$LOG"
+if [ "${SUM_SPEED_SWEEP:-0}" != only ]; then
+  if command -v ncu > /dev/null; then
+    M=gpu__time_duration.sum,dram__bytes_read.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed
+    M=$M,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum,sm__inst_executed_pipe_fp64.sum
+    M=$M,launch__registers_per_thread,launch__grid_size,launch__block_size,launch__occupancy_limit_shared_mem
+    run_capped ncu 50 ncu --clock-control none --csv --page raw --log-file "$W/ncu_2e28.csv" \
+      -k 'regex:superacc_blocks|DeviceReduce|dot_kernel|lanes_kernel' --metrics "$M" \
+      "$A" bench --backend=cuda --algo=superacc,cub-sum,superacc-dot,cublas-dot,fpe-sum --terms=4,8 --n=2^28 --range=1e50 \
+      --reps=1 --warmup=0 --no-repro-check --format=csv > /dev/null 2>> "$LOG"
+  fi
+  bench superacc_n_dot 50 --backend=cuda --algo=superacc-dot,cublas-dot --n=2^20:2^29 --range=1e50 --generate=by-index
 fi
-bench superacc_n_dot 50 --backend=cuda --algo=superacc-dot,cublas-dot --n=2^20:2^29 --range=1e50 --generate=by-index
 sanitize racecheck 40
 merge_reports "$W" "sum_speed_$GPU.json" >> "$LOG" 2>&1
 step merge $?

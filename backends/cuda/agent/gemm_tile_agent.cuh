@@ -6,10 +6,10 @@
 // receives its products in the order k = 0..K-1 and its compensated additions after the same strips as the readable
 // definition, so results are bit for bit the cpu backend's (--fmad=false keeps fma = 0 unfused).
 //
-// Any M, N, K: a block whose tile lies inside C, with M and K multiples of 4 (16-byte aligned
-// columns), loads whole k-tiles with 16-byte loads; edge blocks and the last partial k-tile load
-// element by element, zero outside the matrices, and the partial k-tile runs only its valid k, so
-// no padding product ever enters a sum.
+// Any M, N, K: a block whose tile lies inside C, with M and K (cp.async ring: M and N) multiples of
+// 4 (16-byte aligned columns or rows), loads whole k-tiles with 16-byte loads; edge blocks and the
+// last partial k-tile load element by element, zero outside the matrices, and the partial k-tile
+// runs only its valid k, so no padding product ever enters a sum.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -21,11 +21,11 @@ namespace accsum::cuda::gemm_tile {
 
 using gemm::kNone;
 
-// Double-buffered k-tiles: A as [k][m], B transposed to [k][n].
+// The k-tiles in shared memory (two, or the policy's cp.async ring): A as [k][m], B as [k][n].
 template <class P>
 struct Smem {
-  float a[2][P::BK][P::BM];
-  float b[2][P::BK][P::BN + P::kPadB];
+  float a[P::kBufs][P::BK][P::BM];
+  float b[P::kBufs][P::BK][P::BN + P::kPadB];
 };
 
 struct Shape {
@@ -102,6 +102,63 @@ struct TileLoader {
       s.b[buf][k + 1][n] = rb[l].y;
       s.b[buf][k + 2][n] = rb[l].z;
       s.b[buf][k + 3][n] = rb[l].w;
+    }
+  }
+};
+
+// cp.async (PTX ISA, sm_80+): a 16-byte copy global -> shared that bypasses registers and L1 (.cg),
+// grouped by commit; wait_group<N> returns once at most N of this thread's groups are pending.
+__device__ __forceinline__ void cp_async16(void* smem, const void* gmem) {
+  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(gmem) : "memory");
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+
+// Block level, cp.async ring: one k-tile of A (column-major) and of Bt (B copied row-major, K x N,
+// row stride N) straight into ring slot `buf`, 16 bytes per copy, A along m and Bt along n, so
+// both land as the compute reads them ([k][m], [k][n]). A warp copies 32 consecutive 16-byte
+// segments of one row. Edge blocks and the partial last k-tile store element by element (zero
+// outside the matrices): synchronous shared stores, visible after the barrier that precedes the
+// slot's use, like the copies.
+template <class P>
+struct AsyncTileLoader {
+  const float* A;
+  const float* Bt;
+  Shape sh;
+  int m0, n0;
+  bool vector_ok;  // the block's tile is inside C and rows of A and Bt are 16-byte aligned
+
+  __device__ void load(Smem<P>& s, int buf, int k0) const {
+    const bool fast = vector_ok && k0 + P::BK <= sh.K;
+#pragma unroll
+    for (int l = 0; l < P::kALoads; ++l) {
+      const int e = threadIdx.x + l * P::kThreads, k = e / (P::BM / 4), m = e % (P::BM / 4) * 4;
+      const int gm = m0 + m, gk = k0 + k;
+      float* dst = &s.a[buf][k][m];
+      if (fast) {
+        cp_async16(dst, A + gm + static_cast<size_t>(gk) * sh.M);
+      } else {
+#pragma unroll
+        for (int q = 0; q < 4; ++q)
+          dst[q] = gm + q < sh.M && gk < sh.K ? A[gm + q + static_cast<size_t>(gk) * sh.M] : 0.0f;
+      }
+    }
+#pragma unroll
+    for (int l = 0; l < P::kBLoads; ++l) {
+      const int e = threadIdx.x + l * P::kThreads, k = e / (P::BN / 4), n = e % (P::BN / 4) * 4;
+      const int gk = k0 + k, gn = n0 + n;
+      float* dst = &s.b[buf][k][n];
+      if (fast) {
+        cp_async16(dst, Bt + gn + static_cast<size_t>(gk) * sh.N);
+      } else {
+#pragma unroll
+        for (int q = 0; q < 4; ++q)
+          dst[q] = gk < sh.K && gn + q < sh.N ? Bt[gn + q + static_cast<size_t>(gk) * sh.N] : 0.0f;
+      }
     }
   }
 };
@@ -295,7 +352,7 @@ __device__ float entry_out(const MicroTile<P, COMP, FMA>& acc, int i, int j, int
 }
 
 template <class P, int COMP, bool FMA>
-__device__ void store_tile(const MicroTile<P, COMP, FMA>& acc, int m0, int n0, bool vector_ok, const Shape& sh,
+__device__ void store_tile(const MicroTile<P, COMP, FMA>& acc, int m0, int n0, bool inside, const Shape& sh,
                            float alpha, float beta, const float* A, const float* B, const float* C, float* out) {
 #pragma unroll
   for (int j = 0; j < P::TN; ++j) {
@@ -303,7 +360,7 @@ __device__ void store_tile(const MicroTile<P, COMP, FMA>& acc, int m0, int n0, b
 #pragma unroll
     for (int g = 0; g < P::kGroupsM; ++g) {
       const int gm = m0 + acc.row(4 * g);
-      if (vector_ok) {  // four consecutive rows of one column: one 16-byte store
+      if (inside) {  // four consecutive rows of one column (M % 4 == 0): one 16-byte store
         float4 v;
         v.x = entry_out(acc, 4 * g, j, gm, gn, sh, alpha, beta, A, B, C);
         v.y = entry_out(acc, 4 * g + 1, j, gm + 1, gn, sh, alpha, beta, A, B, C);
@@ -321,50 +378,99 @@ __device__ void store_tile(const MicroTile<P, COMP, FMA>& acc, int m0, int n0, b
   }
 }
 
-// The kernel: C tile of block_tile(), k-tiles double-buffered (the next tile's global loads are
-// in flight while the current one is consumed; one barrier per k-tile). Compensated: EACH
+// After the k-tile that ends a strip (in_strip products so far reach tile, or K ends), the
+// compensated kernels add each entry's strip sum to its total.
+template <class P, int COMP, bool FMA, bool EACH>
+__device__ void consume_and_flush(MicroTile<P, COMP, FMA>& acc, const Smem<P>& sm, int buf, int k0, bool more, int tile,
+                                  int& in_strip, const Shape& sh) {
+  constexpr bool kStrips = COMP != kNone && !EACH;
+  const int kmax = sh.K - k0 < P::BK ? sh.K - k0 : P::BK;
+  if (kStrips && in_strip == 0)
+    consume<P, COMP, FMA, EACH, true>(acc, sm, buf, kmax);
+  else
+    consume<P, COMP, FMA, EACH, false>(acc, sm, buf, kmax);
+  in_strip += P::BK;
+  if (kStrips && (in_strip == tile || !more)) {
+    acc.flush();
+    in_strip = 0;
+  }
+}
+
+// k-tiles double-buffered through registers: the next tile's global loads are in flight while the
+// current one is consumed; one barrier per k-tile.
+template <class P, int COMP, bool FMA, bool EACH>
+__device__ void k_loop_registers(MicroTile<P, COMP, FMA>& acc, Smem<P>& sm, const Shape& sh, int tile, int m0, int n0,
+                                 bool vector_ok, const float* A, const float* B) {
+  const int tiles = (sh.K + P::BK - 1) / P::BK;
+  TileLoader<P> ld{{}, {}, A, B, sh, m0, n0, vector_ok};
+  ld.load(0);
+  ld.store(sm, 0);
+  __syncthreads();
+  int in_strip = 0;  // products of the current strip so far (counted, not k0 % tile: no division)
+  for (int t = 0; t < tiles; ++t) {
+    const int buf = t & 1, k0 = t * P::BK;
+    const bool more = t + 1 < tiles;
+    if (more) ld.load(k0 + P::BK);
+    consume_and_flush<P, COMP, FMA, EACH>(acc, sm, buf, k0, more, tile, in_strip, sh);
+    if (more) ld.store(sm, buf ^ 1);
+    __syncthreads();
+  }
+}
+
+// k-tiles through the cp.async ring of kStages slots: kStages - 1 tiles are requested before the
+// first is consumed; at tile t, once its copies have landed (wait_group) and every thread is past
+// tile t - 1 (the barrier), tile t + kStages - 1 is requested into t - 1's slot. One barrier per
+// k-tile; a group is committed every iteration, empty or not, so wait_group<kStages - 2> always
+// means "tile t has landed".
+template <class P, int COMP, bool FMA, bool EACH>
+__device__ void k_loop_async(MicroTile<P, COMP, FMA>& acc, Smem<P>& sm, const Shape& sh, int tile, int m0, int n0,
+                             bool vector_ok, const float* A, const float* Bt) {
+  const int tiles = (sh.K + P::BK - 1) / P::BK;
+  const AsyncTileLoader<P> ld{A, Bt, sh, m0, n0, vector_ok};
+#pragma unroll
+  for (int t = 0; t < P::kStages - 1; ++t) {
+    if (t < tiles) ld.load(sm, t, t * P::BK);
+    cp_async_commit();
+  }
+  int in_strip = 0, buf = 0, next_buf = P::kStages - 1;
+  for (int t = 0; t < tiles; ++t) {
+    cp_async_wait<P::kStages - 2>();
+    __syncthreads();
+    const int next = t + P::kStages - 1;
+    if (next < tiles) ld.load(sm, next_buf, next * P::BK);
+    cp_async_commit();
+    consume_and_flush<P, COMP, FMA, EACH>(acc, sm, buf, t * P::BK, t + 1 < tiles, tile, in_strip, sh);
+    buf = buf + 1 == P::kStages ? 0 : buf + 1;
+    next_buf = next_buf + 1 == P::kStages ? 0 : next_buf + 1;
+  }
+}
+
+// The kernel: C tile of block_tile(), k-tiles through registers or the cp.async ring (the
+// policy's kStages; Bt is B copied row-major for the ring, unused otherwise). Compensated: EACH
 // compensates after every product (tile = 1); otherwise strips of `tile` products, a multiple of
 // BK, so strips end on k-tile boundaries (the last one where K ends).
 template <class P, int COMP, bool FMA, bool EACH>
 __global__ void __launch_bounds__(P::kThreads, P::kMinBlocksPerSm)
     sgemm_blocked(Shape sh, int tile, float alpha, float beta, const float* __restrict__ A, const float* __restrict__ B,
-                  const float* __restrict__ C, float* __restrict__ out) {
+                  const float* __restrict__ Bt, const float* __restrict__ C, float* __restrict__ out) {
   static_assert(COMP != kNone || !EACH, "the plain kernel has no strips");
-  constexpr bool kStrips = COMP != kNone && !EACH;
   extern __shared__ float4 smem_raw[];
   Smem<P>& sm = *reinterpret_cast<Smem<P>*>(smem_raw);
   int tile_m, tile_n;
   block_tile<P>(sh, tile_m, tile_n);
   const int m0 = tile_m * P::BM, n0 = tile_n * P::BN;
-  const bool vector_ok = m0 + P::BM <= sh.M && n0 + P::BN <= sh.N && sh.M % 4 == 0 && sh.K % 4 == 0;
+  const bool inside = m0 + P::BM <= sh.M && n0 + P::BN <= sh.N && sh.M % 4 == 0;
+  // 16-byte rows: A's columns (M % 4), and B's columns (K % 4) or Bt's rows (N % 4).
+  const bool vector_ok = inside && (P::kAsync ? sh.N % 4 == 0 : sh.K % 4 == 0);
   MicroTile<P, COMP, FMA> acc;
   acc.init(smem_raw + sizeof(Smem<P>) / sizeof(float4));
-  const int tiles = (sh.K + P::BK - 1) / P::BK;
-  if (alpha != 0.0f && tiles > 0) {  // BLAS: alpha == 0 reads neither A nor B
-    TileLoader<P> ld{{}, {}, A, B, sh, m0, n0, vector_ok};
-    ld.load(0);
-    ld.store(sm, 0);
-    __syncthreads();
-    int in_strip = 0;  // products of the current strip so far (counted, not k0 % tile: no division)
-    for (int t = 0; t < tiles; ++t) {
-      const int buf = t & 1, k0 = t * P::BK;
-      const bool more = t + 1 < tiles;
-      if (more) ld.load(k0 + P::BK);
-      const int kmax = sh.K - k0 < P::BK ? sh.K - k0 : P::BK;
-      if (kStrips && in_strip == 0)
-        consume<P, COMP, FMA, EACH, true>(acc, sm, buf, kmax);
-      else
-        consume<P, COMP, FMA, EACH, false>(acc, sm, buf, kmax);
-      in_strip += P::BK;
-      if (kStrips && (in_strip == tile || !more)) {
-        acc.flush();
-        in_strip = 0;
-      }
-      if (more) ld.store(sm, buf ^ 1);
-      __syncthreads();
-    }
+  if (alpha != 0.0f && sh.K > 0) {  // BLAS: alpha == 0 reads neither A nor B
+    if constexpr (P::kAsync)
+      k_loop_async<P, COMP, FMA, EACH>(acc, sm, sh, tile, m0, n0, vector_ok, A, Bt);
+    else
+      k_loop_registers<P, COMP, FMA, EACH>(acc, sm, sh, tile, m0, n0, vector_ok, A, B);
   }
-  store_tile(acc, m0, n0, vector_ok, sh, alpha, beta, A, B, C, out);
+  store_tile(acc, m0, n0, inside, sh, alpha, beta, A, B, C, out);
 }
 
 }  // namespace accsum::cuda::gemm_tile

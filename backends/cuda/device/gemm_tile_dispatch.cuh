@@ -23,12 +23,17 @@ struct Launch {
   const float* B;
   const float* C;
   float* out;
+  float* bt;  // K x N scratch for B copied row-major (policies with a cp.async ring), else unused
 };
+
+// Bt = B (column-major K x N) copied row-major, for the cp.async ring's [k][n] k-tiles: part of
+// every such run, so its traffic (2 K N floats) is timed with the product (gemm_cuda.cu).
+void copy_b_row_major(const float* B, int K, int N, float* bt);
 
 // A policy as the report shows it.
 struct PolicyInfo {
   std::string name;
-  int bm, bn, bk, tm, tn, threads, min_blocks_per_sm, home;
+  int bm, bn, bk, tm, tn, threads, min_blocks_per_sm, home, stages;
   size_t smem_bytes;
 };
 
@@ -53,8 +58,11 @@ void set_smem_once() {
 template <class P, int COMP, bool FMA, bool EACH>
 void launch_one(const Launch& l) {
   set_smem_once<P, COMP, FMA, EACH>();
+  if constexpr (P::kAsync) {
+    if (l.alpha != 0.0f) copy_b_row_major(l.B, l.sh.K, l.sh.N, l.bt);
+  }
   sgemm_blocked<P, COMP, FMA, EACH><<<blocks_of<P>(l.sh.M, l.sh.N), P::kThreads, smem_bytes<P, COMP>()>>>(
-      l.sh, l.tile, l.alpha, l.beta, l.A, l.B, l.C, l.out);
+      l.sh, l.tile, l.alpha, l.beta, l.A, l.B, l.bt, l.C, l.out);
 }
 
 template <class P, int COMP, bool FMA, bool EACH>
@@ -109,6 +117,7 @@ PolicyInfo info_of() {
                     P::kThreads,
                     P::kMinBlocksPerSm,
                     COMP != kNone ? P::kHome : -1,
+                    P::kStages,
                     smem_bytes<P, COMP>()};
 }
 
