@@ -380,8 +380,10 @@ class OzakiCudaKernel : public Kernel {
     ACCSUM_CUDA_CHECK(cudaMemcpy(rows.low.data(), row_low_.get(), M * sizeof(int), cudaMemcpyDeviceToHost));
     ACCSUM_CUDA_CHECK(cudaMemcpy(cols.max_bits.data(), col_max_.get(), N * sizeof(uint32_t), cudaMemcpyDeviceToHost));
     ACCSUM_CUDA_CHECK(cudaMemcpy(cols.low.data(), col_low_.get(), N * sizeof(int), cudaMemcpyDeviceToHost));
-    // The norm sums only where the plan or the bound needs them (an exact cr plan does not).
-    if (ozaki::needs_norms(ozaki::plan_for(K, rows, cols, moduli_), accuracy_, moduli_)) {
+    // The cr plan from the summaries alone; the norm sums only where the plan or the bound needs them
+    // (an exact cr plan does not): then the plan of --accuracy is chosen with them.
+    plan_ = ozaki::plan_for(K, rows, cols, moduli_);
+    if (ozaki::needs_norms(plan_, accuracy_, moduli_)) {
       ACCSUM_CUDA_CHECK(cudaMemsetAsync(row_s_.get(), 0, 2 * M * sizeof(unsigned long long)));
       ACCSUM_CUDA_CHECK(cudaMemsetAsync(col_s_.get(), 0, 2 * N * sizeof(unsigned long long)));
       if (K > 0) {
@@ -399,8 +401,8 @@ class OzakiCudaKernel : public Kernel {
         ACCSUM_CUDA_CHECK(cudaMemcpy(l->s1.data(), sums, n * 8, cudaMemcpyDeviceToHost));
         ACCSUM_CUDA_CHECK(cudaMemcpy(l->s2.data(), sums + n, n * 8, cudaMemcpyDeviceToHost));
       }
+      if (accuracy_ != ozaki::Accuracy::cr) plan_ = ozaki::plan_for(K, rows, cols, moduli_, accuracy_);
     }
-    plan_ = ozaki::plan_for(K, rows, cols, moduli_, accuracy_);
     row_bound_ = ozaki::plan_row_bounds(plan_, K, rows, cols, alpha_);
   }
 
