@@ -81,6 +81,21 @@ using PlainRingPolicy = GemmTilePolicy<128, 128, 8, 8, 16, 2, kCompInSmem, 4>;
 using PlainRingWarpsPolicy = GemmTilePolicy<128, 128, 16, 8, 8, 2, kCompInSmem, 3>;
 using CompRingPolicy = GemmTilePolicy<128, 128, 16, 8, 8, 1, kCompInSmem, 4>;
 
+// Ring candidates beside auto's, compiled into every build so that one sweep measures them
+// (scripts/gpu/gemm_pipeline_sweep.sh). Plain: auto's shape with 3 k-tiles in flight; 256 x 128 at
+// 512 threads, one block per SM (16 warps; (BM + BN) / (BM BN) floats loaded per product: 3/256, not
+// 4/256), with 2 and 3 k-tiles in flight; 128 x 256 with 8 x 16 per thread at one 256-thread block
+// (the 255-register cap). Compensated: auto's shape with 2 k-tiles in flight; 128 x 64 with (s, c) in
+// shared memory at two 256-thread blocks per SM (the 128-register cap, 16 warps). (BK = 32, half the
+// barriers, spills with the k-tile fully unrolled: 52-72 bytes at 8 x 8 and two blocks per SM, 104
+// at 8 x 16 with fma; ptxas of nvcc 13.0.)
+using PlainRingStages4Policy = GemmTilePolicy<128, 128, 16, 8, 8, 2, kCompInSmem, 4>;
+using PlainRingTallPolicy = GemmTilePolicy<256, 128, 16, 8, 8, 1, kCompInSmem, 3>;
+using PlainRingTallStages4Policy = GemmTilePolicy<256, 128, 16, 8, 8, 1, kCompInSmem, 4>;
+using PlainRingWidePolicy = GemmTilePolicy<128, 256, 16, 8, 16, 1, kCompInSmem, 3>;
+using CompRingStages3Policy = GemmTilePolicy<128, 128, 16, 8, 8, 1, kCompInSmem, 3>;
+using CompRingTwoBlocksPolicy = GemmTilePolicy<128, 64, 16, 8, 4, 2, kTotalInSmem, 3>;
+
 // Plain SGEMM: accumulators only, so several blocks per SM. The first is the kernel measured at
 // 0.77x cuBLAS (README); the others trade barrier count (BK = 16), warps per SM and reuse.
 using PlainSweepPolicies = GemmPolicyList<GemmTilePolicy<128, 128, 8, 8, 8, 2>,   // 256 threads
@@ -92,9 +107,13 @@ using PlainSweepPolicies = GemmPolicyList<GemmTilePolicy<128, 128, 8, 8, 8, 2>, 
                                           GemmTilePolicy<128, 128, 8, 8, 16, 2>,  // 128
                                           GemmTilePolicy<256, 128, 16, 8, 8, 1>,  // 512
                                           // cp.async ring (the last template argument: k-tiles in it)
-                                          PlainRingPolicy,                                          // 128
-                                          PlainRingWarpsPolicy,                                     // 256
-                                          GemmTilePolicy<128, 128, 16, 8, 16, 2, kCompInSmem, 3>>;  // 128
+                                          PlainRingPolicy,                                         // 128
+                                          PlainRingWarpsPolicy,                                    // 256
+                                          GemmTilePolicy<128, 128, 16, 8, 16, 2, kCompInSmem, 3>,  // 128
+                                          PlainRingStages4Policy,                                  // 256
+                                          PlainRingTallPolicy,                                     // 512
+                                          PlainRingTallStages4Policy,                              // 512
+                                          PlainRingWidePolicy>;                                    // 256
 
 // Kahan and DCS: (p, s, c) per entry. 8 x 8 per thread with s in registers needs > 128
 // registers, hence one block per SM (the measured 0.70x / 0.66x). With s and c in shared memory
@@ -110,8 +129,8 @@ using CompSweepPolicies = GemmPolicyList<GemmTilePolicy<128, 128, 8, 8, 8, 1, kC
                                          GemmTilePolicy<64, 64, 16, 4, 4, 2, kCompInRegs>,     // 256
                                          // cp.async ring (the last template argument: k-tiles in it)
                                          CompRingPolicy,                                           // 256
-                                         GemmTilePolicy<128, 128, 16, 8, 8, 1, kCompInSmem, 3>,    // 256
-                                         GemmTilePolicy<128, 64, 16, 8, 4, 2, kTotalInSmem, 3>,    // 256
+                                         CompRingStages3Policy,                                    // 256
+                                         CompRingTwoBlocksPolicy,                                  // 256
                                          GemmTilePolicy<128, 128, 16, 8, 4, 1, kTotalInSmem, 4>>;  // 512
 // (128x128x8-8x16 with both totals in shared memory, the plain winner's shape, was tried: 0.49-0.61x,
 // one 4-warp block per SM; results/gemm_policies_comp_h200.md.)
@@ -129,8 +148,8 @@ inline constexpr const char* kAutoKahanPolicy = "128x128x16-8x8-smc-cp4";
 inline constexpr const char* kAutoDcsPolicy = "128x128x16-8x8-smc-cp4";
 
 // The policies compiled into this build. Each policy is 2 (plain: fma 0/1) or 4 (compensated: also
-// tile 1 / strips) kernel instances of about 5-10 s of nvcc each, so a default build compiles only
-// what --policy=auto runs and the register-staged plain reference; -DACCSUM_GEMM_POLICY_SWEEP=ON
+// tile 1 / strips) kernel instances of about 5-10 s of nvcc each, so a default build compiles what
+// --policy=auto runs, the register-staged plain reference and the ring candidates; -DACCSUM_GEMM_POLICY_SWEEP=ON
 // (CMake) compiles the sweep lists above for scripts/gpu/gemm_policies.sh. --policy still names
 // every sweep policy and refuses, with the option's name, one that is not compiled in
 // (backends/cuda/gemm_cuda.cu).
@@ -140,8 +159,9 @@ using PlainGemmPolicies = PlainSweepPolicies;
 using CompGemmPolicies = CompSweepPolicies;
 #else
 inline constexpr bool kGemmPolicySweep = false;
-using PlainGemmPolicies = GemmPolicyList<AutoPlainPolicy, StagedPlainPolicy>;
-using CompGemmPolicies = GemmPolicyList<AutoCompPolicy>;
+using PlainGemmPolicies = GemmPolicyList<AutoPlainPolicy, StagedPlainPolicy, PlainRingStages4Policy,
+                                         PlainRingTallPolicy, PlainRingTallStages4Policy, PlainRingWidePolicy>;
+using CompGemmPolicies = GemmPolicyList<AutoCompPolicy, CompRingStages3Policy, CompRingTwoBlocksPolicy>;
 #endif
 inline constexpr const char* kGemmPolicySweepOption = "-DACCSUM_GEMM_POLICY_SWEEP=ON";
 
