@@ -81,8 +81,7 @@ using PlainRingPolicy = GemmTilePolicy<128, 128, 8, 8, 16, 2, kCompInSmem, 4>;
 using PlainRingWarpsPolicy = GemmTilePolicy<128, 128, 16, 8, 8, 2, kCompInSmem, 3>;
 using CompRingPolicy = GemmTilePolicy<128, 128, 16, 8, 8, 1, kCompInSmem, 4>;
 
-// Ring candidates beside auto's, compiled into every build so that one sweep measures them
-// (scripts/gpu/gemm_pipeline_sweep.sh). Plain: auto's shape with 3 k-tiles in flight; 256 x 128 at
+// More ring shapes, measured by one sweep (scripts/gpu/gemm_pipeline_sweep.sh on a sweep build). Plain: auto's shape with 3 k-tiles in flight; 256 x 128 at
 // 512 threads, one block per SM (16 warps; (BM + BN) / (BM BN) floats loaded per product: 3/256, not
 // 4/256), with 2 and 3 k-tiles in flight; 128 x 256 with 8 x 16 per thread at one 256-thread block
 // (the 255-register cap). Compensated: auto's shape with 2 k-tiles in flight; 128 x 64 with (s, c) in
@@ -135,22 +134,22 @@ using CompSweepPolicies = GemmPolicyList<GemmTilePolicy<128, 128, 8, 8, 8, 1, kC
 // (128x128x8-8x16 with both totals in shared memory, the plain winner's shape, was tried: 0.49-0.61x,
 // one 4-warp block per SM; results/gemm_policies_comp_h200.md.)
 
-// What --policy=auto runs: the fastest of the H100 sweep (scripts/gpu/gemm_pipeline_sweep.sh,
-// results/gemm_pipeline_sweep_h100.json; N = 4096 and 8192, U[0,1)): sgemm 0.920-0.933x cuBLAS SGEMM
-// with the 16-warp cp.async ring, Kahan and DCS (tile 64) 0.713-0.737x and 0.675-0.703x with the
-// compensated ring. The register-staged plain kernel (the previous auto, 0.883-0.902x there) stays in
-// every build as the reference the ring is compared with.
-using AutoPlainPolicy = PlainRingWarpsPolicy;
-using AutoCompPolicy = CompRingPolicy;  // Kahan and DCS alike
+// What --policy=auto runs: the fastest of the H100 sweeps (scripts/gpu/gemm_pipeline_sweep.sh,
+// results/gemm_pipeline_sweep_h100.json; N = 4096 and 8192, U[0,1)): for sgemm the 128 x 256 ring with
+// 8 x 16 per thread, for Kahan and DCS (tile 64) auto's compensated shape with 3 k-tiles in flight. The
+// register-staged plain kernel (the auto before the ring) stays in every build as the reference the ring
+// is compared with.
+using AutoPlainPolicy = PlainRingWidePolicy;
+using AutoCompPolicy = CompRingStages3Policy;  // Kahan and DCS alike
 using StagedPlainPolicy = GemmTilePolicy<128, 128, 8, 8, 16, 2>;
-inline constexpr const char* kAutoPlainPolicy = "128x128x16-8x8-cp3";
-inline constexpr const char* kAutoKahanPolicy = "128x128x16-8x8-smc-cp4";
-inline constexpr const char* kAutoDcsPolicy = "128x128x16-8x8-smc-cp4";
+inline constexpr const char* kAutoPlainPolicy = "128x256x16-8x16-cp3";
+inline constexpr const char* kAutoKahanPolicy = "128x128x16-8x8-smc-cp3";
+inline constexpr const char* kAutoDcsPolicy = "128x128x16-8x8-smc-cp3";
 
 // The policies compiled into this build. Each policy is 2 (plain: fma 0/1) or 4 (compensated: also
 // tile 1 / strips) kernel instances of about 5-10 s of nvcc each, so a default build compiles what
-// --policy=auto runs, the register-staged plain reference and the ring candidates; -DACCSUM_GEMM_POLICY_SWEEP=ON
-// (CMake) compiles the sweep lists above for scripts/gpu/gemm_policies.sh. --policy still names
+// --policy=auto runs and the register-staged plain reference; -DACCSUM_GEMM_POLICY_SWEEP=ON (CMake)
+// compiles the sweep lists above for scripts/gpu/gemm_policies.sh and gemm_pipeline_sweep.sh. --policy still names
 // every sweep policy and refuses, with the option's name, one that is not compiled in
 // (backends/cuda/gemm_cuda.cu).
 #if ACCSUM_GEMM_POLICY_SWEEP
@@ -159,9 +158,8 @@ using PlainGemmPolicies = PlainSweepPolicies;
 using CompGemmPolicies = CompSweepPolicies;
 #else
 inline constexpr bool kGemmPolicySweep = false;
-using PlainGemmPolicies = GemmPolicyList<AutoPlainPolicy, StagedPlainPolicy, PlainRingStages4Policy,
-                                         PlainRingTallPolicy, PlainRingTallStages4Policy, PlainRingWidePolicy>;
-using CompGemmPolicies = GemmPolicyList<AutoCompPolicy, CompRingStages3Policy, CompRingTwoBlocksPolicy>;
+using PlainGemmPolicies = GemmPolicyList<AutoPlainPolicy, StagedPlainPolicy>;
+using CompGemmPolicies = GemmPolicyList<AutoCompPolicy>;
 #endif
 inline constexpr const char* kGemmPolicySweepOption = "-DACCSUM_GEMM_POLICY_SWEEP=ON";
 
