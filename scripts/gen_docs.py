@@ -222,7 +222,11 @@ def log2err(x):
 
 
 def pct(x):
-    return "100 %" if x == 1 else f"{100 * x:.3g} %"
+    """A share in per cent; a share short of 1 never prints as 100 %."""
+    if x == 1:
+        return "100 %"
+    shown = f"{100 * x:.3g}"
+    return f"{shown} %" if float(shown) < 100 else f"{100 * x:.6g} %"
 
 
 def num(x):
@@ -463,6 +467,27 @@ def ozaki():
     return where(files[0], "ozaki", table(head, body)) + [""] + provenance(*files)
 
 
+def gemm_speed(*names):
+    """The GEMM speed reports of one card (scripts/gpu/gemm_speed.sh): every method beside cuBLAS SGEMM,
+    its error against the exact oracle and, for sgemm-ozaki, its plan, phases and proven row bound."""
+    body = []
+    for name in names:
+        for ds, r in rows(name):
+            dist = DIST_NAMES[ds["generator"]] + (f" {rng(ds)}" if ds["generator"] == "loguniform" else "")
+            params = " ".join(f"{k}={v}" for k, v in sorted(r["params"].items()) if k in ("tile", "accuracy"))
+            ozaki = r["algo"] == "sgemm-ozaki"
+            split = " / ".join(f"{1e3 * r[k]:.2f}" for k in ("ozaki_scale_s", "ozaki_products_s",
+                                                            "ozaki_accumulate_round_s")) if ozaki else "–"
+            body.append([dist, ds["shape"]["rows"], f"`{r['algo']}`" + (f" {params}" if params else ""),
+                         f"{ms(median(r))} ms", ratio(r["ratio_to_baseline"]), f"{r['abs_err']:.3g}",
+                         pct(r["share_correctly_rounded"]), int(r["ozaki_slices"]) if ozaki else "–", split,
+                         f"{r['ozaki_row_bound_max']:.3g}" if ozaki else "–",
+                         int(r.get("bound_violations", 0)) if ozaki else "–"])
+    head = ["data", "N", "method", "time", "× cuBLAS SGEMM", "max abs error", "correctly rounded", "moduli",
+            "scale / products / combine (ms)", "proven bound, max row", "violations"]
+    return where(names[0], "gemm-speed", table(head, body)) + [""] + provenance(*names)
+
+
 def gemm_cpu():
     body = []
     for ds, r in rows("gemm_cpu_mt_n512.json"):
@@ -697,7 +722,7 @@ def ab(name, tolerance="0.01"):
 BLOCKS = {
     "ratios": ratios, "ab": ab, "ncu": ncu, "sources": sources, "figure": figure, "headline": headline, "superacc-n": superacc_n, "superacc-ranges": superacc_ranges, "dpsumk-k": dpsumk_k,
     "cpu-algorithms": cpu_algorithms, "cpu-superacc": cpu_superacc, "peers-cpu": peers_cpu,
-    "accuracy-digits": accuracy_digits, "gemm-front": gemm_front, "ozaki": ozaki, "gemm-cpu": gemm_cpu,
+    "accuracy-digits": accuracy_digits, "gemm-front": gemm_front, "ozaki": ozaki, "gemm-cpu": gemm_cpu, "gemm-speed": gemm_speed,
     "moddot-cuda": moddot_cuda, "moddot-cpu": moddot_cpu, "fpe-cuda": fpe_cuda, "fpe-sum-cuda": fpe_sum_cuda,
     "fpe-cpu": fpe_cpu, "opencl-ratios": opencl_ratios, "scaling": scaling,
 }
