@@ -72,22 +72,19 @@ struct GemmPolicyList {
   static constexpr int size = sizeof...(P);
 };
 
-// With the cp.async ring (kStages k-tiles in shared memory, global -> shared without registers):
-// the plain winner's shape with 4 k-tiles in flight; 8 x 8 per thread at two 256-thread blocks per
-// SM (16 warps: the registers that held the staged float4s no longer count, so it fits the
-// 128-register cap without spills); Kahan and DCS in auto's shape (c in shared memory) with 4
-// k-tiles (scripts/gpu/gemm_pipeline_sweep.sh measures them beside the register-staged kernels).
+// With the cp.async ring (kStages k-tiles in shared memory, global -> shared without registers).
+// Plain: the register-staged winner's shape with 4 k-tiles in flight; 8 x 8 per thread at two 256-thread
+// blocks per SM (16 warps: the registers that held the staged float4s no longer count, so it fits the
+// 128-register cap without spills), with 3 or 4 k-tiles; 256 x 128 at 512 threads, one block per SM
+// ((BM + BN) / (BM BN) floats loaded per product: 3/256, not 4/256), with 3 or 4 k-tiles; 128 x 256
+// with 8 x 16 per thread in one 256-thread block (the 255-register cap). Compensated: the register-staged
+// shape (c in shared memory) with 3 or 4 k-tiles; 128 x 64 with (s, c) in shared memory at two
+// 256-thread blocks per SM (the 128-register cap, 16 warps). (BK = 32, half the barriers, spills with
+// the k-tile fully unrolled: 52-72 bytes at 8 x 8 and two blocks per SM, 104 at 8 x 16 with fma; ptxas
+// of nvcc 13.0.) scripts/gpu/gemm_pipeline_sweep.sh measures them on a sweep build.
 using PlainRingPolicy = GemmTilePolicy<128, 128, 8, 8, 16, 2, kCompInSmem, 4>;
 using PlainRingWarpsPolicy = GemmTilePolicy<128, 128, 16, 8, 8, 2, kCompInSmem, 3>;
 using CompRingPolicy = GemmTilePolicy<128, 128, 16, 8, 8, 1, kCompInSmem, 4>;
-
-// More ring shapes, measured by one sweep (scripts/gpu/gemm_pipeline_sweep.sh on a sweep build). Plain: auto's shape with 3 k-tiles in flight; 256 x 128 at
-// 512 threads, one block per SM (16 warps; (BM + BN) / (BM BN) floats loaded per product: 3/256, not
-// 4/256), with 2 and 3 k-tiles in flight; 128 x 256 with 8 x 16 per thread at one 256-thread block
-// (the 255-register cap). Compensated: auto's shape with 2 k-tiles in flight; 128 x 64 with (s, c) in
-// shared memory at two 256-thread blocks per SM (the 128-register cap, 16 warps). (BK = 32, half the
-// barriers, spills with the k-tile fully unrolled: 52-72 bytes at 8 x 8 and two blocks per SM, 104
-// at 8 x 16 with fma; ptxas of nvcc 13.0.)
 using PlainRingStages4Policy = GemmTilePolicy<128, 128, 16, 8, 8, 2, kCompInSmem, 4>;
 using PlainRingTallPolicy = GemmTilePolicy<256, 128, 16, 8, 8, 1, kCompInSmem, 3>;
 using PlainRingTallStages4Policy = GemmTilePolicy<256, 128, 16, 8, 8, 1, kCompInSmem, 4>;
