@@ -158,12 +158,15 @@ int run_list(const std::string& format) {
     const FamilyDescriptor& f = *fp;
     text += fmt::format("  {:<6} {} | inputs {} | result {} | unit {} | tables {}\n", f.name, f.summary, f.inputs,
                         f.result, f.unit, table_names(f));
+    json options = json::array();
+    for (auto& o : f.options) options.push_back(o.name);
     jf.push_back({{"name", f.name},
                   {"summary", f.summary},
                   {"inputs", f.inputs},
                   {"result", f.result},
                   {"unit", f.unit},
                   {"dists", f.dists},
+                  {"data_options", options},
                   {"file_formats", f.file_formats}});
   }
   if (format == "json")
