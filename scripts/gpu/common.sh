@@ -30,3 +30,10 @@ run_capped() {  # name, cap seconds, command...: skipped once fewer than 10 s ar
 }
 # merge_reports DIR NAME: the accsum reports DIR/*.json (but NAME) as one document DIR/NAME.
 merge_reports() { python3 "$(dirname "${BASH_SOURCE[0]}")/merge_reports.py" "$@"; }
+# machine_header FILE: the card and the git revision, the first lines of a driver's log.
+machine_header() {
+  {
+    nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv
+    git rev-parse HEAD 2>/dev/null
+  } > "$1" 2>&1
+}

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# fpe-sum / fpe-dot on the GPU machine (issue 12, the R-term accumulators): run from the repo root
+# fpe-sum / fpe-dot on the GPU machine, the R-term accumulators: run from the repo root
 # with the built binaries in build-gpu/bin (scripts/bundle-libs.sh build-gpu/bin for the shared
 # libraries); everything lands in $OUT. Bounded: a few minutes on an H200.
 #  1. the CUDA tests: same bits as the cpu serial definition, within the proven bound;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The gemm family on the GPU machine (issue 9), in one bounded run (about 3-4 minutes on an H200):
+# The gemm family on the GPU machine, in one bounded run (about 3-4 minutes on an H200):
 # the CUDA gemm tests, `accsum bench` of the whole front (ours and cuBLAS's) at N = 4096, 5120,
 # 8192 on U[0,1], and the paper-layout table on cuda. Run from the repository root with the binaries
 # built for sm_90 in build-gpu/bin (BIN overrides); everything lands in $OUT.

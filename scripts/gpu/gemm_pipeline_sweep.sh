@@ -15,10 +15,7 @@ source "$(dirname "$0")/common.sh"
 LOG="$OUT/gemm_pipeline_sweep.log"
 PARTS="$OUT/gemm_pipeline_sweep_parts"
 mkdir -p "$PARTS"
-{
-  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv
-  git rev-parse HEAD 2>/dev/null
-} > "$LOG" 2>&1
+machine_header "$LOG"
 
 [ "${SWEEP_TESTS:-1}" = 1 ] && run_capped "gemm cuda tests" 120 "$T" --gtest_brief=1 --gtest_filter='GemmCuda.*' >> "$LOG" 2>&1
 

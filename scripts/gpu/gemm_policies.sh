@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The tiled SGEMM kernels under every --policy (issue 9; backends/cuda/agent/gemm_policy.cuh) on
+# The tiled SGEMM kernels under every --policy (backends/cuda/agent/gemm_policy.cuh) on
 # the GPU machine, in one bounded run (about 4 minutes on an H200): the CUDA gemm tests (every
 # policy bit for bit the cpu definition; capped at 120 s), then `accsum bench` of sgemm,
 # sgemm-kahan --tile=64 and sgemm-dcs --tile=64 under every policy of their lists beside
@@ -12,6 +12,7 @@
 set -uo pipefail
 B=${BIN:-build-gpu/bin}
 OUT=${OUT:-gpu-out}
+source "$(dirname "$0")/common.sh"
 mkdir -p "$OUT"
 A="$B/accsum"
 # The sweep lists are compiled only with -DACCSUM_GEMM_POLICY_SWEEP=ON (docs/gemm.md).
@@ -22,10 +23,7 @@ fi
 LOG="$OUT/gemm_policies.log"
 PARTS="$OUT/gemm_policies_parts"
 mkdir -p "$PARTS"
-{
-  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv
-  git rev-parse HEAD 2>/dev/null
-} > "$LOG" 2>&1
+machine_header "$LOG"
 
 timeout 120 "$B/accsum_tests" --gtest_brief=1 --gtest_filter='GemmCuda.*' >> "$LOG" 2>&1
 echo "gemm cuda tests exit $?" >> "$LOG"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The moddot family on the GPU machine (issue 11), from the repository root with the built
+# The moddot family on the GPU machine, from the repository root with the built
 # binaries in build-gpu/bin (scripts/bundle-libs.sh build-gpu/bin for the libraries it lacks);
 # everything lands in $OUT. About 3 minutes on an H200 (each step is bounded by `timeout`).
 #   1. the moddot tests that run on cuda (exact against GMP, block boundaries, n > 2^31);

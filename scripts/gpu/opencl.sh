@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# OpenCL on the GPU machine (issue 13): the OpenCL tests on NVIDIA's platform, then `accsum bench` of
+# OpenCL on the GPU machine: the OpenCL tests on NVIDIA's platform, then `accsum bench` of
 # the OpenCL plain sum/dot (the OpenCL baseline) and superacc/superacc-dot beside CUB
 # DeviceReduce::Sum and cuBLAS ddot, in one process (--backend=cuda,opencl; two processes only if
 # that fails), n = 2^28, log-uniform ranges 1 / 1e50 / 1e300, superacc with expansions of 0 and 8

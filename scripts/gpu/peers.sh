@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# GPU peers of superacc in one process each (issue 13): CUB DeviceReduce::Sum (run-to-run reproducible
+# GPU peers of superacc in one process each: CUB DeviceReduce::Sum (run-to-run reproducible
 # only), CUB gpu_to_gpu (reproducible accumulator), superacc (correctly rounded and reproducible); cuBLAS
 # ddot, CUB's reproducible dot, superacc-dot. Run from the repo root on the GPU machine with the built
 # binaries in build-gpu/bin (built with the nvidia-cuda-cccl headers: CMake prints "CCCL 300500").

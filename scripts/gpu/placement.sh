@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# MPI ranks and GPUs (issue 14) on whatever the GPU machine has: the placement tests under
+# MPI ranks and GPUs on whatever the GPU machine has: the placement tests under
 # mpirun -np 1/2/4 (on a one-GPU machine every rank shares device 0), then superacc and
 # superacc-dot over 1, 2 and 4 ranks with inner=cuda at n = 2^28 (bits must be identical to the
 # cuda and cpu results; `placement` in each JSON row says which rank used which GPU).

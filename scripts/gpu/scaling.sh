@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Many GPUs, one correctly rounded answer (issue 14): MPI ranks, one GPU each (node-local rank),
+# Many GPUs, one correctly rounded answer: MPI ranks, one GPU each (node-local rank),
 # data made on each GPU by global index (--generate=by-index), superaccumulators merged by
 # MPI_Allreduce. Weak scaling: 2^30 elements per GPU; strong scaling: 2^33 elements (sum) and
 # 2^32 (dot: two arrays) in total, on 1, 2, 4, 8 GPUs as far as the machine has them. On a

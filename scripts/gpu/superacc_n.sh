@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# issue 13, CUDA at small and medium n: the superacc CUDA tests (small sizes, tile and grid
+# CUDA at small and medium n: the superacc CUDA tests (small sizes, tile and grid
 # boundaries, lanes full of pending pieces, the adversarial sets, n > 2^31), then superacc beside
 # CUB DeviceReduce::Sum and superacc-dot beside cuBLAS ddot for n = 2^10 .. 2^30 (every other
 # power of two below 2^20), log-uniform range 1, data made on the GPU by index; the ratio table
