@@ -132,33 +132,28 @@ struct AsyncTileLoader {
   int m0, n0;
   bool vector_ok;  // the block's tile is inside C and rows of A and Bt are 16-byte aligned
 
+  // Four consecutive entries (rows r .. r + 3 of k-row k) of X, whose k-rows are ld floats long and
+  // hold ld entries: one 16-byte copy when `fast`, else element by element, zero outside ld x K.
+  __device__ __forceinline__ static void quad(float* dst, const float* X, int ld, int r, int k, int K, bool fast) {
+    if (fast) {
+      cp_async16(dst, X + r + static_cast<size_t>(k) * ld);
+      return;
+    }
+#pragma unroll
+    for (int q = 0; q < 4; ++q) dst[q] = r + q < ld && k < K ? X[r + q + static_cast<size_t>(k) * ld] : 0.0f;
+  }
+
   __device__ void load(Smem<P>& s, int buf, int k0) const {
     const bool fast = vector_ok && k0 + P::BK <= sh.K;
 #pragma unroll
     for (int l = 0; l < P::kALoads; ++l) {
       const int e = threadIdx.x + l * P::kThreads, k = e / (P::BM / 4), m = e % (P::BM / 4) * 4;
-      const int gm = m0 + m, gk = k0 + k;
-      float* dst = &s.a[buf][k][m];
-      if (fast) {
-        cp_async16(dst, A + gm + static_cast<size_t>(gk) * sh.M);
-      } else {
-#pragma unroll
-        for (int q = 0; q < 4; ++q)
-          dst[q] = gm + q < sh.M && gk < sh.K ? A[gm + q + static_cast<size_t>(gk) * sh.M] : 0.0f;
-      }
+      quad(&s.a[buf][k][m], A, sh.M, m0 + m, k0 + k, sh.K, fast);
     }
 #pragma unroll
     for (int l = 0; l < P::kBLoads; ++l) {
       const int e = threadIdx.x + l * P::kThreads, k = e / (P::BN / 4), n = e % (P::BN / 4) * 4;
-      const int gk = k0 + k, gn = n0 + n;
-      float* dst = &s.b[buf][k][n];
-      if (fast) {
-        cp_async16(dst, Bt + gn + static_cast<size_t>(gk) * sh.N);
-      } else {
-#pragma unroll
-        for (int q = 0; q < 4; ++q)
-          dst[q] = gk < sh.K && gn + q < sh.N ? Bt[gn + q + static_cast<size_t>(gk) * sh.N] : 0.0f;
-      }
+      quad(&s.b[buf][k][n], Bt, sh.N, n0 + n, k0 + k, sh.K, fast);
     }
   }
 };
