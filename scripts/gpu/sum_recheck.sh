@@ -13,23 +13,12 @@ LOG="$W/sum_recheck.log"
 { nvidia-smi; cat "${COMMIT_FILE:-/dev/null}"; } > "$W/machine.txt" 2>&1
 BUDGET=${RECHECK_BUDGET:-300}
 source "$(dirname "$0")/common.sh"
-sanitize() {  # tool, cap
-  command -v compute-sanitizer > /dev/null || return
-  run_capped "$1" "$2" compute-sanitizer --tool "$1" --print-limit 5 "$T" \
-    --gtest_filter='FpeSumCuda.HandCasesAndAllR:SuperaccCuda.EdgeCases' > "$W/$1.log" 2>&1
-}
-sanitize memcheck 45
-sanitize racecheck 45
-bench() {  # name, seconds, options...
-  local name=$1 limit=$2
-  shift 2
-  run_capped "bench $name" "$limit" "$A" bench --dist=loguniform --reps=20 --warmup=3 --no-repro-check "$@" \
-    --json="$W/$name.json" --format=md > "$W/$name.md" 2>> "$LOG"
-}
-bench superacc_2e28 70 --backend=cuda --algo=superacc,cub-sum --n=2^28 --range=1,1e50,1e300 --generate=by-index
-bench fpe_dpsumk_sum 50 --backend=cuda --algo=fpe-sum,dpsumk,cub-sum --terms=2,4,8 --K=2 --n=2^28 --range=1e50
-bench fpe_dpdotk_dot 50 --backend=cuda --algo=fpe-dot,dpdotk,cublas-dot --terms=2,4,8 --K=2 --n=2^28 --range=1e50
-ACCSUM_OPENCL_DEVICE=NVIDIA bench opencl_sum 40 --backend=opencl --algo=superacc,naive --n=2^26,2^28 --range=1e50
+sum_sanitize memcheck 45
+sum_sanitize racecheck 45
+sum_bench superacc_2e28 70 --backend=cuda --algo=superacc,cub-sum --n=2^28 --range=1,1e50,1e300 --generate=by-index
+sum_bench fpe_dpsumk_sum 50 --backend=cuda --algo=fpe-sum,dpsumk,cub-sum --terms=2,4,8 --K=2 --n=2^28 --range=1e50
+sum_bench fpe_dpdotk_dot 50 --backend=cuda --algo=fpe-dot,dpdotk,cublas-dot --terms=2,4,8 --K=2 --n=2^28 --range=1e50
+ACCSUM_OPENCL_DEVICE=NVIDIA sum_bench opencl_sum 40 --backend=opencl --algo=superacc,naive --n=2^26,2^28 --range=1e50
 merge_reports "$W" "sum_recheck_$GPU.json" >> "$LOG" 2>&1
 step merge $?
 tar -czf "$OUT/sum_recheck.tgz" -C "$W" .

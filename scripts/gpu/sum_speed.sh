@@ -22,37 +22,26 @@ source "$(dirname "$0")/common.sh"
 [ "${SUM_SPEED_TESTS:-1}" = 1 ] && run_capped tests 100 "$T" --gtest_brief=1 \
   --gtest_filter='FpeSumCuda*:FpeSumMt*:SuperaccCuda*:SharedCorpus*:-SuperaccCuda.MoreThanTwoToThe31Terms' \
   > "$W/tests.log" 2>&1
-sanitize() {  # tool, cap
-  command -v compute-sanitizer > /dev/null || return
-  run_capped "$1" "$2" compute-sanitizer --tool "$1" --print-limit 5 "$T" \
-    --gtest_filter='FpeSumCuda.HandCasesAndAllR:SuperaccCuda.EdgeCases' > "$W/$1.log" 2>&1
-}
-sanitize memcheck 45
+sum_sanitize memcheck 45
 command -v cuobjdump > /dev/null && cuobjdump --dump-resource-usage "$A" 2>/dev/null |
   grep -A1 -E 'lanes_kernel|superacc_blocks' > "$W/resource_usage.txt"
 
-bench() {  # name, seconds, options...
-  local name=$1 limit=$2
-  shift 2
-  run_capped "bench $name" "$limit" "$A" bench --dist=loguniform --reps=20 --warmup=3 --no-repro-check "$@" \
-    --json="$W/$name.json" --format=md > "$W/$name.md" 2>> "$LOG"
-}
 if [ "${SUM_SPEED_SWEEP:-0}" != only ]; then
-  bench superacc_2e28 70 --backend=cuda --algo=superacc,cub-sum --n=2^28 --range=1,1e50,1e300 --generate=by-index
-  bench superacc_dot_2e28 70 --backend=cuda --algo=superacc-dot,cublas-dot --n=2^28 --range=1,1e50,1e300 --generate=by-index
-  bench fpe_sum 50 --backend=cuda --algo=fpe-sum,cub-sum --terms=2,4,8 --n=2^28 --range=1e50
-  bench fpe_dot 50 --backend=cuda --algo=fpe-dot,cublas-dot --terms=2,4,8 --n=2^28 --range=1e50
-  bench superacc_n_sum 50 --backend=cuda --algo=superacc,cub-sum --n=2^20:2^30 --range=1e50 --generate=by-index
-  ACCSUM_OPENCL_DEVICE=NVIDIA bench opencl_sum 40 --backend=opencl --algo=superacc,naive --n=2^26,2^28 --range=1e50
+  sum_bench superacc_2e28 70 --backend=cuda --algo=superacc,cub-sum --n=2^28 --range=1,1e50,1e300 --generate=by-index
+  sum_bench superacc_dot_2e28 70 --backend=cuda --algo=superacc-dot,cublas-dot --n=2^28 --range=1,1e50,1e300 --generate=by-index
+  sum_bench fpe_sum 50 --backend=cuda --algo=fpe-sum,cub-sum --terms=2,4,8 --n=2^28 --range=1e50
+  sum_bench fpe_dot 50 --backend=cuda --algo=fpe-dot,cublas-dot --terms=2,4,8 --n=2^28 --range=1e50
+  sum_bench superacc_n_sum 50 --backend=cuda --algo=superacc,cub-sum --n=2^20:2^30 --range=1e50 --generate=by-index
+  ACCSUM_OPENCL_DEVICE=NVIDIA sum_bench opencl_sum 40 --backend=opencl --algo=superacc,naive --n=2^26,2^28 --range=1e50
 fi
 
 # SUM_SPEED_SWEEP=1: launch shapes at the sizes where fixed costs show (CUDA superacc block x grid at
 # 2^20 .. 2^24; OpenCL superacc groups x local at 2^22 / 2^26 / 2^28), to choose the defaults;
 # SUM_SPEED_SWEEP=only: the tests and the CUDA sweep alone.
 if [ "${SUM_SPEED_SWEEP:-0}" != 0 ]; then
-  bench sweep_cuda 50 --backend=cuda --algo=superacc,cub-sum --n=2^20,2^22,2^24 --range=1e50 --generate=by-index \
+  sum_bench sweep_cuda 50 --backend=cuda --algo=superacc,cub-sum --n=2^20,2^22,2^24 --range=1e50 --generate=by-index \
     --block=128,256,512 --grid=0,66,132,264
-  [ "$SUM_SPEED_SWEEP" = 1 ] && ACCSUM_OPENCL_DEVICE=NVIDIA bench sweep_opencl 45 --backend=opencl --algo=superacc,naive --n=2^22,2^26,2^28 \
+  [ "$SUM_SPEED_SWEEP" = 1 ] && ACCSUM_OPENCL_DEVICE=NVIDIA sum_bench sweep_opencl 45 --backend=opencl --algo=superacc,naive --n=2^22,2^26,2^28 \
     --range=1e50 --groups=0,528,660,1056,1320 --local=0,64
 fi
 
@@ -66,9 +55,9 @@ if [ "${SUM_SPEED_SWEEP:-0}" != only ]; then
       "$A" bench --backend=cuda --algo=superacc,cub-sum,superacc-dot,cublas-dot,fpe-sum --terms=4,8 --n=2^28 --range=1e50 \
       --reps=1 --warmup=0 --no-repro-check --format=csv > /dev/null 2>> "$LOG"
   fi
-  bench superacc_n_dot 50 --backend=cuda --algo=superacc-dot,cublas-dot --n=2^20:2^29 --range=1e50 --generate=by-index
+  sum_bench superacc_n_dot 50 --backend=cuda --algo=superacc-dot,cublas-dot --n=2^20:2^29 --range=1e50 --generate=by-index
 fi
-sanitize racecheck 40
+sum_sanitize racecheck 40
 merge_reports "$W" "sum_speed_$GPU.json" >> "$LOG" 2>&1
 step merge $?
 tar -czf "$OUT/sum_speed.tgz" -C "$W" .
