@@ -21,9 +21,10 @@
 //   level 3 (block; block/block_merge.cuh): the lanes' digits are summed per warp with no carry
 //     propagated (low and high parts, so no lane needs a final normalization), then per block,
 //     and re-cut into core/numerics/superacc.hpp's 32-bit digits: one record per block in device memory.
-//   level 4-5 (device; device/superacc_finish.cuh): the last block to finish sums the records digit
-//     by digit; one warp propagates the carries as a parallel prefix and rounds as core's
-//     BasicSuperacc::round() does; the host receives one double.
+//   level 4-5 (device; device/superacc_finish.cuh): every block adds its record into device-wide
+//     digit totals with atomics (low and high parts, no carries); in the last block to finish one
+//     warp propagates the carries as a parallel prefix and rounds as core's BasicSuperacc::round()
+//     does; the host receives one double.
 //
 // Inputs that break the expansion's preconditions take a slow path (rare on real data): sum
 // terms with |x| >= 2^970 or non-finite go straight to the private accumulator or to the
@@ -63,14 +64,14 @@ namespace {
 template <bool DOT>
 using Record = SuperaccOf<DOT>;
 
-// Levels 1-5: each block reduces its share of the data into one record (SuperaccAgent::consume);
-// the last block to finish merges the records and rounds. x (and y) are 16-byte aligned.
-// Shared memory: one WarpArea per warp, then the block's Record and flags (reused by
-// finish_records at the end).
+// Levels 1-5: each block reduces its share of the data into one record (SuperaccAgent::consume)
+// and adds it into the device totals; the last block to finish rounds them. x (and y) are 16-byte
+// aligned. Shared memory: one WarpArea per warp, then the block's Record and flags (reused by
+// finish_totals at the end).
 template <class Policy>
 __global__ void __launch_bounds__(Policy::kMaxBlockThreads, Policy::kMinBlocksPerSm)
     superacc_blocks(const double* __restrict__ x, const double* __restrict__ y, int64_t n,
-                    typename Policy::Record* __restrict__ records, unsigned* __restrict__ done,
+                    DeviceTotals<typename Policy::Record>* __restrict__ totals, unsigned* __restrict__ done,
                     double* __restrict__ out, int adapt, typename Policy::Record* merged) {
   using R = typename Policy::Record;
   using Area = WarpArea<Policy::kWarpRing>;
@@ -92,21 +93,21 @@ __global__ void __launch_bounds__(Policy::kMaxBlockThreads, Policy::kMinBlocksPe
 
   // Level 3.
   block_merge_lanes(areas, block_acc);
-  block_store_record(block_acc, block_flags, records[blockIdx.x]);
+  block_add_totals(block_acc, block_flags, *totals);
 
-  // Levels 4-5 in the last block to finish.
+  // Level 5 in the last block to finish.
   if (!last_block_done(done)) return;
-  finish_records(records, gridDim.x, n, out, smem, merged);
+  finish_totals(*totals, n, out, smem, merged);
   reset_block_counter(done);
 }
 
 // ---- host side ----
 
 template <int FPE, bool EE, bool DOT>
-void launch_blocks(const double* x, const double* y, int64_t n, void* records, unsigned* done, double* out, int adapt,
+void launch_blocks(const double* x, const double* y, int64_t n, void* totals, unsigned* done, double* out, int adapt,
                    int grid, int block, size_t smem, void* merged) {
   superacc_blocks<SuperaccPolicy<FPE, EE, DOT>><<<grid, block, smem>>>(
-      x, y, n, static_cast<Record<DOT>*>(records), done, out, adapt, static_cast<Record<DOT>*>(merged));
+      x, y, n, static_cast<DeviceTotals<Record<DOT>>*>(totals), done, out, adapt, static_cast<Record<DOT>*>(merged));
 }
 template <int FPE, bool EE, bool DOT>
 const void* kernel_ptr() {
@@ -135,7 +136,7 @@ std::pair<LaunchFn, const void*> pick(int fpe, bool ee) {
 template <bool DOT>
 class SuperaccCuda : public CudaKernel {
  public:
-  SuperaccCuda(const Problem& p, const Params& params) : CudaKernel(p), out_(1), done_(1) {
+  SuperaccCuda(const Problem& p, const Params& params) : CudaKernel(p), out_(1), done_(1), totals_(1) {
     const int fpe = static_cast<int>(param_int(params, "fpe"));
     const bool ee = param_int(params, "early_exit") != 0;
     block_ = static_cast<int>(param_int(params, "block"));
@@ -146,7 +147,7 @@ class SuperaccCuda : public CudaKernel {
       throw std::logic_error("superacc (cuda): device input is not 16-byte aligned");
     using Policy = SuperaccPolicy<0, false, DOT>;  // the tuning constants do not depend on fpe
     smem_ = std::max(sizeof(WarpArea<Policy::kWarpRing>) * (block_ / kWarpThreads) + sizeof(Record<DOT>) + 16,
-                     finish_scratch_bytes<Record<DOT>>(block_));
+                     finish_scratch_bytes<Record<DOT>>());
     ACCSUM_CUDA_CHECK(cudaFuncSetAttribute(func, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem_)));
     int dev = 0, sms = 0, per_sm = 0;
     ACCSUM_CUDA_CHECK(cudaGetDevice(&dev));
@@ -163,13 +164,13 @@ class SuperaccCuda : public CudaKernel {
     // Bound the terms per block so that block-shared digits (dot slow path) stay under 2^31 pieces.
     grid = std::max(grid, (in_->n >> Policy::kLogMaxTermsPerBlock) + 1);
     grid_ = static_cast<int>(std::min<int64_t>(grid, Policy::kMaxGrid));
-    records_ = DeviceBuffer<Record<DOT>>(grid_);
     ACCSUM_CUDA_CHECK(cudaMemset(done_.get(), 0, sizeof(unsigned)));
+    ACCSUM_CUDA_CHECK(cudaMemset(totals_.get(), 0, sizeof(DeviceTotals<Record<DOT>>)));
   }
 
   double run() override {
     timer_.start();
-    launch_(in_->x, in_->y, in_->n, records_.get(), done_.get(), out_.get(), adaptive_, grid_, block_, smem_, nullptr);
+    launch_(in_->x, in_->y, in_->n, totals_.get(), done_.get(), out_.get(), adaptive_, grid_, block_, smem_, nullptr);
     ACCSUM_CUDA_CHECK(cudaGetLastError());
     last_ = timer_.stop_seconds();
     double r = 0;
@@ -181,7 +182,7 @@ class SuperaccCuda : public CudaKernel {
   // the finishing block stores its merged record, and only that one record comes back.
   Record<DOT> run_unrounded() {
     if (!merged_.get()) merged_ = DeviceBuffer<Record<DOT>>(1);
-    launch_(in_->x, in_->y, in_->n, records_.get(), done_.get(), out_.get(), adaptive_, grid_, block_, smem_,
+    launch_(in_->x, in_->y, in_->n, totals_.get(), done_.get(), out_.get(), adaptive_, grid_, block_, smem_,
             merged_.get());
     ACCSUM_CUDA_CHECK(cudaGetLastError());
     Record<DOT> acc;
@@ -194,9 +195,9 @@ class SuperaccCuda : public CudaKernel {
   LaunchFn launch_ = nullptr;
   int block_ = 256, grid_ = 1, adaptive_ = 1;
   size_t smem_ = 0;
-  DeviceBuffer<Record<DOT>> records_;
   DeviceBuffer<double> out_;
-  DeviceBuffer<unsigned> done_;       // blocks finished; the last one resets it
+  DeviceBuffer<unsigned> done_;                     // blocks finished; the last one resets it
+  DeviceBuffer<DeviceTotals<Record<DOT>>> totals_;  // the blocks' records summed; the last block resets them
   DeviceBuffer<Record<DOT>> merged_;  // run_unrounded's result
   EventTimer timer_;
 };

@@ -1,8 +1,8 @@
 #pragma once
 // Block level: the exact accumulator a block shares in shared memory (core's 32-bit-digit
 // layout, whose 31 headroom bits let shared-memory atomics add 2^31 pieces with no carry to
-// propagate and none to lose), the block's merge of its warps' lane digits into it, and the
-// block record written to device memory (Collange, Defour, Graillat, Iakymchuk, Parallel
+// propagate and none to lose) and the block's merge of its warps' lane digits into it: the
+// block's record (Collange, Defour, Graillat, Iakymchuk, Parallel
 // Computing 2015, Sec. 3.2, level 3).
 #include <cuda_runtime.h>
 
@@ -49,13 +49,6 @@ __device__ __forceinline__ void block_merge_lanes(WarpArea<RING>* areas, Record*
     atomic_add_digit(&block_acc->digit[idx + 2], p2);
   }
   __syncthreads();
-}
-
-// Writes the block's accumulator and flags as its record in device memory.
-template <class Record>
-__device__ __forceinline__ void block_store_record(const Record* block_acc, const unsigned* flags, Record& rec) {
-  for (int i = threadIdx.x; i < Record::kDigits; i += blockDim.x) rec.digit[i] = block_acc->digit[i];
-  if (threadIdx.x == 0) set_flags(rec, *flags, 0);
 }
 
 }  // namespace accsum::cuda

@@ -1,7 +1,7 @@
 #pragma once
-// Device level: the last block to finish sums the G block records digit by digit, and one warp
-// propagates the carries and rounds to what core's BasicSuperacc::round() gives; the host
-// receives one double (Collange, Defour, Graillat, Iakymchuk, Parallel Computing 2015, Sec. 3.3,
+// Device level: the blocks add their records into device-wide digit totals, and in the last
+// block to finish one warp propagates the carries and rounds to what core's
+// BasicSuperacc::round() gives; the host receives one double (Collange, Defour, Graillat, Iakymchuk, Parallel Computing 2015, Sec. 3.3,
 // levels 4-5). The usual fence-and-count pattern picks the last block, as CUB's single-pass
 // reductions do without a second launch.
 #include <cuda_runtime.h>
@@ -113,63 +113,67 @@ __device__ __forceinline__ double warp_round(const int64_t* digit, unsigned flag
   return round_window<R::kLsbExp>(flags, n, negative, k, dk, dk1, dk2, sticky);
 }
 
-// The G records summed digit by digit and rounded (warp_round). Record digits may be anything below 2^63 in
-// magnitude: each is summed as its low 32 bits and its high part (DigitSum), so that G < 2^31
-// records cannot overflow. Thread t sums digit t % D of every (threads / D)-th record:
-// consecutive threads read consecutive digits, many loads in flight. `scratch` is shared memory
-// the block no longer needs (finish_scratch_bytes). When `merged` is set, the merged record
-// (digits unnormalized, counters from the flags) is also stored there: the exact, unrounded
-// result that the mpi backend's ranks combine.
+// Level 4, device-wide: every block adds its record (the block accumulator's digits and flags) into
+// one DeviceTotals in device memory with atomics that return nothing, instead of storing a record
+// for the last block to sum: the sums are spread over the blocks as they finish, and the last block
+// reads 2D + 1 words instead of G records (its finishing time no longer grows with G). Each
+// digit is added as its low 32 bits and its high part (DigitSum: no carries, exact for G < 2^31
+// records of any int64 digits), and integer additions commute, so the totals are the same bits in
+// any order of the blocks. The last block resets them to zero for the next launch (zero from
+// cudaMemset before the first).
 template <class R>
-__device__ __noinline__ void finish_records(const R* records, int blocks, int64_t n, double* out,
-                                            unsigned char* scratch, R* merged = nullptr) {
+struct DeviceTotals {
+  DigitSum digit[R::kDigits];
+  unsigned flags;
+};
+
+template <class R>
+__device__ __forceinline__ void block_add_totals(const R* block_acc, const unsigned* flags, DeviceTotals<R>& totals) {
+  for (int d = threadIdx.x; d < R::kDigits; d += blockDim.x) {
+    const int64_t v = block_acc->digit[d];
+    atomicAdd(reinterpret_cast<unsigned long long*>(&totals.digit[d].low),
+              static_cast<unsigned long long>(v & static_cast<int64_t>(kDigitMask)));
+    atomicAdd(reinterpret_cast<unsigned long long*>(&totals.digit[d].high),
+              static_cast<unsigned long long>(v >> kSuperaccDigitBits));
+  }
+  if (threadIdx.x == 0) atomicOr(&totals.flags, *flags);
+}
+
+// Levels 4-5 in the last block: the totals re-cut into digits (merged_digit), rounded by one warp
+// (warp_round), and reset. `scratch` is shared memory the block no longer needs
+// (finish_scratch_bytes). When `merged` is set, the merged record (digits unnormalized, counters
+// from the flags) is also stored there: the exact, unrounded result that the mpi backend's ranks
+// combine.
+template <class R>
+__device__ __noinline__ void finish_totals(DeviceTotals<R>& totals, int64_t n, double* out, unsigned char* scratch,
+                                           R* merged = nullptr) {
   constexpr int D = R::kDigits;
-  const int groups = blockDim.x >= D ? static_cast<int>(blockDim.x) / D : 1;
   R& acc = *reinterpret_cast<R*>(scratch);
-  DigitSum* part = reinterpret_cast<DigitSum*>(scratch + sizeof(R));  // [groups][D]
-  unsigned* flags = reinterpret_cast<unsigned*>(part + groups * D);
-  if (threadIdx.x == 0) *flags = 0;
-  for (int i = threadIdx.x; i < groups * D; i += blockDim.x) {
-    const int g = i / D, j = i % D;
-    DigitSum s{};
-#pragma unroll 8
-    for (int b = g; b < blocks; b += groups) s.add(__ldcg(reinterpret_cast<const long long*>(&records[b].digit[j])));
-    part[i] = s;
-  }
-  unsigned f = 0;
-  for (int b = threadIdx.x; b < blocks; b += blockDim.x) {
-    R r;  // the counters only
-    r.nan_count = __ldcg(reinterpret_cast<const long long*>(&records[b].nan_count));
-    r.pos_inf_count = __ldcg(reinterpret_cast<const long long*>(&records[b].pos_inf_count));
-    r.neg_inf_count = __ldcg(reinterpret_cast<const long long*>(&records[b].neg_inf_count));
-    r.not_neg_zero_count = __ldcg(reinterpret_cast<const long long*>(&records[b].not_neg_zero_count));
-    f |= record_flags(r);
-  }
-  __syncthreads();
-  atomicOr(flags, f);
+  unsigned* flags = reinterpret_cast<unsigned*>(scratch + sizeof(R));
+  auto load = [](const int64_t& v) { return static_cast<int64_t>(__ldcg(reinterpret_cast<const long long*>(&v))); };
   for (int d = threadIdx.x; d < D; d += blockDim.x) {
-    DigitSum here{}, below{};
-    for (int q = 0; q < groups; ++q) {
-      here.low += part[q * D + d].low;
-      here.high += part[q * D + d].high;
-      if (d > 0) below.high += part[q * D + d - 1].high;
-    }
+    const DigitSum here{load(totals.digit[d].low), load(totals.digit[d].high)};
+    const DigitSum below{0, d > 0 ? load(totals.digit[d - 1].high) : 0};
     acc.digit[d] = merged_digit<D>(d, here, &below);
     if (merged) merged->digit[d] = acc.digit[d];
   }
+  if (threadIdx.x == 0) *flags = __ldcg(&totals.flags);
   __syncthreads();
-  if (merged && threadIdx.x == 0) set_flags(*merged, *flags, n);
+  for (int d = threadIdx.x; d < D; d += blockDim.x) totals.digit[d] = DigitSum{};
+  if (threadIdx.x == 0) {
+    totals.flags = 0;
+    if (merged) set_flags(*merged, *flags, n);
+  }
   if (threadIdx.x < kWarpThreads) {
     const double r = warp_round<R>(acc.digit, *flags, n, static_cast<int>(threadIdx.x));
     if (threadIdx.x == 0) *out = r;
   }
 }
 
-// Bytes of shared memory finish_records needs for a block of `block` threads.
+// Bytes of shared memory finish_totals needs.
 template <class R>
-constexpr size_t finish_scratch_bytes(int block) {
-  const int groups = block >= R::kDigits ? block / R::kDigits : 1;
-  return sizeof(R) + sizeof(DigitSum) * groups * R::kDigits + 16;
+constexpr size_t finish_scratch_bytes() {
+  return sizeof(R) + 16;
 }
 
 }  // namespace accsum::cuda
