@@ -198,7 +198,7 @@ class SuperaccCuda : public CudaKernel {
   DeviceBuffer<double> out_;
   DeviceBuffer<unsigned> done_;                     // blocks finished; the last one resets it
   DeviceBuffer<DeviceTotals<Record<DOT>>> totals_;  // the blocks' records summed; the last block resets them
-  DeviceBuffer<Record<DOT>> merged_;  // run_unrounded's result
+  DeviceBuffer<Record<DOT>> merged_;                // run_unrounded's result
   EventTimer timer_;
 };
 

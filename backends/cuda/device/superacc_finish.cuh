@@ -1,9 +1,9 @@
 #pragma once
 // Device level: the blocks add their records into device-wide digit totals, and in the last
 // block to finish one warp propagates the carries and rounds to what core's
-// BasicSuperacc::round() gives; the host receives one double (Collange, Defour, Graillat, Iakymchuk, Parallel Computing 2015, Sec. 3.3,
-// levels 4-5). The usual fence-and-count pattern picks the last block, as CUB's single-pass
-// reductions do without a second launch.
+// BasicSuperacc::round() gives; the host receives one double (Collange, Defour, Graillat, Iakymchuk, Parallel Computing
+// 2015, Sec. 3.3, levels 4-5). The usual fence-and-count pattern picks the last block, as CUB's single-pass reductions
+// do without a second launch.
 #include <cuda_runtime.h>
 
 #include "backends/cuda/warp/warp.cuh"
