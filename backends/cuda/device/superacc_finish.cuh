@@ -114,33 +114,39 @@ __device__ __forceinline__ double warp_round(const int64_t* digit, unsigned flag
 }
 
 // Level 4, device-wide: every block adds its record (the block accumulator's digits and flags) into
-// one DeviceTotals in device memory with atomics that return nothing, instead of storing a record
-// for the last block to sum: the sums are spread over the blocks as they finish, and the last block
-// reads 2D + 1 words instead of G records (its finishing time no longer grows with G). Each
+// device-memory totals with atomics that return nothing, instead of storing a record for the last
+// block to sum: the sums are spread over the blocks as they finish, and the last block reads a
+// fixed number of words whatever G is. Block b adds into slot b % kTotalSlots: atomics on one
+// address are serialized, and G blocks on one set of D digits would queue for microseconds. Each
 // digit is added as its low 32 bits and its high part (DigitSum: no carries, exact for G < 2^31
 // records of any int64 digits), and integer additions commute, so the totals are the same bits in
 // any order of the blocks. The last block resets them to zero for the next launch (zero from
 // cudaMemset before the first).
+constexpr int kTotalSlots = 16;
+
 template <class R>
 struct DeviceTotals {
-  DigitSum digit[R::kDigits];
-  unsigned flags;
+  struct Slot {
+    DigitSum digit[R::kDigits];
+    unsigned flags;
+  } slot[kTotalSlots];
 };
 
 template <class R>
 __device__ __forceinline__ void block_add_totals(const R* block_acc, const unsigned* flags, DeviceTotals<R>& totals) {
+  auto& slot = totals.slot[blockIdx.x % kTotalSlots];
   for (int d = threadIdx.x; d < R::kDigits; d += blockDim.x) {
     const int64_t v = block_acc->digit[d];
-    atomicAdd(reinterpret_cast<unsigned long long*>(&totals.digit[d].low),
+    atomicAdd(reinterpret_cast<unsigned long long*>(&slot.digit[d].low),
               static_cast<unsigned long long>(v & static_cast<int64_t>(kDigitMask)));
-    atomicAdd(reinterpret_cast<unsigned long long*>(&totals.digit[d].high),
+    atomicAdd(reinterpret_cast<unsigned long long*>(&slot.digit[d].high),
               static_cast<unsigned long long>(v >> kSuperaccDigitBits));
   }
-  if (threadIdx.x == 0) atomicOr(&totals.flags, *flags);
+  if (threadIdx.x == 0) atomicOr(&slot.flags, *flags);
 }
 
-// Levels 4-5 in the last block: the totals re-cut into digits (merged_digit), rounded by one warp
-// (warp_round), and reset. `scratch` is shared memory the block no longer needs
+// Levels 4-5 in the last block: the slots summed and re-cut into digits (merged_digit), rounded by
+// one warp (warp_round), and reset. `scratch` is shared memory the block no longer needs
 // (finish_scratch_bytes). When `merged` is set, the merged record (digits unnormalized, counters
 // from the flags) is also stored there: the exact, unrounded result that the mpi backend's ranks
 // combine.
@@ -149,21 +155,30 @@ __device__ __noinline__ void finish_totals(DeviceTotals<R>& totals, int64_t n, d
                                            R* merged = nullptr) {
   constexpr int D = R::kDigits;
   R& acc = *reinterpret_cast<R*>(scratch);
-  unsigned* flags = reinterpret_cast<unsigned*>(scratch + sizeof(R));
+  DigitSum* sums = reinterpret_cast<DigitSum*>(scratch + sizeof(R));  // [D]
+  unsigned* flags = reinterpret_cast<unsigned*>(sums + D);
   auto load = [](const int64_t& v) { return static_cast<int64_t>(__ldcg(reinterpret_cast<const long long*>(&v))); };
+  if (threadIdx.x == 0) *flags = 0;
+  __syncthreads();
   for (int d = threadIdx.x; d < D; d += blockDim.x) {
-    const DigitSum here{load(totals.digit[d].low), load(totals.digit[d].high)};
-    const DigitSum below{0, d > 0 ? load(totals.digit[d - 1].high) : 0};
-    acc.digit[d] = merged_digit<D>(d, here, &below);
+    DigitSum s{};
+#pragma unroll
+    for (int k = 0; k < kTotalSlots; ++k) {
+      s.low += load(totals.slot[k].digit[d].low);
+      s.high += load(totals.slot[k].digit[d].high);
+    }
+    sums[d] = s;
+  }
+  if (threadIdx.x < kTotalSlots) atomicOr(flags, __ldcg(&totals.slot[threadIdx.x].flags));
+  __syncthreads();
+  for (int d = threadIdx.x; d < D; d += blockDim.x) {
+    acc.digit[d] = merged_digit<D>(d, sums[d], d > 0 ? &sums[d - 1] : nullptr);
     if (merged) merged->digit[d] = acc.digit[d];
   }
-  if (threadIdx.x == 0) *flags = __ldcg(&totals.flags);
+  for (int i = threadIdx.x; i < kTotalSlots * D; i += blockDim.x) totals.slot[i / D].digit[i % D] = DigitSum{};
+  if (threadIdx.x < kTotalSlots) totals.slot[threadIdx.x].flags = 0;
+  if (merged && threadIdx.x == 0) set_flags(*merged, *flags, n);
   __syncthreads();
-  for (int d = threadIdx.x; d < D; d += blockDim.x) totals.digit[d] = DigitSum{};
-  if (threadIdx.x == 0) {
-    totals.flags = 0;
-    if (merged) set_flags(*merged, *flags, n);
-  }
   if (threadIdx.x < kWarpThreads) {
     const double r = warp_round<R>(acc.digit, *flags, n, static_cast<int>(threadIdx.x));
     if (threadIdx.x == 0) *out = r;
@@ -173,7 +188,7 @@ __device__ __noinline__ void finish_totals(DeviceTotals<R>& totals, int64_t n, d
 // Bytes of shared memory finish_totals needs.
 template <class R>
 constexpr size_t finish_scratch_bytes() {
-  return sizeof(R) + 16;
+  return sizeof(R) + sizeof(DigitSum) * R::kDigits + 16;
 }
 
 }  // namespace accsum::cuda
