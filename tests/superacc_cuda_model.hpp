@@ -104,7 +104,6 @@ class KernelModel {
       Record& rec = records[b];
       rec.clear();
       unsigned block_flags = 0;
-      std::vector<int64_t> block_digits(kLaneDigits, 0);
       for (int w = 0; w < warps_; ++w) {
         Warp warp(fpe_);
         // Terms of this warp: element i goes to global lane i mod (all lanes), like a grid stride.
@@ -145,10 +144,11 @@ class KernelModel {
           }
           rows[d] = lane_sum_from_total(total, high);
         }
+        // Each warp re-cuts its sums into the block record's digits (block_merge_lanes).
         for (int d = 0; d < kLaneDigits; ++d)
-          block_digits[d] += merged_digit<kLaneDigits, kLaneDigitBits>(d, rows[d], d > 0 ? &rows[d - 1] : nullptr);
+          add_int64_at(rec, merged_digit<kLaneDigits, kLaneDigitBits>(d, rows[d], d > 0 ? &rows[d - 1] : nullptr),
+                       lane_digit_pos<Record::kLsbExp>(d));
       }
-      for (int d = 0; d < kLaneDigits; ++d) add_int64_at(rec, block_digits[d], lane_digit_pos<Record::kLsbExp>(d));
       set_flags(rec, block_flags, 0);
     }
     // Level 4-5: the finishing kernel's merge and core's rounding.

@@ -28,22 +28,21 @@ __device__ __forceinline__ unsigned block_add_product(double a, double b, Supera
   return dot_slow_terms(a, b, [&acc](int idx, int64_t v) { atomic_add_digit(&acc.digit[idx], v); });
 }
 
-// Level 3: every warp sums its lanes' digits without carries (warp_reduce_lane_digits), then
-// thread i < 43 sums digit i over the block's warps (below 2^60 for 16 warps) and re-cuts the
-// sum into core's 32-bit digits of block_acc (each core digit gets at most 3 pieces per lane
-// digit). Ends with __syncthreads().
+// Level 3: every warp sums its lanes' digits without carries (warp_reduce_lane_digits) and re-cuts
+// its sums into core's 32-bit digits of block_acc with shared-memory atomics (3 pieces below 2^33 per
+// lane digit; a core digit gets at most 3 per warp, 48 in a 512-thread block: far inside the 31
+// headroom bits). The warps do not wait for each other before that (a block-wide sum over the warps
+// first cost a barrier and a 16-step loop in 43 threads). Ends with __syncthreads().
 template <class Record, int RING>
 __device__ __forceinline__ void block_merge_lanes(WarpArea<RING>* areas, Record* block_acc) {
-  const int warps = warp_of(blockDim.x), warp = warp_of(threadIdx.x), lane = lane_of(threadIdx.x);
+  const int warp = warp_of(threadIdx.x), lane = lane_of(threadIdx.x);
   warp_reduce_lane_digits(areas[warp].digit, lane);
-  __syncthreads();
-  if (threadIdx.x < kLaneDigits) {
-    int64_t s = 0;
-    for (int w = 0; w < warps; ++w) s += areas[w].digit[threadIdx.x][0];
+  __syncwarp();
+  for (int d = lane; d < kLaneDigits; d += kWarpThreads) {
     int64_t p0, p1, p2;
-    const int pos = lane_digit_pos<Record::kLsbExp>(threadIdx.x);
+    const int pos = lane_digit_pos<Record::kLsbExp>(d);
     const int idx = pos >> kSuperaccDigitLog2;
-    int64_pieces(s, pos & (kSuperaccDigitBits - 1), p0, p1, p2);
+    int64_pieces(areas[warp].digit[d][0], pos & (kSuperaccDigitBits - 1), p0, p1, p2);
     atomic_add_digit(&block_acc->digit[idx], p0);
     atomic_add_digit(&block_acc->digit[idx + 1], p1);
     atomic_add_digit(&block_acc->digit[idx + 2], p2);
