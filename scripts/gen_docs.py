@@ -56,12 +56,14 @@ def subreports(doc):
 
 
 def rows(name):
-    """(dataset, result) for every result row of results/NAME."""
+    """(dataset, result) for every result row of results/NAME; a merged report's run names its bench in
+    the dataset's copy ("bench")."""
     for doc in subreports(report(name)):
         if "runs" in doc:
             for run in doc["runs"]:
+                ds = dict(run.get("dataset", {}), bench=run["bench"]) if "bench" in run else run.get("dataset", {})
                 for r in run.get("results", []):
-                    yield run.get("dataset", {}), r
+                    yield ds, r
         else:
             for r in doc.get("results", []):
                 yield doc.get("dataset", {}), r
@@ -273,30 +275,38 @@ def where(name, block, lines):
 
 # ---------------------------------------------------------------- the generated blocks
 
+HEADLINE_SUM = "sum_speed_h100.json"  # the GPU columns of the sum and dot rows
+HEADLINE_GEMM = "gemm_speed_uniform_h100.json"
+
+
 def headline():
     body = []
     # sum and dot: the superaccumulator on the GPU (beside CUB / cuBLAS) and on one core.
-    for fam, algo, gfile, gbase, cfile, cbase, cnote in (
-            ("sum", "superacc", "opencl_sum_h200.json", "cub-sum", "cpu_superacc_n2e26_s6.json", "naive",
+    for fam, algo, bench, gbase, cfile, cbase, cnote in (
+            ("sum", "superacc", "superacc_2e28", "cub-sum", "cpu_superacc_n2e26_s6.json", "naive",
              "n = 2^26, ranges 1–1e300"),
-            ("dot", "superacc-dot", "opencl_dot_h200.json", "cublas-dot", "cpu_speed_n2e24.json", "dot",
+            ("dot", "superacc-dot", "superacc_dot_2e28", "cublas-dot", "cpu_speed_n2e24.json", "dot",
              "n = 2^24, U[0,1)")):
-        g = find(gfile, lambda ds, r: r["backend"] == "cuda" and r["algo"] == algo and r["params"].get("fpe", 0) == 0)
-        gb = find(gfile, lambda ds, r: r["backend"] == "cuda" and r["algo"] == gbase)
+        in_bench = lambda ds, r, bench=bench: ds.get("bench") == bench and r["backend"] == "cuda"
+        g = find(HEADLINE_SUM, lambda ds, r: in_bench(ds, r) and r["algo"] == algo)
+        gb = find(HEADLINE_SUM, lambda ds, r: in_bench(ds, r) and r["algo"] == gbase)
         c = find(cfile, lambda ds, r: r["backend"] == "cpu" and r["algo"] == algo)
         cb = find(cfile, lambda ds, r: r["backend"] == "cpu" and r["algo"] == cbase)
         body.append([fam, f"`{algo}`",
-                     f"{span([r['ratio_to_baseline'] for _, r in g])} {'CUB' if fam == 'sum' else 'cuBLAS ddot'} (n = 2^28, ranges 1–1e300)",
+                     f"{span([r['ratio_to_baseline'] for _, r in where(HEADLINE_SUM, 'headline', g)])} "
+                     f"{'CUB' if fam == 'sum' else 'cuBLAS ddot'} (H100, n = 2^28, ranges 1–1e300)",
                      f"correctly rounded; baseline up to {ulps(max(r['ulps'] for _, r in gb))} ulps",
                      f"{span([r['ratio_to_baseline'] for _, r in c])} the plain loop ({cnote})",
                      f"correctly rounded; plain loop up to {ulps(max(r['ulps'] for _, r in cb))} ulps"])
     # gemm: Ozaki scheme on int8 tensor cores; selective compensation on the CPU.
-    ds, oz = one("ozaki_packed_uniform_n8192_h200.json", lambda ds, r: r["algo"] == "sgemm-ozaki")
-    _, cb = one("ozaki_packed_uniform_n8192_h200.json", lambda ds, r: r["algo"] == "cublas-sgemm")
+    at_8192 = lambda ds, r: ds.get("rows") == 8192 or ds.get("n") == 8192
+    ds, oz = one(HEADLINE_GEMM, lambda ds, r: at_8192(ds, r) and r["algo"] == "sgemm-ozaki"
+                 and r["params"].get("accuracy") == "cr")
+    _, cb = one(HEADLINE_GEMM, lambda ds, r: at_8192(ds, r) and r["algo"] == "cublas-sgemm")
     _, kc = one("gemm_cpu_mt_n512.json", lambda ds, r: r["algo"] == "sgemm-kahan" and r["params"].get("tile") == 16)
     _, ob = one("gemm_cpu_mt_n512.json", lambda ds, r: r["algo"] == "openblas-sgemm")
     body.append(["gemm", "`sgemm-ozaki` (GPU), `sgemm-kahan` tile 16 (CPU)",
-                 f"{ratio(oz['ratio_to_baseline'])} cuBLAS SGEMM (N = 8192, U[0,1))",
+                 f"{ratio(oz['ratio_to_baseline'])} cuBLAS SGEMM (H100, N = 8192, U[0,1))",
                  f"{pct(oz['share_correctly_rounded'])} of entries correctly rounded; cuBLAS {pct(cb['share_correctly_rounded'])}",
                  f"{ratio(kc['ratio_to_baseline'])} OpenBLAS (cpu-mt, N = 512)",
                  f"{pct(kc['share_correctly_rounded'])} correctly rounded; OpenBLAS {pct(ob['share_correctly_rounded'])}"])
@@ -309,7 +319,7 @@ def headline():
     _, cab = one("moddot_cpu_rn.json", lambda ds, r: ds["n"] == 2**22 and ds["data_params"]["p"] == p
                  and r["backend"] == "cpu" and r["algo"] == "moddot-abgd")
     body.append(["moddot", f"`{best['algo']}` {best['params']['rounding']} (GPU), `moddot-abgd` rn (CPU)",
-                 f"{ratio(ddot / median(best))} cuBLAS ddot of the same n (n = 2^28, p = 2^50 − 27)",
+                 f"{ratio(ddot / median(best))} cuBLAS ddot of the same n (H200, n = 2^28, p = 2^50 − 27)",
                  "exact residue (cuBLAS ddot is a bandwidth yardstick, not a residue)",
                  f"{cab['ratio_to_baseline']:.1f}× the GMP loop (n = 2^22)", "exact residue, as GMP"])
     # fpe: the data-parallel expansion addition beside QD's qd_real (R = 4).
@@ -319,14 +329,13 @@ def headline():
     c = {a: one("fpe_cpu_r2_r4.json", lambda ds, r, a=a: r["algo"] == a and ds["data_params"]["R"] == 4)[1]
          for a in ("fpe-add-safe", "fpe-qd-add")}
     body.append(["fpe", "`fpe-add-safe`, R = 4",
-                 f"{ratio(median(g['fpe-qd-add']) / median(g['fpe-add-safe']))} QD `qd_real` addition (2^20 pairs)",
+                 f"{ratio(median(g['fpe-qd-add']) / median(g['fpe-add-safe']))} QD `qd_real` addition (H200, 2^20 pairs)",
                  f"worst relative error {log2err(g['fpe-add-safe']['max_rel_err_log2'])} (within its proven bound); QD {log2err(g['fpe-qd-add']['max_rel_err_log2'])}",
                  f"{ratio(median(c['fpe-qd-add']) / median(c['fpe-add-safe']))} QD `qd_real` addition (one core, 2^15 pairs)",
                  f"worst relative error {log2err(c['fpe-add-safe']['max_rel_err_log2'])}; QD {log2err(c['fpe-qd-add']['max_rel_err_log2'])}"])
     head = ["family", "best algorithm", "GPU: speed vs vendor", "GPU: accuracy", "CPU: speed vs baseline", "CPU: accuracy"]
     return table(head, body) + [""] + provenance(
-        "opencl_sum_h200.json", "opencl_dot_h200.json", "cpu_superacc_n2e26_s6.json", "cpu_speed_n2e24.json",
-        "ozaki_packed_uniform_n8192_h200.json", "gemm_cpu_mt_n512.json", "moddot_cuda_bench_h200.json",
+        HEADLINE_SUM, "cpu_superacc_n2e26_s6.json", "cpu_speed_n2e24.json", HEADLINE_GEMM, "gemm_cpu_mt_n512.json", "moddot_cuda_bench_h200.json",
         "moddot_cpu_rn.json", "fpe_tables_cuda.json", "fpe_cpu_r2_r4.json")
 
 
