@@ -359,7 +359,7 @@ TEST(FpeSumMt, SameBitsAsSerialForAnyThreadCount) {
   });
 }
 
-// The vector lanes (4 lanes to an AVX2 register, blocks of 16 lanes, 32 for R = 2, the scalar rest)
+// The vector lanes (4 lanes to an AVX2 register, blocks of 16 lanes, 32 for the R = 2 sum, the scalar rest)
 // on edge data placed at every slot of a block: signed zeros, subnormals, the largest doubles
 // cancelling (partial sums overflow), infinities and NaN; n around the first sizes with 16 and 32
 // lanes (n = 256, 512) and odd sizes with a partial last round.
