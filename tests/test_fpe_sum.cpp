@@ -359,10 +359,10 @@ TEST(FpeSumMt, SameBitsAsSerialForAnyThreadCount) {
   });
 }
 
-// The vector lanes (4 lanes to an AVX2 register, blocks of 16 lanes, 32 for the R = 2 sum, the scalar rest)
+// The vector lanes (4 lanes to an AVX2 register, blocks of 16 lanes, the scalar rest)
 // on edge data placed at every slot of a block: signed zeros, subnormals, the largest doubles
 // cancelling (partial sums overflow), infinities and NaN; n around the first sizes with 16 and 32
-// lanes (n = 256, 512) and odd sizes with a partial last round.
+// lanes (n = 256, 512: tiles of one and two blocks) and odd sizes with a partial last round.
 TEST(FpeSumMt, VectorLanesOnEdgeData) {
   const std::vector<double> edge = {
       -0.0, 0.0, 0x1p-1074, -0x1p-1060, 0x1.fffffffffffffp1023, -0x1.fffffffffffffp1023, 1e308, -1e308, 0x1p-1022, 1.0};

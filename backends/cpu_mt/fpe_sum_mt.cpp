@@ -70,13 +70,8 @@ struct AvxSplitOps : AvxOps {
 };
 
 constexpr int kVecLanes = 4;
-// Vectors of lanes in flight (independent step chains): the R = 2 sum keeps 8 vectors' states
-// (16 registers) and few temporaries; the dot's longer step spills less with 4 (measured: 2.7
-// against 3.4 cycles an element on an in-cache 2^20); larger R runs out of registers sooner.
-template <int R, bool Dot>
-constexpr int kVecs = R == 2 && !Dot ? 8 : 4;
-template <int R, bool Dot>
-constexpr int kBlockLanes = kVecs<R, Dot>* kVecLanes;  // Q
+constexpr int kVecs = 4;                        // vectors of lanes in flight: independent step chains
+constexpr int kBlockLanes = kVecs * kVecLanes;  // Q
 // Lanes of a tile: their states (128 KiB) stay in L2 between rounds; a tile's round is a run of
 // 16 KiB * 8 / R.
 template <int R>
@@ -138,43 +133,42 @@ constexpr int64_t kLineDoubles = 8;  // a 64-byte cache line
 // side by side). The next round's run is prefetched one block at a time.
 template <int R, bool Dot>
 void lane_tile(const double* x, const double* y, int64_t n, int64_t G, int64_t g, int64_t blocks, double* st) {
-  constexpr int V = kVecs<R, Dot>;
-  std::unique_ptr<__m256d[]> state(new __m256d[blocks * V * R]);
-  for (int64_t k = 0; k < blocks * V * R; ++k) state[k] = _mm256_setzero_pd();
-  const int64_t width = kFusedVec * kBlockLanes<R, Dot> * blocks;  // doubles of the tile per round
+  std::unique_ptr<__m256d[]> state(new __m256d[blocks * kVecs * R]);
+  for (int64_t k = 0; k < blocks * kVecs * R; ++k) state[k] = _mm256_setzero_pd();
+  const int64_t width = kFusedVec * kBlockLanes * blocks;  // doubles of the tile per round
   const int64_t stride = kFusedVec * G;
   int64_t base = kFusedVec * g;
   for (; base + width <= n; base += stride) {
     const bool prefetch = base + stride + width <= n;
     for (int64_t b = 0; b < blocks; ++b) {
-      const int64_t off = base + b * kFusedVec * kBlockLanes<R, Dot>;
+      const int64_t off = base + b * kFusedVec * kBlockLanes;
       if (prefetch)
-        for (int64_t c = 0; c < kFusedVec * kBlockLanes<R, Dot>; c += kLineDoubles) {
+        for (int64_t c = 0; c < kFusedVec * kBlockLanes; c += kLineDoubles) {
           _mm_prefetch(reinterpret_cast<const char*>(x + off + stride + c), _MM_HINT_T0);
           if (Dot) _mm_prefetch(reinterpret_cast<const char*>(y + off + stride + c), _MM_HINT_T0);
         }
-      __m256d a[V][R], xk[2][V], yk[2][V];
-      __m256d* sb = &state[b * V * R];
-      for (int u = 0; u < V; ++u) {
+      __m256d a[kVecs][R], xk[2][kVecs], yk[2][kVecs];
+      __m256d* sb = &state[b * kVecs * R];
+      for (int u = 0; u < kVecs; ++u) {
         for (int l = 0; l < R; ++l) a[u][l] = sb[u * R + l];
         const int64_t o = off + u * kFusedVec * kVecLanes;
         round_elems(x + o, xk[0][u], xk[1][u]);
         if (Dot) round_elems(y + o, yk[0][u], yk[1][u]);
       }
       for (int k = 0; k < kFusedVec; ++k)
-        for (int u = 0; u < V; ++u) vec_elem<R, Dot>(a[u], xk[k][u], yk[k][u]);
-      for (int u = 0; u < V; ++u)
+        for (int u = 0; u < kVecs; ++u) vec_elem<R, Dot>(a[u], xk[k][u], yk[k][u]);
+      for (int u = 0; u < kVecs; ++u)
         for (int l = 0; l < R; ++l) sb[u * R + l] = a[u][l];
     }
   }
-  for (int64_t v = 0; v < blocks * V; ++v)
+  for (int64_t v = 0; v < blocks * kVecs; ++v)
     for (int l = 0; l < R; ++l) {
       alignas(32) double t[kVecLanes];
       _mm256_store_pd(t, state[v * R + l]);
       for (int s = 0; s < kVecLanes; ++s) st[(g + v * kVecLanes + kSlotLane[s]) * R + l] = t[s];
     }
   const int64_t j = base / kFusedVec;  // the first group not taken
-  for (int64_t q = 0; q < blocks * kBlockLanes<R, Dot>; ++q) scalar_rest<R, Dot>(st + (g + q) * R, x, y, n, G, j + q);
+  for (int64_t q = 0; q < blocks * kBlockLanes; ++q) scalar_rest<R, Dot>(st + (g + q) * R, x, y, n, G, j + q);
 }
 
 // Levels w_lo <= w < w_hi of the pairwise tree over st[0 .. count lanes): pair (p, p + w) for
@@ -206,11 +200,11 @@ double fpe_acc_mt(const double* x, const double* y, int64_t n, int threads) {
   const int64_t G = fused_lanes(n);
   std::vector<double> st(G * R, 0.0);
   const int T = static_cast<int>(std::min<int64_t>(std::max(1, threads), G));
-  if (G >= kBlockLanes<R, Dot>) {
-    const int64_t blocks = G / kBlockLanes<R, Dot>, tile_blocks = kTileLanes<R> / kBlockLanes<R, Dot>;
+  if (G >= kBlockLanes) {
+    const int64_t blocks = G / kBlockLanes, tile_blocks = kTileLanes<R> / kBlockLanes;
     parallel_chunks(blocks, static_cast<int>(std::min<int64_t>(T, blocks)), [&](int, int64_t b0, int64_t b1) {
       for (int64_t b = b0; b < b1; b += tile_blocks)
-        lane_tile<R, Dot>(x, y, n, G, b * kBlockLanes<R, Dot>, std::min(tile_blocks, b1 - b), st.data());
+        lane_tile<R, Dot>(x, y, n, G, b * kBlockLanes, std::min(tile_blocks, b1 - b), st.data());
     });
   } else {
     for (int64_t g = 0; g < G; ++g) scalar_rest<R, Dot>(&st[g * R], x, y, n, G, g);
