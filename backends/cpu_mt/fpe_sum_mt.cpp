@@ -6,10 +6,10 @@
 // step with Fast2Sum where it is exact, core/numerics/fpe_step_r2.hpp) runs on AVX2 vectors whose 4
 // slots are 4 lanes. Lane g takes the 16-byte groups g, g + G, ..., so Q adjacent lanes read 2Q
 // contiguous doubles per round: a thread walks a tile of lanes through the data, round by round,
-// each round of the tile one contiguous run, the next round's run prefetched (G lanes apart, runs
-// are a few pages long: the hardware prefetchers, which stop at page boundaries, would restart on
-// every page). The tree's merges go 4 pairs to a vector. Elements past the last full round, and
-// inputs with fewer than Q lanes, take the same step on scalars.
+// each round of the tile one contiguous run, the next round's run (G lanes on) prefetched: the
+// hardware prefetchers stop at page boundaries and would restart on every 4 KiB page of a run. The tree's merges go 4
+// pairs to a vector. Elements past the last full round, and inputs with fewer than Q lanes, take the same step on
+// scalars.
 #include <immintrin.h>
 
 #include <algorithm>
@@ -73,7 +73,7 @@ constexpr int kVecLanes = 4;
 constexpr int kVecs = 4;                        // vectors of lanes in flight: independent step chains
 constexpr int kBlockLanes = kVecs * kVecLanes;  // Q
 // Lanes of a tile: their states (128 KiB) stay in L2 between rounds; a tile's round is a run of
-// 16 KiB * 8 / R.
+// 256 KiB / R.
 template <int R>
 constexpr int64_t kTileLanes = (int64_t(128) << 10) / (R * 8);
 

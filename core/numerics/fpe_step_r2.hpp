@@ -14,7 +14,7 @@
 //  - 2Sum(t, a1) -> Fast2Sum: if a0 + v is in Sterbenz's range, t = a0 + v is a multiple of
 //    min(ulp(a0), ulp(v)) >= ulp(a0)/2, so t = 0 or |t| >= |a1|; otherwise |t| >= |a0|/2 >= |a1|.
 //  - 2Sum(s0, e + f) -> Fast2Sum: if e = 0, |e + f| = |f| <= u|s0|. If e != 0, |t| >= |a0|/2, so
-//    |a1| <= 2u|t|, |s0| >= (1-2u)|t| and |e + f| <= u|t| + u|s0| < 3u|s0|.
+//    |a1| <= 2u|t|, |s0| >= (1-3u)|t| and |e + f| <= u|t| + u|s0| < 3u|s0|.
 // Dot step (h + tl the exact product, |tl| <= u|h|): (t, e) = 2Sum(a0, h); (s0, f) = 2Sum(t, a1);
 //   (s1, g) = 2Sum(s0, tl); (a0, a1) = 2Sum(s1, (e + f) + g).
 //  - 2Sum(t, a1) -> Fast2Sum as for the sum (v = h). 2Sum(s0, tl) stays: after a0 + h cancels,
@@ -22,7 +22,7 @@
 //  - the last 2Sum -> Fast2Sum: with E = (e + f) + g, |E| <= |s1| in every case (s1 = 0 needs none):
 //    g != 0: |s1| >= |s0|/2, |s1| >= |tl|/2, |g| <= u|s1|, |f| <= u|s0| <= 2u|s1|, and |e| <= u|t|
 //      with |t| <= 2|s0| (f != 0) or |t| <= |s0|/(1-2u) (f = 0, e != 0): |E| < 8u|s1|.
-//    g = 0, e != 0: |t| >= |h|/2, |t| >= |a0|/2, so |a1|, |tl| <= 2u|t| and |s1| >= (1-4u)|t|,
+//    g = 0, e != 0: |t| >= |h|/2, |t| >= |a0|/2, so |a1|, |tl| <= 2u|t| and |s1| >= (1-5u)|t|,
 //      |E| <= u|t| + u|s0| < 3u|s1|.
 //    g = 0, e = 0, f != 0: |E| = |f| <= ulp(s0)/2; s1 = s0 + tl is either in Sterbenz's range,
 //      a multiple of min(ulp(s0), ulp(tl)) >= ulp(s0)/2, or |s1| >= |s0|/2: |E| <= |s1|.
