@@ -2,7 +2,8 @@
 // where a device is present: against the exact oracle on every distribution (cancellation, huge
 // ranges, ill-conditioned, subnormals, special values), n = 0, 1, signed zeros; the proven bound
 // always holds; the R = 2 step written without its zero operations equals Algorithm 1 +
-// Renormalize; the parallel backends give the serial bits; and R = 2 against dpsumk K = 2.
+// Renormalize, and so does the R = 2 step with Fast2Sum (each Fast2Sum checked against 2Sum on
+// adversarial lanes); the parallel backends give the serial bits; and R = 2 against dpsumk K = 2.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -17,6 +18,7 @@
 #include "tests/same_bits.hpp"
 #include "core/numerics/dpsum.hpp"
 #include "core/numerics/fpe_step.hpp"
+#include "core/numerics/fpe_step_r2.hpp"
 #include "core/numerics/fpe_sum.hpp"
 #include "core/oracle/oracle.hpp"
 #include "core/frame/registry.hpp"
@@ -81,6 +83,92 @@ TEST(FpeSumSerial, TheR2StepIsAlgorithm1PlusRenormalize) {
     ASSERT_EQ(c[0], d[0]) << trial;
     ASSERT_EQ(c[1], d[1]) << trial;
   }
+}
+
+// The R = 2 step with Fast2Sum (core/numerics/fpe_step_r2.hpp) on scalars, each Fast2Sum also done as
+// 2Sum: they must give the same pair (the proof's claim), and the step the values of the definition's
+// R = 2 step, on lanes driven towards the proof's edge cases: elements cancelling a0 exactly, to
+// within a few ulps, at Sterbenz's bounds a0/2 and 2a0, of the size of a1; products whose high part
+// cancels a0 and whose low part is then as large as what is left; subnormals; exponents over the
+// whole range.
+struct CheckedFastOps {
+  using V = double;
+  static inline int64_t fast_calls = 0, fast_wrong = 0;
+  static void two_sum(V a, V b, V& s, V& e) { accsum::two_sum(a, b, s, e); }
+  static V add(V a, V b) { return a + b; }
+  static void fast_two_sum(V a, V b, V& s, V& e) {
+    double s2, e2;
+    accsum::fast_two_sum(a, b, s, e);
+    accsum::two_sum(a, b, s2, e2);
+    ++fast_calls;
+    if (!(s == s2 && e == e2)) ++fast_wrong;
+  }
+};
+
+TEST(FpeSumSerial, FastTwoSumR2StepIsTheR2Step) {
+  std::mt19937_64 rng(29);
+  std::uniform_real_distribution<double> mant(1.0, 2.0);
+  auto sgn = [&] { return rng() % 2 ? 1.0 : -1.0; };
+  auto draw = [&](int lo, int hi) {
+    return sgn() * std::ldexp(mant(rng), lo + static_cast<int>(rng() % (hi - lo + 1)));
+  };
+  auto ulps = [&](double v, int k) {  // v moved by k ulps
+    for (int i = 0; i < std::abs(k); ++i) v = std::nextafter(v, k > 0 ? kInf : -kInf);
+    return v;
+  };
+  // An element meant to stress the lane (a0, a1).
+  auto element = [&](const double* a) {
+    const double a0 = a[0], a1 = a[1];
+    switch (rng() % 12) {
+      case 0:
+        return -a0;
+      case 1:
+        return ulps(-a0, static_cast<int>(rng() % 9) - 4);
+      case 2:
+        return ulps(-a0 / 2, static_cast<int>(rng() % 5) - 2);
+      case 3:
+        return ulps(-2 * a0, static_cast<int>(rng() % 5) - 2);
+      case 4:
+        return a1 == 0.0 ? draw(-60, 60) : ulps(-a1 * (1 + rng() % 4), static_cast<int>(rng() % 3) - 1);
+      case 5:
+        return -a0 + (a1 == 0.0 ? 0.0 : ulps(a1, static_cast<int>(rng() % 3) - 1));
+      case 6:
+        return draw(-1074, -1020);  // subnormal and near it
+      case 7:
+        return draw(-1000, 1000);
+      case 8:
+        return a0 * std::ldexp(1.0, -52 - static_cast<int>(rng() % 4));  // the size of a1
+      default:
+        return draw(-60, 60);
+    }
+  };
+  CheckedFastOps::fast_calls = CheckedFastOps::fast_wrong = 0;
+  for (bool dot : {false, true}) {
+    double a[2] = {0, 0}, b[2] = {0, 0};
+    for (int trial = 0; trial < 400000; ++trial) {
+      if (trial % 64 == 0) a[0] = a[1] = b[0] = b[1] = 0.0;
+      if (trial % 64 == 1 && !dot) two_sum(draw(-60, 60), draw(-120, -100), a[0], a[1]), b[0] = a[0], b[1] = a[1];
+      const double v = element(a);
+      if (!std::isfinite(v)) continue;
+      if (dot) {
+        // h cancels v (as far as one product can) with a random low part.
+        const double y = draw(-8, 8), x = v / y;
+        double h, t;
+        fpe_acc_product(x, y, h, t);
+        if (!std::isfinite(h) || !std::isfinite(t)) continue;
+        fpe_acc_add2_dot(a, h, t);
+        fpe_step::step2_dot<CheckedFastOps>(b, h, t);
+      } else {
+        fpe_acc_add2_sum(a, v);
+        fpe_step::step2_sum<CheckedFastOps>(b, v);
+      }
+      if (!std::isfinite(a[0]) || std::fabs(a[0]) > 0x1p1000) a[0] = a[1] = b[0] = b[1] = 0.0;
+      ASSERT_TRUE(a[0] == b[0] && a[1] == b[1])
+          << "dot " << dot << " trial " << trial << ": " << a[0] << " " << a[1] << " vs " << b[0] << " " << b[1];
+    }
+  }
+  EXPECT_EQ(CheckedFastOps::fast_wrong, 0) << "of " << CheckedFastOps::fast_calls;
+  EXPECT_GT(CheckedFastOps::fast_calls, 1000000);
 }
 
 // The step unrolled for R (core/numerics/fpe_step.hpp: zero operations left out, both 2Sums) gives the
@@ -271,16 +359,16 @@ TEST(FpeSumMt, SameBitsAsSerialForAnyThreadCount) {
   });
 }
 
-// The vector lanes (4 lanes to an AVX2 register, blocks of 16 lanes, the scalar rest) on edge
-// data placed at every slot of a block: signed zeros, subnormals, the largest doubles cancelling
-// (partial sums overflow), infinities and NaN; n around the first size with 16 lanes (n = 256)
-// and odd sizes with a partial last round.
+// The vector lanes (4 lanes to an AVX2 register, blocks of 16 lanes, the scalar rest)
+// on edge data placed at every slot of a block: signed zeros, subnormals, the largest doubles
+// cancelling (partial sums overflow), infinities and NaN; n around the first sizes with 16 and 32
+// lanes (n = 256, 512: tiles of one and two blocks) and odd sizes with a partial last round.
 TEST(FpeSumMt, VectorLanesOnEdgeData) {
   const std::vector<double> edge = {
       -0.0, 0.0, 0x1p-1074, -0x1p-1060, 0x1.fffffffffffffp1023, -0x1.fffffffffffffp1023, 1e308, -1e308, 0x1p-1022, 1.0};
   std::mt19937_64 rng(21);
   int compared = 0;
-  for (int64_t n : {255, 256, 257, 4099, 20001})
+  for (int64_t n : {255, 256, 257, 511, 512, 513, 4099, 20001})
     for (int mode = 0; mode < 4; ++mode)  // 0 edge values mixed in, 1 plus inf, 2 plus NaN, 3 only zeros
       for (bool dot : {false, true}) {
         Dataset d = make("loguniform", dot, n, 1e16, 40 + n + mode);
@@ -300,7 +388,36 @@ TEST(FpeSumMt, VectorLanesOnEdgeData) {
           ++compared;
         }
       }
-  EXPECT_EQ(compared, 5 * 4 * 2 * 3);
+  EXPECT_EQ(compared, 8 * 4 * 2 * 3);
+}
+
+// R = 2 over more than one tile of lanes (8192 lanes a tile; n = 270001 gives 16384 lanes, split
+// unevenly among 3 threads) on huge ranges, ill-conditioned data and lanes whose elements cancel
+// the previous round's element of the same lane exactly or to within a few ulps.
+TEST(FpeSumMt, R2AcrossTilesOnHugeRangesAndCancellation) {
+  const int64_t n = 270001, G = fused_lanes(n);
+  ASSERT_EQ(G, 16384);
+  std::mt19937_64 rng(31);
+  int compared = 0;
+  for (bool dot : {false, true})
+    for (int mode = 0; mode < 3; ++mode) {
+      Dataset d = mode == 0   ? make("loguniform", dot, n, 1e16, 50, 1e300)
+                  : mode == 1 ? make("illcond", dot, n, 1e300, 51)
+                              : make("loguniform", dot, n, 1e16, 52, 1e200);
+      if (mode == 2)
+        for (int64_t i = kFusedVec * G; i < n; ++i) {
+          const double prev = -d.x[i - kFusedVec * G];
+          d.x[i] = rng() % 2 ? prev : std::nextafter(prev, rng() % 2 ? kInf : -kInf);
+          if (dot) d.y[i] = d.y[i - kFusedVec * G];
+        }
+      const double want = run("cpu", d, 2);
+      for (int t : {1, 2, 3}) {
+        EXPECT_PRED2(same_bits, run("cpu-mt", d, 2, {{"threads", std::to_string(t)}}), want)
+            << "mode " << mode << " threads " << t << " dot " << dot;
+        ++compared;
+      }
+    }
+  EXPECT_EQ(compared, 2 * 3 * 3);
 }
 
 // ---- CUDA (the same binary on a GPU machine; skipped here without a device) ----

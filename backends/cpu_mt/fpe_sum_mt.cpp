@@ -2,12 +2,14 @@
 // the lane tree, its low levels per thread. The same operations as the serial definition, so the
 // bits do not depend on the thread count.
 //
-// Vectorised: the step of core/numerics/fpe_step.hpp (R fixed, zero operations left out) runs on AVX2
-// vectors whose 4 slots are 4 lanes. Lane g takes the 16-byte groups g, g + G, ..., so Q adjacent
-// lanes read 2Q contiguous doubles per round: a thread walks a tile of lanes through the data,
-// round by round, each round of the tile one contiguous stream. The tree's
-// merges go 4 pairs to a vector. Elements past the last full round, and inputs with fewer than Q
-// lanes, take the same step on scalars.
+// Vectorised: the step of core/numerics/fpe_step.hpp (R fixed, zero operations left out; R = 2: the
+// step with Fast2Sum where it is exact, core/numerics/fpe_step_r2.hpp) runs on AVX2 vectors whose 4
+// slots are 4 lanes. Lane g takes the 16-byte groups g, g + G, ..., so Q adjacent lanes read 2Q
+// contiguous doubles per round: a thread walks a tile of lanes through the data, round by round,
+// each round of the tile one contiguous run, the next round's run (G lanes on) prefetched: the
+// hardware prefetchers stop at page boundaries and would restart on every 4 KiB page of a run. The tree's merges go 4
+// pairs to a vector. Elements past the last full round, and inputs with fewer than Q lanes, take the same step on
+// scalars.
 #include <immintrin.h>
 
 #include <algorithm>
@@ -16,6 +18,7 @@
 
 #include "backends/cpu_mt/parallel.hpp"
 #include "core/numerics/fpe_step.hpp"
+#include "core/numerics/fpe_step_r2.hpp"
 #include "core/numerics/fpe_sum.hpp"
 #include "core/frame/registry.hpp"
 
@@ -35,6 +38,11 @@ struct AvxOps {
     e = _mm256_add_pd(_mm256_sub_pd(a, _mm256_sub_pd(t, v)), _mm256_sub_pd(b, v));
     s = t;
   }
+  static void fast_two_sum(V a, V b, V& s, V& e) {
+    const V t = _mm256_add_pd(a, b);
+    e = _mm256_sub_pd(b, _mm256_sub_pd(t, a));
+    s = t;
+  }
   static V zero() { return _mm256_setzero_pd(); }
   static M nonzero(V v) { return _mm256_cmp_pd(v, _mm256_setzero_pd(), _CMP_NEQ_UQ); }
   static V select(M m, V a, V b) { return _mm256_blendv_pd(b, a, m); }
@@ -44,11 +52,30 @@ struct AvxOps {
   static J jinc(J j, M m) { return _mm256_add_pd(j, _mm256_and_pd(m, _mm256_set1_pd(1.0))); }
 };
 
+// The same values with some subtractions as fnmadd(b, 1, a) = RN(a - b) (b * 1 is exact, so one
+// rounding of the same sum): the adders take two operations a cycle, the FMA units two more. The
+// subtractions moved are off the chain from one element's a0 to the next's.
+struct AvxSplitOps : AvxOps {
+  static V sub_on_fma(V a, V b) { return _mm256_fnmadd_pd(b, _mm256_set1_pd(1.0), a); }
+  static void two_sum(V a, V b, V& s, V& e) {
+    const V t = _mm256_add_pd(a, b), v = sub_on_fma(t, a);
+    e = _mm256_add_pd(sub_on_fma(a, _mm256_sub_pd(t, v)), sub_on_fma(b, v));
+    s = t;
+  }
+  static void fast_two_sum(V a, V b, V& s, V& e) {
+    const V t = _mm256_add_pd(a, b);
+    e = sub_on_fma(b, _mm256_sub_pd(t, a));
+    s = t;
+  }
+};
+
 constexpr int kVecLanes = 4;
 constexpr int kVecs = 4;                        // vectors of lanes in flight: independent step chains
 constexpr int kBlockLanes = kVecs * kVecLanes;  // Q
-// Blocks of a tile: 1024 lanes, whose states (16 KiB a term) stay in L1 / L2 between rounds.
-constexpr int64_t kTileBlocks = 64;
+// Lanes of a tile: their states (128 KiB) stay in L2 between rounds; a tile's round is a run of
+// 256 KiB / R.
+template <int R>
+constexpr int64_t kTileLanes = (int64_t(128) << 10) / (R * 8);
 
 // One element (or product) into a lane, as scalars.
 template <int R, bool Dot>
@@ -69,40 +96,41 @@ void scalar_rest(double* a, const double* x, const double* y, int64_t n, int64_t
     for (int64_t i = kFusedVec * j; i < std::min(kFusedVec * (j + 1), n); ++i) scalar_elem<R, Dot>(a, x, y, i);
 }
 
-// Adds one round's 2 elements of 4 lanes: v0 = (l0 k0, l0 k1, l1 k0, l1 k1), v1 the same for
-// lanes 2, 3. The slots hold lanes (0, 2, 1, 3).
+// One round's 2 elements of 4 lanes from p[0 .. 8): k0 = (l0 k0, l2 k0, l1 k0, l3 k0), k1 the
+// same for each lane's second element. The slots hold lanes (0, 2, 1, 3).
+inline void round_elems(const double* p, __m256d& k0, __m256d& k1) {
+  const __m256d v0 = _mm256_loadu_pd(p), v1 = _mm256_loadu_pd(p + 4);
+  k0 = _mm256_unpacklo_pd(v0, v1);
+  k1 = _mm256_unpackhi_pd(v0, v1);
+}
+
+// One element (a sum) or product (a dot) into 4 lanes.
 template <int R, bool Dot>
-inline void vec_round(__m256d* a, const double* x, const double* y) {
-  auto elems = [&](const double* p, __m256d& k0, __m256d& k1) {
-    const __m256d v0 = _mm256_loadu_pd(p), v1 = _mm256_loadu_pd(p + 4);
-    k0 = _mm256_unpacklo_pd(v0, v1);
-    k1 = _mm256_unpackhi_pd(v0, v1);
-  };
-  __m256d x0, x1;
-  elems(x, x0, x1);
-  if (Dot) {
-    __m256d y0, y1;
-    elems(y, y0, y1);
-    auto product = [&](__m256d xv, __m256d yv) {
-      __m256d v[2];
-      v[0] = _mm256_mul_pd(xv, yv);
-      v[1] = _mm256_fmsub_pd(xv, yv, v[0]);  // 2MultFMA: fma(x, y, -h), one rounding
+inline void vec_elem(__m256d* a, __m256d xv, __m256d yv) {
+  if constexpr (Dot) {
+    const __m256d h = _mm256_mul_pd(xv, yv);
+    const __m256d t = _mm256_fmsub_pd(xv, yv, h);  // 2MultFMA: fma(x, y, -h), one rounding
+    if constexpr (R == 2) {
+      fpe_step::step2_dot<AvxSplitOps>(a, h, t);
+    } else {
+      __m256d v[2] = {h, t};
       fpe_step::step<R, 2, AvxOps>(a, v);
-    };
-    product(x0, y0);
-    product(x1, y1);
+    }
+  } else if constexpr (R == 2) {
+    fpe_step::step2_sum<AvxSplitOps>(a, xv);
   } else {
-    fpe_step::step<R, 1, AvxOps>(a, &x0);
-    fpe_step::step<R, 1, AvxOps>(a, &x1);
+    fpe_step::step<R, 1, AvxOps>(a, &xv);
   }
 }
 
 constexpr int kSlotLane[kVecLanes] = {0, 2, 1, 3};
+constexpr int64_t kLineDoubles = 8;  // a 64-byte cache line
 
-// Lanes [g, g + blocks * kBlockLanes) (a tile) over every full round, then their remaining
-// elements as scalars; states to st[lane * R]. A round of the tile is one contiguous run of
-// memory (the hardware prefetchers stream it), the tile's states stay in L1 / L2 between rounds,
-// each block of kBlockLanes lanes in registers while it takes its 2 kBlockLanes elements.
+// Lanes [g, g + blocks * Q) (a tile) over every full round, then their remaining elements as
+// scalars; states to st[lane * R]. A round of the tile is one contiguous run of memory, the
+// tile's states stay in L2 between rounds, each block of Q lanes in registers while it takes its
+// 2Q elements: first each vector's first element, then each one's second (independent chains
+// side by side). The next round's run is prefetched one block at a time.
 template <int R, bool Dot>
 void lane_tile(const double* x, const double* y, int64_t n, int64_t G, int64_t g, int64_t blocks, double* st) {
   std::unique_ptr<__m256d[]> state(new __m256d[blocks * kVecs * R]);
@@ -111,15 +139,24 @@ void lane_tile(const double* x, const double* y, int64_t n, int64_t G, int64_t g
   const int64_t stride = kFusedVec * G;
   int64_t base = kFusedVec * g;
   for (; base + width <= n; base += stride) {
+    const bool prefetch = base + stride + width <= n;
     for (int64_t b = 0; b < blocks; ++b) {
-      __m256d a[kVecs][R];
+      const int64_t off = base + b * kFusedVec * kBlockLanes;
+      if (prefetch)
+        for (int64_t c = 0; c < kFusedVec * kBlockLanes; c += kLineDoubles) {
+          _mm_prefetch(reinterpret_cast<const char*>(x + off + stride + c), _MM_HINT_T0);
+          if (Dot) _mm_prefetch(reinterpret_cast<const char*>(y + off + stride + c), _MM_HINT_T0);
+        }
+      __m256d a[kVecs][R], xk[2][kVecs], yk[2][kVecs];
       __m256d* sb = &state[b * kVecs * R];
-      for (int u = 0; u < kVecs; ++u)
-        for (int l = 0; l < R; ++l) a[u][l] = sb[u * R + l];
       for (int u = 0; u < kVecs; ++u) {
-        const int64_t off = base + (b * kVecs + u) * kFusedVec * kVecLanes;
-        vec_round<R, Dot>(a[u], x + off, Dot ? y + off : nullptr);
+        for (int l = 0; l < R; ++l) a[u][l] = sb[u * R + l];
+        const int64_t o = off + u * kFusedVec * kVecLanes;
+        round_elems(x + o, xk[0][u], xk[1][u]);
+        if (Dot) round_elems(y + o, yk[0][u], yk[1][u]);
       }
+      for (int k = 0; k < kFusedVec; ++k)
+        for (int u = 0; u < kVecs; ++u) vec_elem<R, Dot>(a[u], xk[k][u], yk[k][u]);
       for (int u = 0; u < kVecs; ++u)
         for (int l = 0; l < R; ++l) sb[u * R + l] = a[u][l];
     }
@@ -164,10 +201,10 @@ double fpe_acc_mt(const double* x, const double* y, int64_t n, int threads) {
   std::vector<double> st(G * R, 0.0);
   const int T = static_cast<int>(std::min<int64_t>(std::max(1, threads), G));
   if (G >= kBlockLanes) {
-    const int64_t blocks = G / kBlockLanes;
+    const int64_t blocks = G / kBlockLanes, tile_blocks = kTileLanes<R> / kBlockLanes;
     parallel_chunks(blocks, static_cast<int>(std::min<int64_t>(T, blocks)), [&](int, int64_t b0, int64_t b1) {
-      for (int64_t b = b0; b < b1; b += kTileBlocks)
-        lane_tile<R, Dot>(x, y, n, G, b * kBlockLanes, std::min(kTileBlocks, b1 - b), st.data());
+      for (int64_t b = b0; b < b1; b += tile_blocks)
+        lane_tile<R, Dot>(x, y, n, G, b * kBlockLanes, std::min(tile_blocks, b1 - b), st.data());
     });
   } else {
     for (int64_t g = 0; g < G; ++g) scalar_rest<R, Dot>(&st[g * R], x, y, n, G, g);
