@@ -227,6 +227,22 @@ TEST(Dgemm, ScaledResiduesOfWideIntegers) {
   }
 }
 
+TEST(Dgemm, CudaResidueFormMatchesTheDefinition) {
+  // The cuda backend's split (scaled_integer_wide once per entry, residue_symmetric_wide per modulus)
+  // against scaled_residue, across the 2^62 boundary, subnormals and both signs.
+  std::mt19937_64 g(9);
+  for (int t = 0; t < 20000; ++t) {
+    double x = std::ldexp(static_cast<double>(g() >> 11), -53 - static_cast<int>(g() % 1100));
+    if (g() & 1) x = -x;
+    const int top = x == 0 ? 0 : std::ilogb(x) + 1;
+    const int shift = static_cast<int>(g() % 200) - top;  // |x 2^shift| < 2^200
+    const ScaledInteger w = scaled_integer_wide(x, shift);
+    for (int l = 0; l < kMaxModuliDouble; ++l)
+      ASSERT_EQ(residue_symmetric_wide(w, modulus(l)), scaled_residue(x, shift, modulus(l)))
+          << x << " " << shift << " " << modulus(l);
+  }
+}
+
 // ---- the oracle ----
 
 TEST(Dgemm, OracleIsMpfrEntryByEntry) {

@@ -100,23 +100,11 @@ class OzakiCpuKernel : public Kernel {
   std::vector<F> out_;
 };
 
-template <class F>
-AlgoEntry ozaki_entry(const char* family, const char* name, const char* what) {
-  return AlgoEntry(family, name, "cpu", what)
-      .promises_reproducible()
-      .with_params({slices_param<F>(), accuracy_param<F>()})
-      .maker([](const Problem& p, const Params& prm) {
-        return std::make_unique<OzakiCpuKernel<F>>(p, static_cast<int>(param_int(prm, "slices")),
-                                                   accuracy_of(param_str(prm, "accuracy")));
-      });
-}
-
-Registrar reg_ozaki(ozaki_entry<float>("gemm", "sgemm-ozaki",
-                                       "float GEMM exact on int8 residue products (Ozaki scheme II), rounded once: "
-                                       "the readable definition"));
-Registrar reg_dozaki(ozaki_entry<double>("dgemm", "dgemm-ozaki",
-                                         "double GEMM exact on int8 residue products (Ozaki scheme II, up to 26 "
-                                         "moduli), rounded once: the readable definition"));
+Registrar reg_ozaki(ozaki_entry<float, OzakiCpuKernel>(
+    "cpu", "float GEMM exact on int8 residue products (Ozaki scheme II), rounded once: the readable definition"));
+Registrar reg_dozaki(ozaki_entry<double, OzakiCpuKernel>("cpu",
+                                                         "double GEMM exact on int8 residue products (Ozaki scheme II, "
+                                                         "up to 26 moduli), rounded once: the readable definition"));
 
 }  // namespace
 }  // namespace accsum::ozaki

@@ -3,6 +3,7 @@
 // core/numerics/ozaki.hpp): the --slices parameter, the line summaries of A's rows and B's columns, and what a run
 // reports.
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -59,6 +60,20 @@ ParamSpec accuracy_param() {
 }
 inline Accuracy accuracy_of(const std::string& s) {
   return s == "sgemm" ? Accuracy::sgemm : s == "dgemm" ? Accuracy::dgemm : Accuracy::cr;
+}
+
+// The entry of sgemm-ozaki (F = float, family gemm) or dgemm-ozaki (F = double, family dgemm) on a
+// backend whose kernel template K<F> is made from (Problem, moduli, accuracy).
+template <class F, template <class> class K>
+AlgoEntry ozaki_entry(const char* backend, const char* what) {
+  const bool single = sizeof(F) == 4;
+  return AlgoEntry(single ? "gemm" : "dgemm", single ? "sgemm-ozaki" : "dgemm-ozaki", backend, what)
+      .promises_reproducible()
+      .with_params({slices_param<F>(), accuracy_param<F>()})
+      .maker([](const Problem& p, const Params& prm) -> std::unique_ptr<Kernel> {
+        return std::make_unique<K<F>>(p, static_cast<int>(param_int(prm, "slices")),
+                                      accuracy_of(param_str(prm, "accuracy")));
+      });
 }
 
 // Per line: the largest |entry| bits and the lowest set-bit exponent over its entries, then (a

@@ -599,6 +599,33 @@ ACCSUM_HD int residue_symmetric_split(int64_t v, int p) {
   return s > (p - 1) / 2 ? s - p : s;
 }
 
+// scaled_residue(x, shift, p) of a double, split as the cuda backend uses it: the scaled integer
+// once per entry as m 2^s (s = 0: m = RN(x 2^shift) itself, |m| <= 2^62; else m the 53-bit
+// significand and s > 9), then per modulus residue_symmetric_split of m, times 2^s mod p.
+struct ScaledInteger {
+  int64_t m = 0;
+  int s = 0;
+};
+ACCSUM_HD ScaledInteger scaled_integer_wide(double x, int shift) {
+  ScaledInteger r;
+  const double v = ldexp(x, shift);
+  if (fabs(v) <= 0x1p62) {
+    r.m = static_cast<int64_t>(rint(v));
+    return r;
+  }
+  int e = 0;
+  const double f = frexp(v, &e);
+  r.m = static_cast<int64_t>(ldexp(f, 53));
+  r.s = e - 53;
+  return r;
+}
+ACCSUM_HD int residue_symmetric_wide(const ScaledInteger& v, int p) {
+  const int r0 = residue_symmetric_split(v.m, p);
+  if (v.s == 0) return r0;
+  const int r = (r0 < 0 ? r0 + p : r0) * pow2_mod(v.s, p) % p;
+  return r > (p - 1) / 2 ? r - p : r;
+}
+
 // The CRT weights as four 32-bit limbs (W_l < P < 2^102: limb 3 < 2^6) and 1/P rounded.
 struct CrtLimbs {
   uint32_t weight[kMaxModuli][4];
