@@ -125,6 +125,9 @@ TEST(Dgemm, Uwide256MatchesUnsigned128Arithmetic) {
     ASSERT_EQ((wa + wb).limb[2], a + b < a ? 1u : 0u);
     if (a >= b) ASSERT_TRUE(to_u128(wa - wb) == a - b);
     ASSERT_TRUE(to_u128(wa * wb) == a * b);  // the low 128 bits of the product
+    const U256 w = random_u256(g, 256);
+    const uint64_t one_limb = g() >> (g() % 64);
+    ASSERT_TRUE(w * one_limb == w * U256(one_limb)) << t;  // the one-limb product is the full one
     ASSERT_TRUE(to_u128(wa >> s) == a >> s);
     ASSERT_TRUE(((wa << s) >> s) == wa) << t;  // no bit lost below 256
     ASSERT_TRUE(to_u128(wa << s) == a << s) << t;

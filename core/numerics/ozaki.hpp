@@ -48,13 +48,13 @@
 //      an unsigned 128-bit integer with no overflow.
 //  (b) floor(s/P) correction: s and P are rounded to double (relative errors <= 2^-52 each, the
 //      quotient's <= 2^-50 after the division), and s/P < 13 * 2^8 < 2^12, so the estimate q
-//      of floor(s/P) is off by at most 1 (absolute error < 2^-38); x = s - qP is then exact in
-//      [-P, 2P) (|x| < 2^103: a signed 128-bit integer) and at most one correction each way
-//      brings it to [0, P), one subtraction to [-P/2, P/2).
+//      of floor(s/P) is off by at most 1 (absolute error < 2^-38); x = s - qP then lies in
+//      [-P, 2P), and one addition or subtraction of P, formed on unsigned magnitudes (qP < 2^115),
+//      brings it to [0, P); X is x, or x - P (as its sign and magnitude P - x) when x >= P/2.
 //  (c) alpha/beta step: |C'| <= P/2 < 2^101 and |alpha| = m 2^e with |m| < 2^24, so
 //      |alpha C'| < 2^125 is exact in 128 bits; beta c < 2^48. round_sum adds the two exactly
-//      when their leading bits are within one of each other (aligned widths <= 125 + 2 < 127
-//      bits: a signed 128-bit integer) and otherwise cuts the smaller at >= 16 bits below the
+//      when their leading bits are within one of each other (aligned widths <= 125 + 2 < 128
+//      bits, summed as sign and magnitude) and otherwise cuts the smaller at >= 16 bits below the
 //      result's last bit with a sticky bit (one rounding of the exact sum either way).
 //
 // IEEE specials: a row of A or column of B holding NaN or an infinity makes every entry it meets
@@ -203,7 +203,7 @@ ACCSUM_HD constexpr int modulus(int l) {  // a switch: constants in registers on
 template <class U>
 ACCSUM_HD constexpr U moduli_product_of(int moduli) {
   U p = static_cast<U>(1);
-  for (int l = 0; l < moduli; ++l) p = p * static_cast<U>(static_cast<uint64_t>(modulus(l)));
+  for (int l = 0; l < moduli; ++l) p = p * static_cast<uint64_t>(modulus(l));
   return p;
 }
 ACCSUM_HD constexpr u128 moduli_product(int moduli) { return moduli_product_of<u128>(moduli); }
@@ -373,10 +373,9 @@ template <class F>
 ACCSUM_HD typename Format<F>::U crt_magnitude(const int* r, const CrtOf<F>& c, bool* negative) {
   using U = typename Format<F>::U;
   U s = 0;
-  for (int l = 0; l < c.moduli; ++l)
-    s = s + static_cast<U>(static_cast<uint64_t>(static_cast<uint32_t>(r[l]))) * c.weight[l];
+  for (int l = 0; l < c.moduli; ++l) s = s + c.weight[l] * static_cast<uint64_t>(static_cast<uint32_t>(r[l]));
   const uint64_t q = static_cast<uint64_t>(to_double(s) / c.product_double);  // floor(s/P) +- 1
-  const U qp = static_cast<U>(q) * c.product;
+  const U qp = c.product * q;
   // s - qP lies in [-P, 2P): one addition or subtraction of P brings it to [0, P).
   U x = qp > s ? c.product - (qp - s) : s - qp;
   if (x >= c.product) x = x - c.product;
@@ -515,7 +514,7 @@ ACCSUM_HD F finish_entry_of(bool cneg, const typename Format<F>::U& cmag, int sc
   split_scalar(alpha, &ma, &ea);
   WideOf<U> x;
   x.neg = cneg != (ma < 0);
-  x.mag = cmag * static_cast<U>(static_cast<uint64_t>(ma < 0 ? -ma : ma));  // exact: (c), (3)
+  x.mag = cmag * static_cast<uint64_t>(ma < 0 ? -ma : ma);  // exact: (c), (3)
   x.exp = scale + ea;
   if (beta == F(0)) return round_to<F>(x);
   const F c = *c_in;
@@ -526,8 +525,7 @@ ACCSUM_HD F finish_entry_of(bool cneg, const typename Format<F>::U& cmag, int sc
   split_scalar(c, &mc, &ec);
   WideOf<U> y;
   y.neg = (mb < 0) != (mc < 0);
-  y.mag = static_cast<U>(static_cast<uint64_t>(mb < 0 ? -mb : mb)) *
-          static_cast<U>(static_cast<uint64_t>(mc < 0 ? -mc : mc));
+  y.mag = static_cast<U>(static_cast<uint64_t>(mb < 0 ? -mb : mb)) * static_cast<uint64_t>(mc < 0 ? -mc : mc);
   y.exp = eb + ec;
   return round_sum_to<F>(x, y);
 }
@@ -716,7 +714,7 @@ CrtOf<F> make_crt(int moduli) {
     const U m = divide_small(c.product, static_cast<uint32_t>(p), &unused);
     divide_small(m, static_cast<uint32_t>(p), &m_mod_p);
     const int inv = modular_inverse(static_cast<int>(m_mod_p), p);
-    c.weight[l] = m * static_cast<U>(static_cast<uint64_t>(inv));  // inv < p: m * inv < P, already reduced
+    c.weight[l] = m * static_cast<uint64_t>(inv);  // inv < p: m * inv < P, already reduced
   }
   for (int l = moduli; l < Format<F>::kMaxModuli; ++l) c.weight[l] = 0;
   return c;

@@ -61,6 +61,18 @@ struct UWide {
     }
     return r;
   }
+  // Times one limb: W 64 x 64 -> 128-bit products (the CRT weights times residues, C' times alpha's
+  // significand), four times fewer than the full product.
+  ACCSUM_HD constexpr friend UWide operator*(const UWide& a, uint64_t b) {
+    UWide r;
+    uint64_t carry = 0;
+    for (int i = 0; i < W; ++i) {
+      const u128 t = static_cast<u128>(a.limb[i]) * b + carry;
+      r.limb[i] = static_cast<uint64_t>(t);
+      carry = static_cast<uint64_t>(t >> 64);
+    }
+    return r;
+  }
   ACCSUM_HD constexpr friend UWide operator<<(const UWide& a, int s) {
     UWide r;
     const int q = s / 64, b = s % 64;
