@@ -53,7 +53,7 @@ void check_cublas(cublasStatus_t s, const char* what) {
     throw std::runtime_error(std::string(what) + " failed (cuBLAS status " + std::to_string(s) + ")");
 }
 
-// The largest bits of a line as the atomics take them (uint64_t is unsigned long long on CUDA).
+// The largest bits of a line by atomics (64-bit: as unsigned long long, what atomicMax takes).
 __device__ __forceinline__ void atomic_max_bits(uint32_t* at, uint32_t v) { atomicMax(at, v); }
 __device__ __forceinline__ void atomic_max_bits(uint64_t* at, uint64_t v) {
   atomicMax(reinterpret_cast<unsigned long long*>(at), static_cast<unsigned long long>(v));
