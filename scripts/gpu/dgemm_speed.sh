@@ -11,6 +11,7 @@
 # h100 or h200, from the card's name). DGEMM_SPEED_TESTS=0 leaves the tests out.
 set -uo pipefail
 BUDGET=${DGEMM_SPEED_BUDGET:-540}
+# shellcheck source=scripts/gpu/common.sh
 source "$(dirname "$0")/common.sh"
 LOG="$OUT/dgemm_speed.log"
 machine_header "$LOG"
