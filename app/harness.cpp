@@ -106,8 +106,10 @@ double dynamic_range_log10_of(const Dataset& d) {
     }
   };
   for (double v : d.x) see(v);
-  if (d.x.empty())
+  if (d.x.empty()) {
     for (float v : d.a) see(v);
+    for (double v : d.a64) see(v);
+  }
   return hi > 0 ? std::log10(hi) - std::log10(lo) : 0.0;  // the ratio itself can overflow
 }
 

@@ -86,6 +86,11 @@ std::string content_hash(const Dataset& d) {
   h.add_array(d.a);
   h.add_array(d.b);
   h.add_array(d.c);
+  if (!d.a64.empty()) {  // double matrices (dgemm); the hashes of all other data stay as they were
+    h.add_array(d.a64);
+    h.add_array(d.b64);
+    h.add_array(d.c64);
+  }
   for (auto& [k, v] : d.data) {  // e.g. the modulus: the same numbers mod another p are other data
     const std::string item = k + "=" + v + ";";
     h.add(item.data(), item.size());

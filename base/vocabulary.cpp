@@ -28,6 +28,10 @@ float data_float(const Params& data, const std::string& name, float def) {
   auto it = data.find(name);
   return it == data.end() ? def : std::strtof(it->second.c_str(), nullptr);
 }
+double data_double(const Params& data, const std::string& name, double def) {
+  auto it = data.find(name);
+  return it == data.end() ? def : std::strtod(it->second.c_str(), nullptr);
+}
 
 const std::string& param_str(const Params& p, const std::string& name) {
   auto it = p.find(name);

@@ -36,13 +36,15 @@ const std::string& param_str(const Params& p, const std::string& name);
 // A data option given as a number (--range, --alpha, ...): `def` when absent; a usage error unless
 // it is a finite number >= at_least.
 double option_number(const Params& p, const std::string& name, double def, double at_least = -HUGE_VAL);
-// A float the dataset holds in Problem::data (gemm's "alpha" and "beta", written as exact hex
-// floats), or `def` when absent.
+// A float (double) the dataset holds in Problem::data (gemm's and dgemm's "alpha" and "beta", written
+// as exact hex floats), or `def` when absent.
 float data_float(const Params& data, const std::string& name, float def);
+double data_double(const Params& data, const std::string& name, double def);
 
 // The data an algorithm works on, as host pointers into a Dataset. Which members a family uses
 // is stated by its descriptor (core/frame/family.hpp): vectors of doubles x (and y), and/or
-// column-major float matrices a (rows x inner), b (inner x cols), c (rows x cols); `data`
+// column-major float matrices a (rows x inner), b (inner x cols), c (rows x cols), or double
+// ones a64, b64, c64 (the dgemm family); `data`
 // holds the dataset's own parameters (a modulus, an expansion length, alpha, beta, ...).
 struct Problem {
   const double* x = nullptr;
@@ -51,6 +53,9 @@ struct Problem {
   const float* a = nullptr;
   const float* b = nullptr;
   const float* c = nullptr;
+  const double* a64 = nullptr;
+  const double* b64 = nullptr;
+  const double* c64 = nullptr;
   int64_t rows = 0, cols = 0, inner = 0;
   Params data;
   uint64_t id = 0;  // changes whenever the data change: keys device-side caches
@@ -106,6 +111,7 @@ struct Dataset {
   // Column-major float matrices a (rows x inner), b (inner x cols), c (rows x cols), for
   // families whose inputs are matrices; empty otherwise.
   std::vector<float> a, b, c;
+  std::vector<double> a64, b64, c64;  // the same for double matrices (the dgemm family)
   int64_t rows = 0, cols = 0, inner = 0;
   Params data;  // the dataset's own parameters (a modulus, alpha, ...), reported
   // Set instead of x and y for a dataset made by index where it is used (generate_by_index).
@@ -119,6 +125,9 @@ struct Dataset {
     p.a = a.empty() ? nullptr : a.data();
     p.b = b.empty() ? nullptr : b.data();
     p.c = c.empty() ? nullptr : c.data();
+    p.a64 = a64.empty() ? nullptr : a64.data();
+    p.b64 = b64.empty() ? nullptr : b64.data();
+    p.c64 = c64.empty() ? nullptr : c64.data();
     p.rows = rows;
     p.cols = cols;
     p.inner = inner;
@@ -128,6 +137,39 @@ struct Dataset {
     return p;
   }
 };
+
+// The matrices of element type F of a dataset or problem: float a, b, c; double a64, b64, c64.
+template <class F>
+struct MatricesOf;
+template <>
+struct MatricesOf<float> {
+  static constexpr std::vector<float> Dataset::*a = &Dataset::a;
+  static constexpr std::vector<float> Dataset::*b = &Dataset::b;
+  static constexpr std::vector<float> Dataset::*c = &Dataset::c;
+  static constexpr const float* Problem::*pa = &Problem::a;
+  static constexpr const float* Problem::*pb = &Problem::b;
+  static constexpr const float* Problem::*pc = &Problem::c;
+};
+template <>
+struct MatricesOf<double> {
+  static constexpr std::vector<double> Dataset::*a = &Dataset::a64;
+  static constexpr std::vector<double> Dataset::*b = &Dataset::b64;
+  static constexpr std::vector<double> Dataset::*c = &Dataset::c64;
+  static constexpr const double* Problem::*pa = &Problem::a64;
+  static constexpr const double* Problem::*pb = &Problem::b64;
+  static constexpr const double* Problem::*pc = &Problem::c64;
+};
+// data_float / data_double by type.
+template <class F>
+F data_scalar(const Params& data, const std::string& name, F def);
+template <>
+inline float data_scalar<float>(const Params& data, const std::string& name, float def) {
+  return data_float(data, name, def);
+}
+template <>
+inline double data_scalar<double>(const Params& data, const std::string& name, double def) {
+  return data_double(data, name, def);
+}
 
 // A fresh id for a dataset whose data were built or changed by hand.
 uint64_t next_dataset_id();

@@ -1,5 +1,7 @@
 // The gemm family: C = alpha*A*B + beta*C in float (BLAS SGEMM, column-major), judged entry by
-// entry against the exact product rounded once to float (core/oracle/gemm_oracle.hpp).
+// entry against the exact product rounded once to float (core/oracle/gemm_oracle.hpp). The dgemm
+// family is the same in double (BLAS DGEMM; errors in double ulps, no gold standard, no paper
+// table); one template over the element type F describes both.
 //
 // Sizes: --shape=M,N,K gives A (M x K), B (K x N), C (M x N); without it --n=N is the square size
 // M = N = K; with neither, 512 (the vector families' 2^24 would be far too large).
@@ -35,10 +37,16 @@ int64_t parse_dim(const std::string& s, const std::string& whole) {
 
 constexpr int64_t kMaxSquare = 1 << 16;
 
+template <class F>
+const char* family_name() {
+  return sizeof(F) == 4 ? "gemm" : "dgemm";
+}
+
+template <class F>
 GemmGenSpec gen_spec(const GenSpec& s) {
   for (auto& [k, v] : s.options)
     if (k != "shape" && k != "alpha" && k != "beta" && k != "range" && k != "cond")
-      throw UsageError("the gemm family has no data option --" + k);
+      throw UsageError(std::string("the ") + family_name<F>() + " family has no data option --" + k);
   GemmGenSpec g;
   g.dist = s.dist == "specials" ? "uniform-sym" : s.dist;
   g.seed = s.seed;
@@ -60,13 +68,14 @@ GemmGenSpec gen_spec(const GenSpec& s) {
     g.inner = parse_dim(parts[2], it->second);
   } else {
     if (s.n > kMaxSquare)
-      throw UsageError(fmt::format("gemm: --n={} is the square size M = N = K, at most {} (give --n or --shape=M,N,K)",
-                                   s.n, kMaxSquare));
+      throw UsageError(fmt::format("{}: --n={} is the square size M = N = K, at most {} (give --n or --shape=M,N,K)",
+                                   family_name<F>(), s.n, kMaxSquare));
     g.rows = g.cols = g.inner = s.n;
   }
-  g.alpha = static_cast<float>(option_number(s.options, "alpha", 1.0));
-  g.beta = static_cast<float>(option_number(s.options, "beta", 0.0));
-  if (!std::isfinite(g.alpha) || !std::isfinite(g.beta)) throw UsageError("--alpha and --beta must be finite floats");
+  g.alpha = static_cast<F>(option_number(s.options, "alpha", 1.0));
+  g.beta = static_cast<F>(option_number(s.options, "beta", 0.0));
+  if (!std::isfinite(g.alpha) || !std::isfinite(g.beta))
+    throw UsageError(sizeof(F) == 4 ? "--alpha and --beta must be finite floats" : "--alpha and --beta must be finite");
   g.range = option_number(s.options, "range", 1e6);
   g.cond = option_number(s.options, "cond", 1e6);
   return g;
@@ -74,36 +83,39 @@ GemmGenSpec gen_spec(const GenSpec& s) {
 
 // specials: U[-1,1) with infinities and NaN planted by seed % 4 (0: +inf in A, 1: +inf in A and
 // -inf in B meeting it in some entry, 2: NaN in B, 3: +inf in A next to a zero of B (inf*0)).
+template <class F>
 void plant_specials(Dataset& d) {
   const int64_t M = d.rows, N = d.cols, K = d.inner;
   const uint64_t s = d.seed;
   const int64_t i = static_cast<int64_t>(s * 7 % M), j = static_cast<int64_t>(s * 3 % N),
                 k = static_cast<int64_t>(s % K);
+  std::vector<F>&a = d.*MatricesOf<F>::a, &b = d.*MatricesOf<F>::b;
   switch (s % 4) {
     case 0:
-      d.a[i + k * M] = INFINITY;
+      a[i + k * M] = INFINITY;
       break;
     case 1:
-      d.a[i + k * M] = INFINITY;
-      d.b[(K - 1 - k) + j * K] = -INFINITY;
-      d.a[i + (K - 1 - k) * M] = 1.0f;
+      a[i + k * M] = INFINITY;
+      b[(K - 1 - k) + j * K] = -INFINITY;
+      a[i + (K - 1 - k) * M] = 1.0f;
       break;
     case 2:
-      d.b[k + j * K] = NAN;
+      b[k + j * K] = NAN;
       break;
     default:
-      d.a[i + k * M] = INFINITY;
-      d.b[k + j * K] = 0.0f;
+      a[i + k * M] = INFINITY;
+      b[k + j * K] = 0.0f;
       break;
   }
   d.generator = "specials";
   d.id = next_dataset_id();
 }
 
+template <class F>
 Dataset generate(const GenSpec& s) {
-  GemmGenSpec g = gen_spec(s);
-  Dataset d = generate_gemm(g);
-  if (s.dist == "specials") plant_specials(d);
+  GemmGenSpec g = gen_spec<F>(s);
+  Dataset d = generate_gemm<F>(g);
+  if (s.dist == "specials") plant_specials<F>(d);
   return d;
 }
 
@@ -173,45 +185,57 @@ TableSuite paper_suite() {
   return t;
 }
 
+template <class F>
 FamilyDescriptor gemm_family() {
+  const bool single = sizeof(F) == 4;
+  const std::string name = family_name<F>(), type = single ? "float" : "double", dtype = single ? "f32" : "f64";
   FamilyDescriptor f;
-  f.name = "gemm";
-  f.listing_rank = 2;
-  f.summary = "float matrix product C = alpha*A*B + beta*C (column-major, BLAS SGEMM), every entry judged exactly";
-  f.inputs = "A: f32[M,K], B: f32[K,N], C: f32[M,N], alpha, beta";
-  f.result = "M x N floats, column-major; reference: each entry's exact value rounded once to float";
+  f.name = name;
+  f.listing_rank = 2;  // dgemm is listed right after gemm (registration order)
+  f.summary = type + " matrix product C = alpha*A*B + beta*C (column-major, BLAS " + (single ? "SGEMM" : "DGEMM") +
+              "), every entry judged exactly";
+  f.inputs = "A: " + dtype + "[M,K], B: " + dtype + "[K,N], C: " + dtype + "[M,N], alpha, beta";
+  f.result = "M x N " + type + "s, column-major; reference: each entry's exact value rounded once to " + type;
   f.unit = "FLOP";
   f.default_n = "512";  // square 512 x 512 x 512 when neither --n nor --shape is given
   f.units = [](const Dataset& d) { return 2.0 * double(d.rows) * double(d.cols) * double(d.inner); };
   f.bytes = [](const Dataset& d) {
-    return 4.0 * (double(d.rows) * d.inner + double(d.inner) * d.cols + 2.0 * double(d.rows) * d.cols);
+    return double(sizeof(F)) * (double(d.rows) * d.inner + double(d.inner) * d.cols + 2.0 * double(d.rows) * d.cols);
   };
   f.dists = {"uniform", "uniform-sym", "loguniform", "illcond", "specials"};
-  f.options = {{"shape", "gemm: M,N,K (A is M x K, B is K x N); without it --n is the square size", {}, "", false},
-               {"alpha", "gemm: alpha of C = alpha*A*B + beta*C (default 1; rounded to float; a list sweeps)", {}, ""},
-               {"beta", "gemm: beta (default 0: C is not read; a list sweeps)", {}, ""},
-               {"range", "dynamic range of loguniform data (>= 1; a list sweeps)", {"loguniform"}, "loguniform"},
-               {"cond", "target condition number of illcond data (>= 1; a list sweeps)", {"illcond"}, "illcond"}};
-  f.file_formats = "A.npy,B.npy: two 2-D float32 .npy files, A (M, K) and B (K, N)";
+  // The same text for gemm and dgemm (the CLI shows each option once).
+  f.options = {
+      {"shape", "gemm, dgemm: M,N,K (A is M x K, B is K x N); without it --n is the square size", {}, "", false},
+      {"alpha",
+       "gemm, dgemm: alpha of C = alpha*A*B + beta*C (default 1; gemm rounds it to float; a list sweeps)",
+       {},
+       ""},
+      {"beta", "gemm, dgemm: beta (default 0: C is not read; a list sweeps)", {}, ""},
+      {"range", "dynamic range of loguniform data (>= 1; a list sweeps)", {"loguniform"}, "loguniform"},
+      {"cond", "target condition number of illcond data (>= 1; a list sweeps)", {"illcond"}, "illcond"}};
+  f.file_formats =
+      "A.npy,B.npy: two 2-D " + std::string(single ? "float32" : "float64") + " .npy files, A (M, K) and B (K, N)";
   // A, B, C, a result and the oracle's per-entry data (datasets/gemm_data.cpp check_gemm_size).
   f.input_bytes = [](const GenSpec& s) {
-    const GemmGenSpec g = gen_spec(s);
-    return gemm_bytes(g.rows, g.cols, g.inner);
+    const GemmGenSpec g = gen_spec<F>(s);
+    return gemm_bytes<F>(g.rows, g.cols, g.inner);
   };
-  f.generate = generate;
-  f.read = read_gemm_npy;
+  f.generate = generate<F>;
+  f.read = read_gemm_npy<F>;
   f.encode = [](const std::string&, Dataset&, const std::string&, const std::function<void(const void*, size_t)>&) {
-    throw UsageError("the gemm family reads .npy matrices but does not write datasets (numpy.save A and B instead)");
+    throw UsageError(std::string("the ") + family_name<F>() +
+                     " family reads .npy matrices but does not write datasets (numpy.save A and B instead)");
   };
-  f.oracle = exact_gemm;
-  f.measure = [](const Result& r, const ExactValue& ref, double) { return measure_gemm(r, ref); };
+  f.oracle = exact_gemm<F>;
+  f.measure = [](const Result& r, const ExactValue& ref, double) { return measure_gemm<F>(r, ref); };
   f.verify_cases = verify_cases;
   f.verify_sizes = verify_sizes;
-  f.tables = {paper_suite()};
+  if (single) f.tables = {paper_suite()};
   return f;
 }
 
-FamilyRegistrar reg_gemm(gemm_family());
+FamilyRegistrar reg_gemm(gemm_family<float>());
+FamilyRegistrar reg_dgemm(gemm_family<double>());
 
 }  // namespace
 }  // namespace accsum

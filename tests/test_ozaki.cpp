@@ -20,33 +20,21 @@
 #include "core/numerics/ozaki.hpp"
 #include "core/families/ozaki_run.hpp"
 #include "core/frame/registry.hpp"
+#include "gemm_test_util.hpp"
 
 using namespace accsum;
 using namespace accsum::ozaki;
 
 namespace {
 
+using gemm_test::judge;
+using gemm_test::named;
+
 Dataset gen(const std::string& dist, const std::string& shape, uint64_t seed = 1, Params extra = {}) {
-  extra["shape"] = shape;
-  return family("gemm").generate(GenSpec{dist, "gemm", 1, seed, 1e16, 1e16, extra});
+  return gemm_test::generate("gemm", dist, shape, seed, std::move(extra));
 }
 
-Result run_ozaki(const Dataset& d, Params user = {}) {
-  const AlgoEntry* e = registry().find("sgemm-ozaki", "cpu");
-  if (!e) throw std::runtime_error("sgemm-ozaki/cpu is not registered");
-  auto k = e->make(d.problem(), registry().resolve_params(*e, user));
-  k->execute();
-  return k->result();
-}
-
-double named(const std::vector<std::pair<std::string, double>>& v, const std::string& key) {
-  for (auto& [k, x] : v)
-    if (k == key) return x;
-  ADD_FAILURE() << "no figure " << key;
-  return NAN;
-}
-
-Metrics judge(const Dataset& d, const Result& r) { return family("gemm").measure(r, family("gemm").oracle(d), -1); }
+Result run_ozaki(const Dataset& d, Params user = {}) { return gemm_test::run_cpu("sgemm-ozaki", d, user); }
 
 // Every entry correctly rounded (and so faithful), and the run reports itself exact.
 void expect_exact(const Dataset& d, Params user = {}) {

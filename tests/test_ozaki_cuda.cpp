@@ -1,7 +1,7 @@
-// sgemm-ozaki on CUDA (backends/cuda/gemm_ozaki_cuda.cu): bit for bit the cpu backend's readable
-// definition on odd shapes, every generator, alpha / beta, every --slices, inner dimensions
-// beyond one int32-exact block; correctly rounded against the exact oracle where exact. Skipped
-// without a CUDA device (the GPU machine runs them).
+// sgemm-ozaki and dgemm-ozaki on CUDA (backends/cuda/gemm_ozaki_cuda.cu): bit for bit the cpu
+// backend's readable definition on odd shapes, every generator, alpha / beta, every --slices, inner
+// dimensions beyond one int32-exact block; correctly rounded against the exact oracle where exact;
+// and the dgemm family's cuBLAS front. Skipped without a CUDA device (the GPU machine runs them).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -14,6 +14,7 @@
 #include "core/numerics/ozaki.hpp"
 #include "core/frame/registry.hpp"
 #include "tests/backend_present.hpp"
+#include "tests/gemm_test_util.hpp"
 
 using namespace accsum;
 
@@ -24,12 +25,15 @@ Dataset gen(const std::string& dist, const std::string& shape, uint64_t seed, Pa
   return family("gemm").generate(GenSpec{dist, "gemm", 1, seed, 1e16, 1e16, extra});
 }
 
-Result run(const std::string& backend, const Dataset& d, Params user = {}) {
-  const AlgoEntry* e = registry().find("sgemm-ozaki", backend);
-  if (!e) throw std::runtime_error("missing sgemm-ozaki/" + backend);
+Result run_on(const std::string& algo, const std::string& backend, const Dataset& d, const Params& user = {}) {
+  const AlgoEntry* e = registry().find(algo, backend);
+  if (!e) throw std::runtime_error("missing " + algo + "/" + backend);
   auto k = e->make(d.problem(), registry().resolve_params(*e, user));
   k->execute();
   return k->result();
+}
+Result run(const std::string& backend, const Dataset& d, Params user = {}) {
+  return run_on("sgemm-ozaki", backend, d, user);
 }
 
 // Bitwise equal values (any NaN matches any NaN) and the same plan figures.
@@ -133,4 +137,59 @@ TEST(OzakiCuda, AccuracySgemmBitForBitTheCpuDefinition) {
   const Dataset d = gen("uniform-sym", "3,5,70001", 6);
   expect_same(run("cuda", d, {{"accuracy", "sgemm"}}), run("cpu", d, {{"accuracy", "sgemm"}}),
               "K = 70001 accuracy=sgemm");
+}
+
+// ---- dgemm-ozaki and the dgemm family's cuBLAS front ----
+
+namespace {
+Dataset gen_double(const std::string& dist, const std::string& shape, uint64_t seed, Params extra = {}) {
+  return gemm_test::generate("dgemm", dist, shape, seed, std::move(extra));
+}
+void expect_dgemm_same(const Dataset& d, const Params& q, const std::string& what) {
+  expect_same(run_on("dgemm-ozaki", "cuda", d, q), run_on("dgemm-ozaki", "cpu", d, q), what);
+}
+}  // namespace
+
+TEST(DgemmOzakiCuda, BitForBitTheCpuDefinition) {
+  REQUIRE_BACKEND("cuda");
+  const std::vector<std::pair<std::string, Params>> data = {{"uniform", {}},
+                                                            {"uniform-sym", {}},
+                                                            {"loguniform", {{"range", "1e10"}}},
+                                                            {"loguniform", {{"range", "1e40"}}},  // lines not covered
+                                                            {"illcond", {{"cond", "1e20"}}},
+                                                            {"uniform-sym", {{"alpha", "-0.75"}, {"beta", "1.5"}}},
+                                                            {"uniform", {{"alpha", "0"}, {"beta", "2"}}}};
+  for (const char* shape : {"1,1,1", "33,17,65", "70,3,129", "5,130,1"})
+    for (auto& [dist, opts] : data)
+      for (const char* accuracy : {"cr", "dgemm"}) {
+        const Dataset d = gen_double(dist, shape, 3, opts);
+        expect_dgemm_same(d, {{"accuracy", accuracy}}, dist + " " + shape + " " + accuracy);
+      }
+  for (uint64_t seed = 0; seed < 4; ++seed) {
+    const Dataset d = gen_double("specials", "37,29,100", seed, seed % 2 ? Params{{"beta", "1"}} : Params{});
+    expect_dgemm_same(d, {}, "specials seed " + std::to_string(seed));
+  }
+  for (int L = ozaki::kMinModuli; L <= ozaki::kMaxModuliDouble; L += 4)
+    expect_dgemm_same(gen_double("uniform-sym", "61,45,300", 5), {{"slices", std::to_string(L)}},
+                      "slices " + std::to_string(L));
+  const Dataset d = gen_double("uniform", "3,5,70001", 6);  // two blocks of 2^16 inner indices
+  expect_dgemm_same(d, {}, "K = 70001");
+}
+
+TEST(DgemmOzakiCuda, CorrectlyRoundedAgainstTheOracle) {
+  REQUIRE_BACKEND("cuda");
+  for (const char* dist : {"uniform", "uniform-sym", "loguniform"}) {
+    const Dataset d = gen_double(dist, "200,131,517", 7, {{"range", "1e10"}});
+    const Metrics m = gemm_test::judge(d, run_on("dgemm-ozaki", "cuda", d));
+    EXPECT_TRUE(m.correctly_rounded) << dist;
+  }
+}
+
+TEST(DgemmCuda, CublasFrontIsNearTheExactProduct) {
+  REQUIRE_BACKEND("cuda");
+  const Dataset d = gen_double("uniform-sym", "129,67,300", 8, {{"alpha", "-0.5"}, {"beta", "2"}});
+  const Metrics pedantic = gemm_test::judge(d, run_on("cublas-dgemm", "cuda", d));
+  EXPECT_LT(gemm_test::named(pedantic.extra, "normwise_rel_err"), 300 * 0x1p-53);  // K u: DGEMM's normwise bound
+  const Metrics fixed = gemm_test::judge(d, run_on("cublas-dgemm-fixedpoint", "cuda", d));  // --bits=55
+  EXPECT_LT(gemm_test::named(fixed.extra, "normwise_rel_err"), 300 * 0x1p-53);
 }

@@ -1,6 +1,7 @@
 // The gemm family on the cpu backend: sgemm, sgemm-kahan, sgemm-dcs (core/numerics/gemm_serial.hpp, after
 // Badin, Bic, Dillencourt, Nicolau, "Improving accuracy for matrix multiplications on GPUs",
-// 2011, Figs. 1-3) and OpenBLAS cblas_sgemm on one thread as the baseline.
+// 2011, Figs. 1-3) and OpenBLAS cblas_sgemm on one thread as the baseline; the dgemm family's
+// dgemm (the plain definition in double) and cblas_dgemm on one thread as its baseline.
 #if defined(ACCSUM_HAVE_OPENBLAS)
 #include <cblas.h>
 #endif
@@ -133,39 +134,89 @@ Registrar reg_dcs(AlgoEntry("gemm", "sgemm-dcs", "cpu",
 
 }  // namespace
 
+namespace {
+
+// dgemm: every entry plain_dot then finish, in double (core/numerics/gemm_serial.hpp).
+class DgemmKernel : public Kernel {
+ public:
+  DgemmKernel(const Problem& p, bool fma) : p_(p), fma_(fma), out_(static_cast<size_t>(p.rows * p.cols)) {
+    alpha_ = data_double(p.data, "alpha", 1.0);
+    beta_ = data_double(p.data, "beta", 0.0);
+  }
+  void execute() override {
+    const int64_t M = p_.rows, K = p_.inner;
+    for (int64_t j = 0; j < p_.cols; ++j)
+      for (int64_t i = 0; i < M; ++i) {
+        const double s = alpha_ == 0.0 ? 0.0 : plain_dot(p_.a64 + i, M, p_.b64 + j * K, K, fma_);  // BLAS: A, B unread
+        out_[static_cast<size_t>(i + j * M)] = finish(s, alpha_, beta_, p_.c64 + i + j * M, fma_);
+      }
+  }
+  Result result() override { return Result{out_}; }
+
+ private:
+  Problem p_;
+  bool fma_;
+  double alpha_ = 1, beta_ = 0;
+  std::vector<double> out_;
+};
+
+Registrar reg_dgemm(AlgoEntry("dgemm", "dgemm", "cpu", "double GEMM, products summed plainly in k order (the control)")
+                        .with_params({fma_param()})
+                        .maker([](const Problem& p, const Params& prm) {
+                          return std::make_unique<DgemmKernel>(p, param_int(prm, "fma") != 0);
+                        }));
+
+}  // namespace
+
 #if defined(ACCSUM_HAVE_OPENBLAS)
-// OpenBLAS cblas_sgemm with `threads` threads (the vendor baseline on the host backends).
+namespace {
+void blas_gemm(int M, int N, int K, float alpha, const float* a, const float* b, float beta, float* c) {
+  cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, M, N, K, alpha, a, std::max(1, M), b, std::max(1, K), beta, c,
+              std::max(1, M));
+}
+void blas_gemm(int M, int N, int K, double alpha, const double* a, const double* b, double beta, double* c) {
+  cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, M, N, K, alpha, a, std::max(1, M), b, std::max(1, K), beta, c,
+              std::max(1, M));
+}
+}  // namespace
+
+// OpenBLAS cblas_sgemm (cblas_dgemm) with `threads` threads (the vendor baseline on the host backends).
+template <class F>
 class OpenblasKernel : public Kernel {
  public:
   OpenblasKernel(const Problem& p, int threads) : p_(p), threads_(threads), out_(static_cast<size_t>(p.rows * p.cols)) {
-    alpha_ = data_float(p.data, "alpha", 1.0f);
-    beta_ = data_float(p.data, "beta", 0.0f);
+    alpha_ = data_scalar<F>(p.data, "alpha", F(1));
+    beta_ = data_scalar<F>(p.data, "beta", F(0));
   }
   void execute() override {
     if (out_.empty()) return;
-    if (beta_ != 0.0f) std::memcpy(out_.data(), p_.c, out_.size() * sizeof(float));
+    if (beta_ != F(0)) std::memcpy(out_.data(), p_.*MatricesOf<F>::pc, out_.size() * sizeof(F));
     openblas_set_num_threads(threads_);
-    const int M = static_cast<int>(p_.rows), N = static_cast<int>(p_.cols), K = static_cast<int>(p_.inner);
-    cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, M, N, K, alpha_, p_.a, std::max(1, M), p_.b, std::max(1, K),
-                beta_, out_.data(), std::max(1, M));
+    blas_gemm(static_cast<int>(p_.rows), static_cast<int>(p_.cols), static_cast<int>(p_.inner), alpha_,
+              p_.*MatricesOf<F>::pa, p_.*MatricesOf<F>::pb, beta_, out_.data());
   }
   Result result() override { return Result{std::vector<double>(out_.begin(), out_.end())}; }
 
  private:
   Problem p_;
   int threads_;
-  float alpha_, beta_;
-  std::vector<float> out_;
+  F alpha_, beta_;
+  std::vector<F> out_;
 };
 
 std::unique_ptr<Kernel> make_openblas(const Problem& p, int threads) {
-  return std::make_unique<OpenblasKernel>(p, threads);
+  return std::make_unique<OpenblasKernel<float>>(p, threads);
 }
 
 namespace {
 Registrar reg_openblas(AlgoEntry("gemm", "openblas-sgemm", "cpu", "OpenBLAS cblas_sgemm on one thread (baseline)")
                            .baseline()
                            .maker([](const Problem& p, const Params&) { return make_openblas(p, 1); }));
+Registrar reg_openblas_d(AlgoEntry("dgemm", "openblas-dgemm", "cpu", "OpenBLAS cblas_dgemm on one thread (baseline)")
+                             .baseline()
+                             .maker([](const Problem& p, const Params&) {
+                               return std::make_unique<OpenblasKernel<double>>(p, 1);
+                             }));
 }  // namespace
 
 #endif

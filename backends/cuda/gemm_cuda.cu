@@ -2,7 +2,8 @@
 // compensation (core/numerics/gemm_serial.hpp; Badin, Bic, Dillencourt, Nicolau, "Improving accuracy for
 // matrix multiplications on GPUs", 2011, Figs. 1-3), and the cuBLAS front measured in the same
 // process: cublas-sgemm (FP32 pedantic, the baseline), cublas-tf32, cublas-bf16x9,
-// sgemm-via-dgemm, cublas-fixedpoint.
+// sgemm-via-dgemm, cublas-fixedpoint; and the dgemm family's cublas-dgemm (FP64 pedantic, its
+// baseline) and cublas-dgemm-fixedpoint.
 //
 // The tiled kernels: backends/cuda/agent/gemm_tile_agent.cuh, one translation unit per variant
 // (gemm_tiled_plain.cu, gemm_tiled_{kahan,dcs}_fma{0,1}.cu), each under any compiled-in policy of its
@@ -57,25 +58,27 @@ using gemm::kDcs;
 using gemm::kKahan;
 using gemm::kNone;
 
-// The matrices on the device, cached per Problem.id (one problem at a time).
+// The matrices of F (float: gemm, double: dgemm) on the device, cached per Problem.id (one problem at a time).
+template <class F>
 struct GemmDeviceData {
   uint64_t id = ~0ull;
-  DeviceBuffer<float> a, b, c;
+  DeviceBuffer<F> a, b, c;
   double upload_seconds = 0;
 };
-std::shared_ptr<GemmDeviceData> device_matrices(const Problem& p) {
-  static std::shared_ptr<GemmDeviceData> cached;
+template <class F>
+std::shared_ptr<GemmDeviceData<F>> device_matrices(const Problem& p) {
+  static std::shared_ptr<GemmDeviceData<F>> cached;
   if (cached && cached->id == p.id) return cached;
   cached.reset();
-  auto d = std::make_shared<GemmDeviceData>();
+  auto d = std::make_shared<GemmDeviceData<F>>();
   EventTimer t;
   t.start();
-  d->a = DeviceBuffer<float>(static_cast<size_t>(p.rows * p.inner));
-  d->b = DeviceBuffer<float>(static_cast<size_t>(p.inner * p.cols));
-  d->c = DeviceBuffer<float>(static_cast<size_t>(p.rows * p.cols));
-  ACCSUM_CUDA_CHECK(cudaMemcpy(d->a.get(), p.a, d->a.size() * 4, cudaMemcpyHostToDevice));
-  ACCSUM_CUDA_CHECK(cudaMemcpy(d->b.get(), p.b, d->b.size() * 4, cudaMemcpyHostToDevice));
-  ACCSUM_CUDA_CHECK(cudaMemcpy(d->c.get(), p.c, d->c.size() * 4, cudaMemcpyHostToDevice));
+  d->a = DeviceBuffer<F>(static_cast<size_t>(p.rows * p.inner));
+  d->b = DeviceBuffer<F>(static_cast<size_t>(p.inner * p.cols));
+  d->c = DeviceBuffer<F>(static_cast<size_t>(p.rows * p.cols));
+  ACCSUM_CUDA_CHECK(cudaMemcpy(d->a.get(), p.*MatricesOf<F>::pa, d->a.size() * sizeof(F), cudaMemcpyHostToDevice));
+  ACCSUM_CUDA_CHECK(cudaMemcpy(d->b.get(), p.*MatricesOf<F>::pb, d->b.size() * sizeof(F), cudaMemcpyHostToDevice));
+  ACCSUM_CUDA_CHECK(cudaMemcpy(d->c.get(), p.*MatricesOf<F>::pc, d->c.size() * sizeof(F), cudaMemcpyHostToDevice));
   d->upload_seconds = t.stop_seconds();
   d->id = p.id;
   cached = d;
@@ -83,12 +86,13 @@ std::shared_ptr<GemmDeviceData> device_matrices(const Problem& p) {
 }
 
 // Base: device matrices, an output buffer, event timing, the result as doubles.
-class GemmCudaKernel : public Kernel {
+template <class F>
+class GemmCudaKernelOf : public Kernel {
  public:
-  explicit GemmCudaKernel(const Problem& p)
-      : p_(p), dev_(device_matrices(p)), out_(static_cast<size_t>(p.rows * p.cols)) {
-    alpha_ = data_float(p.data, "alpha", 1.0f);
-    beta_ = data_float(p.data, "beta", 0.0f);
+  explicit GemmCudaKernelOf(const Problem& p)
+      : p_(p), dev_(device_matrices<F>(p)), out_(static_cast<size_t>(p.rows * p.cols)) {
+    alpha_ = data_scalar<F>(p.data, "alpha", F(1));
+    beta_ = data_scalar<F>(p.data, "beta", F(0));
   }
   void execute() override {
     timer_.start();
@@ -97,8 +101,8 @@ class GemmCudaKernel : public Kernel {
     ACCSUM_CUDA_CHECK(cudaGetLastError());
   }
   Result result() override {
-    std::vector<float> h(out_.size());
-    ACCSUM_CUDA_CHECK(cudaMemcpy(h.data(), out_.get(), h.size() * 4, cudaMemcpyDeviceToHost));
+    std::vector<F> h(out_.size());
+    ACCSUM_CUDA_CHECK(cudaMemcpy(h.data(), out_.get(), h.size() * sizeof(F), cudaMemcpyDeviceToHost));
     return Result{std::vector<double>(h.begin(), h.end())};
   }
   double last_device_seconds() const override { return last_; }
@@ -107,12 +111,13 @@ class GemmCudaKernel : public Kernel {
  protected:
   virtual void launch() = 0;
   Problem p_;
-  std::shared_ptr<GemmDeviceData> dev_;
-  DeviceBuffer<float> out_;
-  float alpha_ = 1, beta_ = 0;
+  std::shared_ptr<GemmDeviceData<F>> dev_;
+  DeviceBuffer<F> out_;
+  F alpha_ = 1, beta_ = 0;
   EventTimer timer_;
   double last_ = -1;
 };
+using GemmCudaKernel = GemmCudaKernelOf<float>;
 
 // The policies compiled into this build (agent/gemm_policy.cuh: auto's only unless the sweep is on).
 const std::vector<gemm_tile::PolicyInfo>& tiled_policies(int comp) {
@@ -260,6 +265,15 @@ unsigned grid_for(size_t n) { return static_cast<unsigned>(std::min<size_t>((n +
 
 enum class Front { sgemm, tf32, bf16x9, via_dgemm, fixedpoint };
 
+// CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT on this handle with a fixed `bits` mantissa bits, always emulated.
+void use_fixed_point(cublasHandle_t h, int bits) {
+  check_cublas(cublasSetEmulationStrategy(h, CUBLAS_EMULATION_STRATEGY_EAGER), "cublasSetEmulationStrategy");
+  check_cublas(cublasSetFixedPointEmulationMantissaControl(h, CUDA_EMULATION_MANTISSA_CONTROL_FIXED),
+               "cublasSetFixedPointEmulationMantissaControl");
+  check_cublas(cublasSetFixedPointEmulationMaxMantissaBitCount(h, bits),
+               "cublasSetFixedPointEmulationMaxMantissaBitCount");
+}
+
 class CublasKernel : public GemmCudaKernel {
  public:
   CublasKernel(const Problem& p, Front f, int bits) : GemmCudaKernel(p), front_(f), bits_(bits) {
@@ -269,13 +283,7 @@ class CublasKernel : public GemmCudaKernel {
       db_ = DeviceBuffer<double>(dev_->b.size());
       dc_ = DeviceBuffer<double>(dev_->c.size());
     }
-    if (front_ == Front::fixedpoint) {
-      check_cublas(cublasSetEmulationStrategy(h_, CUBLAS_EMULATION_STRATEGY_EAGER), "cublasSetEmulationStrategy");
-      check_cublas(cublasSetFixedPointEmulationMantissaControl(h_, CUDA_EMULATION_MANTISSA_CONTROL_FIXED),
-                   "cublasSetFixedPointEmulationMantissaControl");
-      check_cublas(cublasSetFixedPointEmulationMaxMantissaBitCount(h_, bits_),
-                   "cublasSetFixedPointEmulationMaxMantissaBitCount");
-    }
+    if (front_ == Front::fixedpoint) use_fixed_point(h_, bits_);
     if (front_ == Front::bf16x9)
       check_cublas(cublasSetEmulationStrategy(h_, CUBLAS_EMULATION_STRATEGY_EAGER), "cublasSetEmulationStrategy");
   }
@@ -315,6 +323,33 @@ class CublasKernel : public GemmCudaKernel {
   int bits_;
   cublasHandle_t h_{};
   DeviceBuffer<double> da_, db_, dc_;
+};
+
+// The dgemm family's cuBLAS DGEMM: FP64 pedantic (bits = 0), or its fixed-point emulation with `bits`
+// mantissa bits.
+class CublasDgemmKernel : public GemmCudaKernelOf<double> {
+ public:
+  CublasDgemmKernel(const Problem& p, int bits) : GemmCudaKernelOf<double>(p), bits_(bits) {
+    check_cublas(cublasCreate(&h_), "cublasCreate");
+    if (bits_ > 0) use_fixed_point(h_, bits_);
+  }
+  ~CublasDgemmKernel() override { cublasDestroy(h_); }
+
+ protected:
+  void launch() override {
+    if (out_.size() == 0) return;
+    const int M = static_cast<int>(p_.rows), N = static_cast<int>(p_.cols), K = static_cast<int>(p_.inner);
+    if (beta_ != 0.0)
+      ACCSUM_CUDA_CHECK(cudaMemcpyAsync(out_.get(), dev_->c.get(), out_.size() * 8, cudaMemcpyDeviceToDevice));
+    const cublasComputeType_t ct = bits_ > 0 ? CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT : CUBLAS_COMPUTE_64F_PEDANTIC;
+    check_cublas(cublasGemmEx(h_, CUBLAS_OP_N, CUBLAS_OP_N, M, N, K, &alpha_, dev_->a.get(), CUDA_R_64F, M,
+                              dev_->b.get(), CUDA_R_64F, K, &beta_, out_.get(), CUDA_R_64F, M, ct, CUBLAS_GEMM_DEFAULT),
+                 "cublasGemmEx (dgemm)");
+  }
+
+ private:
+  int bits_;
+  cublasHandle_t h_{};
 };
 
 // The entry of a cuBLAS front; the fixed-point emulation takes --bits.
@@ -360,6 +395,29 @@ Registrar reg_fixed(
                 Front::fixedpoint)
         .with_params({ParamSpec{
             "bits", "mantissa bits of the fixed-point emulation", true, 24, 40, {"24", "32", "40"}, "24"}}));
+
+Registrar reg_cublas_dgemm(AlgoEntry("dgemm", "cublas-dgemm", "cuda",
+                                     "cuBLAS DGEMM, CUBLAS_COMPUTE_64F_PEDANTIC (baseline)")
+                               .baseline()
+                               .maker([](const Problem& p, const Params&) -> std::unique_ptr<Kernel> {
+                                 return std::make_unique<CublasDgemmKernel>(p, 0);
+                               }));
+// The dgemm entry's --bits: its own range (the same option name as cublas-fixedpoint's, other choices).
+constexpr int kDgemmFixedPointBits = 55;  // 53 + 2 guard bits
+Registrar reg_dgemm_fixed(
+    AlgoEntry("dgemm", "cublas-dgemm-fixedpoint", "cuda",
+              "cuBLAS DGEMM by fixed-point (INT8 tensor core) emulation, CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT with "
+              "--bits mantissa bits")
+        .with_params({ParamSpec{"bits",
+                                "mantissa bits of the fixed-point emulation",
+                                true,
+                                24,
+                                79,
+                                {"40", "48", std::to_string(kDgemmFixedPointBits), "63", "71", "79"},
+                                std::to_string(kDgemmFixedPointBits)}})
+        .maker([](const Problem& p, const Params& prm) -> std::unique_ptr<Kernel> {
+          return std::make_unique<CublasDgemmKernel>(p, static_cast<int>(param_int(prm, "bits")));
+        }));
 
 }  // namespace
 }  // namespace accsum::cuda

@@ -1,4 +1,5 @@
-// sgemm-ozaki on CUDA: the Ozaki scheme II of core/numerics/ozaki.hpp, bit for bit the cpu backend's.
+// sgemm-ozaki and dgemm-ozaki on CUDA: the Ozaki scheme II of core/numerics/ozaki.hpp, bit for bit the
+// cpu backend's; one pipeline templated on the input format F (float, double).
 //
 // Phases of one run (each timed with events; Result::figures report the split):
 //   scale:    row summaries of A and column summaries of B (max |entry| bits, lowest set bit),
@@ -9,9 +10,9 @@
 //   products: one cuBLAS int8 GEMM per modulus and block of 2^16 inner indices (CUDA_R_8I in,
 //             CUDA_R_32I out, CUBLAS_COMPUTE_32I, TN layout, leading dimensions multiples of 32);
 //             between blocks the int32 planes are reduced mod p_l so the next block adds exactly.
-//   combine:  one pass over the L int32 planes: residues, CRT to the exact 128-bit C', alpha C' +
-//             beta c rounded once to float (the accumulation and the rounding fused: each entry's
-//             L words are read once and one float written).
+//   combine:  one pass over the L int32 planes: residues, CRT to the exact 128-bit (double: 256-bit)
+//             C', alpha C' + beta c rounded once to F (the accumulation and the rounding fused: each
+//             entry's L words are read once and one value written).
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -31,6 +32,8 @@ namespace {
 
 using ozaki::kMaxModuli;
 using ozaki::modulus;
+template <class F>
+using BitsOf = typename ozaki::Format<F>::Bits;
 
 constexpr int kTile = 32;        // residue tiles and padding of M, N, K
 constexpr int kRowsPerPass = 8;  // thread rows of a residue tile block (32 x 8 threads)
@@ -50,43 +53,59 @@ void check_cublas(cublasStatus_t s, const char* what) {
     throw std::runtime_error(std::string(what) + " failed (cuBLAS status " + std::to_string(s) + ")");
 }
 
+// The largest bits of a line by atomics (64-bit: as unsigned long long, what atomicMax takes).
+__device__ __forceinline__ void atomic_max_bits(uint32_t* at, uint32_t v) { atomicMax(at, v); }
+__device__ __forceinline__ void atomic_max_bits(uint64_t* at, uint64_t v) {
+  atomicMax(reinterpret_cast<unsigned long long*>(at), static_cast<unsigned long long>(v));
+}
+__device__ __forceinline__ uint32_t warp_max_bits(uint32_t v) { return __reduce_max_sync(0xffffffffu, v); }
+__device__ __forceinline__ uint64_t warp_max_bits(uint64_t v) {
+  for (int d = 16; d > 0; d /= 2) {
+    const uint64_t o = __shfl_xor_sync(0xffffffffu, v, d);
+    v = o > v ? o : v;
+  }
+  return v;
+}
+
 // Row summaries of A (M x K, column-major): threads along rows (coalesced), a chunk of columns each.
-__global__ void row_summaries(const float* __restrict__ a, int64_t M, int64_t K, int64_t cols_per_block,
-                              uint32_t* __restrict__ max_bits, int* __restrict__ low) {
+template <class F>
+__global__ void row_summaries(const F* __restrict__ a, int64_t M, int64_t K, int64_t cols_per_block,
+                              BitsOf<F>* __restrict__ max_bits, int* __restrict__ low) {
   const int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
   if (i >= M) return;
   for (int64_t k0 = blockIdx.y * cols_per_block; k0 < K; k0 += gridDim.y * cols_per_block) {
-    uint32_t m = 0;
+    BitsOf<F> m = 0;
     int lo = ozaki::kNoLow;
     const int64_t k1 = k0 + cols_per_block < K ? k0 + cols_per_block : K;
     for (int64_t k = k0; k < k1; ++k) {
-      const uint32_t b = ozaki::abs_bits(a[i + k * M]);
+      const BitsOf<F> b = ozaki::abs_bits(a[i + k * M]);
       m = b > m ? b : m;
-      if (b < ozaki::kInfBits) lo = min(lo, ozaki::low_exponent(b));
+      if (b < ozaki::Format<F>::kInf) lo = min(lo, ozaki::low_exponent(b));
     }
-    atomicMax(max_bits + i, m);
+    atomic_max_bits(max_bits + i, m);
     atomicMin(low + i, lo);
   }
 }
 
 // Column summaries of B (K x N, column-major): a block per (column, chunk), warp reductions.
-__global__ void col_summaries(const float* __restrict__ b, int64_t K, int64_t N, uint32_t* __restrict__ max_bits,
+template <class F>
+__global__ void col_summaries(const F* __restrict__ b, int64_t K, int64_t N, BitsOf<F>* __restrict__ max_bits,
                               int* __restrict__ low) {
   for (int64_t j = blockIdx.x; j < N; j += gridDim.x)
     for (int64_t k0 = blockIdx.y * static_cast<int64_t>(kSummaryChunk); k0 < K;
          k0 += gridDim.y * static_cast<int64_t>(kSummaryChunk)) {
-      uint32_t m = 0;
+      BitsOf<F> m = 0;
       int lo = ozaki::kNoLow;
       const int64_t k1 = k0 + kSummaryChunk < K ? k0 + kSummaryChunk : K;
       for (int64_t k = k0 + threadIdx.x; k < k1; k += blockDim.x) {
-        const uint32_t v = ozaki::abs_bits(b[k + j * K]);
+        const BitsOf<F> v = ozaki::abs_bits(b[k + j * K]);
         m = v > m ? v : m;
-        if (v < ozaki::kInfBits) lo = min(lo, ozaki::low_exponent(v));
+        if (v < ozaki::Format<F>::kInf) lo = min(lo, ozaki::low_exponent(v));
       }
-      m = __reduce_max_sync(0xffffffffu, m);
+      m = warp_max_bits(m);
       lo = __reduce_min_sync(0xffffffffu, lo);
       if ((threadIdx.x & 31) == 0) {
-        atomicMax(max_bits + j, m);
+        atomic_max_bits(max_bits + j, m);
         atomicMin(low + j, lo);
       }
     }
@@ -94,14 +113,16 @@ __global__ void col_summaries(const float* __restrict__ b, int64_t K, int64_t N,
 
 // The integer norm sums S1, S2 of each line (core/numerics/ozaki_bound.hpp), given the lines' max
 // bits from the summaries above: integer atomics, so the sums do not depend on the order.
-__device__ __forceinline__ void add_norm_terms(float v, int top, uint64_t& s1, uint64_t& s2) {
-  if (ozaki::finite_float(v)) {
+template <class F>
+__device__ __forceinline__ void add_norm_terms(F v, int top, uint64_t& s1, uint64_t& s2) {
+  if (ozaki::finite_scalar(v)) {
     s1 += ozaki::norm1_term(v, top);
     s2 += ozaki::norm2_term(v, top);
   }
 }
-__global__ void row_norms(const float* __restrict__ a, int64_t M, int64_t K, int64_t cols_per_block,
-                          const uint32_t* __restrict__ max_bits, unsigned long long* __restrict__ s1,
+template <class F>
+__global__ void row_norms(const F* __restrict__ a, int64_t M, int64_t K, int64_t cols_per_block,
+                          const BitsOf<F>* __restrict__ max_bits, unsigned long long* __restrict__ s1,
                           unsigned long long* __restrict__ s2) {
   const int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
   if (i >= M || max_bits[i] == 0 || ozaki::special_line(max_bits[i])) return;
@@ -114,7 +135,8 @@ __global__ void row_norms(const float* __restrict__ a, int64_t M, int64_t K, int
     atomicAdd(s2 + i, static_cast<unsigned long long>(n2));
   }
 }
-__global__ void col_norms(const float* __restrict__ b, int64_t K, int64_t N, const uint32_t* __restrict__ max_bits,
+template <class F>
+__global__ void col_norms(const F* __restrict__ b, int64_t K, int64_t N, const BitsOf<F>* __restrict__ max_bits,
                           unsigned long long* __restrict__ s1, unsigned long long* __restrict__ s2) {
   for (int64_t j = blockIdx.x; j < N; j += gridDim.x) {
     if (max_bits[j] == 0 || ozaki::special_line(max_bits[j])) continue;
@@ -139,7 +161,8 @@ __global__ void col_norms(const float* __restrict__ b, int64_t K, int64_t N, con
 // The L residues of kPack consecutive entries of one line (scaled by 2^(bits - line_top)), stored
 // as one char4 per plane at out[l * plane + at] (at a multiple of kPack: the padded dimensions are
 // multiples of kTile). Each entry's scaled integer is computed once; its residues come from
-// 32-bit remainders by constants (residue_symmetric_split: the values of residue_symmetric).
+// 32-bit remainders by constants (residue_symmetric_split: the values of residue_symmetric; doubles:
+// residue_symmetric_wide, the values of scaled_residue).
 template <int L>
 __device__ __forceinline__ void store_residues(const float (&v)[kPack], uint32_t line_max, int bits,
                                                int8_t* __restrict__ out, size_t plane, size_t at) {
@@ -157,15 +180,33 @@ __device__ __forceinline__ void store_residues(const float (&v)[kPack], uint32_t
     *reinterpret_cast<char4*>(out + l * plane + at) = r;
   }
 }
+template <int L>
+__device__ __forceinline__ void store_residues(const double (&v)[kPack], uint64_t line_max, int bits,
+                                               int8_t* __restrict__ out, size_t plane, size_t at) {
+  const bool used = line_max != 0 && !ozaki::special_line(line_max);
+  const int shift = used ? bits - ozaki::line_top(line_max) : 0;
+  ozaki::ScaledInteger x[kPack];
+#pragma unroll
+  for (int c = 0; c < kPack; ++c)
+    if (used) x[c] = ozaki::scaled_integer_wide(v[c], shift);
+#pragma unroll
+  for (int l = 0; l < L; ++l) {
+    const char4 r = make_char4(static_cast<signed char>(ozaki::residue_symmetric_wide(x[0], modulus(l))),
+                               static_cast<signed char>(ozaki::residue_symmetric_wide(x[1], modulus(l))),
+                               static_cast<signed char>(ozaki::residue_symmetric_wide(x[2], modulus(l))),
+                               static_cast<signed char>(ozaki::residue_symmetric_wide(x[3], modulus(l))));
+    *reinterpret_cast<char4*>(out + l * plane + at) = r;
+  }
+}
 
 // A (M x K, column-major) -> planes of Mp x Kp row-major residues (row i at i * Kp), through a
 // 32 x 32 shared tile (reads coalesced along i; each thread then stores kPack consecutive k of one
 // row i, a char4 per plane).
-template <int L>
+template <int L, class F>
 __global__ void __launch_bounds__(kTile* kRowsPerPass)
-    residues_rows(const float* __restrict__ a, int64_t M, int64_t K, int64_t Mp, int64_t Kp,
-                  const uint32_t* __restrict__ max_bits, int bits, int8_t* __restrict__ out) {
-  __shared__ float tile[kTile][kTile + 1];  // [i - i0][k - k0]; rows of 33: the char4 reads hit 32 banks
+    residues_rows(const F* __restrict__ a, int64_t M, int64_t K, int64_t Mp, int64_t Kp,
+                  const BitsOf<F>* __restrict__ max_bits, int bits, int8_t* __restrict__ out) {
+  __shared__ F tile[kTile][kTile + 1];  // [i - i0][k - k0]; rows of 33: the char4 reads hit 32 banks
   const int tx = threadIdx.x, ty = threadIdx.y;
   const int row = (ty * kTile + tx) / (kTile / kPack), quad = (ty * kTile + tx) % (kTile / kPack);
   const size_t plane = static_cast<size_t>(Mp * Kp);
@@ -174,14 +215,14 @@ __global__ void __launch_bounds__(kTile* kRowsPerPass)
          k0 += gridDim.x * static_cast<int64_t>(kTile)) {
       for (int r = ty; r < kTile; r += kRowsPerPass) {
         const int64_t i = i0 + tx, k = k0 + r;
-        tile[tx][r] = i < M && k < K ? a[i + k * M] : 0.0f;
+        tile[tx][r] = i < M && k < K ? a[i + k * M] : F(0);
       }
       __syncthreads();
       const int64_t i = i0 + row, k = k0 + quad * kPack;
-      float v[kPack];
+      F v[kPack];
 #pragma unroll
       for (int c = 0; c < kPack; ++c) v[c] = tile[row][quad * kPack + c];
-      store_residues<L>(v, i < M ? max_bits[i] : 0u, bits, out, plane, static_cast<size_t>(i * Kp + k));
+      store_residues<L>(v, i < M ? max_bits[i] : BitsOf<F>{0}, bits, out, plane, static_cast<size_t>(i * Kp + k));
       __syncthreads();
     }
 }
@@ -189,22 +230,25 @@ __global__ void __launch_bounds__(kTile* kRowsPerPass)
 // B (K x N, column-major) -> planes of Kp x Np column-major residues (column j at j * Kp); each
 // thread takes kPack consecutive k (one float4 load where K is a multiple of kPack: 16-byte
 // aligned, as cudaMalloc'd buffers are).
-template <int L>
-__global__ void residues_cols(const float* __restrict__ b, int64_t K, int64_t N, int64_t Kp, int64_t Np,
-                              const uint32_t* __restrict__ max_bits, int bits, int8_t* __restrict__ out) {
+template <int L, class F>
+__global__ void residues_cols(const F* __restrict__ b, int64_t K, int64_t N, int64_t Kp, int64_t Np,
+                              const BitsOf<F>* __restrict__ max_bits, int bits, int8_t* __restrict__ out) {
   const size_t plane = static_cast<size_t>(Kp * Np);
   for (int64_t j = blockIdx.y; j < Np; j += gridDim.y) {
-    const uint32_t line_max = j < N ? max_bits[j] : 0u;
+    const BitsOf<F> line_max = j < N ? max_bits[j] : BitsOf<F>{0};
     for (int64_t k = (blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x) * kPack; k < Kp;
          k += gridDim.x * static_cast<int64_t>(blockDim.x) * kPack) {
-      float v[kPack];
-      if (j < N && K % kPack == 0 && k + kPack <= K) {
-        const float4 q = *reinterpret_cast<const float4*>(b + k + j * K);
-        v[0] = q.x, v[1] = q.y, v[2] = q.z, v[3] = q.w;
-      } else {
-#pragma unroll
-        for (int c = 0; c < kPack; ++c) v[c] = k + c < K && j < N ? b[k + c + j * K] : 0.0f;
+      F v[kPack];
+      if constexpr (sizeof(F) == 4) {
+        if (j < N && K % kPack == 0 && k + kPack <= K) {
+          const float4 q = *reinterpret_cast<const float4*>(b + k + j * K);
+          v[0] = q.x, v[1] = q.y, v[2] = q.z, v[3] = q.w;
+          store_residues<L>(v, line_max, bits, out, plane, static_cast<size_t>(k + j * Kp));
+          continue;
+        }
       }
+#pragma unroll
+      for (int c = 0; c < kPack; ++c) v[c] = k + c < K && j < N ? b[k + c + j * K] : F(0);
       store_residues<L>(v, line_max, bits, out, plane, static_cast<size_t>(k + j * Kp));
     }
   }
@@ -219,28 +263,56 @@ __global__ void reduce_planes(int32_t* __restrict__ t, size_t plane) {
     for (int l = 0; l < L; ++l) t[l * plane + e] %= modulus(l);
 }
 
+template <class F>
 struct CombineArgs {
   int64_t M, N, K, Mp;
   size_t plane;
-  const uint32_t* row_max;
-  const uint32_t* col_max;
+  const BitsOf<F>* row_max;
+  const BitsOf<F>* col_max;
   int bits_a, bits_b;
-  float alpha, beta;
-  const float* a;
-  const float* b;
-  const float* c;
+  F alpha, beta;
+  const F* a;
+  const F* b;
+  const F* c;
+};
+
+// C' of one entry from its residues and the entry rounded once: float through the CRT's 32-bit limbs,
+// double through crt_magnitude (core/numerics/ozaki.hpp).
+template <int L>
+__device__ __forceinline__ float finish_from_residues(const int (&r)[L], const ozaki::CrtLimbs& crt, int scale,
+                                                      const CombineArgs<float>& g, size_t e) {
+  return ozaki::finish_entry(ozaki::crt_symmetric_limbs<L>(r, crt), scale, g.alpha, g.beta, g.c + e);
+}
+template <int L>
+__device__ __forceinline__ double finish_from_residues(const int (&r)[L], const ozaki::CrtOf<double>& crt, int scale,
+                                                       const CombineArgs<double>& g, size_t e) {
+  bool negative = false;
+  const ozaki::U256 magnitude = ozaki::crt_magnitude(r, crt, &negative);
+  return ozaki::finish_entry_of<double>(negative, magnitude, scale, g.alpha, g.beta, g.c + e);
+}
+// The CRT form each format's combine takes.
+template <class F>
+struct CrtFormOf {
+  using type = ozaki::CrtLimbs;
+  static type make(int L) { return ozaki::make_crt_limbs(ozaki::make_crt(L)); }
+};
+template <>
+struct CrtFormOf<double> {
+  using type = ozaki::CrtOf<double>;
+  static type make(int L) { return ozaki::make_crt<double>(L); }
 };
 
 // The CRT and one rounding per entry (core/numerics/ozaki.hpp steps 4-5), IEEE specials on their lines.
-template <int L>
-__global__ void combine(const int32_t* __restrict__ t, CombineArgs g, ozaki::CrtLimbs crt, float* __restrict__ out) {
+template <int L, class F>
+__global__ void combine(const int32_t* __restrict__ t, CombineArgs<F> g, typename CrtFormOf<F>::type crt,
+                        F* __restrict__ out) {
   for (int64_t j = blockIdx.y; j < g.N; j += gridDim.y) {
-    const uint32_t cb = g.col_max[j];
+    const BitsOf<F> cb = g.col_max[j];
     for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < g.M;
          i += gridDim.x * static_cast<int64_t>(blockDim.x)) {
-      const uint32_t ra = g.row_max[i];
+      const BitsOf<F> ra = g.row_max[i];
       const size_t e = static_cast<size_t>(i + j * g.M);
-      if (g.alpha != 0.0f && (ozaki::special_line(ra) || ozaki::special_line(cb))) {
+      if (g.alpha != F(0) && (ozaki::special_line(ra) || ozaki::special_line(cb))) {
         out[e] = ozaki::special_entry(g.a + i, g.M, g.b + j * g.K, g.K, g.alpha, g.beta, g.c + e);
         continue;
       }
@@ -249,16 +321,16 @@ __global__ void combine(const int32_t* __restrict__ t, CombineArgs g, ozaki::Crt
 #pragma unroll
       for (int l = 0; l < L; ++l) r[l] = ozaki::residue_positive(t[l * g.plane + at], modulus(l));
       const int scale = ozaki::line_top(ra) - g.bits_a + ozaki::line_top(cb) - g.bits_b;
-      out[e] = ozaki::finish_entry(ozaki::crt_symmetric_limbs<L>(r, crt), scale, g.alpha, g.beta, g.c + e);
+      out[e] = finish_from_residues<L>(r, crt, scale, g, e);
     }
   }
 }
 
-// Calls f(std::integral_constant<int, L>{}) for L = moduli (kMinModuli..kMaxModuli).
-template <int L = ozaki::kMinModuli, class F>
-void with_moduli(int moduli, F&& f) {
-  if constexpr (L < kMaxModuli) {
-    if (moduli != L) return with_moduli<L + 1>(moduli, std::forward<F>(f));
+// Calls f(std::integral_constant<int, L>{}) for L = moduli (kMinModuli..Max).
+template <int Max, int L = ozaki::kMinModuli, class Fn>
+void with_moduli(int moduli, Fn&& f) {
+  if constexpr (L < Max) {
+    if (moduli != L) return with_moduli<Max, L + 1>(moduli, std::forward<Fn>(f));
   }
   return f(std::integral_constant<int, L>{});
 }
@@ -288,7 +360,11 @@ DeviceBuffer<T> upload(const T* host, size_t n) {
   return d;
 }
 
+template <class F>
 class OzakiCudaKernel : public Kernel {
+  static constexpr int kMost = ozaki::Format<F>::kMaxModuli;
+  using Bits = BitsOf<F>;
+
  public:
   OzakiCudaKernel(const Problem& p, int moduli, ozaki::Accuracy accuracy)
       : p_(p),
@@ -297,23 +373,23 @@ class OzakiCudaKernel : public Kernel {
         Mp_(round_up(p.rows, kTile)),
         Np_(round_up(p.cols, kTile)),
         Kp_(round_up(p.inner, kTile)) {
-    alpha_ = data_float(p.data, "alpha", 1.0f);
-    beta_ = data_float(p.data, "beta", 0.0f);
-    const int planes = moduli_ == 0 ? kMaxModuli : moduli_;
+    alpha_ = data_scalar<F>(p.data, "alpha", F(1));
+    beta_ = data_scalar<F>(p.data, "beta", F(0));
+    const int planes = moduli_ == 0 ? kMost : moduli_;
     Event t0, t1;
     t0.record();
-    a_ = upload(p.a, static_cast<size_t>(p.rows * p.inner));
-    b_ = upload(p.b, static_cast<size_t>(p.inner * p.cols));
-    c_ = upload(p.c, static_cast<size_t>(p.rows * p.cols));
+    a_ = upload(p.*MatricesOf<F>::pa, static_cast<size_t>(p.rows * p.inner));
+    b_ = upload(p.*MatricesOf<F>::pb, static_cast<size_t>(p.inner * p.cols));
+    c_ = upload(p.*MatricesOf<F>::pc, static_cast<size_t>(p.rows * p.cols));
     t1.record();
     t1.sync();
     upload_s_ = t1.seconds_since(t0);
-    out_ = DeviceBuffer<float>(static_cast<size_t>(p.rows * p.cols));
+    out_ = DeviceBuffer<F>(static_cast<size_t>(p.rows * p.cols));
     ra_ = DeviceBuffer<int8_t>(static_cast<size_t>(planes * Mp_ * Kp_));
     rb_ = DeviceBuffer<int8_t>(static_cast<size_t>(planes * Kp_ * Np_));
     t_ = DeviceBuffer<int32_t>(static_cast<size_t>(planes * Mp_ * Np_));
-    row_max_ = DeviceBuffer<uint32_t>(static_cast<size_t>(p.rows));
-    col_max_ = DeviceBuffer<uint32_t>(static_cast<size_t>(p.cols));
+    row_max_ = DeviceBuffer<Bits>(static_cast<size_t>(p.rows));
+    col_max_ = DeviceBuffer<Bits>(static_cast<size_t>(p.cols));
     row_low_ = DeviceBuffer<int>(static_cast<size_t>(p.rows));
     col_low_ = DeviceBuffer<int>(static_cast<size_t>(p.cols));
     row_s_ = DeviceBuffer<unsigned long long>(static_cast<size_t>(2 * p.rows));  // S1 then S2
@@ -327,11 +403,11 @@ class OzakiCudaKernel : public Kernel {
     Event start, scaled, products, done;
     start.record();
     summarize_and_plan();
-    with_moduli(plan_.moduli, [&](auto L) { make_residues<decltype(L)::value>(); });
+    with_moduli<kMost>(plan_.moduli, [&](auto L) { make_residues<decltype(L)::value>(); });
     scaled.record();
     multiply();
     products.record();
-    with_moduli(plan_.moduli, [&](auto L) { combine_entries<decltype(L)::value>(); });
+    with_moduli<kMost>(plan_.moduli, [&](auto L) { combine_entries<decltype(L)::value>(); });
     done.record();
     done.sync();
     ACCSUM_CUDA_CHECK(cudaGetLastError());
@@ -342,9 +418,9 @@ class OzakiCudaKernel : public Kernel {
   }
 
   Result result() override {
-    std::vector<float> h(out_.size());
-    if (!h.empty()) ACCSUM_CUDA_CHECK(cudaMemcpy(h.data(), out_.get(), h.size() * 4, cudaMemcpyDeviceToHost));
-    auto figures = ozaki::plan_info(plan_, p_.inner, accuracy_, row_bound_);
+    std::vector<F> h(out_.size());
+    if (!h.empty()) ACCSUM_CUDA_CHECK(cudaMemcpy(h.data(), out_.get(), h.size() * sizeof(F), cudaMemcpyDeviceToHost));
+    auto figures = ozaki::plan_info<F>(plan_, p_.inner, accuracy_, row_bound_);
     const double ops = 2.0 * double(Mp_) * double(Np_) * double(Kp_) * plan_.moduli;
     const double tops = products_s_ > 0 ? ops / products_s_ : 0;
     figures.insert(figures.end(), {{"ozaki_scale_s", scale_s_},
@@ -364,8 +440,8 @@ class OzakiCudaKernel : public Kernel {
   void summarize_and_plan() {
     const int64_t M = p_.rows, N = p_.cols, K = p_.inner;
     constexpr int64_t kColsPerBlock = 64;  // row summaries and norms: columns per block
-    ACCSUM_CUDA_CHECK(cudaMemsetAsync(row_max_.get(), 0, M * sizeof(uint32_t)));
-    ACCSUM_CUDA_CHECK(cudaMemsetAsync(col_max_.get(), 0, N * sizeof(uint32_t)));
+    ACCSUM_CUDA_CHECK(cudaMemsetAsync(row_max_.get(), 0, M * sizeof(Bits)));
+    ACCSUM_CUDA_CHECK(cudaMemsetAsync(col_max_.get(), 0, N * sizeof(Bits)));
     ACCSUM_CUDA_CHECK(cudaMemsetAsync(row_low_.get(), 0x7f, M * sizeof(int)));  // 0x7f7f7f7f: above any exponent
     ACCSUM_CUDA_CHECK(cudaMemsetAsync(col_low_.get(), 0x7f, N * sizeof(int)));
     if (K > 0) {
@@ -374,11 +450,11 @@ class OzakiCudaKernel : public Kernel {
       dim3 cg(capped(N, 1 << 30), capped((K + kSummaryChunk - 1) / kSummaryChunk, 65535));
       col_summaries<<<cg, 256>>>(b_.get(), K, N, col_max_.get(), col_low_.get());
     }
-    ozaki::Lines rows{std::vector<uint32_t>(M), std::vector<int>(M), {}, {}},
-        cols{std::vector<uint32_t>(N), std::vector<int>(N), {}, {}};
-    ACCSUM_CUDA_CHECK(cudaMemcpy(rows.max_bits.data(), row_max_.get(), M * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+    ozaki::LinesOf<F> rows{std::vector<Bits>(M), std::vector<int>(M), {}, {}},
+        cols{std::vector<Bits>(N), std::vector<int>(N), {}, {}};
+    ACCSUM_CUDA_CHECK(cudaMemcpy(rows.max_bits.data(), row_max_.get(), M * sizeof(Bits), cudaMemcpyDeviceToHost));
     ACCSUM_CUDA_CHECK(cudaMemcpy(rows.low.data(), row_low_.get(), M * sizeof(int), cudaMemcpyDeviceToHost));
-    ACCSUM_CUDA_CHECK(cudaMemcpy(cols.max_bits.data(), col_max_.get(), N * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+    ACCSUM_CUDA_CHECK(cudaMemcpy(cols.max_bits.data(), col_max_.get(), N * sizeof(Bits), cudaMemcpyDeviceToHost));
     ACCSUM_CUDA_CHECK(cudaMemcpy(cols.low.data(), col_low_.get(), N * sizeof(int), cudaMemcpyDeviceToHost));
     // The cr plan from the summaries alone; the norm sums only where the plan or the bound needs them
     // (an exact cr plan does not): then the plan of --accuracy is chosen with them.
@@ -393,7 +469,7 @@ class OzakiCudaKernel : public Kernel {
         col_norms<<<cg, 256>>>(b_.get(), K, N, col_max_.get(), col_s_.get(), col_s_.get() + N);
       }
       static_assert(sizeof(unsigned long long) == sizeof(uint64_t), "the norm sums are read back as uint64");
-      for (ozaki::Lines* l : {&rows, &cols}) {
+      for (ozaki::LinesOf<F>* l : {&rows, &cols}) {
         const int64_t n = l == &rows ? M : N;
         const unsigned long long* sums = l == &rows ? row_s_.get() : col_s_.get();
         l->s1.resize(n);
@@ -423,7 +499,7 @@ class OzakiCudaKernel : public Kernel {
     for (int64_t k0 = 0; k0 < Kp_; k0 += ozaki::kBlockK) {
       const int kb = static_cast<int>(std::min<int64_t>(ozaki::kBlockK, Kp_ - k0));
       if (k0 > 0)
-        with_moduli(plan_.moduli, [&](auto L) {
+        with_moduli<kMost>(plan_.moduli, [&](auto L) {
           reduce_planes<decltype(L)::value><<<capped((pt + 255) / 256, 1 << 16), 256>>>(t_.get(), pt);
         });
       for (int l = 0; l < plan_.moduli; ++l)
@@ -437,11 +513,11 @@ class OzakiCudaKernel : public Kernel {
 
   template <int L>
   void combine_entries() {
-    CombineArgs g{p_.rows,        p_.cols,        p_.inner,     Mp_,          static_cast<size_t>(Mp_ * Np_),
-                  row_max_.get(), col_max_.get(), plan_.bits_a, plan_.bits_b, alpha_,
-                  beta_,          a_.get(),       b_.get(),     c_.get()};
+    CombineArgs<F> g{p_.rows,        p_.cols,        p_.inner,     Mp_,          static_cast<size_t>(Mp_ * Np_),
+                     row_max_.get(), col_max_.get(), plan_.bits_a, plan_.bits_b, alpha_,
+                     beta_,          a_.get(),       b_.get(),     c_.get()};
     dim3 grid(capped((p_.rows + 255) / 256, 1 << 20), capped(p_.cols, 65535));
-    combine<L><<<grid, 256>>>(t_.get(), g, ozaki::make_crt_limbs(ozaki::make_crt(L)), out_.get());
+    combine<L, F><<<grid, 256>>>(t_.get(), g, CrtFormOf<F>::make(L), out_.get());
   }
 
   Problem p_;
@@ -449,11 +525,11 @@ class OzakiCudaKernel : public Kernel {
   ozaki::Accuracy accuracy_;
   std::vector<double> row_bound_;
   int64_t Mp_, Np_, Kp_;
-  float alpha_ = 1, beta_ = 0;
-  DeviceBuffer<float> a_, b_, c_, out_;
+  F alpha_ = 1, beta_ = 0;
+  DeviceBuffer<F> a_, b_, c_, out_;
   DeviceBuffer<int8_t> ra_, rb_;
   DeviceBuffer<int32_t> t_;
-  DeviceBuffer<uint32_t> row_max_, col_max_;
+  DeviceBuffer<Bits> row_max_, col_max_;
   DeviceBuffer<int> row_low_, col_low_;
   DeviceBuffer<unsigned long long> row_s_, col_s_;
   cublasHandle_t h_{};
@@ -461,14 +537,10 @@ class OzakiCudaKernel : public Kernel {
   double upload_s_ = 0, scale_s_ = 0, products_s_ = 0, combine_s_ = 0, last_ = -1;
 };
 
-Registrar reg_ozaki(AlgoEntry("gemm", "sgemm-ozaki", "cuda",
-                              "float GEMM exact on cuBLAS int8 GEMMs of residues (Ozaki scheme II), rounded once")
-                        .promises_reproducible()
-                        .with_params({ozaki::slices_param(), ozaki::accuracy_param()})
-                        .maker([](const Problem& p, const Params& prm) {
-                          return std::make_unique<OzakiCudaKernel>(p, static_cast<int>(param_int(prm, "slices")),
-                                                                   ozaki::accuracy_of(param_str(prm, "accuracy")));
-                        }));
+Registrar reg_ozaki(ozaki::ozaki_entry<float, OzakiCudaKernel>(
+    "cuda", "float GEMM exact on cuBLAS int8 GEMMs of residues (Ozaki scheme II), rounded once"));
+Registrar reg_dozaki(ozaki::ozaki_entry<double, OzakiCudaKernel>(
+    "cuda", "double GEMM exact on cuBLAS int8 GEMMs of residues (Ozaki scheme II, up to 26 moduli), rounded once"));
 
 }  // namespace
 }  // namespace accsum::cuda

@@ -1,7 +1,9 @@
 #pragma once
-// Host pieces of sgemm-ozaki shared by the cpu and cuda backends (the numerics: core/numerics/ozaki.hpp):
-// the --slices parameter, the line summaries of A's rows and B's columns, and what a run reports.
+// Host pieces of sgemm-ozaki and dgemm-ozaki shared by the cpu and cuda backends (the numerics:
+// core/numerics/ozaki.hpp): the --slices parameter, the line summaries of A's rows and B's columns, and what a run
+// reports.
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -14,62 +16,96 @@
 
 namespace accsum::ozaki {
 
-inline ParamSpec slices_param() {
+// The parameters' text is the same for sgemm-ozaki and dgemm-ozaki (the CLI shows one --slices and one
+// --accuracy); each entry's own choices are checked.
+template <class F = float>
+ParamSpec slices_param() {
+  constexpr int kMost = Format<F>::kMaxModuli;
   ParamSpec p{"slices",
               "int8 products (moduli) of the Ozaki scheme II, 2.." + std::to_string(kMaxModuli) +
-                  "; 0: the fewest that make every entry exact (else " + std::to_string(kMaxModuli) +
-                  ", and the run reports the rows/columns not covered)",
+                  " (sgemm-ozaki) or 2.." + std::to_string(kMaxModuliDouble) +
+                  " (dgemm-ozaki); 0: the fewest that make every entry exact (else the most, and the run reports the "
+                  "rows/columns not covered)",
               true,
               0,
-              kMaxModuli,
+              kMost,
               {"0"},
               "0"};
-  for (int L = kMinModuli; L <= kMaxModuli; ++L) p.choices.push_back(std::to_string(L));
+  for (int L = kMinModuli; L <= kMost; ++L) p.choices.push_back(std::to_string(L));
   return p;
 }
 
-inline ParamSpec accuracy_param() {
+// The normwise BLAS target of each format: sgemm for float, dgemm for double.
+template <class F>
+constexpr Accuracy blas_target() {
+  return sizeof(F) == 4 ? Accuracy::sgemm : Accuracy::dgemm;
+}
+template <class F>
+const char* blas_name() {
+  return sizeof(F) == 4 ? "sgemm" : "dgemm";
+}
+
+template <class F = float>
+ParamSpec accuracy_param() {
   return ParamSpec{"accuracy",
                    "what the number of moduli (--slices=0) must achieve, chosen per call from the data: cr (every line "
-                   "scaled exactly: correctly rounded), sgemm (the fewest whose proven error bound is at most "
-                   "gamma_K ||a_i||_2 ||b_j||_2, SGEMM's bound in its normwise form; core/numerics/ozaki_bound.hpp). "
-                   "Every run reports its bound per row",
+                   "scaled exactly: correctly rounded), sgemm for sgemm-ozaki, dgemm for dgemm-ozaki (the fewest whose "
+                   "proven error bound is at most gamma_K ||a_i||_2 ||b_j||_2, u = 2^-24 or 2^-53: SGEMM's or DGEMM's "
+                   "bound in its normwise form; core/numerics/ozaki_bound.hpp). Every run reports its bound per row",
                    false,
                    0,
                    0,
-                   {"cr", "sgemm"},
+                   {"cr", blas_name<F>()},
                    "cr"};
 }
-inline Accuracy accuracy_of(const std::string& s) { return s == "sgemm" ? Accuracy::sgemm : Accuracy::cr; }
+inline Accuracy accuracy_of(const std::string& s) {
+  return s == "sgemm" ? Accuracy::sgemm : s == "dgemm" ? Accuracy::dgemm : Accuracy::cr;
+}
+
+// The entry of sgemm-ozaki (F = float, family gemm) or dgemm-ozaki (F = double, family dgemm) on a
+// backend whose kernel template K<F> is made from (Problem, moduli, accuracy).
+template <class F, template <class> class K>
+AlgoEntry ozaki_entry(const char* backend, const char* what) {
+  const bool single = sizeof(F) == 4;
+  return AlgoEntry(single ? "gemm" : "dgemm", single ? "sgemm-ozaki" : "dgemm-ozaki", backend, what)
+      .promises_reproducible()
+      .with_params({slices_param<F>(), accuracy_param<F>()})
+      .maker([](const Problem& p, const Params& prm) -> std::unique_ptr<Kernel> {
+        return std::make_unique<K<F>>(p, static_cast<int>(param_int(prm, "slices")),
+                                      accuracy_of(param_str(prm, "accuracy")));
+      });
+}
 
 // Per line: the largest |entry| bits and the lowest set-bit exponent over its entries, then (a
 // second pass, given the line's top) the integer norm sums S1, S2 of core/numerics/ozaki_bound.hpp.
-struct Lines {
-  std::vector<uint32_t> max_bits;
+template <class F>
+struct LinesOf {
+  std::vector<typename Format<F>::Bits> max_bits;
   std::vector<int> low;
   std::vector<uint64_t> s1, s2;
 };
+using Lines = LinesOf<float>;
 
 // count lines of `len` entries; entry k of line i at x[i * line_stride + k * entry_stride].
-inline Lines summarize_lines(const float* x, int64_t count, int64_t len, int64_t line_stride, int64_t entry_stride) {
-  Lines s{std::vector<uint32_t>(static_cast<size_t>(count), 0u),
-          std::vector<int>(static_cast<size_t>(count), kNoLow),
-          {},
-          {}};
+template <class F>
+LinesOf<F> summarize_lines(const F* x, int64_t count, int64_t len, int64_t line_stride, int64_t entry_stride) {
+  using Bits = typename Format<F>::Bits;
+  LinesOf<F> s{
+      std::vector<Bits>(static_cast<size_t>(count), 0u), std::vector<int>(static_cast<size_t>(count), kNoLow), {}, {}};
   for (int64_t i = 0; i < count; ++i)
     for (int64_t k = 0; k < len; ++k) {
-      const uint32_t b = abs_bits(x[i * line_stride + k * entry_stride]);
+      const Bits b = abs_bits(x[i * line_stride + k * entry_stride]);
       s.max_bits[static_cast<size_t>(i)] = std::max(s.max_bits[static_cast<size_t>(i)], b);
-      if (b < kInfBits) s.low[static_cast<size_t>(i)] = std::min(s.low[static_cast<size_t>(i)], low_exponent(b));
+      if (b < Format<F>::kInf) s.low[static_cast<size_t>(i)] = std::min(s.low[static_cast<size_t>(i)], low_exponent(b));
     }
   s.s1.assign(static_cast<size_t>(count), 0);
   s.s2.assign(static_cast<size_t>(count), 0);
   for (int64_t i = 0; i < count; ++i) {
-    const uint32_t mb = s.max_bits[static_cast<size_t>(i)];
+    const Bits mb = s.max_bits[static_cast<size_t>(i)];
     if (mb == 0 || special_line(mb)) continue;
     const int top = line_top(mb);
     for (int64_t k = 0; k < len; ++k) {
-      const float v = x[i * line_stride + k * entry_stride];
+      const F v = x[i * line_stride + k * entry_stride];
       s.s1[static_cast<size_t>(i)] += norm1_term(v, top);
       s.s2[static_cast<size_t>(i)] += norm2_term(v, top);
     }
@@ -78,7 +114,8 @@ inline Lines summarize_lines(const float* x, int64_t count, int64_t len, int64_t
 }
 
 // What the error bound needs of the lines (zero and IEEE-special lines: span 0, norms 0).
-inline LineNorms norms_of(const Lines& l) {
+template <class F>
+LineNorms norms_of(const LinesOf<F>& l) {
   LineNorms n;
   const size_t count = l.low.size();
   n.span.resize(count);
@@ -89,46 +126,47 @@ inline LineNorms norms_of(const Lines& l) {
   for (size_t i = 0; i < count; ++i) {
     const int top = line_top(l.max_bits[i]);
     n.span[i] = line_span(l.max_bits[i], l.low[i]);
-    n.n1[i] = l.s1.empty() ? 0.0 : norm1_upper(l.s1[i], top);
-    n.n2[i] = l.s2.empty() ? 0.0 : norm2_lower(l.s2[i], top);
-    n.step[i] = pow2(top);
+    n.n1[i] = l.s1.empty() ? 0.0 : norm1_upper<F>(l.s1[i], top);
+    n.n2[i] = l.s2.empty() ? 0.0 : norm2_lower<F>(l.s2[i], top);
+    n.step[i] = exp2_of<F>(top);
     n.step_n2[i] = n.n2[i] > 0 ? n.step[i] / n.n2[i] : 0.0;
   }
   return n;
 }
 
-// Whether a run needs the norm sums: --accuracy=sgemm chooses by them; otherwise only the bound of a
-// plan that leaves lines uncovered does (an exact plan's bound is 0).
+// Whether a run needs the norm sums: --accuracy=sgemm|dgemm chooses by them; otherwise only the bound
+// of a plan that leaves lines uncovered does (an exact plan's bound is 0).
 inline bool needs_norms(const Plan& p, Accuracy accuracy, int moduli) {
-  return (accuracy == Accuracy::sgemm && moduli == 0) || !p.exact();
+  return (accuracy != Accuracy::cr && moduli == 0) || !p.exact();
 }
 
 // Throws UsageError when `moduli` (> 0) cannot hold even products of 1-bit integers at this K.
-// moduli = 0: cr takes make_plan's rule (the fewest covering every line); sgemm the fewest whose
-// bound meets its target (core/numerics/ozaki_bound.hpp), never more than cr's.
-inline Plan plan_for(int64_t K, const Lines& rows, const Lines& cols, int moduli, Accuracy accuracy = Accuracy::cr) {
-  if (moduli > 0 && bit_budget(moduli, K) < 0)
+// moduli = 0: cr takes make_plan's rule (the fewest covering every line); sgemm (dgemm) the fewest
+// whose bound meets its target (core/numerics/ozaki_bound.hpp), never more than cr's.
+template <class F>
+Plan plan_for(int64_t K, const LinesOf<F>& rows, const LinesOf<F>& cols, int moduli, Accuracy accuracy = Accuracy::cr) {
+  if (moduli > 0 && bit_budget<F>(moduli, K) < 0)
     throw UsageError("--slices=" + std::to_string(moduli) + " cannot hold products of inner dimension " +
                      std::to_string(K) + " (the moduli's product must exceed 2K): give more slices");
   auto plan = [&](int L) {
-    return make_plan(K, rows.max_bits.data(), rows.low.data(), static_cast<int64_t>(rows.low.size()),
-                     cols.max_bits.data(), cols.low.data(), static_cast<int64_t>(cols.low.size()), L);
+    return make_plan<F>(K, rows.max_bits.data(), rows.low.data(), static_cast<int64_t>(rows.low.size()),
+                        cols.max_bits.data(), cols.low.data(), static_cast<int64_t>(cols.low.size()), L);
   };
   const Plan cr = plan(moduli);
   if (moduli > 0 || accuracy == Accuracy::cr) return cr;
-  const LineMaximaByBits rm = line_maxima_by_bits(norms_of(rows)), cm = line_maxima_by_bits(norms_of(cols));
+  const LineMaximaByBits rm = line_maxima_by_bits<F>(norms_of(rows)), cm = line_maxima_by_bits<F>(norms_of(cols));
   for (int L = kMinModuli; L < cr.moduli; ++L) {
-    if (bit_budget(L, std::max<int64_t>(K, 1)) < 0) continue;
+    if (bit_budget<F>(L, std::max<int64_t>(K, 1)) < 0) continue;
     Plan p = cr;  // the same needs; only the split of L's budget is tried here, O(1)
-    split_bits(p, L, K);
-    if (meets_sgemm_target(rm, cm, p.bits_a, p.bits_b, K)) return plan(L);
+    split_bits<F>(p, L, K);
+    if (meets_sgemm_target<F>(rm, cm, p.bits_a, p.bits_b, K)) return plan(L);
   }
   return cr;
 }
 
 // bound_i of every row (core/numerics/ozaki_bound.hpp): |alpha| max_j E_ij.
-inline std::vector<double> plan_row_bounds(const Plan& p, int64_t K, const Lines& rows, const Lines& cols,
-                                           float alpha) {
+template <class F>
+std::vector<double> plan_row_bounds(const Plan& p, int64_t K, const LinesOf<F>& rows, const LinesOf<F>& cols, F alpha) {
   if (p.exact()) return std::vector<double>(rows.low.size(), 0.0);
   std::vector<double> b = row_bounds(norms_of(rows), norms_of(cols), p, K);
   for (double& v : b) v *= std::fabs(static_cast<double>(alpha));
@@ -139,13 +177,14 @@ inline std::vector<double> plan_row_bounds(const Plan& p, int64_t K, const Lines
 // oracle checks every judged entry against its row's bound).
 inline constexpr const char* kWithRowBounds = "entries+row_bounds";
 
-// What every sgemm-ozaki run reports.
-inline std::vector<std::pair<std::string, double>> plan_info(const Plan& p, int64_t K, Accuracy accuracy,
-                                                             const std::vector<double>& row_bound) {
+// What every sgemm-ozaki (dgemm-ozaki) run reports.
+template <class F = float>
+std::vector<std::pair<std::string, double>> plan_info(const Plan& p, int64_t K, Accuracy accuracy,
+                                                      const std::vector<double>& row_bound) {
   double bound_max = 0;
   for (double v : row_bound) bound_max = std::max(bound_max, v);
   return {{"ozaki_slices", static_cast<double>(p.moduli)},
-          {"ozaki_accuracy_sgemm", accuracy == Accuracy::sgemm ? 1.0 : 0.0},
+          {std::string("ozaki_accuracy_") + blas_name<F>(), accuracy == blas_target<F>() ? 1.0 : 0.0},
           {"ozaki_row_bound_max", bound_max},
           {"ozaki_int8_products", static_cast<double>(int8_products(p, K))},
           {"ozaki_bits_a", static_cast<double>(p.bits_a)},

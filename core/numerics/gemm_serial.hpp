@@ -24,6 +24,8 @@
 // term, giving inf - inf = NaN), the entry is recomputed without compensation, so NaN and the
 // infinities propagate exactly as in plain summation.
 //
+// dgemm (BLAS DGEMM's plain form) is the none case in double: plain_dot and finish on doubles.
+//
 // Everything here is ACCSUM_HD (also compiled into the CUDA kernels).
 #include <cmath>
 #include <cstdint>
@@ -47,6 +49,19 @@ ACCSUM_HD float mul_add(float a, float b, float p, bool fma) {
   if (fma) return fmaf(a, b, p);
   float prod = a * b;  // rounded: the build forbids contraction (-ffp-contract=off, --fmad=false)
   return p + prod;
+}
+ACCSUM_HD double mul_add(double a, double b, double p, bool fma) {
+  if (fma) return ::fma(a, b, p);
+  double prod = a * b;
+  return p + prod;
+}
+
+// Plain recursive summation of the K products of row i of A (stride lda) and column j of B, in k order.
+template <class F>
+ACCSUM_HD F plain_dot(const F* a_row, int64_t lda, const F* b_col, int64_t K, bool fma) {
+  F s = 0;
+  for (int64_t k = 0; k < K; ++k) s = mul_add(a_row[k * lda], b_col[k], s, fma);
+  return s;
 }
 
 // The running total (s, c) of the compensated summation.
@@ -95,15 +110,19 @@ ACCSUM_HD float finish(float s, float alpha, float beta, const float* c_in, bool
   float as = alpha * s;
   return as + bc;
 }
+ACCSUM_HD double finish(double s, double alpha, double beta, const double* c_in, bool fma) {
+  if (alpha == 0.0) return beta == 0.0 ? 0.0 : beta * *c_in;
+  if (beta == 0.0) return alpha * s;
+  double bc = beta * *c_in;
+  if (fma) return ::fma(alpha, s, bc);
+  double as = alpha * s;
+  return as + bc;
+}
 
 // The inner sum of one entry: row i of A (stride lda) times column j of B (contiguous).
 ACCSUM_HD float dot_entry(const float* a_row, int64_t lda, const float* b_col, int64_t K, int comp, int tile,
                           bool fma) {
-  if (comp == kNone) {
-    float s = 0.0f;
-    for (int64_t k = 0; k < K; ++k) s = mul_add(a_row[k * lda], b_col[k], s, fma);
-    return s;
-  }
+  if (comp == kNone) return plain_dot(a_row, lda, b_col, K, fma);
   float s = 0.0f, c = 0.0f;
   for (int64_t k0 = 0; k0 < K; k0 += tile) {
     int64_t k1 = k0 + tile < K ? k0 + tile : K;

@@ -1,7 +1,9 @@
 #pragma once
-// sgemm-ozaki: C = alpha*A*B + beta*C in float, computed EXACTLY on int8 matrix products and
-// rounded once. The readable definition shared by the cpu backend (integer loops) and the host and
-// device code of the cuda backend (cuBLAS int8 GEMMs).
+// sgemm-ozaki and dgemm-ozaki: C = alpha*A*B + beta*C in float (double), computed EXACTLY on int8
+// matrix products and rounded once. The readable definition shared by the cpu backend (integer
+// loops) and the host and device code of the cuda backend (cuBLAS int8 GEMMs); one template over
+// the input format F (Format<float>, Format<double> below). Steps 1-5 and (a)-(c) are stated for
+// float; the double form follows them with wider integers ("Doubles" below).
 //
 // The scheme is the Ozaki scheme II: Ozaki, Uchino, Imamura, "Ozaki Scheme II: A GEMM-oriented
 // emulation of floating-point matrix multiplication using an integer modular technique" (2025),
@@ -46,41 +48,101 @@
 //      an unsigned 128-bit integer with no overflow.
 //  (b) floor(s/P) correction: s and P are rounded to double (relative errors <= 2^-52 each, the
 //      quotient's <= 2^-50 after the division), and s/P < 13 * 2^8 < 2^12, so the estimate q
-//      of floor(s/P) is off by at most 1 (absolute error < 2^-38); x = s - qP is then exact in
-//      [-P, 2P) (|x| < 2^103: a signed 128-bit integer) and at most one correction each way
-//      brings it to [0, P), one subtraction to [-P/2, P/2).
+//      of floor(s/P) is off by at most 1 (absolute error < 2^-38); x = s - qP then lies in
+//      [-P, 2P), and one addition or subtraction of P, formed on unsigned magnitudes (qP < 2^115),
+//      brings it to [0, P); X is x, or x - P (as its sign and magnitude P - x) when x >= P/2.
 //  (c) alpha/beta step: |C'| <= P/2 < 2^101 and |alpha| = m 2^e with |m| < 2^24, so
 //      |alpha C'| < 2^125 is exact in 128 bits; beta c < 2^48. round_sum adds the two exactly
-//      when their leading bits are within one of each other (aligned widths <= 125 + 2 < 127
-//      bits: a signed 128-bit integer) and otherwise cuts the smaller at >= 16 bits below the
+//      when their leading bits are within one of each other (aligned widths <= 125 + 2 < 128
+//      bits, summed as sign and magnitude) and otherwise cuts the smaller at >= 16 bits below the
 //      result's last bit with a sticky bit (one rounding of the exact sum either way).
 //
 // IEEE specials: a row of A or column of B holding NaN or an infinity makes every entry it meets
 // non-finite; those entries take the IEEE result of the exact computation (special_entry); the
 // others are unaffected. alpha == 0: A and B are not read (BLAS); beta == 0: C is not read.
 // A zero exact entry is +0 (the sign of an exact zero sum is not judged).
+//
+// Doubles (dgemm-ozaki; Uchino, Ozaki, Imamura, "High-Performance and Power-Efficient Emulation of
+// Matrix Multiplication using INT8 Matrix Engines", SC'25, emulate DGEMM the same way). Lines of
+// doubles span up to 53 bits when their entries share a binade and more otherwise, so a side may
+// need more than 62 bits and P more than 2^128. The moduli continue the list above with primes
+// (kMaxModuliDouble = 26: P_26 ~ 2^198.97 < 2^kMaxProductBitsDouble = 2^199); the integers above
+// 64 bits are UWide<4> (256 bits, core/numerics/uwide.hpp). Why 256 bits are enough:
+//  (1) Scaling: A'_ik = RN(a_ik 2^shift) with |A'| <= 2^bits_a < 2^199 is a double (no overflow);
+//      when |A'| > 2^62 it is m 2^s with a 53-bit m and s > 9, and its residue is
+//      (m mod p)(2^s mod p) mod p (scaled_residue): no integer wider than 64 bits is formed.
+//  (2) CRT sum: s < 26 * 2^8 * 2^199 < 2^213. floor(s/P): to_double of a UWide keeps its top 64
+//      bits (truncation, relative error < 2^-63) and rounds them once (2^-53): s, P within 2^-52,
+//      the quotient within 2^-50 of s/P < 2^13: off by at most 1, as in (b).
+//  (3) alpha/beta step: |C'| <= P/2 < 2^198 and |alpha| = m 2^e, |m| < 2^53: |alpha C'| < 2^251;
+//      beta c < 2^106. round_sum's exact sum of two magnitudes aligned within one bit of each
+//      other needs <= 251 + 2 bits, and the guard cut (kGuard = 16 bits below the result's last
+//      bit, as for float) keeps the larger whole: every magnitude stays below 2^254 (sign apart).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 
 #include "base/hd.hpp"
+#include "core/numerics/uwide.hpp"
 
 namespace accsum::ozaki {
 
 __extension__ typedef __int128 i128;
 __extension__ typedef unsigned __int128 u128;
+using U256 = UWide<4>;
 
-constexpr int kMinModuli = 2, kMaxModuli = 13;
-constexpr int kMaxProductBits = 102;           // P < 2^kMaxProductBits (the header comment: why)
-constexpr int kMaxSideBits = 62;               // bits_a, bits_b <= 62: |A'|, |B'| <= 2^62 are int64 (and doubles)
-constexpr int64_t kBlockK = int64_t{1} << 16;  // kBlockK * 128^2 = 2^30 < 2^31: int32 exact
-constexpr uint32_t kInfBits = 0x7f800000u;     // |x| bits >= this: infinity or NaN
-constexpr int kNoLow = 1 << 30;                // the lowest-bit exponent of a line with no nonzero entry
+// What the scheme needs of an input format: its bits, significand and exponent range, the width
+// of its exact integers (U) and the moduli that width allows.
+template <class F>
+struct Format;
+template <>
+struct Format<float> {
+  using Bits = uint32_t;
+  using U = u128;
+  static constexpr int kSignificand = 24;  // bits, the implicit one included
+  static constexpr int kBias = 127;
+  static constexpr int kLowest = -149;   // exponent of the smallest subnormal
+  static constexpr int kOverflow = 128;  // 2^kOverflow is beyond the largest finite value
+  static constexpr Bits kInf = 0x7f800000u;
+  static constexpr int kMaxModuli = 13, kMaxProductBits = 102, kMaxSideBits = 62;
+};
+template <>
+struct Format<double> {
+  using Bits = uint64_t;
+  using U = U256;
+  static constexpr int kSignificand = 53;
+  static constexpr int kBias = 1023;
+  static constexpr int kLowest = -1074;
+  static constexpr int kOverflow = 1024;
+  static constexpr Bits kInf = 0x7ff0000000000000ull;
+  // (1) of "Doubles": a side's integers are doubles below 2^199; the budget never exceeds P's bits.
+  static constexpr int kMaxModuli = 26, kMaxProductBits = 199, kMaxSideBits = 199;
+};
+template <class B>
+struct FloatOfBits {
+  using type = float;
+};
+template <>
+struct FloatOfBits<uint64_t> {
+  using type = double;
+};
+template <class B>
+using FormatOfBits = Format<typename FloatOfBits<B>::type>;
+
+constexpr int kMinModuli = 2, kMaxModuli = Format<float>::kMaxModuli;
+constexpr int kMaxProductBits = Format<float>::kMaxProductBits;  // P < 2^kMaxProductBits (the header comment: why)
+constexpr int kMaxSideBits = Format<float>::kMaxSideBits;        // |A'|, |B'| <= 2^62 are int64 (and doubles)
+constexpr int kMaxModuliDouble = Format<double>::kMaxModuli;
+constexpr int kMaxProductBitsDouble = Format<double>::kMaxProductBits;
+constexpr int64_t kBlockK = int64_t{1} << 16;       // kBlockK * 128^2 = 2^30 < 2^31: int32 exact
+constexpr uint32_t kInfBits = Format<float>::kInf;  // |x| bits >= this: infinity or NaN
+constexpr int kNoLow = 1 << 30;                     // the lowest-bit exponent of a line with no nonzero entry
 
 // The moduli, pairwise coprime: 2^8, 3*5*17, 11*23, 251, 13*19, 241, 239, 233 (P_8 ~ 2^63.6),
 // 229, 227, 223, 7*31 (P_12 ~ 2^94.8), 139 (P_13 ~ 2^101.9: the largest modulus coprime to the
-// others that keeps P < 2^102).
-ACCSUM_HD constexpr int modulus(int l) {
+// others that keeps P < 2^102), then for doubles the primes 211, 199, ..., 149 (P_26 ~ 2^198.97:
+// the next prime, 137, would pass 2^199).
+ACCSUM_HD constexpr int modulus(int l) {  // a switch: constants in registers on a GPU, no table in memory
   switch (l) {
     case 0:
       return 256;
@@ -106,21 +168,53 @@ ACCSUM_HD constexpr int modulus(int l) {
       return 223;
     case 11:
       return 217;
-    default:
+    case 12:
       return 139;
+    case 13:
+      return 211;
+    case 14:
+      return 199;
+    case 15:
+      return 197;
+    case 16:
+      return 193;
+    case 17:
+      return 191;
+    case 18:
+      return 181;
+    case 19:
+      return 179;
+    case 20:
+      return 173;
+    case 21:
+      return 167;
+    case 22:
+      return 163;
+    case 23:
+      return 157;
+    case 24:
+      return 151;
+    default:
+      return 149;
   }
 }
 
 // P of the first L moduli.
-ACCSUM_HD constexpr u128 moduli_product(int moduli) {
-  u128 p = 1;
-  for (int l = 0; l < moduli; ++l) p *= static_cast<u128>(modulus(l));
+template <class U>
+ACCSUM_HD constexpr U moduli_product_of(int moduli) {
+  U p = static_cast<U>(1);
+  for (int l = 0; l < moduli; ++l) p = p * static_cast<uint64_t>(modulus(l));
   return p;
 }
+ACCSUM_HD constexpr u128 moduli_product(int moduli) { return moduli_product_of<u128>(moduli); }
 static_assert(moduli_product(kMaxModuli) < (static_cast<u128>(1) << kMaxProductBits),
               "every P must stay below 2^kMaxProductBits (the header comment: why)");
 static_assert(moduli_product(kMaxModuli) * 2 >= (static_cast<u128>(1) << kMaxProductBits),
               "kMaxModuli is the most that fit: any further modulus (>= 2) would reach 2^kMaxProductBits");
+static_assert(moduli_product_of<U256>(kMaxModuliDouble) < (U256(1) << kMaxProductBitsDouble),
+              "every double P must stay below 2^kMaxProductBitsDouble (the header comment: why)");
+static_assert(moduli_product_of<U256>(kMaxModuliDouble) * U256(137) >= (U256(1) << kMaxProductBitsDouble),
+              "the next prime would reach 2^kMaxProductBitsDouble");
 
 ACCSUM_HD int clz64(uint64_t v) {
 #if defined(__CUDA_ARCH__)
@@ -134,49 +228,72 @@ ACCSUM_HD int bit_length(u128 u) {
   if (hi) return 128 - clz64(hi);
   return lo ? 64 - clz64(lo) : 0;
 }
+template <int W>
+ACCSUM_HD int bit_length(const UWide<W>& u) {
+  for (int i = W - 1; i >= 0; --i)
+    if (u.limb[i]) return 64 * i + 64 - clz64(u.limb[i]);
+  return 0;
+}
 
-ACCSUM_HD uint32_t abs_bits(float x) {
+// |x|'s bits (float: 32, double: 64).
+template <class F>
+ACCSUM_HD typename Format<F>::Bits abs_bits(F x) {
+  using Bits = typename Format<F>::Bits;
+  Bits u;
 #if defined(__CUDA_ARCH__)
-  return static_cast<uint32_t>(__float_as_uint(x)) & 0x7fffffffu;
+  if constexpr (sizeof(F) == 4)
+    u = static_cast<Bits>(__float_as_uint(x));
+  else
+    u = static_cast<Bits>(__double_as_longlong(x));
 #else
-  uint32_t u;
-  __builtin_memcpy(&u, &x, 4);
-  return u & 0x7fffffffu;
+  __builtin_memcpy(&u, &x, sizeof u);
 #endif
+  return u & (~Bits{0} >> 1);
 }
 
 // For |x| given by its bits (finite, nonzero): the smallest e with |x| < 2^e.
-ACCSUM_HD int top_exponent(uint32_t bits) {
-  const int biased = static_cast<int>(bits >> 23);
-  if (biased == 0) return -149 + bit_length(bits);
-  return biased - 126;
+template <class B>
+ACCSUM_HD int top_exponent(B bits) {
+  using T = FormatOfBits<B>;
+  const int biased = static_cast<int>(bits >> (T::kSignificand - 1));
+  if (biased == 0) return T::kLowest + bit_length(static_cast<u128>(bits));
+  return biased - (T::kBias - 1);
 }
 // The exponent of the lowest set bit of |x| (finite, nonzero); kNoLow for zero.
-ACCSUM_HD int low_exponent(uint32_t bits) {
+template <class B>
+ACCSUM_HD int low_exponent(B bits) {
+  using T = FormatOfBits<B>;
+  constexpr int kFrac = T::kSignificand - 1;
   if (bits == 0) return kNoLow;
-  const int biased = static_cast<int>(bits >> 23);
-  const uint32_t sig = biased == 0 ? bits : (bits & 0x7fffffu) | 0x800000u;
+  const int biased = static_cast<int>(bits >> kFrac);
+  const uint64_t sig = biased == 0 ? bits : (bits & ((B{1} << kFrac) - 1)) | (B{1} << kFrac);
 #if defined(__CUDA_ARCH__)
-  const int tz = __ffs(static_cast<int>(sig)) - 1;
+  const int tz = __ffsll(static_cast<long long>(sig)) - 1;
 #else
-  const int tz = __builtin_ctz(sig);
+  const int tz = __builtin_ctzll(sig);
 #endif
-  return (biased == 0 ? -149 : biased - 150) + tz;
+  return (biased == 0 ? T::kLowest : biased - T::kBias - kFrac) + tz;
 }
 
 // A line (row of A, column of B) is summarized by the largest |entry| bits and the lowest
 // set-bit exponent over its finite entries.
-ACCSUM_HD bool special_line(uint32_t max_bits) { return max_bits >= kInfBits; }
-ACCSUM_HD int line_top(uint32_t max_bits) {
+template <class B>
+ACCSUM_HD bool special_line(B max_bits) {
+  return max_bits >= FormatOfBits<B>::kInf;
+}
+template <class B>
+ACCSUM_HD int line_top(B max_bits) {
   return max_bits == 0 || special_line(max_bits) ? 0 : top_exponent(max_bits);
 }
 // Bits the line needs for exact scaling (0 for zero or special lines).
-ACCSUM_HD int line_span(uint32_t max_bits, int low) {
+template <class B>
+ACCSUM_HD int line_span(B max_bits, int low) {
   return max_bits == 0 || special_line(max_bits) ? 0 : top_exponent(max_bits) - low;
 }
 
 // The scaled integer RN(x 2^shift) (exact in double: |result| <= 2^62).
-ACCSUM_HD int64_t scaled_integer(float x, int shift) {
+template <class F>
+ACCSUM_HD int64_t scaled_integer(F x, int shift) {
   const double v = ldexp(static_cast<double>(x), shift);
 #if defined(__CUDA_ARCH__)
   return static_cast<int64_t>(rint(v));
@@ -197,48 +314,104 @@ ACCSUM_HD int residue_symmetric(int64_t v, int p) {
   return r > (p - 1) / 2 ? r - p : r;
 }
 
+// 2^s mod p (s >= 0), by squaring.
+ACCSUM_HD int pow2_mod(int s, int p) {
+  int r = 1 % p, b = 2 % p;
+  for (; s > 0; s >>= 1) {
+    if (s & 1) r = r * b % p;
+    b = b * b % p;
+  }
+  return r;
+}
+
+// The symmetric residue of the scaled integer RN(x 2^shift) modulo p, for |RN(x 2^shift)| <=
+// 2^kMaxSideBits of the format: residue_symmetric(scaled_integer(x, shift), p) up to 2^62; above,
+// the integer is m 2^s (53-bit m, s > 9) and its residue (m mod p)(2^s mod p) ((1) of "Doubles").
+template <class F>
+ACCSUM_HD int scaled_residue(F x, int shift, int p) {
+  const double v = ldexp(static_cast<double>(x), shift);
+  if (fabs(v) <= 0x1p62) return residue_symmetric(scaled_integer(x, shift), p);
+  int e = 0;
+  const double f = frexp(v, &e);
+  const int64_t m = static_cast<int64_t>(ldexp(f, 53));
+  const int r = residue_positive(m, p) * pow2_mod(e - 53, p) % p;
+  return r > (p - 1) / 2 ? r - p : r;
+}
+
+// Small divisions of the exact integers (host: the CRT weights).
+inline u128 divide_small(u128 a, uint32_t d, uint32_t* rem) {
+  *rem = static_cast<uint32_t>(a % d);
+  return a / d;
+}
+
 // The Chinese remainder reconstruction for the first `moduli` moduli.
-struct Crt {
+template <class F>
+struct CrtOf {
+  using U = typename Format<F>::U;
   int moduli = 0;
-  u128 product = 0;           // P < 2^kMaxProductBits
-  double product_double = 0;  // P rounded
-  u128 weight[kMaxModuli];    // W_l = (P/p_l) * ((P/p_l)^-1 mod p_l) mod P
+  U product = 0;                    // P < 2^kMaxProductBits
+  double product_double = 0;        // P rounded
+  U weight[Format<F>::kMaxModuli];  // W_l = (P/p_l) * ((P/p_l)^-1 mod p_l) mod P
 };
+using Crt = CrtOf<float>;
 
 // Exact u128 -> double conversion up to one rounding per half (relative error <= 2^-52).
 ACCSUM_HD double to_double(u128 v) {
   return static_cast<double>(static_cast<uint64_t>(v >> 64)) * 0x1p64 + static_cast<double>(static_cast<uint64_t>(v));
 }
+// A UWide's top 64 bits (truncated), rounded once: relative error < 2^-52 ((2) of "Doubles").
+template <int W>
+ACCSUM_HD double to_double(const UWide<W>& v) {
+  const int n = bit_length(v);
+  if (n <= 64) return static_cast<double>(v.limb[0]);
+  return ldexp(static_cast<double>(static_cast<uint64_t>(v >> (n - 64))), n - 64);
+}
 
-// The integer X in [-P/2, P/2) with X = r_l (mod p_l) for every l (r_l in [0, p_l)); exact by
-// (a) and (b) of the header comment.
+// The integer X in [-P/2, P/2) with X = r_l (mod p_l) for every l (r_l in [0, p_l)), as its sign
+// and magnitude (0 is not negative); exact by (a) and (b) of the header comment ((2) for doubles).
+template <class F>
+ACCSUM_HD typename Format<F>::U crt_magnitude(const int* r, const CrtOf<F>& c, bool* negative) {
+  using U = typename Format<F>::U;
+  U s = 0;
+  for (int l = 0; l < c.moduli; ++l) s = s + c.weight[l] * static_cast<uint64_t>(static_cast<uint32_t>(r[l]));
+  const uint64_t q = static_cast<uint64_t>(to_double(s) / c.product_double);  // floor(s/P) +- 1
+  const U qp = c.product * q;
+  // s - qP lies in [-P, 2P): one addition or subtraction of P brings it to [0, P).
+  U x = qp > s ? c.product - (qp - s) : s - qp;
+  if (x >= c.product) x = x - c.product;
+  *negative = x >= (c.product >> 1);  // P is even (256 is a modulus): P/2 exactly
+  return *negative ? c.product - x : x;
+}
 ACCSUM_HD i128 crt_symmetric(const int* r, const Crt& c) {
-  u128 s = 0;  // < 13 * 2^8 * 2^102 < 2^114
-  for (int l = 0; l < c.moduli; ++l) s += static_cast<u128>(static_cast<uint32_t>(r[l])) * c.weight[l];
-  const u128 q = static_cast<u128>(static_cast<uint64_t>(to_double(s) / c.product_double));  // floor(s/P) +- 1
-  i128 x = static_cast<i128>(s) - static_cast<i128>(q * c.product);                          // |x| < 2P < 2^103
-  const i128 P = static_cast<i128>(c.product);
-  while (x < 0) x += P;
-  while (x >= P) x -= P;
-  if (x >= P / 2) x -= P;
-  return x;
+  bool negative = false;
+  const u128 m = crt_magnitude(r, c, &negative);
+  return negative ? -static_cast<i128>(m) : static_cast<i128>(m);
 }
 
 // (-1)^neg * mag * 2^exp, exactly.
-struct Wide {
+template <class U>
+struct WideOf {
   bool neg = false;
-  u128 mag = 0;
+  U mag = 0;
   int exp = 0;
 };
+using Wide = WideOf<u128>;
 
-// RN_float(w), with overflow to infinity and gradual underflow.
-ACCSUM_HD float round_to_float(const Wide& w) {
-  if (w.mag == 0) return w.neg ? -0.0f : 0.0f;
+ACCSUM_HD float ldexp_of(float x, int e) { return ldexpf(x, e); }
+ACCSUM_HD double ldexp_of(double x, int e) { return ldexp(x, e); }
+ACCSUM_HD float frexp_of(float x, int* e) { return frexpf(x, e); }
+ACCSUM_HD double frexp_of(double x, int* e) { return frexp(x, e); }
+
+// RN_F(w), with overflow to infinity and gradual underflow.
+template <class F, class U>
+ACCSUM_HD F round_to(const WideOf<U>& w) {
+  using T = Format<F>;
+  if (w.mag == static_cast<U>(0)) return w.neg ? -F(0) : F(0);
   const int n = bit_length(w.mag);
   const int lead = w.exp + n - 1;
-  if (lead >= 128) return w.neg ? -INFINITY : INFINITY;
-  const int q = lead - 23 < -149 ? -149 : lead - 23;  // exponent of the result's last bit
-  u128 keep;
+  if (lead >= T::kOverflow) return w.neg ? -F(INFINITY) : F(INFINITY);
+  const int q = lead - (T::kSignificand - 1) < T::kLowest ? T::kLowest : lead - (T::kSignificand - 1);  // last bit
+  U keep = 0;
   if (q <= w.exp) {
     keep = w.mag << (w.exp - q);
   } else {
@@ -246,31 +419,33 @@ ACCSUM_HD float round_to_float(const Wide& w) {
     if (s > n) {
       keep = 0;
     } else if (s == n) {
-      keep = w.mag > (static_cast<u128>(1) << (n - 1)) ? 1 : 0;
+      keep = w.mag > (static_cast<U>(1) << (n - 1)) ? 1 : 0;
     } else {
       keep = w.mag >> s;
-      const u128 rem = w.mag - (keep << s), half = static_cast<u128>(1) << (s - 1);
-      if (rem > half || (rem == half && (keep & 1))) ++keep;
+      const U rem = w.mag - (keep << s), half = static_cast<U>(1) << (s - 1);
+      if (rem > half || (rem == half && (static_cast<uint64_t>(keep) & 1))) keep = keep + static_cast<U>(1);
     }
   }
-  const float r = ldexpf(static_cast<float>(static_cast<uint32_t>(keep)), q);  // keep <= 2^24: exact
+  const F r = ldexp_of(static_cast<F>(static_cast<uint64_t>(keep)), q);  // keep <= 2^kSignificand: exact
   return w.neg ? -r : r;
 }
+ACCSUM_HD float round_to_float(const Wide& w) { return round_to<float>(w); }
 
-// RN_float(x + y) for x.mag, y.mag < 2^125: one rounding of the exact sum. Leading bits within
-// kNear = 1 of each other (the only case where the sum can cancel below the larger's leading
-// bit minus one): the exact integer sum at the lower exponent (< 2^(125 + 2) in magnitude).
-// Farther apart: |x + y| > 2^(lead - 1), so the result's last bit is >= lead - 24; the smaller is
-// cut at G <= lead - kGuard (>= 16 bits below the result's last bit) and what is cut becomes a
-// sticky half unit at G - 1, which rounds exactly as the cut part would (no float midpoint lies
-// strictly inside a unit); the larger is not cut (widths <= 125 + 2 bits).
-ACCSUM_HD float round_sum(Wide x, Wide y) {
-  constexpr int kNear = 1, kGuard = 40;
-  if (y.mag == 0) return round_to_float(x);
-  if (x.mag == 0) return round_to_float(y);
+// RN_F(x + y) for magnitudes within the widths of (c) (float) or (3) (double): one rounding of
+// the exact sum. Leading bits within kNear = 1 of each other (the only case where the sum can
+// cancel below the larger's leading bit minus one): the exact sum at the lower exponent. Farther
+// apart: |x + y| > 2^(lead - 1), so the result's last bit is >= lead - kSignificand; the smaller is
+// cut at G <= lead - kGuard (16 bits below the result's last bit) and what is cut becomes a sticky
+// half unit at G - 1, which rounds exactly as the cut part would (no midpoint of F lies strictly
+// inside a unit); the larger is not cut. Sums are formed as sign and magnitude.
+template <class F, class U>
+ACCSUM_HD F round_sum_to(WideOf<U> x, WideOf<U> y) {
+  constexpr int kNear = 1, kGuard = Format<F>::kSignificand + 16;
+  if (y.mag == static_cast<U>(0)) return round_to<F>(x);
+  if (x.mag == static_cast<U>(0)) return round_to<F>(y);
   int lx = x.exp + bit_length(x.mag) - 1, ly = y.exp + bit_length(y.mag) - 1;
   if (lx < ly) {
-    const Wide t = x;
+    const WideOf<U> t = x;
     x = y;
     y = t;
     const int tl = lx;
@@ -278,77 +453,98 @@ ACCSUM_HD float round_sum(Wide x, Wide y) {
     ly = tl;
   }
   const int g = lx - ly <= kNear ? (x.exp < y.exp ? x.exp : y.exp) : (x.exp < lx - kGuard ? x.exp : lx - kGuard);
-  i128 s = static_cast<i128>(x.mag << (x.exp - g));
-  if (x.neg) s = -s;
-  u128 ym;
+  const U xm = x.mag << (x.exp - g);
+  U ym = 0;
   bool sticky = false;
+  constexpr int kWidth = static_cast<int>(8 * sizeof(U));
   if (y.exp >= g) {
     ym = y.mag << (y.exp - g);
   } else {
     const int sh = g - y.exp;
-    ym = sh >= 128 ? 0 : y.mag >> sh;
-    sticky = sh >= 128 || (ym << sh) != y.mag;
+    ym = sh >= kWidth ? static_cast<U>(0) : y.mag >> sh;
+    sticky = sh >= kWidth || (ym << sh) != y.mag;
   }
-  s += y.neg ? -static_cast<i128>(ym) : static_cast<i128>(ym);
-  int e = g;
-  if (sticky) {
-    s = 2 * s + (y.neg ? -1 : 1);
-    e = g - 1;
+  WideOf<U> r;
+  if (x.neg == y.neg) {
+    r.neg = x.neg;
+    r.mag = xm + ym;
+  } else {
+    r.neg = xm >= ym ? x.neg : y.neg;
+    r.mag = xm >= ym ? xm - ym : ym - xm;
   }
-  Wide r;
-  r.neg = s < 0;
-  r.mag = static_cast<u128>(s < 0 ? -s : s);
-  r.exp = e;
-  return round_to_float(r);
+  if (r.mag == static_cast<U>(0)) r.neg = false;
+  r.exp = g;
+  if (sticky) {  // 2 (x + cut y) + (sign of y): the sticky half unit at G - 1
+    r.mag = r.mag << 1;
+    if (r.mag == static_cast<U>(0)) {
+      r.neg = y.neg;
+      r.mag = 1;
+    } else {
+      r.mag = r.neg == y.neg ? r.mag + static_cast<U>(1) : r.mag - static_cast<U>(1);
+    }
+    r.exp = g - 1;
+  }
+  return round_to<F>(r);
 }
+ACCSUM_HD float round_sum(Wide x, Wide y) { return round_sum_to<float>(x, y); }
 
-// v = m 2^e exactly, |m| < 2^24 (v finite).
-ACCSUM_HD void split_float(float v, int64_t* m, int* e) {
+// v = m 2^e exactly, |m| < 2^kSignificand (v finite).
+template <class F>
+ACCSUM_HD void split_scalar(F v, int64_t* m, int* e) {
   int ex = 0;
-  const float f = frexpf(v, &ex);
-  *m = static_cast<int64_t>(ldexpf(f, 24));
-  *e = ex - 24;
+  const F f = frexp_of(v, &ex);
+  *m = static_cast<int64_t>(ldexp_of(f, Format<F>::kSignificand));
+  *e = ex - Format<F>::kSignificand;
 }
 
-ACCSUM_HD bool finite_float(float x) { return abs_bits(x) < kInfBits; }
+template <class F>
+ACCSUM_HD bool finite_scalar(F x) {
+  return abs_bits(x) < Format<F>::kInf;
+}
+ACCSUM_HD bool finite_float(float x) { return finite_scalar(x); }
 
-// One entry: alpha * C' 2^scale + beta * c, rounded once (C' exact; see the header comment).
-ACCSUM_HD float finish_entry(i128 cprime, int scale, float alpha, float beta, const float* c_in) {
-  if (alpha == 0.0f) return beta == 0.0f ? 0.0f : beta * *c_in;
+// One entry: alpha * C' 2^scale + beta * c, rounded once (C' exact, as sign and magnitude; see
+// the header comment).
+template <class F>
+ACCSUM_HD F finish_entry_of(bool cneg, const typename Format<F>::U& cmag, int scale, F alpha, F beta, const F* c_in) {
+  using U = typename Format<F>::U;
+  if (alpha == F(0)) return beta == F(0) ? F(0) : beta * *c_in;
   int64_t ma;
   int ea;
-  split_float(alpha, &ma, &ea);
-  const u128 cm = static_cast<u128>(cprime < 0 ? -cprime : cprime);  // < 2^101
-  Wide x;
-  x.neg = (cprime < 0) != (ma < 0);
-  x.mag = cm * static_cast<u128>(ma < 0 ? -ma : ma);  // < 2^125: exact
+  split_scalar(alpha, &ma, &ea);
+  WideOf<U> x;
+  x.neg = cneg != (ma < 0);
+  x.mag = cmag * static_cast<uint64_t>(ma < 0 ? -ma : ma);  // exact: (c), (3)
   x.exp = scale + ea;
-  if (beta == 0.0f) return round_to_float(x);
-  const float c = *c_in;
-  if (!finite_float(c)) return round_to_float(x) + beta * c;  // IEEE: the infinity or NaN of beta*c
+  if (beta == F(0)) return round_to<F>(x);
+  const F c = *c_in;
+  if (!finite_scalar(c)) return round_to<F>(x) + beta * c;  // IEEE: the infinity or NaN of beta*c
   int64_t mb, mc;
   int eb, ec;
-  split_float(beta, &mb, &eb);
-  split_float(c, &mc, &ec);
-  Wide y;
+  split_scalar(beta, &mb, &eb);
+  split_scalar(c, &mc, &ec);
+  WideOf<U> y;
   y.neg = (mb < 0) != (mc < 0);
-  y.mag = static_cast<u128>(mb < 0 ? -mb : mb) * static_cast<u128>(mc < 0 ? -mc : mc);
+  y.mag = static_cast<U>(static_cast<uint64_t>(mb < 0 ? -mb : mb)) * static_cast<uint64_t>(mc < 0 ? -mc : mc);
   y.exp = eb + ec;
-  return round_sum(x, y);
+  return round_sum_to<F>(x, y);
+}
+ACCSUM_HD float finish_entry(i128 cprime, int scale, float alpha, float beta, const float* c_in) {
+  return finish_entry_of<float>(cprime < 0, static_cast<u128>(cprime < 0 ? -cprime : cprime), scale, alpha, beta, c_in);
 }
 
 // The IEEE result of alpha * sum_k a_k b_k + beta * c for an entry whose row or column holds NaN
 // or an infinity (alpha != 0): NaN when a factor is NaN, inf * 0 occurs or infinities of both
 // signs meet; else the infinity; then plus beta * c.
-ACCSUM_HD float special_entry(const float* a_row, int64_t lda, const float* b_col, int64_t K, float alpha, float beta,
-                              const float* c_in) {
+template <class F>
+ACCSUM_HD F special_entry(const F* a_row, int64_t lda, const F* b_col, int64_t K, F alpha, F beta, const F* c_in) {
   bool nan = false, pos = false, neg = false;
   for (int64_t k = 0; k < K; ++k) {
-    const float a = a_row[k * lda], b = b_col[k];
+    const F a = a_row[k * lda], b = b_col[k];
     if (a != a || b != b) {
       nan = true;
-    } else if (!finite_float(a) || !finite_float(b)) {
-      if (a == 0.0f || b == 0.0f)
+    } else if (!finite_scalar(a) || !finite_scalar(b)) {
+      if (a == F(0) || b == F(0))
         nan = true;
       else if (((a < 0) != (b < 0)) != (alpha < 0))
         neg = true;
@@ -356,8 +552,8 @@ ACCSUM_HD float special_entry(const float* a_row, int64_t lda, const float* b_co
         pos = true;
     }
   }
-  float r = nan || (pos && neg) ? NAN : pos ? INFINITY : -INFINITY;
-  if (beta != 0.0f) r = r + beta * *c_in;
+  F r = nan || (pos && neg) ? F(NAN) : pos ? F(INFINITY) : -F(INFINITY);
+  if (beta != F(0)) r = r + beta * *c_in;
   return r;
 }
 
@@ -399,6 +595,33 @@ ACCSUM_HD int residue_symmetric_split(int64_t v, int p) {
   if (hi != 0) r = (hi % up * static_cast<uint32_t>((uint64_t{1} << 32) % up) + r) % up;
   const int s = v < 0 && r != 0 ? p - static_cast<int>(r) : static_cast<int>(r);
   return s > (p - 1) / 2 ? s - p : s;
+}
+
+// scaled_residue(x, shift, p) of a double, split as the cuda backend uses it: the scaled integer
+// once per entry as m 2^s (s = 0: m = RN(x 2^shift) itself, |m| <= 2^62; else m the 53-bit
+// significand and s > 9), then per modulus residue_symmetric_split of m, times 2^s mod p.
+struct ScaledInteger {
+  int64_t m = 0;
+  int s = 0;
+};
+ACCSUM_HD ScaledInteger scaled_integer_wide(double x, int shift) {
+  ScaledInteger r;
+  const double v = ldexp(x, shift);
+  if (fabs(v) <= 0x1p62) {
+    r.m = static_cast<int64_t>(rint(v));
+    return r;
+  }
+  int e = 0;
+  const double f = frexp(v, &e);
+  r.m = static_cast<int64_t>(ldexp(f, 53));
+  r.s = e - 53;
+  return r;
+}
+ACCSUM_HD int residue_symmetric_wide(const ScaledInteger& v, int p) {
+  const int r0 = residue_symmetric_split(v.m, p);
+  if (v.s == 0) return r0;
+  const int r = (r0 < 0 ? r0 + p : r0) * pow2_mod(v.s, p) % p;
+  return r > (p - 1) / 2 ? r - p : r;
 }
 
 // The CRT weights as four 32-bit limbs (W_l < P < 2^102: limb 3 < 2^6) and 1/P rounded.
@@ -456,10 +679,13 @@ struct Plan {
 };
 
 // The largest b with K 2^b < P/2 (-1 when none).
-inline int bit_budget(int moduli, int64_t K) {
-  const u128 half = moduli_product(moduli) / 2;
+template <class F = float>
+int bit_budget(int moduli, int64_t K) {
+  using U = typename Format<F>::U;
+  const U half = moduli_product_of<U>(moduli) >> 1;
+  constexpr int kWidth = static_cast<int>(8 * sizeof(U));
   int b = -1;
-  while (b < 126 && (static_cast<u128>(K) << (b + 1)) < half) ++b;
+  while (b < kWidth - 2 && (static_cast<U>(static_cast<uint64_t>(K)) << (b + 1)) < half) ++b;
   return b;
 }
 
@@ -475,26 +701,31 @@ inline int modular_inverse(int a, int p) {
   return t < 0 ? t + p : t;
 }
 
-inline Crt make_crt(int moduli) {
-  Crt c;
+template <class F = float>
+CrtOf<F> make_crt(int moduli) {
+  using U = typename Format<F>::U;
+  CrtOf<F> c;
   c.moduli = moduli;
-  c.product = moduli_product(moduli);
+  c.product = moduli_product_of<U>(moduli);
   c.product_double = to_double(c.product);
   for (int l = 0; l < moduli; ++l) {
     const int p = modulus(l);
-    const u128 m = c.product / static_cast<u128>(p);
-    const int inv = modular_inverse(static_cast<int>(m % static_cast<u128>(p)), p);
-    c.weight[l] = m * static_cast<u128>(inv) % c.product;  // m < 2^102, inv < 2^8: no overflow
+    uint32_t m_mod_p = 0, unused = 0;
+    const U m = divide_small(c.product, static_cast<uint32_t>(p), &unused);
+    divide_small(m, static_cast<uint32_t>(p), &m_mod_p);
+    const int inv = modular_inverse(static_cast<int>(m_mod_p), p);
+    c.weight[l] = m * static_cast<uint64_t>(inv);  // inv < p: m * inv < P, already reduced
   }
-  for (int l = moduli; l < kMaxModuli; ++l) c.weight[l] = 0;
+  for (int l = moduli; l < Format<F>::kMaxModuli; ++l) c.weight[l] = 0;
   return c;
 }
 
 // p.moduli = moduli and the split of its bit budget into bits_a + bits_b, given p.need_a, p.need_b:
 // both sides exact when the budget holds them, else the side that fits in half keeps its need.
-inline void split_bits(Plan& p, int moduli, int64_t K) {
+template <class F = float>
+void split_bits(Plan& p, int moduli, int64_t K) {
   p.moduli = moduli;
-  const int b = std::max(0, bit_budget(moduli, std::max<int64_t>(K, 1)));
+  const int b = std::max(0, bit_budget<F>(moduli, std::max<int64_t>(K, 1)));
   if (p.need_a + p.need_b <= b) {
     p.bits_a = p.need_a;
     p.bits_b = b - p.need_a;
@@ -508,26 +739,27 @@ inline void split_bits(Plan& p, int moduli, int64_t K) {
     p.bits_a = b / 2;
     p.bits_b = b - p.bits_a;
   }
-  p.bits_a = std::min(p.bits_a, kMaxSideBits);  // the scaled integers stay int64 (scaled_integer)
-  p.bits_b = std::min(p.bits_b, kMaxSideBits);
+  p.bits_a = std::min(p.bits_a, Format<F>::kMaxSideBits);  // float: the scaled integers stay int64 (scaled_integer)
+  p.bits_b = std::min(p.bits_b, Format<F>::kMaxSideBits);
 }
 
 // The plan for inner dimension K and the line summaries of A's rows and B's columns; moduli = 0
 // chooses L (see the header comment), else L = moduli.
-inline Plan make_plan(int64_t K, const uint32_t* row_max, const int* row_low, int64_t M, const uint32_t* col_max,
-                      const int* col_low, int64_t N, int moduli) {
+template <class F = float>
+Plan make_plan(int64_t K, const typename Format<F>::Bits* row_max, const int* row_low, int64_t M,
+               const typename Format<F>::Bits* col_max, const int* col_low, int64_t N, int moduli) {
   Plan p;
   for (int64_t i = 0; i < M; ++i) p.need_a = std::max(p.need_a, line_span(row_max[i], row_low[i]));
   for (int64_t j = 0; j < N; ++j) p.need_b = std::max(p.need_b, line_span(col_max[j], col_low[j]));
   if (moduli == 0) {
-    moduli = kMaxModuli;
-    for (int L = kMinModuli; L <= kMaxModuli; ++L)
-      if (bit_budget(L, std::max<int64_t>(K, 1)) >= p.need_a + p.need_b) {
+    moduli = Format<F>::kMaxModuli;
+    for (int L = kMinModuli; L <= Format<F>::kMaxModuli; ++L)
+      if (bit_budget<F>(L, std::max<int64_t>(K, 1)) >= p.need_a + p.need_b) {
         moduli = L;
         break;
       }
   }
-  split_bits(p, moduli, K);
+  split_bits<F>(p, moduli, K);
   for (int64_t i = 0; i < M; ++i) p.rows_uncovered += line_span(row_max[i], row_low[i]) > p.bits_a;
   for (int64_t j = 0; j < N; ++j) p.cols_uncovered += line_span(col_max[j], col_low[j]) > p.bits_b;
   return p;

@@ -1,6 +1,6 @@
 #pragma once
-// sgemm-ozaki's accuracy targets (--accuracy): the error bound of a plan that does not cover every
-// line, and the fewest moduli whose bound meets a target. Shared by the cpu and cuda backends (the
+// sgemm-ozaki's and dgemm-ozaki's accuracy targets (--accuracy): the error bound of a plan that does
+// not cover every line, and the fewest moduli whose bound meets a target. Shared by the cpu and cuda backends (the
 // host computes it from line summaries both backends produce with the same integers, so the plan
 // and the reported bounds are the same bits on both).
 //
@@ -24,6 +24,7 @@
 //          |beta c_ij|): at most the normwise form of SGEMM's bound on the data (not its
 //          componentwise form, which needs |A||B|, a product of its own; the oracle reports how
 //          the two compare: bound_over_sgemm_bound).
+//   dgemm  the same for doubles with u = 2^-53: DGEMM's bound in its normwise form.
 // The check of (1) against the target for all (i, j) divides by ||a_i||_2 ||b_j||_2 and bounds
 // each of the three terms by (max over rows) x (max over columns): sufficient, O(M + N) per
 // candidate number of moduli.
@@ -32,7 +33,9 @@
 // S2 = sum_k floor(x_k^2 2^(F - 2 top)) are integers (each term <= 2^F: |x| < 2^top; the scalings are
 // exact in double), so ||x||_1 <= S1 2^(top - F) and ||x||_2^2 >= S2 2^(2 top - F) whatever the order
 // of the additions (the cuda backend adds them with atomics). Non-finite entries are left out
-// (their lines are IEEE-special and not scaled).
+// (their lines are IEEE-special and not scaled). Doubles: y = |x| 2^-top in [0, 1) is exact (or a
+// smaller subnormal, the bound stays valid), y^2 is rounded, and its floor is taken after a factor
+// (1 - 2^-50) below it, so each term stays a lower bound.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -42,12 +45,18 @@
 
 namespace accsum::ozaki {
 
-enum class Accuracy { cr, sgemm };
+enum class Accuracy { cr, sgemm, dgemm };
 
 constexpr int kNormFracBits = 32;           // K < 2^31 terms of <= 2^32: the sums fit uint64
-constexpr double kUnitRoundoff = 0x1p-24;   // u of binary32
 constexpr double kRoundUp = 1 + 0x1p-50;    // covers the roundings of the double arithmetic below
 constexpr double kRoundDown = 1 - 0x1p-50;  // (a few operations of relative error 2^-53 each)
+
+// u of each format.
+template <class F>
+constexpr double unit_roundoff() {
+  return sizeof(F) == 4 ? 0x1p-24 : 0x1p-53;
+}
+constexpr double kUnitRoundoff = unit_roundoff<float>();
 
 // One entry's terms of S1 and S2 (see the header comment); x finite, top = its line's top.
 ACCSUM_HD uint64_t norm1_term(float x, int top) {
@@ -57,14 +66,31 @@ ACCSUM_HD uint64_t norm2_term(float x, int top) {
   const double v = static_cast<double>(x);
   return static_cast<uint64_t>(floor(v * v * pow2(kNormFracBits - 2 * top)));
 }
+ACCSUM_HD uint64_t norm1_term(double x, int top) {
+  const double v = ldexp(fabs(x), kNormFracBits - top);
+  return x != 0 && v == 0 ? 1 : static_cast<uint64_t>(ceil(v));  // an underflowed term still counts up
+}
+ACCSUM_HD uint64_t norm2_term(double x, int top) {
+  const double y = ldexp(fabs(x), -top);
+  return static_cast<uint64_t>(floor(ldexp(y * y, kNormFracBits) * kRoundDown));
+}
+
+// 2^e as a double (float: e in pow2's range, the fast form; double: any e, 0 or infinity beyond).
+template <class F>
+double exp2_of(int e) {
+  return sizeof(F) == 4 ? pow2(e) : std::ldexp(1.0, e);
+}
 
 // Line norms as doubles: ||x||_1 rounded up, ||x||_2 rounded down.
-// (pow2: exact powers of two, top in [-148, 128]; ldexp is several times slower and this runs per line)
-inline double norm1_upper(uint64_t s1, int top) {
-  return static_cast<double>(s1) * kRoundUp * pow2(top - kNormFracBits);
+// (pow2 for float: exact powers of two, top in [-148, 128]; ldexp is several times slower and this
+// runs per line)
+template <class F = float>
+double norm1_upper(uint64_t s1, int top) {
+  return static_cast<double>(s1) * kRoundUp * exp2_of<F>(top - kNormFracBits);
 }
-inline double norm2_lower(uint64_t s2, int top) {
-  return std::sqrt(static_cast<double>(s2) * kRoundDown) * kRoundDown * pow2(top - kNormFracBits / 2);
+template <class F = float>
+double norm2_lower(uint64_t s2, int top) {
+  return std::sqrt(static_cast<double>(s2) * kRoundDown) * kRoundDown * exp2_of<F>(top - kNormFracBits / 2);
 }
 
 // What the bound needs of each line: its span, norms, 2^top and 2^top / ||.||_2 (zero and special
@@ -95,11 +121,13 @@ inline LineMaxima line_maxima(const LineNorms& l, int bits) {
 }
 
 // line_maxima(l, bits) for every bits in [0, kMaxSideBits], from one pass over the lines (bucketed
-// by span, then maxima from the widest span down): the plan tries up to 12 numbers of moduli.
+// by span, then maxima from the widest span down): the plan tries up to 25 numbers of moduli.
 struct LineMaximaByBits {
   std::vector<LineMaxima> at;  // at[bits]
 };
-inline LineMaximaByBits line_maxima_by_bits(const LineNorms& l) {
+template <class F = float>
+LineMaximaByBits line_maxima_by_bits(const LineNorms& l) {
+  constexpr int kMaxSideBits = Format<F>::kMaxSideBits;
   constexpr int kBuckets = kMaxSideBits + 2;  // span 0 .. kMaxSideBits, and wider
   std::vector<LineMaxima> bucket(kBuckets);
   LineMaxima all;
@@ -122,22 +150,23 @@ inline LineMaximaByBits line_maxima_by_bits(const LineNorms& l) {
 }
 
 // gamma_K (infinite when K u >= 1).
-inline double gamma_k(int64_t K) {
-  const double ku = static_cast<double>(K) * kUnitRoundoff;
+template <class F = float>
+double gamma_k(int64_t K) {
+  const double ku = static_cast<double>(K) * unit_roundoff<F>();
   return ku >= 1 ? INFINITY : ku / (1 - ku) * kRoundDown;
 }
 
-// Whether a plan with these bits meets the sgemm target on every (i, j) (the header comment's
-// separable sufficient condition).
-inline bool meets_sgemm_target(const LineMaximaByBits& rows, const LineMaximaByBits& cols, int bits_a, int bits_b,
-                               int64_t K) {
+// Whether a plan with these bits meets the sgemm (F = double: dgemm) target on every (i, j) (the
+// header comment's separable sufficient condition).
+template <class F = float>
+bool meets_sgemm_target(const LineMaximaByBits& rows, const LineMaximaByBits& cols, int bits_a, int bits_b, int64_t K) {
   const LineMaxima& r = rows.at[static_cast<size_t>(bits_a)];
   const LineMaxima& c = cols.at[static_cast<size_t>(bits_b)];
   const double ha = std::ldexp(1.0, -bits_a - 1), hb = std::ldexp(1.0, -bits_b - 1);
   const double t = (r.step_over_n2 * ha * c.n1_over_n2 + c.step_over_n2 * hb * r.n1_over_n2 +
                     static_cast<double>(K) * r.step_over_n2 * ha * c.step_over_n2 * hb) *
                    kRoundUp;
-  return t <= gamma_k(K);
+  return t <= gamma_k<F>(K);
 }
 
 // bound_i / |alpha|: max_j of (1) for row i under a plan (0 for a covered row meeting covered columns).

@@ -1,0 +1,43 @@
+#pragma once
+// What the gemm and dgemm tests share: generated products by family, a cpu run of an algorithm, a
+// figure of a result by name, and the family's judgement of a result (its oracle and metrics).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/frame/family.hpp"
+#include "core/frame/registry.hpp"
+
+namespace gemm_test {
+
+inline accsum::Dataset generate(const std::string& fam, const std::string& dist, const std::string& shape,
+                                uint64_t seed, accsum::Params extra) {
+  extra["shape"] = shape;
+  return accsum::family(fam).generate(accsum::GenSpec{dist, fam, 1, seed, 1e16, 1e16, extra});
+}
+
+inline accsum::Result run_cpu(const std::string& algo, const accsum::Dataset& d, const accsum::Params& user = {}) {
+  const accsum::AlgoEntry* e = accsum::registry().find(algo, "cpu");
+  if (!e) throw std::runtime_error(algo + "/cpu is not registered");
+  auto k = e->make(d.problem(), accsum::registry().resolve_params(*e, user));
+  k->execute();
+  return k->result();
+}
+
+inline double named(const std::vector<std::pair<std::string, double>>& v, const std::string& key) {
+  for (auto& [k, x] : v)
+    if (k == key) return x;
+  ADD_FAILURE() << "no figure " << key;
+  return NAN;
+}
+
+inline accsum::Metrics judge(const accsum::Dataset& d, const accsum::Result& r) {
+  const accsum::FamilyDescriptor& f = accsum::family(d.family);
+  return f.measure(r, f.oracle(d), -1);
+}
+
+}  // namespace gemm_test
