@@ -81,6 +81,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 #include "base/hd.hpp"
 #include "core/numerics/uwide.hpp"
@@ -431,6 +432,62 @@ ACCSUM_HD F round_to(const WideOf<U>& w) {
 }
 ACCSUM_HD float round_to_float(const Wide& w) { return round_to<float>(w); }
 
+// An unsigned 64-bit integer rounded to F (RN), and F's bits, on host and device.
+template <class F>
+ACCSUM_HD F u64_to_rn(uint64_t v) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (sizeof(F) == 4)
+    return __ull2float_rn(v);
+  else
+    return __ull2double_rn(v);
+#else
+  return static_cast<F>(v);  // the default rounding mode: to nearest, ties to even
+#endif
+}
+template <class F>
+ACCSUM_HD typename Format<F>::Bits bits_of(F x) {
+  typename Format<F>::Bits b;
+  __builtin_memcpy(&b, &x, sizeof b);
+  return b;
+}
+template <class F>
+ACCSUM_HD F of_bits(typename Format<F>::Bits b) {
+  F x;
+  __builtin_memcpy(&x, &b, sizeof x);
+  return x;
+}
+
+// round_to<F>(w) through the hardware's conversion wherever the result is a normal F: the
+// magnitude's top 64 bits, with every bit below them OR-ed into the last (a sticky bit 40 (float) or
+// 11 (double) places below F's rounding bit, so it only breaks ties, as the bits it stands for
+// would), are rounded by one conversion, and 2^(lead - 63) is added to the exponent field (exact; a
+// rounding up in the largest binade lands on infinity's bits, as RN overflows). Subnormal and
+// overflowing results take round_to. The same bits as round_to for every input (tests/test_ozaki.cpp);
+// the cuda combine uses it, where round_to's variable-width shifts and ldexp cost hundreds of instructions.
+template <class F, class U>
+ACCSUM_HD F round_to_fast(const WideOf<U>& w) {
+  using T = Format<F>;
+  using Bits = typename T::Bits;
+  constexpr int kTop = 64, kWidth = static_cast<int>(8 * sizeof(U)), kField = T::kSignificand - 1;
+  constexpr int kMinNormalLead = 1 - T::kBias;
+  if (w.mag == static_cast<U>(0)) return w.neg ? -F(0) : F(0);
+  const int n = bit_length(w.mag);
+  const int lead = w.exp + n - 1;
+  if (lead < kMinNormalLead || lead >= T::kOverflow) return round_to<F>(w);
+  uint64_t top;
+  if (n <= kTop) {
+    top = static_cast<uint64_t>(w.mag) << (kTop - n);
+  } else {
+    const int s = n - kTop;  // 1 .. kWidth - 64
+    top = static_cast<uint64_t>(w.mag >> s) | ((w.mag << (kWidth - s)) != static_cast<U>(0) ? 1u : 0u);
+  }
+  using SignedBits = typename std::make_signed<Bits>::type;
+  const SignedBits field = static_cast<SignedBits>(bits_of(u64_to_rn<F>(top))) +
+                           static_cast<SignedBits>(lead - (kTop - 1)) * (SignedBits{1} << kField);
+  const Bits sign = w.neg ? Bits{1} << (8 * sizeof(Bits) - 1) : Bits{0};
+  return of_bits<F>(static_cast<Bits>(field) | sign);
+}
+
 // RN_F(x + y) for magnitudes within the widths of (c) (float) or (3) (double): one rounding of
 // the exact sum. Leading bits within kNear = 1 of each other (the only case where the sum can
 // cancel below the larger's leading bit minus one): the exact sum at the lower exponent. Farther
@@ -503,6 +560,16 @@ ACCSUM_HD bool finite_scalar(F x) {
 }
 ACCSUM_HD bool finite_float(float x) { return finite_scalar(x); }
 
+// alpha C' 2^scale exactly, alpha = ma 2^ea (split_scalar), C' as sign and magnitude.
+template <class U>
+ACCSUM_HD WideOf<U> alpha_times(bool cneg, const U& cmag, int scale, int64_t ma, int ea) {
+  WideOf<U> x;
+  x.neg = cneg != (ma < 0);
+  x.mag = cmag * static_cast<uint64_t>(ma < 0 ? -ma : ma);  // exact: (c), (3)
+  x.exp = scale + ea;
+  return x;
+}
+
 // One entry: alpha * C' 2^scale + beta * c, rounded once (C' exact, as sign and magnitude; see
 // the header comment).
 template <class F>
@@ -512,10 +579,7 @@ ACCSUM_HD F finish_entry_of(bool cneg, const typename Format<F>::U& cmag, int sc
   int64_t ma;
   int ea;
   split_scalar(alpha, &ma, &ea);
-  WideOf<U> x;
-  x.neg = cneg != (ma < 0);
-  x.mag = cmag * static_cast<uint64_t>(ma < 0 ? -ma : ma);  // exact: (c), (3)
-  x.exp = scale + ea;
+  const WideOf<U> x = alpha_times(cneg, cmag, scale, ma, ea);
   if (beta == F(0)) return round_to<F>(x);
   const F c = *c_in;
   if (!finite_scalar(c)) return round_to<F>(x) + beta * c;  // IEEE: the infinity or NaN of beta*c
@@ -648,9 +712,9 @@ inline CrtLimbs make_crt_limbs(const Crt& c) {
 //    s/P < 2^12, so the absolute error is < 2^-37 and the truncated estimate is floor(s/P) or one
 //    off, as in (b) (no multiply by a double division: cheaper on a GPU);
 //    x = s - qP is exact in [-P, 2P) and the same corrections bring it to the unique
-//    representative in [-P/2, P/2).
+//    representative in [-P/2, P/2), returned as sign and magnitude (crt_magnitude_limbs).
 template <int L>
-ACCSUM_HD i128 crt_symmetric_limbs(const int* r, const CrtLimbs& c) {
+ACCSUM_HD u128 crt_magnitude_limbs(const int* r, const CrtLimbs& c, bool* negative) {
   uint64_t acc[4] = {0, 0, 0, 0};
 #if defined(__CUDA_ARCH__)
 #pragma unroll
@@ -659,13 +723,19 @@ ACCSUM_HD i128 crt_symmetric_limbs(const int* r, const CrtLimbs& c) {
     for (int q = 0; q < 4; ++q) acc[q] += static_cast<uint64_t>(static_cast<uint32_t>(r[l])) * c.weight[l][q];
   const u128 s = static_cast<u128>(acc[0]) + (static_cast<u128>(acc[1]) << 32) + (static_cast<u128>(acc[2]) << 64) +
                  (static_cast<u128>(acc[3]) << 96);
-  const uint64_t q = static_cast<uint64_t>(to_double(s) * c.inv_product);               // floor(s/P) +- 1
-  i128 x = static_cast<i128>(s) - static_cast<i128>(static_cast<u128>(q) * c.product);  // |x| < 2P < 2^103
-  const i128 P = static_cast<i128>(c.product);
-  while (x < 0) x += P;
-  while (x >= P) x -= P;
-  if (x >= P / 2) x -= P;
-  return x;
+  const uint64_t q = static_cast<uint64_t>(to_double(s) * c.inv_product);  // floor(s/P) +- 1
+  const u128 qp = c.product * q;
+  // s - qP lies in [-P, 2P): one addition or subtraction of P brings it to [0, P).
+  u128 x = qp > s ? c.product - (qp - s) : s - qp;
+  if (x >= c.product) x -= c.product;
+  *negative = x >= (c.product >> 1);  // P is even (256 is a modulus): P/2 exactly
+  return *negative ? c.product - x : x;
+}
+template <int L>
+ACCSUM_HD i128 crt_symmetric_limbs(const int* r, const CrtLimbs& c) {
+  bool negative = false;
+  const u128 m = crt_magnitude_limbs<L>(r, c, &negative);
+  return negative ? -static_cast<i128>(m) : static_cast<i128>(m);
 }
 
 // ---- the plan (host) ----
