@@ -182,14 +182,40 @@ void expect_limb_crt_matches(std::mt19937_64& g) {
   }
 }
 
+// crt_small on every C' its precondition admits: |C'| up to the largest bound K 2^(bits_a + bits_b)
+// that crt_small_applies accepts for this L (edges included).
+template <int L>
+void expect_small_crt_matches(std::mt19937_64& g) {
+  const Crt c = make_crt(L);
+  CrtLimbs k = make_crt_limbs(c);
+  int64_t bound = 0;  // the largest 2^b with crt_small_applies(b, 0, 1)
+  for (int b = 0; b <= 62; ++b)
+    if (crt_small_applies(b, 0, 1, c)) bound = int64_t{1} << b;
+  if (bound == 0) return;
+  for (int t = 0; t < 20000; ++t) {
+    const int64_t edge[] = {bound, -bound, 0, 1, -1};
+    const int64_t x = t < 5 ? edge[t] : static_cast<int64_t>(g() % (2 * static_cast<uint64_t>(bound) + 1)) - bound;
+    int r[kMaxModuli];
+    for (int l = 0; l < L; ++l) r[l] = residue_wide(x, modulus(l));
+    ASSERT_EQ(crt_small<L>(r, k), x) << "L=" << L << " t=" << t;
+    ASSERT_TRUE(crt_symmetric(r, c) == x);
+  }
+}
+
 template <int... Ls>
 void expect_limb_crt_matches_all(std::integer_sequence<int, Ls...>) {
   std::mt19937_64 g(5);
   (expect_limb_crt_matches<Ls + kMinModuli>(g), ...);
+  (expect_small_crt_matches<Ls + kMinModuli>(g), ...);
 }
 
 TEST(Ozaki, CudaFormsMatchTheDefinition) {
   expect_limb_crt_matches_all(std::make_integer_sequence<int, kMaxModuli - kMinModuli + 1>{});
+  // U[0,1) at K = 8192 (24 + 24 bits, 8 moduli) and the sgemm accuracy's plans take crt_small;
+  // 25 + 25 bits at K = 8192 (U[-1,1)) do not fit 62 bits.
+  EXPECT_TRUE(crt_small_applies(24, 24, 8192, make_crt(8)));
+  EXPECT_FALSE(crt_small_applies(25, 25, 8192, make_crt(9)));
+  EXPECT_FALSE(crt_small_applies(10, 10, 8192, make_crt(2)));  // P/2 below the bound
   std::mt19937_64 g(7);
   const int64_t top = int64_t{1} << kMaxSideBits;
   for (int t = 0; t < 200000; ++t) {

@@ -281,14 +281,22 @@ struct CombineArgs {
 // C' of one entry from its residues and the entry rounded once: float through the CRT's 32-bit limbs,
 // double through crt_magnitude (core/numerics/ozaki.hpp). With beta = 0 (C not read; BLAS's common
 // call) alpha C' 2^scale is rounded by round_to_fast, with alpha split once per call (CombineArgs):
-// the same bits as finish_entry_of at a fraction of its instructions.
+// the same bits as finish_entry_of at a fraction of its instructions; C' comes from crt_small when
+// the plan's products stay below 2^62.
 template <int L>
 __device__ __forceinline__ float finish_from_residues(const int (&r)[L], const ozaki::CrtLimbs& crt, int scale,
                                                       const CombineArgs<float>& g, size_t e) {
   if (g.beta != 0.0f || g.alpha == 0.0f)
     return ozaki::finish_entry(ozaki::crt_symmetric_limbs<L>(r, crt), scale, g.alpha, g.beta, g.c + e);
   bool negative = false;
-  const ozaki::u128 magnitude = ozaki::crt_magnitude_limbs<L>(r, crt, &negative);
+  ozaki::u128 magnitude;
+  if (crt.small) {
+    const int64_t x = ozaki::crt_small<L>(r, crt);
+    negative = x < 0;
+    magnitude = negative ? 0 - static_cast<uint64_t>(x) : static_cast<uint64_t>(x);
+  } else {
+    magnitude = ozaki::crt_magnitude_limbs<L>(r, crt, &negative);
+  }
   return ozaki::round_to_fast<float>(ozaki::alpha_times(negative, magnitude, scale, g.alpha_m, g.alpha_e));
 }
 template <int L>
@@ -304,12 +312,17 @@ __device__ __forceinline__ double finish_from_residues(const int (&r)[L], const 
 template <class F>
 struct CrtFormOf {
   using type = ozaki::CrtLimbs;
-  static type make(int L) { return ozaki::make_crt_limbs(ozaki::make_crt(L)); }
+  static type make(const ozaki::Plan& p, int64_t K) {
+    const ozaki::Crt crt = ozaki::make_crt(p.moduli);
+    type k = ozaki::make_crt_limbs(crt);
+    k.small = ozaki::crt_small_applies(p.bits_a, p.bits_b, K, crt);
+    return k;
+  }
 };
 template <>
 struct CrtFormOf<double> {
   using type = ozaki::CrtOf<double>;
-  static type make(int L) { return ozaki::make_crt<double>(L); }
+  static type make(const ozaki::Plan& p, int64_t) { return ozaki::make_crt<double>(p.moduli); }
 };
 
 // The CRT and one rounding per entry (core/numerics/ozaki.hpp steps 4-5), IEEE specials on their lines.
@@ -541,7 +554,7 @@ class OzakiCudaKernel : public Kernel {
                      0};
     if (alpha_ != F(0)) ozaki::split_scalar(alpha_, &g.alpha_m, &g.alpha_e);
     dim3 grid(capped((p_.rows + 255) / 256, 1 << 20), capped(p_.cols, 65535));
-    combine<L, F><<<grid, 256>>>(t_.get(), g, CrtFormOf<F>::make(L), out_.get());
+    combine<L, F><<<grid, 256>>>(t_.get(), g, CrtFormOf<F>::make(plan_, p_.inner), out_.get());
   }
 
   Problem p_;

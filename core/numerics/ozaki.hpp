@@ -688,20 +688,64 @@ ACCSUM_HD int residue_symmetric_wide(const ScaledInteger& v, int p) {
   return r > (p - 1) / 2 ? r - p : r;
 }
 
-// The CRT weights as four 32-bit limbs (W_l < P < 2^102: limb 3 < 2^6) and 1/P rounded.
+// The CRT weights as four 32-bit limbs (W_l < P < 2^102: limb 3 < 2^6) and 1/P rounded; and, for
+// plans whose products stay small (crt_small), W_l / P rounded, W_l mod 2^64 and P mod 2^64.
 struct CrtLimbs {
   uint32_t weight[kMaxModuli][4];
   u128 product = 0;
   double inv_product = 0;
+  double fraction[kMaxModuli];      // RN(W_l / P)
+  uint64_t weight_low[kMaxModuli];  // W_l mod 2^64
+  uint64_t product_low = 0;         // P mod 2^64
+  bool small = false;               // crt_small applies to the plan (crt_small_applies)
 };
 
 inline CrtLimbs make_crt_limbs(const Crt& c) {
   CrtLimbs k;
-  for (int l = 0; l < kMaxModuli; ++l)
+  for (int l = 0; l < kMaxModuli; ++l) {
     for (int q = 0; q < 4; ++q) k.weight[l][q] = static_cast<uint32_t>(c.weight[l] >> (32 * q));
+    k.fraction[l] = l < c.moduli ? to_double(c.weight[l]) / c.product_double : 0.0;
+    k.weight_low[l] = static_cast<uint64_t>(c.weight[l]);
+  }
   k.product = c.product;
   k.inv_product = 1.0 / c.product_double;
+  k.product_low = static_cast<uint64_t>(c.product);
   return k;
+}
+
+// The CRT when every |C'| <= B = K 2^(bits_a + bits_b) lies below 2^63 and B <= P/2 - P 2^-kSmallMargin
+// (the plan's integers use under 63 bits: U[0,1) data up to K = 2^14, the sgemm accuracy's plans):
+// S = sum_l r_l W_l = q P + C' with q an integer and |C'/P| <= 1/2 - 2^-kSmallMargin, so q is the
+// integer nearest S/P = sum_l r_l (W_l/P). f = sum_l r_l RN(W_l/P) in double is within 2^-36 of
+// S/P: each RN(W_l/P) (W_l, P and the quotient rounded) is within 3 * 2^-53 of W_l/P (< 1), times
+// r_l < 2^8, and each of the L <= 13 additions rounds a sum below 2^12 by at most 2^-41; so
+// rint(f) = q (f is more than 2^-36 from any half-integer). Then C' = S - qP is known modulo 2^64
+// from W_l mod 2^64 and P mod 2^64 in wrapping 64-bit arithmetic, and |C'| < 2^63 makes that
+// residue, read as int64, C' itself. The same exact C' as crt_symmetric, for about a tenth of the
+// instructions of the 128-bit forms.
+constexpr int kSmallMargin = 35;
+inline bool crt_small_applies(int bits_a, int bits_b, int64_t K, const Crt& c) {
+  if (bits_a + bits_b + bit_length(static_cast<u128>(static_cast<uint64_t>(K))) > 62) return false;  // B < 2^62
+  const u128 bound = static_cast<u128>(static_cast<uint64_t>(K)) << (bits_a + bits_b);
+  return bound <= (c.product >> 1) - (c.product >> kSmallMargin);
+}
+template <int L>
+ACCSUM_HD int64_t crt_small(const int* r, const CrtLimbs& c) {
+  double f = 0;
+  uint64_t s = 0;
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+  for (int l = 0; l < L; ++l) {
+    f += static_cast<double>(r[l]) * c.fraction[l];
+    s += static_cast<uint64_t>(static_cast<uint32_t>(r[l])) * c.weight_low[l];
+  }
+#if defined(__CUDA_ARCH__)
+  const uint64_t q = static_cast<uint64_t>(__double2ll_rn(f));
+#else
+  const uint64_t q = static_cast<uint64_t>(std::llrint(f));
+#endif
+  return static_cast<int64_t>(s - q * c.product_low);
 }
 
 // crt_symmetric(r, c) for L moduli (r_l in [0, p_l)), the same exact X by other arithmetic:
