@@ -189,7 +189,7 @@ void expect_small_crt_matches(std::mt19937_64& g) {
   const Crt c = make_crt(L);
   CrtLimbs k = make_crt_limbs(c);
   int64_t bound = 0;  // the largest 2^b with crt_small_applies(b, 0, 1)
-  for (int b = 0; b <= 62; ++b)
+  for (int b = 0; b < 63; ++b)
     if (crt_small_applies(b, 0, 1, c)) bound = int64_t{1} << b;
   if (bound == 0) return;
   for (int t = 0; t < 20000; ++t) {
@@ -212,8 +212,10 @@ void expect_limb_crt_matches_all(std::integer_sequence<int, Ls...>) {
 TEST(Ozaki, CudaFormsMatchTheDefinition) {
   expect_limb_crt_matches_all(std::make_integer_sequence<int, kMaxModuli - kMinModuli + 1>{});
   // U[0,1) at K = 8192 (24 + 24 bits, 8 moduli) and the sgemm accuracy's plans take crt_small;
-  // 25 + 25 bits at K = 8192 (U[-1,1)) do not fit 62 bits.
+  // 25 + 25 bits at K = 8192 (U[-1,1)) do not fit an int64.
   EXPECT_TRUE(crt_small_applies(24, 24, 8192, make_crt(8)));
+  EXPECT_TRUE(crt_small_applies(25, 24, 8192, make_crt(8)));    // B = 2^62 exactly
+  EXPECT_FALSE(crt_small_applies(25, 25, 8192, make_crt(13)));  // B = 2^63: not an int64
   EXPECT_FALSE(crt_small_applies(25, 25, 8192, make_crt(9)));
   EXPECT_FALSE(crt_small_applies(10, 10, 8192, make_crt(2)));  // P/2 below the bound
   std::mt19937_64 g(7);

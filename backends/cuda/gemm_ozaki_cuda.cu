@@ -282,7 +282,7 @@ struct CombineArgs {
 // double through crt_magnitude (core/numerics/ozaki.hpp). With beta = 0 (C not read; BLAS's common
 // call) alpha C' 2^scale is rounded by round_to_fast, with alpha split once per call (CombineArgs):
 // the same bits as finish_entry_of at a fraction of its instructions; C' comes from crt_small when
-// the plan's products stay below 2^62.
+// the plan's products stay below 2^63 (crt_small_applies).
 template <int L>
 __device__ __forceinline__ float finish_from_residues(const int (&r)[L], const ozaki::CrtLimbs& crt, int scale,
                                                       const CombineArgs<float>& g, size_t e) {

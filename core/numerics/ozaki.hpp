@@ -714,7 +714,7 @@ inline CrtLimbs make_crt_limbs(const Crt& c) {
 }
 
 // The CRT when every |C'| <= B = K 2^(bits_a + bits_b) lies below 2^63 and B <= P/2 - P 2^-kSmallMargin
-// (the plan's integers use under 63 bits: U[0,1) data up to K = 2^14, the sgemm accuracy's plans):
+// (U[0,1) data up to K = 2^14 with its 8 moduli, the sgemm accuracy's plans):
 // S = sum_l r_l W_l = q P + C' with q an integer and |C'/P| <= 1/2 - 2^-kSmallMargin, so q is the
 // integer nearest S/P = sum_l r_l (W_l/P). f = sum_l r_l RN(W_l/P) in double is within 2^-36 of
 // S/P: each RN(W_l/P) (W_l, P and the quotient rounded) is within 3 * 2^-53 of W_l/P (< 1), times
@@ -725,9 +725,10 @@ inline CrtLimbs make_crt_limbs(const Crt& c) {
 // instructions of the 128-bit forms.
 constexpr int kSmallMargin = 35;
 inline bool crt_small_applies(int bits_a, int bits_b, int64_t K, const Crt& c) {
-  if (bits_a + bits_b + bit_length(static_cast<u128>(static_cast<uint64_t>(K))) > 62) return false;  // B < 2^62
+  constexpr int kInt64Bits = 63;  // |C'| <= B < 2^63
+  if (bits_a + bits_b >= kInt64Bits) return false;
   const u128 bound = static_cast<u128>(static_cast<uint64_t>(K)) << (bits_a + bits_b);
-  return bound <= (c.product >> 1) - (c.product >> kSmallMargin);
+  return bound < (static_cast<u128>(1) << kInt64Bits) && bound <= (c.product >> 1) - (c.product >> kSmallMargin);
 }
 template <int L>
 ACCSUM_HD int64_t crt_small(const int* r, const CrtLimbs& c) {
