@@ -477,14 +477,16 @@ def ozaki():
 
 
 def gemm_speed(*names):
-    """The GEMM speed reports of one card (scripts/gpu/gemm_speed.sh): every method beside cuBLAS SGEMM,
-    its error against the exact oracle and, for sgemm-ozaki, its plan, phases and proven row bound."""
-    body = []
+    """The GEMM speed reports of one card (scripts/gpu/gemm_speed.sh, dgemm_speed.sh): every method beside
+    its cuBLAS baseline, its error against the exact oracle and, for the Ozaki scheme, its plan, phases and
+    proven row bound."""
+    body, baselines = [], set()
     for name in names:
         for ds, r in rows(name):
+            baselines.add(r["baseline"])
             dist = DIST_NAMES[ds["generator"]] + (f" {rng(ds)}" if ds["generator"] == "loguniform" else "")
-            params = " ".join(f"{k}={v}" for k, v in sorted(r["params"].items()) if k in ("tile", "accuracy"))
-            ozaki = r["algo"] == "sgemm-ozaki"
+            params = " ".join(f"{k}={v}" for k, v in sorted(r["params"].items()) if k in ("tile", "accuracy", "bits"))
+            ozaki = r["algo"] in ("sgemm-ozaki", "dgemm-ozaki")
             split = " / ".join(f"{1e3 * r[k]:.2f}" for k in ("ozaki_scale_s", "ozaki_products_s",
                                                             "ozaki_accumulate_round_s")) if ozaki else "–"
             body.append([dist, ds["shape"]["rows"], f"`{r['algo']}`" + (f" {params}" if params else ""),
@@ -492,7 +494,8 @@ def gemm_speed(*names):
                          pct(r["share_correctly_rounded"]), int(r["ozaki_slices"]) if ozaki else "–", split,
                          f"{r['ozaki_row_bound_max']:.3g}" if ozaki else "–",
                          int(r.get("bound_violations", 0)) if ozaki else "–"])
-    head = ["data", "N", "method", "time", "× cuBLAS SGEMM", "max abs error", "correctly rounded", "moduli",
+    head = ["data", "N", "method", "time", "× " + " / ".join(f"`{b}`" for b in sorted(baselines)), "max abs error",
+            "correctly rounded", "moduli",
             "scale / products / combine (ms)", "proven bound, max row", "violations"]
     return where(names[0], "gemm-speed", table(head, body)) + [""] + provenance(*names)
 
