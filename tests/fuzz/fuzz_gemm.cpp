@@ -1,6 +1,6 @@
-// libFuzzer target: the gemm family's reader of two .npy matrices (datasets/gemm_data.cpp
-// read_gemm_npy), through the one .npy reader (datasets/npy_input.hpp). The first two bytes
-// give the length of A's file; the rest is B's. Only UsageError may come out.
+// libFuzzer target: the gemm and dgemm families' reader of two .npy matrices (datasets/gemm_data.cpp
+// read_gemm_npy<float>, <double>), through the one .npy reader (datasets/npy_input.hpp). The first
+// two bytes give the length of A's file; the rest is B's. Only UsageError may come out.
 #include "datasets/gemm_data.hpp"
 #include "tests/fuzz/fuzz_file.hpp"
 
@@ -11,10 +11,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (split > size) split = size;
   accsum_fuzz::write_file(a, data, split);
   accsum_fuzz::write_file(b, data + split, size - split);
-  try {
-    accsum::Dataset d = accsum::read_gemm_npy(a + "," + b);
+  const auto sizes_match = [](const auto& x, const auto& y, const auto& z, const accsum::Dataset& d) {
     const size_t m = static_cast<size_t>(d.rows), n = static_cast<size_t>(d.cols), k = static_cast<size_t>(d.inner);
-    if (d.a.size() != m * k || d.b.size() != k * n || d.c.size() != m * n) std::abort();
+    return x.size() == m * k && y.size() == k * n && z.size() == m * n;
+  };
+  try {
+    const accsum::Dataset d = accsum::read_gemm_npy<float>(a + "," + b);
+    if (!sizes_match(d.a, d.b, d.c, d)) std::abort();
+  } catch (const accsum::UsageError&) {
+  }
+  try {
+    const accsum::Dataset d = accsum::read_gemm_npy<double>(a + "," + b);
+    if (!sizes_match(d.a64, d.b64, d.c64, d)) std::abort();
   } catch (const accsum::UsageError&) {
   }
   return 0;
