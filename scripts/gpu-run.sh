@@ -14,7 +14,7 @@ A="$B/accsum"
 "$B/accsum_tests" --gtest_brief=1 --gtest_filter='*Cuda*:*OpenCL*:Cli*:Moddot*' > "$OUT/tests_gpu.log" 2>&1
 echo "gpu tests exit $?" >> "$OUT/tests_gpu.log"
 if [ "$WHAT" = all ] || [ "$WHAT" = superacc ]; then
-  # Issue 4: n = 2^28 over dynamic ranges, every FPE configuration, beside CUB in the same process.
+  # superacc: n = 2^28 over dynamic ranges, every FPE configuration, beside CUB in the same process.
   "$A" bench --algo=superacc --backend=cuda --n=2^28 --range=1,1e10,1e50,1e100,1e300 \
     --fpe=0,2,4,8 --early-exit=0,1 --reps=20 --json="$OUT/superacc_cuda_range.json" --format=csv > /dev/null
   # Throughput against n (default configuration and the pure superaccumulator), range 1e50.
@@ -24,14 +24,14 @@ if [ "$WHAT" = all ] || [ "$WHAT" = superacc ]; then
     --json="$OUT/superacc_dot_cuda.json" --format=csv > /dev/null
 fi
 if [ "$WHAT" = all ] || [ "$WHAT" = dpsumk ]; then
-  # Issue 3: n = 2^28, K = 2, 3, 4, both variants, beside CUB and cuBLAS in the same process.
+  # dpsumk / dpdotk: n = 2^28, K = 2, 3, 4, both variants, beside CUB and cuBLAS in the same process.
   "$A" bench --algo=dpsumk,dpdotk --backend=cuda --n=2^28 --K=2,3,4 --variant=fused,tree --reps=20 \
     --json="$OUT/dpsumk_cuda.json" --format=csv > /dev/null
   "$A" bench --algo=dpsumk,dpdotk --backend=cuda --n=2^10:2^28 --K=2,3 --variant=fused,tree --reps=20 \
     --no-repro-check --json="$OUT/dpsumk_cuda_n.json" --format=csv > /dev/null
 fi
 if [ "$WHAT" = all ] || [ "$WHAT" = moddot ]; then
-  # Issue 11: both algorithms (rz, rn) beside the __umul64hi kernel and cuBLAS ddot of the same
+  # moddot: both algorithms (rz, rn) beside the __umul64hi kernel and cuBLAS ddot of the same
   # vectors (the bandwidth yardstick), n = 2^26 and 2^28, the three primes of Fig. 7.
   "$A" bench --algo=moddot-abgd,moddot-lambda,moddot-int128,moddot-cublas-ddot --backend=cuda --n=2^26,2^28 \
     --p=32771,2147483647,1125899906842597 --rounding=rz,rn --reps=20 --json="$OUT/moddot_cuda.json" --format=csv > /dev/null

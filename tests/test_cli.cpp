@@ -44,7 +44,7 @@ TEST(Cli, BadInputIsOneLineAndExitTwo) {
   expect_usage_error("gen --n=10 -o " + tmpdir() + "/x.weird", "weird");
 }
 
-// --generate=by-index (issue 14): only entries that make their own data run; asking for one that
+// --generate=by-index: only entries that make their own data run; asking for one that
 // cannot, or for a file, or for data that cannot be sliced, is a usage error.
 TEST(Cli, GenerateByIndexRunsOnlyEntriesThatMakeTheirOwnData) {
   expect_usage_error("bench --generate=by-index --algo=naive --backend=cpu --n=100", "by-index");

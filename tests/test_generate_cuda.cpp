@@ -1,4 +1,4 @@
-// Data made on the GPU by global index (issue 14, bench --generate=by-index): for every
+// Data made on the GPU by global index (bench --generate=by-index): for every
 // distribution that has a per-element recipe, the CUDA entries that make their own data must see
 // exactly the host generator's elements. superacc's correctly rounded result equals the oracle's,
 // and CUB's / cuBLAS's order-dependent results equal those of the host-made arrays bit for bit

@@ -136,7 +136,7 @@ TEST(MpiSuperacc, LargerInputsAndShapeVariants) {
   }
 }
 
-// Issue 14: each rank generates its own slice by global index. The bits must equal those of the
+// Generation by index: each rank generates its own slice by global index. The bits must equal those of the
 // same data generated whole on the host, for every distribution generate_range can slice, on
 // every rank count CTest runs (1, 2, 4), and the oracle over generated slices must equal the
 // oracle over the arrays.

@@ -191,7 +191,7 @@ TEST(SuperaccOpenCL, PrivateAccumulatorFallback) {
 namespace accsum {
 namespace {
 
-// The mpi backend with inner=opencl (issue 14): each rank's slice summed on its OpenCL device and
+// The mpi backend with inner=opencl: each rank's slice summed on its OpenCL device and
 // handed back unrounded (SuperaccClPartial), merged by MPI, rounded once. In this process MPI runs
 // one rank; `mpirun -np 2/4 accsum bench --backend=mpi --inner=opencl` gives the same bits.
 TEST(SuperaccOpenCL, MpiInnerOpenclMatchesOracle) {

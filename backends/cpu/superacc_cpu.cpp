@@ -43,7 +43,7 @@ constexpr int kTables = 1;
 constexpr uint64_t kImplicit = uint64_t(1) << 52;
 // Software prefetch this many terms (8 KiB) ahead, one cache line per 8 terms, inside the
 // loop: a steady stream of requests keeps enough misses in flight to reach the streaming
-// bandwidth of one core (a burst per block did not; measured on the 2-core VM, issue 4).
+// bandwidth of one core (a burst per block did not; measured on the 2-core VM).
 constexpr int64_t kPrefetchAhead = 1024;
 
 // Level 2: one uint64 slot per (sign, biased exponent). The padding staggers consecutive
@@ -228,7 +228,7 @@ struct NarrowSums {
 // Adds x[0, len) exactly to acc (the block is narrow with largest biased exponent emax) and, in
 // the same loop, takes the exponent span of the next block nx[0, nlen): the next block streams in
 // from memory while this one (in L1 since its own scan) is summed, so loads stay in flight the
-// whole time instead of only during the scans (measured: the scan's loads stalled, issue 13).
+// whole time instead of only during the scans (measured: the scan's loads stalled).
 // Prefetches stay below nx + nlen + ahead_ok.
 void narrow_block_sum_scan(const double* x, int64_t len, unsigned emax, Superacc& acc, const double* nx, int64_t nlen,
                            int64_t ahead_ok, unsigned& nemax, unsigned& nemin) {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 12 on the GPU machine: the fpe family's CUDA tests (data-parallel, sequential and QD
+# The fpe tables on the GPU machine: the fpe family's CUDA tests (data-parallel, sequential and QD
 # kernels bit for bit the cpu definitions and the QD library, both memory cases), then
 # `accsum table --suite=fpe` on cuda: the accuracy table and Tables I-IV of Collange, Joldes,
 # Muller, Popescu (ASAP 2016) in Mop/s, best case and 256 B of shared memory per term.

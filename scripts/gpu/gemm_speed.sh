@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 24 on the GPU machine, one bounded run (about 5 minutes on an H100): the CUDA gemm and ozaki
+# The GEMM speed on the GPU machine, one bounded run (about 5 minutes on an H100): the CUDA gemm and ozaki
 # tests (every compiled-in policy bit for bit the cpu definition, sgemm-ozaki bit for bit the cpu
 # definition with --accuracy=cr and sgemm, every entry within its reported bound), then `accsum
 # bench` at N = 4096 and 8192 on U[0,1) and U[-1,1) of the tiled kernels (--policy=auto, tile 64), sgemm-ozaki
