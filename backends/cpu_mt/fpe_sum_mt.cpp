@@ -27,20 +27,32 @@ namespace {
 
 using fpe_step::ScalarOps;
 
-// Four lanes of the step in one AVX2 register (Knuth's 2Sum: no comparison).
-struct AvxOps {
+// Where a subtraction off the chain from one element's a0 to the next's is issued: on the adders,
+// or on the FMA units as fnmadd(b, 1, a) = RN(a - b) (b * 1 is exact, so one rounding of the same
+// difference): the adders take two operations a cycle, the FMA units two more.
+struct SubOnAdders {
+  static __m256d sub(__m256d a, __m256d b) { return _mm256_sub_pd(a, b); }
+};
+struct SubOnFma {
+  static __m256d sub(__m256d a, __m256d b) { return _mm256_fnmadd_pd(b, _mm256_set1_pd(1.0), a); }
+};
+
+// Four lanes of the step in one AVX2 register (Knuth's 2Sum: no comparison); the same values
+// whichever unit Off takes the off-chain subtractions to.
+template <class Off>
+struct AvxOpsOf {
   using V = __m256d;
   using M = __m256d;
   using J = __m256d;  // the output index, held as a small double
   static V add(V a, V b) { return _mm256_add_pd(a, b); }
   static void two_sum(V a, V b, V& s, V& e) {
-    const V t = _mm256_add_pd(a, b), v = _mm256_sub_pd(t, a);
-    e = _mm256_add_pd(_mm256_sub_pd(a, _mm256_sub_pd(t, v)), _mm256_sub_pd(b, v));
+    const V t = _mm256_add_pd(a, b), v = Off::sub(t, a);
+    e = _mm256_add_pd(Off::sub(a, _mm256_sub_pd(t, v)), Off::sub(b, v));
     s = t;
   }
   static void fast_two_sum(V a, V b, V& s, V& e) {
     const V t = _mm256_add_pd(a, b);
-    e = _mm256_sub_pd(b, _mm256_sub_pd(t, a));
+    e = Off::sub(b, _mm256_sub_pd(t, a));
     s = t;
   }
   static V zero() { return _mm256_setzero_pd(); }
@@ -51,23 +63,8 @@ struct AvxOps {
   static M jeq(J j, int l) { return _mm256_cmp_pd(j, _mm256_set1_pd(l), _CMP_EQ_OQ); }
   static J jinc(J j, M m) { return _mm256_add_pd(j, _mm256_and_pd(m, _mm256_set1_pd(1.0))); }
 };
-
-// The same values with some subtractions as fnmadd(b, 1, a) = RN(a - b) (b * 1 is exact, so one
-// rounding of the same sum): the adders take two operations a cycle, the FMA units two more. The
-// subtractions moved are off the chain from one element's a0 to the next's.
-struct AvxSplitOps : AvxOps {
-  static V sub_on_fma(V a, V b) { return _mm256_fnmadd_pd(b, _mm256_set1_pd(1.0), a); }
-  static void two_sum(V a, V b, V& s, V& e) {
-    const V t = _mm256_add_pd(a, b), v = sub_on_fma(t, a);
-    e = _mm256_add_pd(sub_on_fma(a, _mm256_sub_pd(t, v)), sub_on_fma(b, v));
-    s = t;
-  }
-  static void fast_two_sum(V a, V b, V& s, V& e) {
-    const V t = _mm256_add_pd(a, b);
-    e = sub_on_fma(b, _mm256_sub_pd(t, a));
-    s = t;
-  }
-};
+using AvxOps = AvxOpsOf<SubOnAdders>;
+using AvxSplitOps = AvxOpsOf<SubOnFma>;
 
 constexpr int kVecLanes = 4;
 constexpr int kVecs = 4;                        // vectors of lanes in flight: independent step chains

@@ -236,9 +236,9 @@ ACCSUM_HD int bit_length(const UWide<W>& u) {
   return 0;
 }
 
-// |x|'s bits (float: 32, double: 64).
+// x's bits and back (float: 32, double: 64).
 template <class F>
-ACCSUM_HD typename Format<F>::Bits abs_bits(F x) {
+ACCSUM_HD typename Format<F>::Bits bits_of(F x) {
   using Bits = typename Format<F>::Bits;
   Bits u;
 #if defined(__CUDA_ARCH__)
@@ -249,7 +249,20 @@ ACCSUM_HD typename Format<F>::Bits abs_bits(F x) {
 #else
   __builtin_memcpy(&u, &x, sizeof u);
 #endif
-  return u & (~Bits{0} >> 1);
+  return u;
+}
+template <class F>
+ACCSUM_HD F of_bits(typename Format<F>::Bits b) {
+  F x;
+  __builtin_memcpy(&x, &b, sizeof x);
+  return x;
+}
+
+// |x|'s bits.
+template <class F>
+ACCSUM_HD typename Format<F>::Bits abs_bits(F x) {
+  using Bits = typename Format<F>::Bits;
+  return bits_of(x) & (~Bits{0} >> 1);
 }
 
 // For |x| given by its bits (finite, nonzero): the smallest e with |x| < 2^e.
@@ -368,6 +381,17 @@ ACCSUM_HD double to_double(const UWide<W>& v) {
   return ldexp(static_cast<double>(static_cast<uint64_t>(v >> (n - 64))), n - 64);
 }
 
+// The representative of s in [-P/2, P/2) as sign and magnitude, given q = floor(s/P) +- 1: s - qP
+// lies in [-P, 2P), so one addition or subtraction of P brings it to [0, P).
+template <class U>
+ACCSUM_HD U symmetric_magnitude(const U& s, uint64_t q, const U& P, bool* negative) {
+  const U qp = P * q;
+  U x = qp > s ? P - (qp - s) : s - qp;
+  if (x >= P) x = x - P;
+  *negative = x >= (P >> 1);  // P is even (256 is a modulus): P/2 exactly
+  return *negative ? P - x : x;
+}
+
 // The integer X in [-P/2, P/2) with X = r_l (mod p_l) for every l (r_l in [0, p_l)), as its sign
 // and magnitude (0 is not negative); exact by (a) and (b) of the header comment ((2) for doubles).
 template <class F>
@@ -376,12 +400,7 @@ ACCSUM_HD typename Format<F>::U crt_magnitude(const int* r, const CrtOf<F>& c, b
   U s = 0;
   for (int l = 0; l < c.moduli; ++l) s = s + c.weight[l] * static_cast<uint64_t>(static_cast<uint32_t>(r[l]));
   const uint64_t q = static_cast<uint64_t>(to_double(s) / c.product_double);  // floor(s/P) +- 1
-  const U qp = c.product * q;
-  // s - qP lies in [-P, 2P): one addition or subtraction of P brings it to [0, P).
-  U x = qp > s ? c.product - (qp - s) : s - qp;
-  if (x >= c.product) x = x - c.product;
-  *negative = x >= (c.product >> 1);  // P is even (256 is a modulus): P/2 exactly
-  return *negative ? c.product - x : x;
+  return symmetric_magnitude(s, q, c.product, negative);
 }
 ACCSUM_HD i128 crt_symmetric(const int* r, const Crt& c) {
   bool negative = false;
@@ -432,7 +451,7 @@ ACCSUM_HD F round_to(const WideOf<U>& w) {
 }
 ACCSUM_HD float round_to_float(const Wide& w) { return round_to<float>(w); }
 
-// An unsigned 64-bit integer rounded to F (RN), and F's bits, on host and device.
+// An unsigned 64-bit integer rounded to F (RN), on host and device.
 template <class F>
 ACCSUM_HD F u64_to_rn(uint64_t v) {
 #if defined(__CUDA_ARCH__)
@@ -443,18 +462,6 @@ ACCSUM_HD F u64_to_rn(uint64_t v) {
 #else
   return static_cast<F>(v);  // the default rounding mode: to nearest, ties to even
 #endif
-}
-template <class F>
-ACCSUM_HD typename Format<F>::Bits bits_of(F x) {
-  typename Format<F>::Bits b;
-  __builtin_memcpy(&b, &x, sizeof b);
-  return b;
-}
-template <class F>
-ACCSUM_HD F of_bits(typename Format<F>::Bits b) {
-  F x;
-  __builtin_memcpy(&x, &b, sizeof x);
-  return x;
 }
 
 // round_to<F>(w) through the hardware's conversion wherever the result is a normal F: the
@@ -769,12 +776,7 @@ ACCSUM_HD u128 crt_magnitude_limbs(const int* r, const CrtLimbs& c, bool* negati
   const u128 s = static_cast<u128>(acc[0]) + (static_cast<u128>(acc[1]) << 32) + (static_cast<u128>(acc[2]) << 64) +
                  (static_cast<u128>(acc[3]) << 96);
   const uint64_t q = static_cast<uint64_t>(to_double(s) * c.inv_product);  // floor(s/P) +- 1
-  const u128 qp = c.product * q;
-  // s - qP lies in [-P, 2P): one addition or subtraction of P brings it to [0, P).
-  u128 x = qp > s ? c.product - (qp - s) : s - qp;
-  if (x >= c.product) x -= c.product;
-  *negative = x >= (c.product >> 1);  // P is even (256 is a modulus): P/2 exactly
-  return *negative ? c.product - x : x;
+  return symmetric_magnitude(s, q, c.product, negative);
 }
 template <int L>
 ACCSUM_HD i128 crt_symmetric_limbs(const int* r, const CrtLimbs& c) {
