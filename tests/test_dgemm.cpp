@@ -179,6 +179,49 @@ TEST(Dgemm, RoundToDoubleAndRoundSumAreMpfrRoundToNearest) {
   mpfr_clear(y);
 }
 
+// crt_small for doubles (int128 two's complement) on every C' its precondition admits at each L
+// where make_crt_small accepts some bound: the ends, 0, +-1 and uniform draws, against crt_magnitude.
+template <int L>
+void expect_small_crt_matches_double(std::mt19937_64& g) {
+  const CrtOf<double> c = make_crt<double>(L);
+  int b = -1;  // the largest bits_a with make_crt_small(c, bits_a, 0, 1) accepted
+  for (int t = 0; t < 127; ++t)
+    if (make_crt_small<u128>(c, t, 0, 1).applies) b = t;
+  if (b < 0) return;
+  const auto k = make_crt_small<u128>(c, b, 0, 1);
+  const u128 bound = static_cast<u128>(1) << b;
+  for (int t = 0; t < 3000; ++t) {
+    const bool neg = t % 2 == 1;
+    u128 mag = t < 2 ? bound : t < 4 ? static_cast<u128>(t - 2) : ((static_cast<u128>(g()) << 64 | g()) % (bound + 1));
+    int r[kMaxModuliDouble];
+    U256 m256;
+    m256.limb[0] = static_cast<uint64_t>(mag);
+    m256.limb[1] = static_cast<uint64_t>(mag >> 64);
+    for (int l = 0; l < L; ++l) {
+      uint32_t m = 0;
+      divide_small(m256, static_cast<uint32_t>(modulus(l)), &m);
+      r[l] = neg && m ? modulus(l) - static_cast<int>(m) : static_cast<int>(m);
+    }
+    const u128 got = crt_small<L>(r, k);
+    const u128 want = neg ? 0 - mag : mag;
+    ASSERT_TRUE(got == want) << "L=" << L << " t=" << t;
+    bool full_neg = false;
+    ASSERT_TRUE(crt_magnitude(r, c, &full_neg) == m256);
+  }
+}
+
+TEST(Dgemm, SmallCrtIsTheCrtWhereItsPlanFits) {
+  std::mt19937_64 g(11);
+  expect_small_crt_matches_double<2>(g);
+  expect_small_crt_matches_double<13>(g);
+  expect_small_crt_matches_double<15>(g);
+  expect_small_crt_matches_double<16>(g);
+  expect_small_crt_matches_double<17>(g);
+  // dgemm accuracy's 13 moduli and cr's 16 at K = 8192 (results/dgemm_speed_*): int128 fits; 24 do not.
+  EXPECT_TRUE(make_crt_small<u128>(make_crt<double>(13), 40, 40, 8192).applies);
+  EXPECT_FALSE(make_crt_small<u128>(make_crt<double>(24), 60, 60, 8192).applies);
+}
+
 TEST(Dgemm, CrtReconstructsEverySymmetricIntegerOfTwentySixModuli) {
   EXPECT_EQ(kMaxModuliDouble, 26);
   for (int l = 0; l < kMaxModuliDouble; ++l) {

@@ -183,21 +183,21 @@ void expect_limb_crt_matches(std::mt19937_64& g) {
 }
 
 // crt_small on every C' its precondition admits: |C'| up to the largest bound K 2^(bits_a + bits_b)
-// that crt_small_applies accepts for this L (edges included).
+// that make_crt_small accepts for this L (edges included).
 template <int L>
 void expect_small_crt_matches(std::mt19937_64& g) {
   const Crt c = make_crt(L);
-  CrtLimbs k = make_crt_limbs(c);
-  int64_t bound = 0;  // the largest 2^b with crt_small_applies(b, 0, 1)
+  const CrtLimbs k = make_crt_limbs(c, 0, 0, 1);
+  int64_t bound = 0;  // the largest 2^b that make_crt_small(c, b, 0, 1) accepts
   for (int b = 0; b < 63; ++b)
-    if (crt_small_applies(b, 0, 1, c)) bound = int64_t{1} << b;
+    if (make_crt_small<uint64_t>(c, b, 0, 1).applies) bound = int64_t{1} << b;
   if (bound == 0) return;
   for (int t = 0; t < 20000; ++t) {
     const int64_t edge[] = {bound, -bound, 0, 1, -1};
     const int64_t x = t < 5 ? edge[t] : static_cast<int64_t>(g() % (2 * static_cast<uint64_t>(bound) + 1)) - bound;
     int r[kMaxModuli];
     for (int l = 0; l < L; ++l) r[l] = residue_wide(x, modulus(l));
-    ASSERT_EQ(crt_small<L>(r, k), x) << "L=" << L << " t=" << t;
+    ASSERT_EQ(static_cast<int64_t>(crt_small<L>(r, k.small)), x) << "L=" << L << " t=" << t;
     ASSERT_TRUE(crt_symmetric(r, c) == x);
   }
 }
@@ -213,11 +213,11 @@ TEST(Ozaki, CudaFormsMatchTheDefinition) {
   expect_limb_crt_matches_all(std::make_integer_sequence<int, kMaxModuli - kMinModuli + 1>{});
   // U[0,1) at K = 8192 (24 + 24 bits, 8 moduli) and the sgemm accuracy's plans take crt_small;
   // 25 + 25 bits at K = 8192 (U[-1,1)) do not fit an int64.
-  EXPECT_TRUE(crt_small_applies(24, 24, 8192, make_crt(8)));
-  EXPECT_TRUE(crt_small_applies(25, 24, 8192, make_crt(8)));    // B = 2^62 exactly
-  EXPECT_FALSE(crt_small_applies(25, 25, 8192, make_crt(13)));  // B = 2^63: not an int64
-  EXPECT_FALSE(crt_small_applies(25, 25, 8192, make_crt(9)));
-  EXPECT_FALSE(crt_small_applies(10, 10, 8192, make_crt(2)));  // P/2 below the bound
+  EXPECT_TRUE(make_crt_small<uint64_t>(make_crt(8), 24, 24, 8192).applies);
+  EXPECT_TRUE(make_crt_small<uint64_t>(make_crt(8), 25, 24, 8192).applies);    // B = 2^62 exactly
+  EXPECT_FALSE(make_crt_small<uint64_t>(make_crt(13), 25, 25, 8192).applies);  // B = 2^63: not an int64
+  EXPECT_FALSE(make_crt_small<uint64_t>(make_crt(9), 25, 25, 8192).applies);
+  EXPECT_FALSE(make_crt_small<uint64_t>(make_crt(2), 10, 10, 8192).applies);  // P/2 below the bound
   std::mt19937_64 g(7);
   const int64_t top = int64_t{1} << kMaxSideBits;
   for (int t = 0; t < 200000; ++t) {

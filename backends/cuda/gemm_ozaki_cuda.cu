@@ -290,8 +290,8 @@ __device__ __forceinline__ float finish_from_residues(const int (&r)[L], const o
     return ozaki::finish_entry(ozaki::crt_symmetric_limbs<L>(r, crt), scale, g.alpha, g.beta, g.c + e);
   bool negative = false;
   ozaki::u128 magnitude;
-  if (crt.small) {
-    const int64_t x = ozaki::crt_small<L>(r, crt);
+  if (crt.small.applies) {
+    const int64_t x = static_cast<int64_t>(ozaki::crt_small<L>(r, crt.small));
     negative = x < 0;
     magnitude = negative ? 0 - static_cast<uint64_t>(x) : static_cast<uint64_t>(x);
   } else {
@@ -299,11 +299,25 @@ __device__ __forceinline__ float finish_from_residues(const int (&r)[L], const o
   }
   return ozaki::round_to_fast<float>(ozaki::alpha_times(negative, magnitude, scale, g.alpha_m, g.alpha_e));
 }
+// The double CRT forms: the 256-bit definition and, for plans whose products fit an int128, crt_small.
+struct CrtDouble {
+  ozaki::CrtOf<double> full;
+  ozaki::CrtSmallOf<ozaki::u128, ozaki::kMaxModuliDouble> small;
+};
 template <int L>
-__device__ __forceinline__ double finish_from_residues(const int (&r)[L], const ozaki::CrtOf<double>& crt, int scale,
+__device__ __forceinline__ double finish_from_residues(const int (&r)[L], const CrtDouble& crt, int scale,
                                                        const CombineArgs<double>& g, size_t e) {
   bool negative = false;
-  const ozaki::U256 magnitude = ozaki::crt_magnitude(r, crt, &negative);
+  ozaki::U256 magnitude;
+  if (crt.small.applies && g.beta == 0.0 && g.alpha != 0.0) {
+    const ozaki::u128 x = ozaki::crt_small<L>(r, crt.small);
+    negative = static_cast<ozaki::i128>(x) < 0;
+    const ozaki::u128 m = negative ? 0 - x : x;
+    magnitude.limb[0] = static_cast<uint64_t>(m);
+    magnitude.limb[1] = static_cast<uint64_t>(m >> 64);
+  } else {
+    magnitude = ozaki::crt_magnitude(r, crt.full, &negative);
+  }
   if (g.beta != 0.0 || g.alpha == 0.0)
     return ozaki::finish_entry_of<double>(negative, magnitude, scale, g.alpha, g.beta, g.c + e);
   return ozaki::round_to_fast<double>(ozaki::alpha_times(negative, magnitude, scale, g.alpha_m, g.alpha_e));
@@ -313,16 +327,18 @@ template <class F>
 struct CrtFormOf {
   using type = ozaki::CrtLimbs;
   static type make(const ozaki::Plan& p, int64_t K) {
-    const ozaki::Crt crt = ozaki::make_crt(p.moduli);
-    type k = ozaki::make_crt_limbs(crt);
-    k.small = ozaki::crt_small_applies(p.bits_a, p.bits_b, K, crt);
-    return k;
+    return ozaki::make_crt_limbs(ozaki::make_crt(p.moduli), p.bits_a, p.bits_b, K);
   }
 };
 template <>
 struct CrtFormOf<double> {
-  using type = ozaki::CrtOf<double>;
-  static type make(const ozaki::Plan& p, int64_t) { return ozaki::make_crt<double>(p.moduli); }
+  using type = CrtDouble;
+  static type make(const ozaki::Plan& p, int64_t K) {
+    type k;
+    k.full = ozaki::make_crt<double>(p.moduli);
+    k.small = ozaki::make_crt_small<ozaki::u128>(k.full, p.bits_a, p.bits_b, K);
+    return k;
+  }
 };
 
 // The CRT and one rounding per entry (core/numerics/ozaki.hpp steps 4-5), IEEE specials on their lines.

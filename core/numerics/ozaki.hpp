@@ -695,65 +695,92 @@ ACCSUM_HD int residue_symmetric_wide(const ScaledInteger& v, int p) {
   return r > (p - 1) / 2 ? r - p : r;
 }
 
-// The CRT weights as four 32-bit limbs (W_l < P < 2^102: limb 3 < 2^6) and 1/P rounded; and, for
-// plans whose products stay small (crt_small), W_l / P rounded, W_l mod 2^64 and P mod 2^64.
-struct CrtLimbs {
-  uint32_t weight[kMaxModuli][4];
-  u128 product = 0;
-  double inv_product = 0;
-  double fraction[kMaxModuli];      // RN(W_l / P)
-  uint64_t weight_low[kMaxModuli];  // W_l mod 2^64
-  uint64_t product_low = 0;         // P mod 2^64
-  bool small = false;               // crt_small applies to the plan (crt_small_applies)
+// The CRT when every |C'| <= B = K 2^(bits_a + bits_b) fits a signed integer of the width of W
+// (uint64_t for floats, unsigned __int128 for doubles) and B <= P/2 - P 2^-kSmallMargin (U[0,1)
+// floats up to K = 2^14 with their 8 moduli, the sgemm accuracy's plans; doubles whose plans keep
+// B below 2^127): S = sum_l r_l W_l = q P + C' with q an integer and |C'/P| <= 1/2 -
+// 2^-kSmallMargin, so q is the integer nearest S/P = sum_l r_l (W_l/P). f = sum_l r_l RN(W_l/P) in
+// double is within 2^-35 of S/P: each RN(W_l/P) (W_l, P and the quotient rounded) is within
+// 3 * 2^-53 of W_l/P (< 1), times r_l < 2^8, and each of the L <= 26 additions rounds a sum below
+// 2^13 by at most 2^-40 (26 (2^-43 + 2^-40) < 2^-35); so rint(f) = q (f is more than 2^-35 from any
+// half-integer). Then C' = S - qP is known modulo 2^width from W_l and P modulo 2^width in wrapping
+// arithmetic, and |C'| < 2^(width - 1) makes that residue, read as signed, C' itself. The same exact
+// C' as crt_magnitude, for a fraction of the instructions of the wider forms.
+constexpr int kSmallMargin = 34;
+template <class W, int N>
+struct CrtSmallOf {
+  double fraction[N];  // RN(W_l / P)
+  W weight_low[N];     // W_l mod 2^width
+  W product_low = 0;   // P mod 2^width
+  bool applies = false;
 };
 
-inline CrtLimbs make_crt_limbs(const Crt& c) {
-  CrtLimbs k;
-  for (int l = 0; l < kMaxModuli; ++l) {
-    for (int q = 0; q < 4; ++q) k.weight[l][q] = static_cast<uint32_t>(c.weight[l] >> (32 * q));
+// The low bits of an exact integer as W.
+template <class W>
+ACCSUM_HD W low_bits(u128 v) {
+  return static_cast<W>(v);
+}
+template <class W, int Limbs>
+ACCSUM_HD W low_bits(const UWide<Limbs>& v) {
+  if constexpr (sizeof(W) == 8)
+    return static_cast<W>(v.limb[0]);
+  else
+    return static_cast<W>(v.limb[0]) | static_cast<W>(v.limb[1]) << 64;
+}
+
+template <class W, class F>
+CrtSmallOf<W, Format<F>::kMaxModuli> make_crt_small(const CrtOf<F>& c, int bits_a, int bits_b, int64_t K) {
+  using U = typename Format<F>::U;
+  constexpr int kSignedBits = static_cast<int>(8 * sizeof(W)) - 1;  // |C'| <= B < 2^kSignedBits
+  CrtSmallOf<W, Format<F>::kMaxModuli> k;
+  for (int l = 0; l < Format<F>::kMaxModuli; ++l) {
     k.fraction[l] = l < c.moduli ? to_double(c.weight[l]) / c.product_double : 0.0;
-    k.weight_low[l] = static_cast<uint64_t>(c.weight[l]);
+    k.weight_low[l] = low_bits<W>(c.weight[l]);
   }
-  k.product = c.product;
-  k.inv_product = 1.0 / c.product_double;
-  k.product_low = static_cast<uint64_t>(c.product);
+  k.product_low = low_bits<W>(c.product);
+  if (bits_a + bits_b >= kSignedBits) return k;
+  const U bound = static_cast<U>(static_cast<uint64_t>(K)) << (bits_a + bits_b);
+  k.applies = bound < (static_cast<U>(1) << kSignedBits) && bound <= (c.product >> 1) - (c.product >> kSmallMargin);
   return k;
 }
 
-// The CRT when every |C'| <= B = K 2^(bits_a + bits_b) lies below 2^63 and B <= P/2 - P 2^-kSmallMargin
-// (U[0,1) data up to K = 2^14 with its 8 moduli, the sgemm accuracy's plans):
-// S = sum_l r_l W_l = q P + C' with q an integer and |C'/P| <= 1/2 - 2^-kSmallMargin, so q is the
-// integer nearest S/P = sum_l r_l (W_l/P). f = sum_l r_l RN(W_l/P) in double is within 2^-36 of
-// S/P: each RN(W_l/P) (W_l, P and the quotient rounded) is within 3 * 2^-53 of W_l/P (< 1), times
-// r_l < 2^8, and each of the L <= 13 additions rounds a sum below 2^12 by at most 2^-41; so
-// rint(f) = q (f is more than 2^-36 from any half-integer). Then C' = S - qP is known modulo 2^64
-// from W_l mod 2^64 and P mod 2^64 in wrapping 64-bit arithmetic, and |C'| < 2^63 makes that
-// residue, read as int64, C' itself. The same exact C' as crt_symmetric, for about a tenth of the
-// instructions of the 128-bit forms.
-constexpr int kSmallMargin = 35;
-inline bool crt_small_applies(int bits_a, int bits_b, int64_t K, const Crt& c) {
-  constexpr int kInt64Bits = 63;  // |C'| <= B < 2^63
-  if (bits_a + bits_b >= kInt64Bits) return false;
-  const u128 bound = static_cast<u128>(static_cast<uint64_t>(K)) << (bits_a + bits_b);
-  return bound < (static_cast<u128>(1) << kInt64Bits) && bound <= (c.product >> 1) - (c.product >> kSmallMargin);
-}
-template <int L>
-ACCSUM_HD int64_t crt_small(const int* r, const CrtLimbs& c) {
+// C' (two's complement in W) from its residues, when make_crt_small's `applies` holds.
+template <int L, class W, int N>
+ACCSUM_HD W crt_small(const int* r, const CrtSmallOf<W, N>& c) {
   double f = 0;
-  uint64_t s = 0;
+  W s = 0;
 #if defined(__CUDA_ARCH__)
 #pragma unroll
 #endif
   for (int l = 0; l < L; ++l) {
     f += static_cast<double>(r[l]) * c.fraction[l];
-    s += static_cast<uint64_t>(static_cast<uint32_t>(r[l])) * c.weight_low[l];
+    s += static_cast<W>(static_cast<uint32_t>(r[l])) * c.weight_low[l];
   }
 #if defined(__CUDA_ARCH__)
-  const uint64_t q = static_cast<uint64_t>(__double2ll_rn(f));
+  const W q = static_cast<W>(static_cast<uint64_t>(__double2ll_rn(f)));
 #else
-  const uint64_t q = static_cast<uint64_t>(std::llrint(f));
+  const W q = static_cast<W>(static_cast<uint64_t>(std::llrint(f)));
 #endif
-  return static_cast<int64_t>(s - q * c.product_low);
+  return s - q * c.product_low;
+}
+
+// The CRT weights as four 32-bit limbs (W_l < P < 2^102: limb 3 < 2^6) and 1/P rounded; and the
+// 64-bit form for plans whose products stay small (crt_small).
+struct CrtLimbs {
+  uint32_t weight[kMaxModuli][4];
+  u128 product = 0;
+  double inv_product = 0;
+  CrtSmallOf<uint64_t, kMaxModuli> small;
+};
+
+inline CrtLimbs make_crt_limbs(const Crt& c, int bits_a = 0, int bits_b = 0, int64_t K = 0) {
+  CrtLimbs k;
+  for (int l = 0; l < kMaxModuli; ++l)
+    for (int q = 0; q < 4; ++q) k.weight[l][q] = static_cast<uint32_t>(c.weight[l] >> (32 * q));
+  k.product = c.product;
+  k.inv_product = 1.0 / c.product_double;
+  k.small = make_crt_small<uint64_t>(c, bits_a, bits_b, K);
+  return k;
 }
 
 // crt_symmetric(r, c) for L moduli (r_l in [0, p_l)), the same exact X by other arithmetic:
