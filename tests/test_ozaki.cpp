@@ -105,6 +105,51 @@ TEST(Ozaki, RoundToFloatIsMpfrRoundToNearest) {
   mpfr_clear(v);
 }
 
+// The cuda combine's alpha = +-2^k form: C' at its own width, the power in the exponent, rounded by
+// round_to_fast, gives finish_entry_of's bits (beta = 0) for float (64-bit C') and double (128-bit).
+TEST(Ozaki, PowerOfTwoAlphaKeepsFinishEntryBits) {
+  EXPECT_TRUE(power_of_two_scalar<float>(int64_t{1} << 23));
+  EXPECT_TRUE(power_of_two_scalar<double>(-(int64_t{1} << 52)));
+  for (float a : {3.0f, 0.75f, -1.5f}) {
+    int64_t m;
+    int e;
+    split_scalar(a, &m, &e);
+    EXPECT_FALSE(power_of_two_scalar<float>(m)) << a;
+  }
+  std::mt19937_64 g(23);
+  for (int t = 0; t < 100000; ++t) {
+    const bool neg = g() & 1;
+    const int bits = static_cast<int>(g() % 64);  // C' below 2^63 (crt_small's signed 64 bits)
+    const uint64_t m = bits == 0 ? 0 : g() >> (64 - bits);
+    const float alpha = std::ldexp(g() & 1 ? -1.0f : 1.0f, static_cast<int>(g() % 276) - 149);
+    const int scale = static_cast<int>(g() % 400) - 260;  // subnormal, normal and overflowing results
+    int64_t ma;
+    int ea;
+    split_scalar(alpha, &ma, &ea);
+    ASSERT_TRUE(power_of_two_scalar<float>(ma)) << alpha;
+    const float want = finish_entry_of<float>(neg, static_cast<u128>(m), scale, alpha, 0.0f, nullptr);
+    const float got = round_to_fast<float>(power_of_two_times<float>(neg, m, scale, ma, ea));
+    ASSERT_EQ(std::memcmp(&got, &want, 4), 0) << t << ": " << got << " against " << want;  // signed zeros too
+  }
+  for (int t = 0; t < 100000; ++t) {
+    const bool neg = g() & 1;
+    const int bits = static_cast<int>(g() % 128);  // C' below 2^127 (crt_small's signed 128 bits)
+    const u128 m = bits == 0 ? 0 : (static_cast<u128>(g()) << 64 | g()) >> (128 - bits);
+    const double alpha = std::ldexp(g() & 1 ? -1.0 : 1.0, static_cast<int>(g() % 2098) - 1074);
+    const int scale = static_cast<int>(g() % 2400) - 1300;
+    int64_t ma;
+    int ea;
+    split_scalar(alpha, &ma, &ea);
+    ASSERT_TRUE(power_of_two_scalar<double>(ma)) << alpha;
+    U256 wide;
+    wide.limb[0] = static_cast<uint64_t>(m);
+    wide.limb[1] = static_cast<uint64_t>(m >> 64);
+    const double want = finish_entry_of<double>(neg, wide, scale, alpha, 0.0, nullptr);
+    const double got = round_to_fast<double>(power_of_two_times<double>(neg, m, scale, ma, ea));
+    ASSERT_EQ(std::memcmp(&got, &want, 8), 0) << t << ": " << got << " against " << want;
+  }
+}
+
 TEST(Ozaki, RoundSumRoundsTheExactSumOnce) {
   std::mt19937_64 g(11);
   mpfr_t x, y;

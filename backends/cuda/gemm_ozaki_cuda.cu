@@ -13,7 +13,6 @@
 //   combine:  one pass over the L int32 planes: residues, CRT to the exact 128-bit (double: 256-bit)
 //             C', alpha C' + beta c rounded once to F (the accumulation and the rounding fused: each
 //             entry's L words are read once and one value written).
-#include <cublas_v2.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -24,6 +23,7 @@
 
 #include "backends/cpu/gemm_host.hpp"
 #include "backends/cuda/cuda_common.cuh"
+#include "backends/cuda/int8_gemm.cuh"
 #include "core/numerics/ozaki.hpp"
 #include "core/families/ozaki_run.hpp"
 
@@ -46,11 +46,6 @@ constexpr double kInt8PeakOps = 1979e12;  // H100/H200 SXM dense INT8 tensor-cor
 int64_t round_up(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
 unsigned capped(int64_t blocks, int64_t cap) {
   return static_cast<unsigned>(std::max<int64_t>(1, std::min(blocks, cap)));
-}
-
-void check_cublas(cublasStatus_t s, const char* what) {
-  if (s != CUBLAS_STATUS_SUCCESS)
-    throw std::runtime_error(std::string(what) + " failed (cuBLAS status " + std::to_string(s) + ")");
 }
 
 // The largest bits of a line by atomics (64-bit: as unsigned long long, what atomicMax takes).
@@ -254,6 +249,14 @@ __global__ void residues_cols(const F* __restrict__ b, int64_t K, int64_t N, int
   }
 }
 
+// Bytes spread over [-127, 127] (a multiplicative hash of the index): what the int8 products are timed
+// on while their algorithm is chosen, since tensor-core power, and so speed, depends on the data.
+__global__ void fill_tuning_bytes(int8_t* __restrict__ out, size_t n) {
+  for (size_t e = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; e < n;
+       e += gridDim.x * static_cast<size_t>(blockDim.x))
+    out[e] = static_cast<int8_t>(static_cast<int>((static_cast<uint32_t>(e) * 2654435761u) >> 24) % 255 - 127);
+}
+
 // Between inner blocks: each int32 plane l reduced mod p_l (so the next block's sum stays exact).
 template <int L>
 __global__ void reduce_planes(int32_t* __restrict__ t, size_t plane) {
@@ -276,13 +279,14 @@ struct CombineArgs {
   const F* c;
   int64_t alpha_m;  // alpha = alpha_m 2^alpha_e (split_scalar, once per call)
   int alpha_e;
+  bool alpha_power_of_two;  // alpha = +-2^k: C' is rounded at its own width (power_of_two_times)
 };
 
 // C' of one entry from its residues and the entry rounded once: float through the CRT's 32-bit limbs,
 // double through crt_magnitude (core/numerics/ozaki.hpp). With beta = 0 (C not read; BLAS's common
 // call) alpha C' 2^scale is rounded by round_to_fast, with alpha split once per call (CombineArgs):
 // the same bits as finish_entry_of at a fraction of its instructions; C' comes from crt_small when
-// the plan's products stay below 2^63 (crt_small_applies).
+// the plan's products fit its width, and with alpha = +-2^k is rounded at that width.
 template <int L>
 __device__ __forceinline__ float finish_from_residues(const int (&r)[L], const ozaki::CrtLimbs& crt, int scale,
                                                       const CombineArgs<float>& g, size_t e) {
@@ -293,7 +297,10 @@ __device__ __forceinline__ float finish_from_residues(const int (&r)[L], const o
   if (crt.small.applies) {
     const int64_t x = static_cast<int64_t>(ozaki::crt_small<L>(r, crt.small));
     negative = x < 0;
-    magnitude = negative ? 0 - static_cast<uint64_t>(x) : static_cast<uint64_t>(x);
+    const uint64_t m = negative ? 0 - static_cast<uint64_t>(x) : static_cast<uint64_t>(x);
+    if (g.alpha_power_of_two)
+      return ozaki::round_to_fast<float>(ozaki::power_of_two_times<float>(negative, m, scale, g.alpha_m, g.alpha_e));
+    magnitude = m;
   } else {
     magnitude = ozaki::crt_magnitude_limbs<L>(r, crt, &negative);
   }
@@ -313,6 +320,8 @@ __device__ __forceinline__ double finish_from_residues(const int (&r)[L], const 
     const ozaki::u128 x = ozaki::crt_small<L>(r, crt.small);
     negative = static_cast<ozaki::i128>(x) < 0;
     const ozaki::u128 m = negative ? 0 - x : x;
+    if (g.alpha_power_of_two)
+      return ozaki::round_to_fast<double>(ozaki::power_of_two_times<double>(negative, m, scale, g.alpha_m, g.alpha_e));
     magnitude.limb[0] = static_cast<uint64_t>(m);
     magnitude.limb[1] = static_cast<uint64_t>(m >> 64);
   } else {
@@ -433,9 +442,8 @@ class OzakiCudaKernel : public Kernel {
     col_low_ = DeviceBuffer<int>(static_cast<size_t>(p.cols));
     row_s_ = DeviceBuffer<unsigned long long>(static_cast<size_t>(2 * p.rows));  // S1 then S2
     col_s_ = DeviceBuffer<unsigned long long>(static_cast<size_t>(2 * p.cols));
-    check_cublas(cublasCreate(&h_), "cublasCreate");
+    tune_products();
   }
-  ~OzakiCudaKernel() override { cublasDestroy(h_); }
 
   void execute() override {
     if (out_.size() == 0) return;
@@ -466,6 +474,7 @@ class OzakiCudaKernel : public Kernel {
                                    {"ozaki_products_s", products_s_},
                                    {"ozaki_accumulate_round_s", combine_s_},
                                    {"ozaki_int8_tops", tops * 1e-12},
+                                   {"ozaki_int8_tuning_s", tune_s_},
                                    {"ozaki_int8_peak_share", tops / kInt8PeakOps}});
     std::vector<double> v(h.begin(), h.end());
     v.insert(v.end(), row_bound_.begin(), row_bound_.end());
@@ -530,23 +539,36 @@ class OzakiCudaKernel : public Kernel {
     residues_cols<L><<<cg, 256>>>(b_.get(), p_.inner, p_.cols, Kp_, Np_, col_max_.get(), plan_.bits_b, rb_.get());
   }
 
-  // One int8 GEMM per modulus and inner block: T_l (+)= A_l^T B_l, column-major Mp x Np.
+  // The int8 product of the inner block from k0: T_l (+)= A_l^T B_l, column-major Mp x Np.
+  Int8GemmShape block_shape(int64_t k0) const {
+    const int kb = static_cast<int>(std::min<int64_t>(ozaki::kBlockK, Kp_ - k0));
+    return {static_cast<int>(Mp_), static_cast<int>(Np_), kb,    static_cast<int>(Kp_),
+            static_cast<int>(Kp_), static_cast<int>(Mp_), k0 > 0};
+  }
+  // Chooses the products' algorithm for every block shape (set-up, not timed: int8_gemm.cuh), on
+  // spread bytes in the first planes, which make_residues overwrites before any product is used.
+  void tune_products() {
+    if (Mp_ == 0 || Np_ == 0 || Kp_ == 0) return;
+    const size_t pa = static_cast<size_t>(Mp_ * Kp_), pb = static_cast<size_t>(Kp_ * Np_);
+    fill_tuning_bytes<<<capped((pa + 255) / 256, 1 << 16), 256>>>(ra_.get(), pa);
+    fill_tuning_bytes<<<capped((pb + 255) / 256, 1 << 16), 256>>>(rb_.get(), pb);
+    ACCSUM_CUDA_CHECK(cudaGetLastError());
+    for (int64_t k0 = 0; k0 < Kp_; k0 += ozaki::kBlockK)
+      tune_s_ += products_.tune(block_shape(k0), ra_.get() + k0, rb_.get() + k0, t_.get());
+  }
+
+  // One int8 GEMM per modulus and inner block, reducing the planes mod p_l between blocks.
   void multiply() {
     const size_t pa = static_cast<size_t>(Mp_ * Kp_), pb = static_cast<size_t>(Kp_ * Np_),
                  pt = static_cast<size_t>(Mp_ * Np_);
-    const int32_t one = 1, zero = 0;
     for (int64_t k0 = 0; k0 < Kp_; k0 += ozaki::kBlockK) {
-      const int kb = static_cast<int>(std::min<int64_t>(ozaki::kBlockK, Kp_ - k0));
       if (k0 > 0)
         with_moduli<kMost>(plan_.moduli, [&](auto L) {
           reduce_planes<decltype(L)::value><<<capped((pt + 255) / 256, 1 << 16), 256>>>(t_.get(), pt);
         });
+      const Int8GemmShape shape = block_shape(k0);
       for (int l = 0; l < plan_.moduli; ++l)
-        check_cublas(cublasGemmEx(h_, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(Mp_), static_cast<int>(Np_), kb, &one,
-                                  ra_.get() + l * pa + k0, CUDA_R_8I, static_cast<int>(Kp_), rb_.get() + l * pb + k0,
-                                  CUDA_R_8I, static_cast<int>(Kp_), k0 > 0 ? &one : &zero, t_.get() + l * pt,
-                                  CUDA_R_32I, static_cast<int>(Mp_), CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT),
-                     "cublasGemmEx (int8)");
+        products_.run(shape, ra_.get() + l * pa + k0, rb_.get() + l * pb + k0, t_.get() + l * pt);
     }
   }
 
@@ -567,8 +589,12 @@ class OzakiCudaKernel : public Kernel {
                      b_.get(),
                      c_.get(),
                      0,
-                     0};
-    if (alpha_ != F(0)) ozaki::split_scalar(alpha_, &g.alpha_m, &g.alpha_e);
+                     0,
+                     false};
+    if (alpha_ != F(0)) {
+      ozaki::split_scalar(alpha_, &g.alpha_m, &g.alpha_e);
+      g.alpha_power_of_two = ozaki::power_of_two_scalar<F>(g.alpha_m);
+    }
     dim3 grid(capped((p_.rows + 255) / 256, 1 << 20), capped(p_.cols, 65535));
     combine<L, F><<<grid, 256>>>(t_.get(), g, CrtFormOf<F>::make(plan_, p_.inner), out_.get());
   }
@@ -585,9 +611,9 @@ class OzakiCudaKernel : public Kernel {
   DeviceBuffer<Bits> row_max_, col_max_;
   DeviceBuffer<int> row_low_, col_low_;
   DeviceBuffer<unsigned long long> row_s_, col_s_;
-  cublasHandle_t h_{};
+  Int8Gemm products_;
   ozaki::Plan plan_;
-  double upload_s_ = 0, scale_s_ = 0, products_s_ = 0, combine_s_ = 0, last_ = -1;
+  double tune_s_ = 0, upload_s_ = 0, scale_s_ = 0, products_s_ = 0, combine_s_ = 0, last_ = -1;
 };
 
 Registrar reg_ozaki(ozaki::ozaki_entry<float, OzakiCudaKernel>(

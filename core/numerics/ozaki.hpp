@@ -322,6 +322,11 @@ ACCSUM_HD int residue_positive(int64_t v, int p) {
   const int r = v == static_cast<int32_t>(v) ? static_cast<int32_t>(v) % p : static_cast<int>(v % p);
   return r < 0 ? r + p : r;
 }
+// The same for an int32 (an int8 product plane's entry): 32-bit arithmetic only.
+ACCSUM_HD int residue_positive(int32_t v, int p) {
+  const int r = v % p;
+  return r < 0 ? r + p : r;
+}
 // The symmetric residue of v modulo p, an int8 (see the header comment).
 ACCSUM_HD int residue_symmetric(int64_t v, int p) {
   const int r = residue_positive(v, p);
@@ -574,6 +579,22 @@ ACCSUM_HD WideOf<U> alpha_times(bool cneg, const U& cmag, int scale, int64_t ma,
   x.neg = cneg != (ma < 0);
   x.mag = cmag * static_cast<uint64_t>(ma < 0 ? -ma : ma);  // exact: (c), (3)
   x.exp = scale + ea;
+  return x;
+}
+
+// alpha_times when alpha = +-2^k (split_scalar's m is +-2^(kSignificand - 1)): the same value with C''s
+// magnitude untouched and the power in the exponent, so a magnitude of C''s own width (64 bits from
+// crt_small for floats, 128 for doubles) is rounded directly instead of widened first.
+template <class F>
+ACCSUM_HD bool power_of_two_scalar(int64_t m) {
+  return (m < 0 ? -m : m) == int64_t{1} << (Format<F>::kSignificand - 1);
+}
+template <class F, class U>
+ACCSUM_HD WideOf<U> power_of_two_times(bool cneg, const U& cmag, int scale, int64_t ma, int ea) {
+  WideOf<U> x;
+  x.neg = cneg != (ma < 0);
+  x.mag = cmag;
+  x.exp = scale + ea + Format<F>::kSignificand - 1;
   return x;
 }
 

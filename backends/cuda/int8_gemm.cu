@@ -1,0 +1,154 @@
+#include "backends/cuda/int8_gemm.cuh"
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace accsum::cuda {
+namespace {
+
+constexpr int kCandidates = 16;                     // cuBLASLt heuristic results timed per shape
+constexpr int kTimedRuns = 2;                       // runs per candidate after one untimed run (the best is kept)
+constexpr size_t kMaxWorkspace = size_t{64} << 20;  // bytes a candidate may ask for
+
+void check_lt(cublasStatus_t s, const char* what) {
+  if (s != CUBLAS_STATUS_SUCCESS)
+    throw std::runtime_error(std::string(what) + " failed (cuBLASLt status " + std::to_string(s) + ")");
+}
+
+// The descriptors of one shape (RAII).
+struct Descriptors {
+  cublasLtMatmulDesc_t op{};
+  cublasLtMatrixLayout_t a{}, b{}, c{};
+  explicit Descriptors(const Int8GemmShape& s) {
+    check_lt(cublasLtMatmulDescCreate(&op, CUBLAS_COMPUTE_32I, CUDA_R_32I), "cublasLtMatmulDescCreate");
+    const cublasOperation_t transpose = CUBLAS_OP_T, plain = CUBLAS_OP_N;
+    check_lt(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &transpose, sizeof transpose), "TRANSA");
+    check_lt(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSB, &plain, sizeof plain), "TRANSB");
+    check_lt(cublasLtMatrixLayoutCreate(&a, CUDA_R_8I, s.k, s.m, s.lda), "layout A");
+    check_lt(cublasLtMatrixLayoutCreate(&b, CUDA_R_8I, s.k, s.n, s.ldb), "layout B");
+    check_lt(cublasLtMatrixLayoutCreate(&c, CUDA_R_32I, s.m, s.n, s.ldc), "layout C");
+  }
+  ~Descriptors() {
+    cublasLtMatrixLayoutDestroy(c);
+    cublasLtMatrixLayoutDestroy(b);
+    cublasLtMatrixLayoutDestroy(a);
+    cublasLtMatmulDescDestroy(op);
+  }
+  Descriptors(const Descriptors&) = delete;
+  Descriptors& operator=(const Descriptors&) = delete;
+};
+
+struct Tuned {
+  cublasLtMatmulAlgo_t algo;
+  size_t workspace;
+};
+// Process-wide: one choice per device and shape.
+std::mutex tuned_mutex;
+std::map<std::pair<int, Int8GemmShape>, Tuned> tuned;
+
+// The tuning's events: the start of the whole and of one run, and their end.
+struct TuningClock {
+  cudaEvent_t whole{}, begin{}, end{};
+  TuningClock() {
+    for (cudaEvent_t* e : {&whole, &begin, &end}) ACCSUM_CUDA_CHECK(cudaEventCreate(e));
+  }
+  ~TuningClock() {
+    for (cudaEvent_t e : {whole, begin, end}) cudaEventDestroy(e);
+  }
+  TuningClock(const TuningClock&) = delete;
+  TuningClock& operator=(const TuningClock&) = delete;
+  float elapsed_ms(cudaEvent_t from) {
+    ACCSUM_CUDA_CHECK(cudaEventRecord(end));
+    ACCSUM_CUDA_CHECK(cudaEventSynchronize(end));
+    float ms = 0;
+    ACCSUM_CUDA_CHECK(cudaEventElapsedTime(&ms, from, end));
+    return ms;
+  }
+};
+
+int current_device() {
+  int d = 0;
+  ACCSUM_CUDA_CHECK(cudaGetDevice(&d));
+  return d;
+}
+
+}  // namespace
+
+bool Int8GemmShape::operator<(const Int8GemmShape& o) const {
+  return std::tie(m, n, k, lda, ldb, ldc, accumulate) < std::tie(o.m, o.n, o.k, o.lda, o.ldb, o.ldc, o.accumulate);
+}
+
+Int8Gemm::Int8Gemm() { check_lt(cublasLtCreate(&lt_), "cublasLtCreate"); }
+Int8Gemm::~Int8Gemm() { cublasLtDestroy(lt_); }
+
+double Int8Gemm::tune(const Int8GemmShape& s, const int8_t* a, const int8_t* b, int32_t* c) {
+  const auto key = std::make_pair(current_device(), s);
+  {
+    std::lock_guard<std::mutex> lock(tuned_mutex);
+    if (auto it = tuned.find(key); it != tuned.end()) {
+      if (workspace_.size() < it->second.workspace) workspace_ = DeviceBuffer<char>(it->second.workspace);
+      return 0.0;
+    }
+  }
+  Descriptors d(s);
+  cublasLtMatmulPreference_t pref{};
+  check_lt(cublasLtMatmulPreferenceCreate(&pref), "cublasLtMatmulPreferenceCreate");
+  check_lt(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &kMaxWorkspace,
+                                                sizeof kMaxWorkspace),
+           "workspace preference");
+  cublasLtMatmulHeuristicResult_t found[kCandidates];
+  int count = 0;
+  const cublasStatus_t h =
+      cublasLtMatmulAlgoGetHeuristic(lt_, d.op, d.a, d.b, d.c, d.c, pref, kCandidates, found, &count);
+  cublasLtMatmulPreferenceDestroy(pref);
+  check_lt(h, "cublasLtMatmulAlgoGetHeuristic");
+  if (count == 0) throw std::runtime_error("cuBLASLt has no int8 GEMM algorithm for this shape");
+
+  size_t biggest = 0;
+  for (int i = 0; i < count; ++i) biggest = std::max(biggest, found[i].workspaceSize);
+  if (workspace_.size() < biggest) workspace_ = DeviceBuffer<char>(biggest);
+  const int32_t one = 1, zero = 0;
+  TuningClock t;
+  ACCSUM_CUDA_CHECK(cudaEventRecord(t.whole));
+  float best_ms = 0;
+  int best = -1;
+  for (int i = 0; i < count; ++i) {
+    float fastest = -1;
+    for (int r = 0; r <= kTimedRuns; ++r) {
+      ACCSUM_CUDA_CHECK(cudaEventRecord(t.begin));
+      if (cublasLtMatmul(lt_, d.op, &one, a, d.a, b, d.b, s.accumulate ? &one : &zero, c, d.c, c, d.c, &found[i].algo,
+                         workspace_.get(), found[i].workspaceSize, nullptr) != CUBLAS_STATUS_SUCCESS)
+        break;  // a candidate that does not run is not chosen
+      const float ms = t.elapsed_ms(t.begin);
+      if (r > 0 && (fastest < 0 || ms < fastest)) fastest = ms;
+    }
+    if (fastest >= 0 && (best < 0 || fastest < best_ms)) best_ms = fastest, best = i;
+  }
+  const double seconds = t.elapsed_ms(t.whole) * 1e-3;
+  if (best < 0) throw std::runtime_error("no cuBLASLt int8 GEMM candidate ran for this shape");
+  std::lock_guard<std::mutex> lock(tuned_mutex);
+  tuned[key] = Tuned{found[best].algo, found[best].workspaceSize};
+  return seconds;
+}
+
+void Int8Gemm::run(const Int8GemmShape& s, const int8_t* a, const int8_t* b, int32_t* c) {
+  Tuned t;
+  {
+    std::lock_guard<std::mutex> lock(tuned_mutex);
+    const auto it = tuned.find(std::make_pair(current_device(), s));
+    if (it == tuned.end()) throw std::logic_error("Int8Gemm::run before tune for this shape");
+    t = it->second;
+  }
+  Descriptors d(s);
+  const int32_t one = 1, zero = 0;
+  check_lt(cublasLtMatmul(lt_, d.op, &one, a, d.a, b, d.b, s.accumulate ? &one : &zero, c, d.c, c, d.c, &t.algo,
+                          workspace_.get(), t.workspace, nullptr),
+           "cublasLtMatmul (int8)");
+}
+
+}  // namespace accsum::cuda
