@@ -247,11 +247,34 @@ void expect_small_crt_matches(std::mt19937_64& g) {
   }
 }
 
+// The same for the 128-bit form the float combine takes where the products pass 2^63: C' at the
+// largest bound make_crt_small accepts, and random C' up to it.
+template <int L>
+void expect_small_wide_crt_matches(std::mt19937_64& g) {
+  const Crt c = make_crt(L);
+  const CrtLimbs k = make_crt_limbs(c, 0, 0, 1);
+  int bound_bits = -1;
+  for (int b = 0; b < 127; ++b)  // 127: the signed width of u128
+    if (make_crt_small<u128>(c, b, 0, 1).applies) bound_bits = b;
+  if (bound_bits < 0) return;
+  ASSERT_TRUE(make_crt_limbs(c, bound_bits, 0, 1).small_wide.applies);
+  const i128 bound = static_cast<i128>(1) << bound_bits;
+  for (int t = 0; t < 20000; ++t) {
+    const u128 span = 2 * static_cast<u128>(bound) + 1, draw = static_cast<u128>(g()) << 64 | g();
+    const i128 edge[] = {bound, -bound, 0, 1, -1};
+    const i128 x = t < 5 ? edge[t] : static_cast<i128>(draw % span) - bound;
+    int r[kMaxModuli];
+    for (int l = 0; l < L; ++l) r[l] = residue_wide(x, modulus(l));
+    ASSERT_TRUE(static_cast<i128>(crt_small<L>(r, k.small_wide)) == x) << "L=" << L << " t=" << t;
+  }
+}
+
 template <int... Ls>
 void expect_limb_crt_matches_all(std::integer_sequence<int, Ls...>) {
   std::mt19937_64 g(5);
   (expect_limb_crt_matches<Ls + kMinModuli>(g), ...);
   (expect_small_crt_matches<Ls + kMinModuli>(g), ...);
+  (expect_small_wide_crt_matches<Ls + kMinModuli>(g), ...);
 }
 
 TEST(Ozaki, CudaFormsMatchTheDefinition) {
@@ -262,6 +285,7 @@ TEST(Ozaki, CudaFormsMatchTheDefinition) {
   EXPECT_TRUE(make_crt_small<uint64_t>(make_crt(8), 25, 24, 8192).applies);    // B = 2^62 exactly
   EXPECT_FALSE(make_crt_small<uint64_t>(make_crt(13), 25, 25, 8192).applies);  // B = 2^63: not an int64
   EXPECT_FALSE(make_crt_small<uint64_t>(make_crt(9), 25, 25, 8192).applies);
+  EXPECT_TRUE(make_crt_limbs(make_crt(9), 25, 32, 8192).small_wide.applies);  // U[-1,1)'s cr plan at K = 8192
   EXPECT_FALSE(make_crt_small<uint64_t>(make_crt(2), 10, 10, 8192).applies);  // P/2 below the bound
   std::mt19937_64 g(7);
   const int64_t top = int64_t{1} << kMaxSideBits;
@@ -271,8 +295,9 @@ TEST(Ozaki, CudaFormsMatchTheDefinition) {
     const int64_t edge[] = {
         0, 1, -1, top, -top, INT32_MAX, INT32_MIN, int64_t{1} << 32, -(int64_t{1} << 32), (int64_t{1} << 32) - 1};
     if (t < 10) v = edge[t];
-    for (int l = 0; l < kMaxModuli; ++l)
-      ASSERT_EQ(residue_symmetric_split(v, modulus(l)), residue_symmetric(v, modulus(l))) << v << " " << modulus(l);
+    for (int l = 0; l < kMaxModuliDouble; ++l)
+      ASSERT_EQ(residue_symmetric_chunks(chunks16(v), modulus(l)), residue_symmetric(v, modulus(l)))
+          << v << " " << modulus(l);
   }
   for (int shift = -128; shift <= 210; ++shift)
     for (float x : {0.0f, 1.0f, -1.0f, 0x1p-149f, -0x1.fffffep127f, 0x1.234568p-3f, 3.0f, -2.5f}) {

@@ -156,22 +156,22 @@ __global__ void col_norms(const F* __restrict__ b, int64_t K, int64_t N, const B
 // The L residues of kPack consecutive entries of one line (scaled by 2^(bits - line_top)), stored
 // as one char4 per plane at out[l * plane + at] (at a multiple of kPack: the padded dimensions are
 // multiples of kTile). Each entry's scaled integer is computed once; its residues come from
-// 32-bit remainders by constants (residue_symmetric_split: the values of residue_symmetric; doubles:
+// 32-bit remainders by constants (residue_symmetric_chunks: the values of residue_symmetric; doubles:
 // residue_symmetric_wide, the values of scaled_residue).
 template <int L>
 __device__ __forceinline__ void store_residues(const float (&v)[kPack], uint32_t line_max, int bits,
                                                int8_t* __restrict__ out, size_t plane, size_t at) {
   const bool used = line_max != 0 && !ozaki::special_line(line_max);
   const double factor = used ? ozaki::pow2(bits - ozaki::line_top(line_max)) : 0.0;
-  int64_t x[kPack];
+  ozaki::Chunks16 x[kPack];
 #pragma unroll
-  for (int c = 0; c < kPack; ++c) x[c] = used ? ozaki::scaled_integer_by(v[c], factor) : 0;
+  for (int c = 0; c < kPack; ++c) x[c] = ozaki::chunks16(used ? ozaki::scaled_integer_by(v[c], factor) : 0);
 #pragma unroll
   for (int l = 0; l < L; ++l) {
-    const char4 r = make_char4(static_cast<signed char>(ozaki::residue_symmetric_split(x[0], modulus(l))),
-                               static_cast<signed char>(ozaki::residue_symmetric_split(x[1], modulus(l))),
-                               static_cast<signed char>(ozaki::residue_symmetric_split(x[2], modulus(l))),
-                               static_cast<signed char>(ozaki::residue_symmetric_split(x[3], modulus(l))));
+    const char4 r = make_char4(static_cast<signed char>(ozaki::residue_symmetric_chunks(x[0], modulus(l))),
+                               static_cast<signed char>(ozaki::residue_symmetric_chunks(x[1], modulus(l))),
+                               static_cast<signed char>(ozaki::residue_symmetric_chunks(x[2], modulus(l))),
+                               static_cast<signed char>(ozaki::residue_symmetric_chunks(x[3], modulus(l))));
     *reinterpret_cast<char4*>(out + l * plane + at) = r;
   }
 }
@@ -301,6 +301,11 @@ __device__ __forceinline__ float finish_from_residues(const int (&r)[L], const o
     if (g.alpha_power_of_two)
       return ozaki::round_to_fast<float>(ozaki::power_of_two_times<float>(negative, m, scale, g.alpha_m, g.alpha_e));
     magnitude = m;
+  } else if (crt.small_wide.applies && g.alpha_power_of_two) {
+    const ozaki::u128 x = ozaki::crt_small<L>(r, crt.small_wide);
+    negative = static_cast<ozaki::i128>(x) < 0;
+    return ozaki::round_to_fast<float>(
+        ozaki::power_of_two_times<float>(negative, negative ? 0 - x : x, scale, g.alpha_m, g.alpha_e));
   } else {
     magnitude = ozaki::crt_magnitude_limbs<L>(r, crt, &negative);
   }
@@ -408,6 +413,70 @@ DeviceBuffer<T> upload(const T* host, size_t n) {
   return d;
 }
 
+// A call's line summaries and norm sums in one device block with a pinned host mirror, so that each
+// read-back is one copy: [row S1, S2 | col S1, S2] (uint64), [row | col max bits], [row | col low].
+template <class F>
+class LineSummaries {
+  using Bits = BitsOf<F>;
+  using Sum = unsigned long long;  // what atomicAdd takes; read back as uint64
+  static_assert(sizeof(Sum) == sizeof(uint64_t), "the norm sums are read back as uint64");
+
+ public:
+  LineSummaries(int64_t M, int64_t N)
+      : M_(M),
+        N_(N),
+        max_at_(2 * (M + N) * sizeof(Sum)),
+        low_at_(max_at_ + (M + N) * sizeof(Bits)),
+        bytes_(low_at_ + (M + N) * sizeof(int)),
+        device_(bytes_) {
+    if (bytes_) ACCSUM_CUDA_CHECK(cudaMallocHost(&host_, bytes_));
+  }
+  ~LineSummaries() {
+    if (host_) cudaFreeHost(host_);
+  }
+  LineSummaries(const LineSummaries&) = delete;
+  LineSummaries& operator=(const LineSummaries&) = delete;
+
+  Sum* row_s() const { return reinterpret_cast<Sum*>(device_.get()); }  // S1 then S2
+  Sum* col_s() const { return row_s() + 2 * M_; }
+  Bits* row_max() const { return reinterpret_cast<Bits*>(device_.get() + max_at_); }
+  Bits* col_max() const { return row_max() + M_; }
+  int* row_low() const { return reinterpret_cast<int*>(device_.get() + low_at_); }
+  int* col_low() const { return row_low() + M_; }
+
+  // Sums and maxima 0, lows 0x7f7f7f7f (above any exponent).
+  void clear() {
+    if (bytes_ == 0) return;
+    ACCSUM_CUDA_CHECK(cudaMemsetAsync(device_.get(), 0, low_at_));
+    ACCSUM_CUDA_CHECK(cudaMemsetAsync(device_.get() + low_at_, 0x7f, bytes_ - low_at_));
+  }
+  // One copy (after the stream's kernels) of the maxima and lows, and the sums with `sums`; then the
+  // rows' and columns' LinesOf.
+  void read_back(bool sums, ozaki::LinesOf<F>* rows, ozaki::LinesOf<F>* cols) {
+    if (bytes_ == 0) return;
+    const size_t from = sums ? 0 : max_at_;
+    ACCSUM_CUDA_CHECK(cudaMemcpy(host_ + from, device_.get() + from, bytes_ - from, cudaMemcpyDeviceToHost));
+    const auto* max = reinterpret_cast<const Bits*>(host_ + max_at_);
+    const auto* low = reinterpret_cast<const int*>(host_ + low_at_);
+    const auto* s = reinterpret_cast<const uint64_t*>(host_);
+    rows->max_bits.assign(max, max + M_);
+    cols->max_bits.assign(max + M_, max + M_ + N_);
+    rows->low.assign(low, low + M_);
+    cols->low.assign(low + M_, low + M_ + N_);
+    if (!sums) return;
+    rows->s1.assign(s, s + M_);
+    rows->s2.assign(s + M_, s + 2 * M_);
+    cols->s1.assign(s + 2 * M_, s + 2 * M_ + N_);
+    cols->s2.assign(s + 2 * M_ + N_, s + 2 * (M_ + N_));
+  }
+
+ private:
+  int64_t M_, N_;
+  size_t max_at_, low_at_, bytes_;
+  DeviceBuffer<char> device_;
+  char* host_ = nullptr;
+};
+
 template <class F>
 class OzakiCudaKernel : public Kernel {
   static constexpr int kMost = ozaki::Format<F>::kMaxModuli;
@@ -436,12 +505,7 @@ class OzakiCudaKernel : public Kernel {
     ra_ = DeviceBuffer<int8_t>(static_cast<size_t>(planes * Mp_ * Kp_));
     rb_ = DeviceBuffer<int8_t>(static_cast<size_t>(planes * Kp_ * Np_));
     t_ = DeviceBuffer<int32_t>(static_cast<size_t>(planes * Mp_ * Np_));
-    row_max_ = DeviceBuffer<Bits>(static_cast<size_t>(p.rows));
-    col_max_ = DeviceBuffer<Bits>(static_cast<size_t>(p.cols));
-    row_low_ = DeviceBuffer<int>(static_cast<size_t>(p.rows));
-    col_low_ = DeviceBuffer<int>(static_cast<size_t>(p.cols));
-    row_s_ = DeviceBuffer<unsigned long long>(static_cast<size_t>(2 * p.rows));  // S1 then S2
-    col_s_ = DeviceBuffer<unsigned long long>(static_cast<size_t>(2 * p.cols));
+    lines_ = std::make_unique<LineSummaries<F>>(p.rows, p.cols);
     tune_products();
   }
 
@@ -484,46 +548,34 @@ class OzakiCudaKernel : public Kernel {
   double transfer_seconds() const override { return upload_s_; }
 
  private:
-  // Line summaries on the device, read back; the plan on the host.
+  // Line summaries on the device, read back; the plan on the host. The accuracy modes always need the
+  // norm sums: those are made before the one read-back; a cr plan needs them only when it leaves
+  // lines uncovered (a second read-back).
   void summarize_and_plan() {
     const int64_t M = p_.rows, N = p_.cols, K = p_.inner;
     constexpr int64_t kColsPerBlock = 64;  // row summaries and norms: columns per block
-    ACCSUM_CUDA_CHECK(cudaMemsetAsync(row_max_.get(), 0, M * sizeof(Bits)));
-    ACCSUM_CUDA_CHECK(cudaMemsetAsync(col_max_.get(), 0, N * sizeof(Bits)));
-    ACCSUM_CUDA_CHECK(cudaMemsetAsync(row_low_.get(), 0x7f, M * sizeof(int)));  // 0x7f7f7f7f: above any exponent
-    ACCSUM_CUDA_CHECK(cudaMemsetAsync(col_low_.get(), 0x7f, N * sizeof(int)));
+    const dim3 rg(capped((M + 255) / 256, 1 << 30), capped((K + kColsPerBlock - 1) / kColsPerBlock, 65535));
+    const dim3 cg(capped(N, 1 << 30), capped((K + kSummaryChunk - 1) / kSummaryChunk, 65535));
+    LineSummaries<F>& l = *lines_;
+    auto norm_sums = [&] {
+      if (K == 0) return;
+      row_norms<<<rg, 256>>>(a_.get(), M, K, kColsPerBlock, l.row_max(), l.row_s(), l.row_s() + M);
+      col_norms<<<cg, 256>>>(b_.get(), K, N, l.col_max(), l.col_s(), l.col_s() + N);
+    };
+    l.clear();
     if (K > 0) {
-      dim3 rg(capped((M + 255) / 256, 1 << 30), capped((K + kColsPerBlock - 1) / kColsPerBlock, 65535));
-      row_summaries<<<rg, 256>>>(a_.get(), M, K, kColsPerBlock, row_max_.get(), row_low_.get());
-      dim3 cg(capped(N, 1 << 30), capped((K + kSummaryChunk - 1) / kSummaryChunk, 65535));
-      col_summaries<<<cg, 256>>>(b_.get(), K, N, col_max_.get(), col_low_.get());
+      row_summaries<<<rg, 256>>>(a_.get(), M, K, kColsPerBlock, l.row_max(), l.row_low());
+      col_summaries<<<cg, 256>>>(b_.get(), K, N, l.col_max(), l.col_low());
     }
-    ozaki::LinesOf<F> rows{std::vector<Bits>(M), std::vector<int>(M), {}, {}},
-        cols{std::vector<Bits>(N), std::vector<int>(N), {}, {}};
-    ACCSUM_CUDA_CHECK(cudaMemcpy(rows.max_bits.data(), row_max_.get(), M * sizeof(Bits), cudaMemcpyDeviceToHost));
-    ACCSUM_CUDA_CHECK(cudaMemcpy(rows.low.data(), row_low_.get(), M * sizeof(int), cudaMemcpyDeviceToHost));
-    ACCSUM_CUDA_CHECK(cudaMemcpy(cols.max_bits.data(), col_max_.get(), N * sizeof(Bits), cudaMemcpyDeviceToHost));
-    ACCSUM_CUDA_CHECK(cudaMemcpy(cols.low.data(), col_low_.get(), N * sizeof(int), cudaMemcpyDeviceToHost));
-    // The cr plan from the summaries alone; the norm sums only where the plan or the bound needs them
-    // (an exact cr plan does not): then the plan of --accuracy is chosen with them.
+    const bool sums_first = accuracy_ != ozaki::Accuracy::cr && moduli_ == 0;
+    if (sums_first) norm_sums();
+    ozaki::LinesOf<F> rows, cols;
+    l.read_back(sums_first, &rows, &cols);
     plan_ = ozaki::plan_for(K, rows, cols, moduli_);
     if (ozaki::needs_norms(plan_, accuracy_, moduli_)) {
-      ACCSUM_CUDA_CHECK(cudaMemsetAsync(row_s_.get(), 0, 2 * M * sizeof(unsigned long long)));
-      ACCSUM_CUDA_CHECK(cudaMemsetAsync(col_s_.get(), 0, 2 * N * sizeof(unsigned long long)));
-      if (K > 0) {
-        dim3 rg(capped((M + 255) / 256, 1 << 30), capped((K + kColsPerBlock - 1) / kColsPerBlock, 65535));
-        row_norms<<<rg, 256>>>(a_.get(), M, K, kColsPerBlock, row_max_.get(), row_s_.get(), row_s_.get() + M);
-        dim3 cg(capped(N, 1 << 30), capped((K + kSummaryChunk - 1) / kSummaryChunk, 65535));
-        col_norms<<<cg, 256>>>(b_.get(), K, N, col_max_.get(), col_s_.get(), col_s_.get() + N);
-      }
-      static_assert(sizeof(unsigned long long) == sizeof(uint64_t), "the norm sums are read back as uint64");
-      for (ozaki::LinesOf<F>* l : {&rows, &cols}) {
-        const int64_t n = l == &rows ? M : N;
-        const unsigned long long* sums = l == &rows ? row_s_.get() : col_s_.get();
-        l->s1.resize(n);
-        l->s2.resize(n);
-        ACCSUM_CUDA_CHECK(cudaMemcpy(l->s1.data(), sums, n * 8, cudaMemcpyDeviceToHost));
-        ACCSUM_CUDA_CHECK(cudaMemcpy(l->s2.data(), sums + n, n * 8, cudaMemcpyDeviceToHost));
+      if (!sums_first) {
+        norm_sums();
+        l.read_back(true, &rows, &cols);
       }
       if (accuracy_ != ozaki::Accuracy::cr) plan_ = ozaki::plan_for(K, rows, cols, moduli_, accuracy_);
     }
@@ -534,9 +586,9 @@ class OzakiCudaKernel : public Kernel {
   void make_residues() {
     dim3 block(kTile, kRowsPerPass);
     dim3 rg(capped(Kp_ / kTile, 1 << 20), capped(Mp_ / kTile, 65535));
-    residues_rows<L><<<rg, block>>>(a_.get(), p_.rows, p_.inner, Mp_, Kp_, row_max_.get(), plan_.bits_a, ra_.get());
+    residues_rows<L><<<rg, block>>>(a_.get(), p_.rows, p_.inner, Mp_, Kp_, lines_->row_max(), plan_.bits_a, ra_.get());
     dim3 cg(capped((Kp_ / kPack + 255) / 256, 1 << 20), capped(Np_, 65535));
-    residues_cols<L><<<cg, 256>>>(b_.get(), p_.inner, p_.cols, Kp_, Np_, col_max_.get(), plan_.bits_b, rb_.get());
+    residues_cols<L><<<cg, 256>>>(b_.get(), p_.inner, p_.cols, Kp_, Np_, lines_->col_max(), plan_.bits_b, rb_.get());
   }
 
   // The int8 product of the inner block from k0: T_l (+)= A_l^T B_l, column-major Mp x Np.
@@ -579,8 +631,8 @@ class OzakiCudaKernel : public Kernel {
                      p_.inner,
                      Mp_,
                      static_cast<size_t>(Mp_ * Np_),
-                     row_max_.get(),
-                     col_max_.get(),
+                     lines_->row_max(),
+                     lines_->col_max(),
                      plan_.bits_a,
                      plan_.bits_b,
                      alpha_,
@@ -608,9 +660,7 @@ class OzakiCudaKernel : public Kernel {
   DeviceBuffer<F> a_, b_, c_, out_;
   DeviceBuffer<int8_t> ra_, rb_;
   DeviceBuffer<int32_t> t_;
-  DeviceBuffer<Bits> row_max_, col_max_;
-  DeviceBuffer<int> row_low_, col_low_;
-  DeviceBuffer<unsigned long long> row_s_, col_s_;
+  std::unique_ptr<LineSummaries<F>> lines_;
   Int8Gemm products_;
   ozaki::Plan plan_;
   double tune_s_ = 0, upload_s_ = 0, scale_s_ = 0, products_s_ = 0, combine_s_ = 0, last_ = -1;

@@ -675,23 +675,33 @@ ACCSUM_HD int64_t scaled_integer_by(float x, double factor) {
 #endif
 }
 
-// residue_symmetric(v, p) in 32-bit unsigned arithmetic (|v| <= 2^62): |v| = hi 2^32 + lo gives
-// |v| mod p = ((hi mod p) (2^32 mod p) + lo mod p) mod p (every term < 2^16: no overflow), then
-// the sign and the symmetric range. With p a constant (unrolled over the moduli) each remainder
-// is a multiply-high, not a 64-bit division.
-ACCSUM_HD int residue_symmetric_split(int64_t v, int p) {
-  const uint32_t up = static_cast<uint32_t>(p);
+// residue_symmetric(v, p) in 32-bit unsigned arithmetic (|v| <= 2^62): |v| in 16-bit chunks d_0 .. d_3
+// (d_3 <= 2^14), split once per entry and shared by its moduli, gives |v| mod p = (sum_i d_i (2^(16 i)
+// mod p)) mod p with the sum below 2^16 + 2 * 2^24 + 2^22 < 2^26 (p <= 256): one 32-bit remainder by
+// the constant p (a multiply-high when the moduli loop is unrolled), then the sign and the symmetric
+// range.
+struct Chunks16 {
+  uint32_t d[4];
+  bool negative;
+};
+ACCSUM_HD Chunks16 chunks16(int64_t v) {
   const uint64_t mag = v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
-  const uint32_t hi = static_cast<uint32_t>(mag >> 32), lo = static_cast<uint32_t>(mag);
-  uint32_t r = lo % up;
-  if (hi != 0) r = (hi % up * static_cast<uint32_t>((uint64_t{1} << 32) % up) + r) % up;
-  const int s = v < 0 && r != 0 ? p - static_cast<int>(r) : static_cast<int>(r);
+  Chunks16 c;
+  for (int i = 0; i < 4; ++i) c.d[i] = static_cast<uint32_t>(mag >> (16 * i)) & 0xffffu;
+  c.negative = v < 0;
+  return c;
+}
+ACCSUM_HD int residue_symmetric_chunks(const Chunks16& c, int p) {
+  const uint32_t up = static_cast<uint32_t>(p);
+  const uint32_t w1 = (uint32_t{1} << 16) % up, w2 = w1 * w1 % up, w3 = w2 * w1 % up;  // 2^(16 i) mod p
+  const uint32_t r = (c.d[0] + c.d[1] * w1 + c.d[2] * w2 + c.d[3] * w3) % up;
+  const int s = c.negative && r != 0 ? p - static_cast<int>(r) : static_cast<int>(r);
   return s > (p - 1) / 2 ? s - p : s;
 }
 
 // scaled_residue(x, shift, p) of a double, split as the cuda backend uses it: the scaled integer
 // once per entry as m 2^s (s = 0: m = RN(x 2^shift) itself, |m| <= 2^62; else m the 53-bit
-// significand and s > 9), then per modulus residue_symmetric_split of m, times 2^s mod p.
+// significand and s > 9), then per modulus residue_symmetric_chunks of m, times 2^s mod p.
 struct ScaledInteger {
   int64_t m = 0;
   int s = 0;
@@ -710,7 +720,7 @@ ACCSUM_HD ScaledInteger scaled_integer_wide(double x, int shift) {
   return r;
 }
 ACCSUM_HD int residue_symmetric_wide(const ScaledInteger& v, int p) {
-  const int r0 = residue_symmetric_split(v.m, p);
+  const int r0 = residue_symmetric_chunks(chunks16(v.m), p);  // the chunks are shared by an entry's moduli
   if (v.s == 0) return r0;
   const int r = (r0 < 0 ? r0 + p : r0) * pow2_mod(v.s, p) % p;
   return r > (p - 1) / 2 ? r - p : r;
@@ -792,6 +802,7 @@ struct CrtLimbs {
   u128 product = 0;
   double inv_product = 0;
   CrtSmallOf<uint64_t, kMaxModuli> small;
+  CrtSmallOf<u128, kMaxModuli> small_wide;  // where the products pass 2^63 (U[-1,1) with 9 moduli)
 };
 
 inline CrtLimbs make_crt_limbs(const Crt& c, int bits_a = 0, int bits_b = 0, int64_t K = 0) {
@@ -801,6 +812,7 @@ inline CrtLimbs make_crt_limbs(const Crt& c, int bits_a = 0, int bits_b = 0, int
   k.product = c.product;
   k.inv_product = 1.0 / c.product_double;
   k.small = make_crt_small<uint64_t>(c, bits_a, bits_b, K);
+  k.small_wide = make_crt_small<u128>(c, bits_a, bits_b, K);
   return k;
 }
 
