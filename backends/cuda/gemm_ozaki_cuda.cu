@@ -572,14 +572,18 @@ class OzakiCudaKernel : public Kernel {
     ozaki::LinesOf<F> rows, cols;
     l.read_back(sums_first, &rows, &cols);
     plan_ = ozaki::plan_for(K, rows, cols, moduli_);
-    if (ozaki::needs_norms(plan_, accuracy_, moduli_)) {
-      if (!sums_first) {
-        norm_sums();
-        l.read_back(true, &rows, &cols);
-      }
-      if (accuracy_ != ozaki::Accuracy::cr) plan_ = ozaki::plan_for(K, rows, cols, moduli_, accuracy_);
+    if (!ozaki::needs_norms(plan_, accuracy_, moduli_)) {
+      row_bound_.assign(static_cast<size_t>(M), 0.0);  // an exact plan's bound
+      return;
     }
-    row_bound_ = ozaki::plan_row_bounds(plan_, K, rows, cols, alpha_);
+    if (!sums_first) {
+      norm_sums();
+      l.read_back(true, &rows, &cols);
+    }
+    const ozaki::LineNorms row_norms = ozaki::norms_of(rows), col_norms = ozaki::norms_of(cols);
+    if (accuracy_ != ozaki::Accuracy::cr && moduli_ == 0)
+      plan_ = ozaki::plan_by_bound(K, rows, cols, plan_, row_norms, col_norms);
+    row_bound_ = ozaki::plan_row_bounds(plan_, K, row_norms, col_norms, alpha_);
   }
 
   template <int L>

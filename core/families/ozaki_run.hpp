@@ -140,37 +140,50 @@ inline bool needs_norms(const Plan& p, Accuracy accuracy, int moduli) {
   return (accuracy != Accuracy::cr && moduli == 0) || !p.exact();
 }
 
+// The fewest moduli below the cr plan's whose bound meets the sgemm (dgemm) target
+// (core/numerics/ozaki_bound.hpp), given the lines' norms (norms_of, once per call); else cr itself.
+template <class F>
+Plan plan_by_bound(int64_t K, const LinesOf<F>& rows, const LinesOf<F>& cols, const Plan& cr,
+                   const LineNorms& row_norms, const LineNorms& col_norms) {
+  const LineMaximaByBits rm = line_maxima_by_bits<F>(row_norms), cm = line_maxima_by_bits<F>(col_norms);
+  for (int L = kMinModuli; L < cr.moduli; ++L) {
+    if (bit_budget<F>(L, std::max<int64_t>(K, 1)) < 0) continue;
+    Plan p = cr;  // the same needs; only the split of L's budget is tried here, O(1)
+    split_bits<F>(p, L, K);
+    if (meets_sgemm_target<F>(rm, cm, p.bits_a, p.bits_b, K))
+      return make_plan<F>(K, rows.max_bits.data(), rows.low.data(), static_cast<int64_t>(rows.low.size()),
+                          cols.max_bits.data(), cols.low.data(), static_cast<int64_t>(cols.low.size()), L);
+  }
+  return cr;
+}
+
 // Throws UsageError when `moduli` (> 0) cannot hold even products of 1-bit integers at this K.
 // moduli = 0: cr takes make_plan's rule (the fewest covering every line); sgemm (dgemm) the fewest
-// whose bound meets its target (core/numerics/ozaki_bound.hpp), never more than cr's.
+// whose bound meets its target (plan_by_bound), never more than cr's.
 template <class F>
 Plan plan_for(int64_t K, const LinesOf<F>& rows, const LinesOf<F>& cols, int moduli, Accuracy accuracy = Accuracy::cr) {
   if (moduli > 0 && bit_budget<F>(moduli, K) < 0)
     throw UsageError("--slices=" + std::to_string(moduli) + " cannot hold products of inner dimension " +
                      std::to_string(K) + " (the moduli's product must exceed 2K): give more slices");
-  auto plan = [&](int L) {
-    return make_plan<F>(K, rows.max_bits.data(), rows.low.data(), static_cast<int64_t>(rows.low.size()),
-                        cols.max_bits.data(), cols.low.data(), static_cast<int64_t>(cols.low.size()), L);
-  };
-  const Plan cr = plan(moduli);
+  const Plan cr = make_plan<F>(K, rows.max_bits.data(), rows.low.data(), static_cast<int64_t>(rows.low.size()),
+                               cols.max_bits.data(), cols.low.data(), static_cast<int64_t>(cols.low.size()), moduli);
   if (moduli > 0 || accuracy == Accuracy::cr) return cr;
-  const LineMaximaByBits rm = line_maxima_by_bits<F>(norms_of(rows)), cm = line_maxima_by_bits<F>(norms_of(cols));
-  for (int L = kMinModuli; L < cr.moduli; ++L) {
-    if (bit_budget<F>(L, std::max<int64_t>(K, 1)) < 0) continue;
-    Plan p = cr;  // the same needs; only the split of L's budget is tried here, O(1)
-    split_bits<F>(p, L, K);
-    if (meets_sgemm_target<F>(rm, cm, p.bits_a, p.bits_b, K)) return plan(L);
-  }
-  return cr;
+  return plan_by_bound(K, rows, cols, cr, norms_of(rows), norms_of(cols));
 }
 
 // bound_i of every row (core/numerics/ozaki_bound.hpp): |alpha| max_j E_ij.
 template <class F>
-std::vector<double> plan_row_bounds(const Plan& p, int64_t K, const LinesOf<F>& rows, const LinesOf<F>& cols, F alpha) {
-  if (p.exact()) return std::vector<double>(rows.low.size(), 0.0);
-  std::vector<double> b = row_bounds(norms_of(rows), norms_of(cols), p, K);
+std::vector<double> plan_row_bounds(const Plan& p, int64_t K, const LineNorms& row_norms, const LineNorms& col_norms,
+                                    F alpha) {
+  if (p.exact()) return std::vector<double>(row_norms.span.size(), 0.0);
+  std::vector<double> b = row_bounds(row_norms, col_norms, p, K);
   for (double& v : b) v *= std::fabs(static_cast<double>(alpha));
   return b;
+}
+template <class F>
+std::vector<double> plan_row_bounds(const Plan& p, int64_t K, const LinesOf<F>& rows, const LinesOf<F>& cols, F alpha) {
+  if (p.exact()) return std::vector<double>(rows.low.size(), 0.0);
+  return plan_row_bounds(p, K, norms_of(rows), norms_of(cols), alpha);
 }
 
 // The result's values: the M x N entries, then the M row bounds (Result::what says so; the gemm

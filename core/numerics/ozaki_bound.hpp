@@ -75,10 +75,11 @@ ACCSUM_HD uint64_t norm2_term(double x, int top) {
   return static_cast<uint64_t>(floor(ldexp(y * y, kNormFracBits) * kRoundDown));
 }
 
-// 2^e as a double (float: e in pow2's range, the fast form; double: any e, 0 or infinity beyond).
+// 2^e as a double (float: e in pow2's range, the fast form; double: any e, 0 or infinity beyond,
+// the fast form where the power is normal).
 template <class F>
 double exp2_of(int e) {
-  return sizeof(F) == 4 ? pow2(e) : std::ldexp(1.0, e);
+  return sizeof(F) == 4 || (e >= -1022 && e <= 1023) ? pow2(e) : std::ldexp(1.0, e);
 }
 
 // Line norms as doubles: ||x||_1 rounded up, ||x||_2 rounded down.
