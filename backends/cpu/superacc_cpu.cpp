@@ -17,6 +17,10 @@
 //   level 2' (fpe = 0, a block whose terms span few binades, e.g. dynamic range 1): every term is
 //            cut exactly at one fixed boundary and both pieces are summed exactly in AVX2
 //            registers, two doubles per block to the superaccumulator (narrow_block_sum_scan below).
+// Error-bounded mode (fpe = 0, what the registered kernels try first; the mergeable states stay exact): the blocks a
+// sum would send to the table, and every block of a dot, go through double-word (Sum2) lanes in AVX2 registers
+// instead, 4-7 vector additions per term and no table access; the lanes go to the table once per block, and the
+// kernel rounds when the proven bound decides the rounding, else accumulates again exactly (front_sum_block below).
 #include <immintrin.h>
 
 #include <algorithm>
@@ -658,7 +662,7 @@ bool front_dot_block(const double* x, const double* y, int64_t len, ChunkTable& 
 // A product p = RN(a*b) with 2^-968 <= |p| < 2^970 has an exact error e = fma(a, b, -p): the
 // exact product has at most 106 bits, so its lowest bit is >= 2^-1074. Other products (zeros,
 // specials, extremes) are added exactly as integers by SuperaccDot::add_product.
-// bound: as for sum_tables (fpe = 0 only).
+// bound: as for sum_tables (fpe = 0 only), but every block tries the lanes first.
 template <int N, bool kEarlyExit>
 void dot_vec(const double* x, const double* y, int64_t n, SuperaccDot& acc, double* bound) {
   constexpr int V = 2;
@@ -686,6 +690,16 @@ void dot_vec(const double* x, const double* y, int64_t n, SuperaccDot& acc, doub
       prefetch_block(y + e, std::min(kBlock, n - e));
     }
     if (N == 0) {
+      // With a bound every block goes through the lanes first: they take narrow blocks faster than the extraction.
+      if (bound) {
+        const bool ok = ahead ? front_dot_block<true>(x + s, y + s, e - s, *table, acc, abs_total)
+                              : front_dot_block<false>(x + s, y + s, e - s, *table, acc, abs_total);
+        if (ok) {
+          fast_terms += e - s;
+          front_pairs += e - s;
+          continue;
+        }
+      }
       if (skip == 0) {
         unsigned emax, emin;
         if (ahead)
@@ -700,15 +714,6 @@ void dot_vec(const double* x, const double* y, int64_t n, SuperaccDot& acc, doub
         skip = kWideSkip;
       } else {
         --skip;
-      }
-      if (bound) {
-        const bool ok = ahead ? front_dot_block<true>(x + s, y + s, e - s, *table, acc, abs_total)
-                              : front_dot_block<false>(x + s, y + s, e - s, *table, acc, abs_total);
-        if (ok) {
-          fast_terms += e - s;
-          front_pairs += e - s;
-          continue;
-        }
       }
       if (ahead)
         wide_dot_block<true>(x + s, y + s, e - s, *table, acc, fast_terms);
