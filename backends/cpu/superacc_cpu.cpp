@@ -287,12 +287,14 @@ inline void residue_to_table(ChunkTable& t, v4d r, SA& acc) {
 // |E_l - sum e| <= gamma_{m-1} sum |e| <= gamma_{m-1} u sum |p|. At the end of a block every lane's s, c (and E) go
 // into the chunk table exactly, and a_l = fl(sum |term|) into the bound. A block whose a_l is not below 2^960 (NaN,
 // infinities, huge terms: then no partial sum can overflow) goes to the exact path instead, nothing of it added. The
-// lanes start from zero in every block, so m <= 129 (asserted by the kernels).
-// With m <= 129: gamma_m^2 + gamma_m u < 2^-91.9; fl(sum a) underestimates by a factor (1 - u)^k, k < 2^40 additions,
-// and the threads' bounds add with k <= 2^10 more: 2^-90 covers all of it. A bound leaves the rounding open with a
-// chance of about (bound / ulp of the result), i.e. 2^-37 times the condition number sum |x| / |sum x|: the
-// kernels then accumulate exactly (a second pass).
-constexpr double kFrontBoundScale = 0x1p-90;
+// lanes start from zero in every block: m <= kBlock / (terms per step).
+// The sum's lanes take m <= 64 terms: gamma_63^2 < 2^-94.04. A dot's take m <= 128: gamma_127^2 + gamma_127 u <
+// 2^-92.01. fl(sum a) underestimates the true sum by at most a factor (1 - u)^k, k < 2^40 additions (the threads'
+// bounds add with k <= 2^10 more): 2^-93 and 2^-91 cover it with a factor 2 to spare. A bound leaves the rounding
+// open with a chance of about bound / ulp of the result, i.e. 2^-40 (sum) or 2^-38 (dot) times the condition number
+// sum |x| / |sum x|: the kernels then accumulate exactly (a second pass).
+constexpr int kSumLaneTerms = 64, kDotLaneTerms = 128;
+constexpr double kSumBoundScale = 0x1p-93, kDotBoundScale = 0x1p-91;
 constexpr double kFrontMaxLaneAbs = 0x1p960;
 // A dot's pair whose product or error underflows errs by |x y - p - e| <= 2^-1075, half this spacing.
 constexpr double kSubnormalSpacing = 0x1p-1074;
@@ -338,7 +340,7 @@ inline bool lanes_below(const v4d* a, double limit) {
 template <bool kPrefetch, class SA>
 bool front_sum_block(const double* x, int64_t len, ChunkTable& t, SA& acc, v4d* abs_total) {
   constexpr int U = 4;
-  static_assert(kBlock / (4 * U) + 1 <= 129, "the bound's lane length");
+  static_assert(kBlock / (4 * U) <= kSumLaneTerms, "the bound's lane length");
   v4d s[U], c[U], a[U];
   for (int u = 0; u < U; ++u) s[u] = c[u] = a[u] = _mm256_setzero_pd();
   front_sum_terms<U, kPrefetch>(x, len, s, c, a);
@@ -352,14 +354,14 @@ bool front_sum_block(const double* x, int64_t len, ChunkTable& t, SA& acc, v4d* 
 }
 
 // The bound of the lanes' sums from the total of |term| per lane.
-inline double front_bound(const v4d* abs_total, int vectors) {
+inline double front_bound(const v4d* abs_total, int vectors, double scale) {
   v4d t = _mm256_setzero_pd();
   for (int v = 0; v < vectors; ++v) t = _mm256_add_pd(t, abs_total[v]);
   alignas(32) double l[4];
   _mm256_store_pd(l, t);
   const double total = (l[0] + l[1]) + (l[2] + l[3]);
   // The product, if it underflows, errs by less than half the subnormal spacing: one more makes it a bound.
-  return total > 0 ? total * kFrontBoundScale + kSubnormalSpacing : 0.0;
+  return total > 0 ? total * scale + kSubnormalSpacing : 0.0;
 }
 
 // bound: null for the exact sum; else wide blocks go through the lanes (front_sum_block) and *bound is added to.
@@ -415,7 +417,7 @@ void sum_tables(const double* x, int64_t n, Superacc& acc, double* bound) {
   }
   for (int k = 0; k < kTables; ++k) drain(tables[k], acc);
   acc.not_neg_zero_count += fast_terms;  // finite nonzero terms: decide the sign of a zero sum
-  if (bound) *bound += front_bound(abs_total, 2);
+  if (bound) *bound += front_bound(abs_total, 2, kSumBoundScale);
 }
 
 // ---- sum, fpe = N: AVX2 expansions (Alg. 2), residues into the chunk table ----
@@ -619,7 +621,7 @@ void wide_dot_block(const double* x, const double* y, int64_t len, ChunkTable& t
 template <bool kPrefetch>
 bool front_dot_block(const double* x, const double* y, int64_t len, ChunkTable& t, SuperaccDot& acc, v4d* abs_total) {
   constexpr int U = 2;  // a step: 8 pairs, one cache line of x and of y
-  static_assert(kBlock / (4 * U) + 1 <= 129, "the bound's lane length");
+  static_assert(kBlock / (4 * U) <= kDotLaneTerms, "the bound's lane length");
   const v4d abs_mask = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7FFFFFFFFFFFFFFFll));
   v4d s[U], c[U], ee[U], a[U];
   for (int u = 0; u < U; ++u) s[u] = c[u] = ee[u] = a[u] = _mm256_setzero_pd();
@@ -751,7 +753,7 @@ void dot_vec(const double* x, const double* y, int64_t n, SuperaccDot& acc, doub
   flush_expansions(a, acc);
   drain(*table, acc);
   acc.not_neg_zero_count += fast_terms;
-  if (bound) *bound += front_bound(abs_total, 2) + static_cast<double>(front_pairs) * kSubnormalSpacing;
+  if (bound) *bound += front_bound(abs_total, 2, kDotBoundScale) + static_cast<double>(front_pairs) * kSubnormalSpacing;
 }
 
 // The expansion sizes of level 1 with a kernel (the fpe parameter's choices).
