@@ -299,57 +299,66 @@ constexpr double kFrontMaxLaneAbs = 0x1p960;
 // A dot's pair whose product or error underflows errs by |x y - p - e| <= 2^-1075, half this spacing.
 constexpr double kSubnormalSpacing = 0x1p-1074;
 
-// The block's terms x[0, len) into the lanes s, c of kU vectors (a: sum |x| per lane), 4 kU terms per step; the
-// last < 4 kU terms padded with zeros.
-template <int kU, bool kPrefetch>
-inline void front_sum_terms(const double* x, int64_t len, v4d* s, v4d* c, v4d* a) {
-  static_assert(kU % 2 == 0, "a step covers whole cache lines");
-  const v4d abs_mask = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7FFFFFFFFFFFFFFFll));
-  auto step = [&](int u, v4d xv) {
-    a[u] = _mm256_add_pd(a[u], _mm256_and_pd(xv, abs_mask));
-    const v4d sum = _mm256_add_pd(s[u], xv);
-    const v4d z = _mm256_sub_pd(sum, s[u]);
-    const v4d err = _mm256_add_pd(_mm256_sub_pd(s[u], _mm256_sub_pd(sum, z)), _mm256_sub_pd(xv, z));
-    c[u] = _mm256_add_pd(c[u], err);
-    s[u] = sum;
-  };
-  int64_t i = 0;
-  for (; i + 4 * kU <= len; i += 4 * kU) {
-    if (kPrefetch)
-      for (int l = 0; l < 4 * kU; l += 8)
-        _mm_prefetch(reinterpret_cast<const char*>(x + i + l + kPrefetchAhead), _MM_HINT_T0);
-    for (int u = 0; u < kU; ++u) step(u, _mm256_loadu_pd(x + i + 4 * u));
+// Four lanes of Sum2 (Ogita, Rump, Oishi 2005, Alg. 4.4): s the float sum, c the float sum of TwoSum's (Knuth) errors,
+// a the float sum of |term|. The kernels keep their lanes in named variables (an array of them stayed in memory).
+struct Sum2Lanes {
+  v4d s = _mm256_setzero_pd(), c = _mm256_setzero_pd(), a = _mm256_setzero_pd();
+  // Two of TwoSum's subtractions and the |term| sum run on the FMA units as fnmadd(b, 1, a) = a - b and
+  // fmadd(b, 1, a) = a + b (the same single rounding): the adders alone were the bottleneck.
+  inline void add(v4d x, v4d abs_mask) {
+    const v4d one = _mm256_set1_pd(1.0);
+    a = _mm256_fmadd_pd(_mm256_and_pd(x, abs_mask), one, a);
+    const v4d sum = _mm256_add_pd(s, x);
+    const v4d z = _mm256_sub_pd(sum, s);
+    c = _mm256_add_pd(c, _mm256_add_pd(_mm256_sub_pd(s, _mm256_fnmadd_pd(z, one, sum)), _mm256_fnmadd_pd(z, one, x)));
+    s = sum;
   }
-  if (i < len) {
-    alignas(32) double rest[4 * kU] = {};
-    std::copy(x + i, x + len, rest);
-    for (int u = 0; u < kU; ++u) step(u, _mm256_load_pd(rest + 4 * u));
+  // Whether every lane's sum of |term| is below kFrontMaxLaneAbs (NaN: not below).
+  inline bool in_range() const {
+    return _mm256_movemask_pd(_mm256_cmp_pd(a, _mm256_set1_pd(kFrontMaxLaneAbs), _CMP_LT_OQ)) == 0xF;
   }
-}
-
-template <int kU>
-inline bool lanes_below(const v4d* a, double limit) {
-  const v4d lim = _mm256_set1_pd(limit);
-  int ok = 0xF;
-  for (int u = 0; u < kU; ++u) ok &= _mm256_movemask_pd(_mm256_cmp_pd(a[u], lim, _CMP_LT_OQ));  // NaN: not below
-  return ok == 0xF;
-}
+  // s and c into the table exactly; a into the bound's total.
+  template <class SA>
+  inline void flush(ChunkTable& t, SA& acc, v4d& abs_total) const {
+    residue_to_table(t, s, acc);
+    residue_to_table(t, c, acc);
+    abs_total = _mm256_add_pd(abs_total, a);
+  }
+};
 
 // Adds the block x[0, len) to the table within a bound: returns false (nothing added) when the block needs the exact
-// path; else its lanes are in the table and sum |x| is added to abs_total (per lane).
+// path; else its lanes are in the table and sum |x| is added to abs_total. 16 lanes, a step of 16 terms (two cache
+// lines); the last < 16 terms padded with zeros.
 template <bool kPrefetch, class SA>
 bool front_sum_block(const double* x, int64_t len, ChunkTable& t, SA& acc, v4d* abs_total) {
-  constexpr int U = 4;
-  static_assert(kBlock / (4 * U) <= kSumLaneTerms, "the bound's lane length");
-  v4d s[U], c[U], a[U];
-  for (int u = 0; u < U; ++u) s[u] = c[u] = a[u] = _mm256_setzero_pd();
-  front_sum_terms<U, kPrefetch>(x, len, s, c, a);
-  if (!lanes_below<U>(a, kFrontMaxLaneAbs)) return false;
-  for (int u = 0; u < U; ++u) {
-    residue_to_table(t, s[u], acc);
-    residue_to_table(t, c[u], acc);
-    abs_total[u % 2] = _mm256_add_pd(abs_total[u % 2], a[u]);
+  constexpr int kStep = 16;
+  static_assert(kBlock / kStep <= kSumLaneTerms, "the bound's lane length");
+  const v4d abs_mask = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7FFFFFFFFFFFFFFFll));
+  Sum2Lanes l0, l1, l2, l3;
+  int64_t i = 0;
+  for (; i + kStep <= len; i += kStep) {
+    if (kPrefetch) {
+      _mm_prefetch(reinterpret_cast<const char*>(x + i + kPrefetchAhead), _MM_HINT_T0);
+      _mm_prefetch(reinterpret_cast<const char*>(x + i + 8 + kPrefetchAhead), _MM_HINT_T0);
+    }
+    l0.add(_mm256_loadu_pd(x + i), abs_mask);
+    l1.add(_mm256_loadu_pd(x + i + 4), abs_mask);
+    l2.add(_mm256_loadu_pd(x + i + 8), abs_mask);
+    l3.add(_mm256_loadu_pd(x + i + 12), abs_mask);
   }
+  if (i < len) {
+    alignas(32) double rest[kStep] = {};
+    std::copy(x + i, x + len, rest);
+    l0.add(_mm256_load_pd(rest), abs_mask);
+    l1.add(_mm256_load_pd(rest + 4), abs_mask);
+    l2.add(_mm256_load_pd(rest + 8), abs_mask);
+    l3.add(_mm256_load_pd(rest + 12), abs_mask);
+  }
+  if (!(l0.in_range() && l1.in_range() && l2.in_range() && l3.in_range())) return false;
+  l0.flush(t, acc, abs_total[0]);
+  l1.flush(t, acc, abs_total[1]);
+  l2.flush(t, acc, abs_total[0]);
+  l3.flush(t, acc, abs_total[1]);
   return true;
 }
 
@@ -615,47 +624,50 @@ void wide_dot_block(const double* x, const double* y, int64_t len, ChunkTable& t
   for (; i < len; ++i) acc.add_product(x[i], y[i]);  // the last < 8 pairs
 }
 
-// The error-bounded form of wide_dot_block: products p = fl(x y) through Sum2 lanes, their TwoProductFMA errors summed
-// plainly per lane (front machinery above the sum kernel). Returns false (nothing added) when the block needs the
-// exact path.
+// Four lanes of a dot's bounded sum: Sum2Lanes for the products p = fl(x y), and e the plain float sum of their
+// TwoProductFMA errors.
+struct DotLanes {
+  Sum2Lanes p;
+  v4d e = _mm256_setzero_pd();
+  inline void add(v4d x, v4d y, v4d abs_mask) {
+    const v4d prod = _mm256_mul_pd(x, y);
+    e = _mm256_add_pd(e, _mm256_fmsub_pd(x, y, prod));
+    p.add(prod, abs_mask);
+  }
+  inline void flush(ChunkTable& t, SuperaccDot& acc, v4d& abs_total) const {
+    p.flush(t, acc, abs_total);
+    residue_to_table(t, e, acc);
+  }
+};
+
+// The error-bounded form of wide_dot_block (front machinery above the sum kernel): 8 lanes, a step of 8 pairs (one
+// cache line of x and of y), the last < 8 pairs padded with 0 * 0. Returns false (nothing added) when the block needs
+// the exact path.
 template <bool kPrefetch>
 bool front_dot_block(const double* x, const double* y, int64_t len, ChunkTable& t, SuperaccDot& acc, v4d* abs_total) {
-  constexpr int U = 2;  // a step: 8 pairs, one cache line of x and of y
-  static_assert(kBlock / (4 * U) <= kDotLaneTerms, "the bound's lane length");
+  constexpr int kStep = 8;
+  static_assert(kBlock / kStep <= kDotLaneTerms, "the bound's lane length");
   const v4d abs_mask = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7FFFFFFFFFFFFFFFll));
-  v4d s[U], c[U], ee[U], a[U];
-  for (int u = 0; u < U; ++u) s[u] = c[u] = ee[u] = a[u] = _mm256_setzero_pd();
-  auto step = [&](int u, v4d xv, v4d yv) {
-    const v4d p = _mm256_mul_pd(xv, yv);
-    ee[u] = _mm256_add_pd(ee[u], _mm256_fmsub_pd(xv, yv, p));
-    a[u] = _mm256_add_pd(a[u], _mm256_and_pd(p, abs_mask));
-    const v4d sum = _mm256_add_pd(s[u], p);
-    const v4d z = _mm256_sub_pd(sum, s[u]);
-    const v4d err = _mm256_add_pd(_mm256_sub_pd(s[u], _mm256_sub_pd(sum, z)), _mm256_sub_pd(p, z));
-    c[u] = _mm256_add_pd(c[u], err);
-    s[u] = sum;
-  };
+  DotLanes l0, l1;
   int64_t i = 0;
-  for (; i + 4 * U <= len; i += 4 * U) {
+  for (; i + kStep <= len; i += kStep) {
     if (kPrefetch) {
       _mm_prefetch(reinterpret_cast<const char*>(x + i + kPrefetchAhead), _MM_HINT_T0);
       _mm_prefetch(reinterpret_cast<const char*>(y + i + kPrefetchAhead), _MM_HINT_T0);
     }
-    for (int u = 0; u < U; ++u) step(u, _mm256_loadu_pd(x + i + 4 * u), _mm256_loadu_pd(y + i + 4 * u));
+    l0.add(_mm256_loadu_pd(x + i), _mm256_loadu_pd(y + i), abs_mask);
+    l1.add(_mm256_loadu_pd(x + i + 4), _mm256_loadu_pd(y + i + 4), abs_mask);
   }
-  if (i < len) {  // the last < 4 U pairs, padded with 0 * 0
-    alignas(32) double rx[4 * U] = {}, ry[4 * U] = {};
+  if (i < len) {
+    alignas(32) double rx[kStep] = {}, ry[kStep] = {};
     std::copy(x + i, x + len, rx);
     std::copy(y + i, y + len, ry);
-    for (int u = 0; u < U; ++u) step(u, _mm256_load_pd(rx + 4 * u), _mm256_load_pd(ry + 4 * u));
+    l0.add(_mm256_load_pd(rx), _mm256_load_pd(ry), abs_mask);
+    l1.add(_mm256_load_pd(rx + 4), _mm256_load_pd(ry + 4), abs_mask);
   }
-  if (!lanes_below<U>(a, kFrontMaxLaneAbs)) return false;
-  for (int u = 0; u < U; ++u) {
-    residue_to_table(t, s[u], acc);
-    residue_to_table(t, c[u], acc);
-    residue_to_table(t, ee[u], acc);
-    abs_total[u] = _mm256_add_pd(abs_total[u], a[u]);
-  }
+  if (!(l0.p.in_range() && l1.p.in_range())) return false;
+  l0.flush(t, acc, abs_total[0]);
+  l1.flush(t, acc, abs_total[1]);
   return true;
 }
 
