@@ -287,14 +287,13 @@ inline void residue_to_table(ChunkTable& t, v4d r, SA& acc) {
 // |E_l - sum e| <= gamma_{m-1} sum |e| <= gamma_{m-1} u sum |p|. At the end of a block every lane's s, c (and E) go
 // into the chunk table exactly, and a_l = fl(sum |term|) into the bound. A block whose a_l is not below 2^960 (NaN,
 // infinities, huge terms: then no partial sum can overflow) goes to the exact path instead, nothing of it added. The
-// lanes start from zero in every block: m <= kBlock / (terms per step).
-// The sum's lanes take m <= 64 terms: gamma_63^2 < 2^-94.04. A dot's take m <= 128: gamma_127^2 + gamma_127 u <
-// 2^-92.01. fl(sum a) underestimates the true sum by at most a factor (1 - u)^k, k < 2^40 additions (the threads'
-// bounds add with k <= 2^10 more): 2^-93 and 2^-91 cover it with a factor 2 to spare. A bound leaves the rounding
-// open with a chance of about bound / ulp of the result, i.e. 2^-40 (sum) or 2^-38 (dot) times the condition number
+// lanes start from zero in every block: m <= kBlock / (terms per step) = 128 (8 lanes, for a sum and a dot alike).
+// gamma_127^2 + gamma_127 u < 2^-92.01; fl(sum a) underestimates the true sum by at most a factor (1 - u)^k, k < 2^40
+// additions (the threads' bounds add with k <= 2^10 more): 2^-91 covers it with a factor 2 to spare. A bound leaves
+// the rounding open with a chance of about bound / ulp of the result, i.e. 2^-38 times the condition number
 // sum |x| / |sum x|: the kernels then accumulate exactly (a second pass).
-constexpr int kSumLaneTerms = 64, kDotLaneTerms = 128;
-constexpr double kSumBoundScale = 0x1p-93, kDotBoundScale = 0x1p-91;
+constexpr int kLaneTerms = 128;
+constexpr double kBoundScale = 0x1p-91;
 constexpr double kFrontMaxLaneAbs = 0x1p960;
 // A dot's pair whose product or error underflows errs by |x y - p - e| <= 2^-1075, half this spacing.
 constexpr double kSubnormalSpacing = 0x1p-1074;
@@ -327,50 +326,42 @@ struct Sum2Lanes {
 };
 
 // Adds the block x[0, len) to the table within a bound: returns false (nothing added) when the block needs the exact
-// path; else its lanes are in the table and sum |x| is added to abs_total. 16 lanes, a step of 16 terms (two cache
-// lines); the last < 16 terms padded with zeros.
+// path; else its lanes are in the table and sum |x| is added to abs_total. 8 lanes, a step of 8 terms (one cache
+// line), the last < 8 terms padded with zeros. (16 lanes were 11% slower: their 12 vectors no longer fit the
+// registers beside the temporaries, and a block flushes twice as many.)
 template <bool kPrefetch, class SA>
 bool front_sum_block(const double* x, int64_t len, ChunkTable& t, SA& acc, v4d* abs_total) {
-  constexpr int kStep = 16;
-  static_assert(kBlock / kStep <= kSumLaneTerms, "the bound's lane length");
+  constexpr int kStep = 8;
+  static_assert(kBlock / kStep <= kLaneTerms, "the bound's lane length");
   const v4d abs_mask = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7FFFFFFFFFFFFFFFll));
-  Sum2Lanes l0, l1, l2, l3;
+  Sum2Lanes l0, l1;
   int64_t i = 0;
   for (; i + kStep <= len; i += kStep) {
-    if (kPrefetch) {
-      _mm_prefetch(reinterpret_cast<const char*>(x + i + kPrefetchAhead), _MM_HINT_T0);
-      _mm_prefetch(reinterpret_cast<const char*>(x + i + 8 + kPrefetchAhead), _MM_HINT_T0);
-    }
+    if (kPrefetch) _mm_prefetch(reinterpret_cast<const char*>(x + i + kPrefetchAhead), _MM_HINT_T0);
     l0.add(_mm256_loadu_pd(x + i), abs_mask);
     l1.add(_mm256_loadu_pd(x + i + 4), abs_mask);
-    l2.add(_mm256_loadu_pd(x + i + 8), abs_mask);
-    l3.add(_mm256_loadu_pd(x + i + 12), abs_mask);
   }
   if (i < len) {
     alignas(32) double rest[kStep] = {};
     std::copy(x + i, x + len, rest);
     l0.add(_mm256_load_pd(rest), abs_mask);
     l1.add(_mm256_load_pd(rest + 4), abs_mask);
-    l2.add(_mm256_load_pd(rest + 8), abs_mask);
-    l3.add(_mm256_load_pd(rest + 12), abs_mask);
   }
-  if (!(l0.in_range() && l1.in_range() && l2.in_range() && l3.in_range())) return false;
+  if (!(l0.in_range() && l1.in_range())) return false;
   l0.flush(t, acc, abs_total[0]);
   l1.flush(t, acc, abs_total[1]);
-  l2.flush(t, acc, abs_total[0]);
-  l3.flush(t, acc, abs_total[1]);
   return true;
 }
 
 // The bound of the lanes' sums from the total of |term| per lane.
-inline double front_bound(const v4d* abs_total, int vectors, double scale) {
+inline double front_bound(const v4d* abs_total, int vectors) {
   v4d t = _mm256_setzero_pd();
   for (int v = 0; v < vectors; ++v) t = _mm256_add_pd(t, abs_total[v]);
   alignas(32) double l[4];
   _mm256_store_pd(l, t);
   const double total = (l[0] + l[1]) + (l[2] + l[3]);
   // The product, if it underflows, errs by less than half the subnormal spacing: one more makes it a bound.
-  return total > 0 ? total * scale + kSubnormalSpacing : 0.0;
+  return total > 0 ? total * kBoundScale + kSubnormalSpacing : 0.0;
 }
 
 // bound: null for the exact sum; else wide blocks go through the lanes (front_sum_block) and *bound is added to.
@@ -426,7 +417,7 @@ void sum_tables(const double* x, int64_t n, Superacc& acc, double* bound) {
   }
   for (int k = 0; k < kTables; ++k) drain(tables[k], acc);
   acc.not_neg_zero_count += fast_terms;  // finite nonzero terms: decide the sign of a zero sum
-  if (bound) *bound += front_bound(abs_total, 2, kSumBoundScale);
+  if (bound) *bound += front_bound(abs_total, 2);
 }
 
 // ---- sum, fpe = N: AVX2 expansions (Alg. 2), residues into the chunk table ----
@@ -646,7 +637,7 @@ struct DotLanes {
 template <bool kPrefetch>
 bool front_dot_block(const double* x, const double* y, int64_t len, ChunkTable& t, SuperaccDot& acc, v4d* abs_total) {
   constexpr int kStep = 8;
-  static_assert(kBlock / kStep <= kDotLaneTerms, "the bound's lane length");
+  static_assert(kBlock / kStep <= kLaneTerms, "the bound's lane length");
   const v4d abs_mask = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7FFFFFFFFFFFFFFFll));
   DotLanes l0, l1;
   int64_t i = 0;
@@ -765,7 +756,7 @@ void dot_vec(const double* x, const double* y, int64_t n, SuperaccDot& acc, doub
   flush_expansions(a, acc);
   drain(*table, acc);
   acc.not_neg_zero_count += fast_terms;
-  if (bound) *bound += front_bound(abs_total, 2, kDotBoundScale) + static_cast<double>(front_pairs) * kSubnormalSpacing;
+  if (bound) *bound += front_bound(abs_total, 2) + static_cast<double>(front_pairs) * kSubnormalSpacing;
 }
 
 // The expansion sizes of level 1 with a kernel (the fpe parameter's choices).

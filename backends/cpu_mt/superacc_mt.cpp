@@ -31,7 +31,7 @@ void accumulate_threads(const Problem& p, const cpu::SuperaccConfig& cfg, int th
       cpu::superacc_dot_accumulate(p.x + b, p.y + b, e - b, cfg, part[t], pb);
   });
   for (int t = 0; t < threads; ++t) acc.merge(part[t]);
-  // The threads' bounds carry the slack for this float sum (backends/cpu/superacc_cpu.cpp, kSumBoundScale).
+  // The threads' bounds carry the slack for this float sum (backends/cpu/superacc_cpu.cpp, kBoundScale).
   if (bound)
     for (double b : part_bound) *bound += b;
 }
