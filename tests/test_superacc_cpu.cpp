@@ -45,17 +45,53 @@ std::vector<cpu::SuperaccConfig> all_configs() {
   return out;
 }
 
+// The bounded accumulation of the same data (what the registered kernels try first), checked against the exact one:
+// the bound holds (the bounded value minus the exact terms, formed exactly, rounds to at most the bound) and, when
+// cpu::round_within decides, it gives the exact path's bits. add(acc, bound) accumulates; sub(acc) subtracts the
+// terms exactly.
+template <class SA, class Add, class Sub>
+void check_bounded(const Add& add, const Sub& sub, double exact, const std::string& what) {
+  SA acc;
+  acc.clear();
+  double bound = 0, out = 0;
+  add(acc, &bound);
+  EXPECT_GE(bound, 0.0) << what;
+  const bool decided = cpu::round_within(acc, bound, out);
+  if (decided) {
+    EXPECT_PRED2(same_bits, out, exact) << what << " bound=" << bound;
+  }
+  if (!acc.nan_count && !acc.pos_inf_count && !acc.neg_inf_count) {
+    sub(acc);
+    EXPECT_LE(std::fabs(acc.round()), bound) << what;
+  }
+}
+
 double cpu_sum(const std::vector<double>& x, const cpu::SuperaccConfig& c) {
+  const int64_t n = static_cast<int64_t>(x.size());
   Superacc acc;
   acc.clear();
-  cpu::superacc_sum_accumulate(x.data(), static_cast<int64_t>(x.size()), c, acc);
-  return acc.round();
+  cpu::superacc_sum_accumulate(x.data(), n, c, acc);
+  const double exact = acc.round();
+  check_bounded<Superacc>([&](Superacc& a, double* b) { cpu::superacc_sum_accumulate(x.data(), n, c, a, b); },
+                          [&](Superacc& a) {
+                            for (double v : x) a.add(-v);
+                          },
+                          exact, "sum n=" + std::to_string(n) + " fpe=" + std::to_string(c.fpe));
+  return exact;
 }
 double cpu_dot(const std::vector<double>& x, const std::vector<double>& y, const cpu::SuperaccConfig& c) {
+  const int64_t n = static_cast<int64_t>(x.size());
   SuperaccDot acc;
   acc.clear();
-  cpu::superacc_dot_accumulate(x.data(), y.data(), static_cast<int64_t>(x.size()), c, acc);
-  return acc.round();
+  cpu::superacc_dot_accumulate(x.data(), y.data(), n, c, acc);
+  const double exact = acc.round();
+  check_bounded<SuperaccDot>(
+      [&](SuperaccDot& a, double* b) { cpu::superacc_dot_accumulate(x.data(), y.data(), n, c, a, b); },
+      [&](SuperaccDot& a) {
+        for (int64_t i = 0; i < n; ++i) a.add_product(-x[i], y[i]);
+      },
+      exact, "dot n=" + std::to_string(n) + " fpe=" + std::to_string(c.fpe));
+  return exact;
 }
 
 // Compares every configuration with the oracle on one case; returns the comparisons made.
@@ -420,6 +456,88 @@ TEST(SuperaccCpu, HandMadeEdgeCasesThroughTheFastPaths) {
     for (const auto& c : all_configs())
       EXPECT_PRED2(same_bits, cpu_dot(x, y, c), want) << test::dump(x) << " . " << test::dump(y) << " fpe=" << c.fpe;
   }
+}
+
+// The bounded accumulation (cpu::superacc_sum_accumulate with a bound, then cpu::round_within): it decides
+// well-conditioned wide data, the case it exists for, correctly; it leaves open a sum exactly halfway between two
+// doubles, a zero sum (the sign of a zero is not tracked) and gives NaN and infinities by their counts. cpu_sum and
+// cpu_dot check the bound itself on every test's data.
+TEST(SuperaccCpu, BoundedPathDecidesWideDataAndDefersTheRest) {
+  const cpu::SuperaccConfig fast{0, false, 0};
+  int64_t decided = 0;
+  for (double range : {1e20, 1e50, 1e300})
+    for (const std::string family : {"sum", "dot"}) {
+      GenSpec spec;
+      spec.family = family;
+      spec.with_y = family == "dot";
+      spec.dist = "loguniform";
+      spec.n = 50000;
+      spec.range = range;
+      spec.seed = 21;
+      Dataset d = generate(spec);
+      const double want = test::exact_of(d).rounded;
+      double bound = 0, out = 0;
+      bool ok;
+      if (family == "dot") {
+        SuperaccDot acc;
+        acc.clear();
+        cpu::superacc_dot_accumulate(d.x.data(), d.y.data(), d.n, fast, acc, &bound);
+        ok = cpu::round_within(acc, bound, out);
+      } else {
+        Superacc acc;
+        acc.clear();
+        cpu::superacc_sum_accumulate(d.x.data(), d.n, fast, acc, &bound);
+        ok = cpu::round_within(acc, bound, out);
+      }
+      EXPECT_GT(bound, 0.0) << family << " range=" << range;  // the lanes took the wide blocks
+      EXPECT_TRUE(ok) << family << " range=" << range;
+      EXPECT_PRED2(same_bits, out, want) << family << " range=" << range;
+      decided += ok;
+    }
+  EXPECT_EQ(decided, 6);
+
+  auto bounded_sum = [&](const std::vector<double>& x, double& out) {
+    Superacc acc;
+    acc.clear();
+    double bound = 0;
+    cpu::superacc_sum_accumulate(x.data(), static_cast<int64_t>(x.size()), fast, acc, &bound);
+    return cpu::round_within(acc, bound, out);
+  };
+  // Wide blocks of cancelling pairs (2^-100 to 2^-40: a bound far below 2^-54) around 1 + 2^-53, exactly halfway
+  // between 1 and its successor.
+  std::mt19937_64 rng(22);
+  std::vector<double> tie = {1.0, 0x1p-53};
+  for (int i = 0; i < 2000; ++i) {
+    const double v =
+        std::ldexp(1.0 + std::ldexp(static_cast<double>(rng() >> 12), -52), static_cast<int>(rng() % 60) - 100);
+    tie.push_back(v);
+    tie.push_back(-v);
+  }
+  std::shuffle(tie.begin() + 2, tie.end(), rng);
+  double out = 0;
+  EXPECT_FALSE(bounded_sum(tie, out));
+  EXPECT_PRED2(same_bits, cpu_sum(tie, fast), 1.0);
+  // Without the 2^-53 the sum is 1 exactly, far from a rounding boundary: decided.
+  std::vector<double> one = tie;
+  one[1] = 0.0;
+  EXPECT_TRUE(bounded_sum(one, out));
+  EXPECT_PRED2(same_bits, out, 1.0);
+  // Zeros in a wide block: a zero sum (-0 when every term is -0) is left to the exact path.
+  std::vector<double> zeros(3000, -0.0);
+  EXPECT_FALSE(bounded_sum(zeros, out));
+  EXPECT_PRED2(same_bits, cpu_sum(zeros, fast), -0.0);
+  zeros[1500] = 0x1p-1074;
+  zeros[1501] = -0x1p-1074;
+  EXPECT_FALSE(bounded_sum(zeros, out));
+  EXPECT_PRED2(same_bits, cpu_sum(zeros, fast), 0.0);
+  // NaN and an infinity inside wide blocks: decided by their counts.
+  std::vector<double> specials = tie;
+  specials[2500] = kInf;
+  EXPECT_TRUE(bounded_sum(specials, out));
+  EXPECT_PRED2(same_bits, out, kInf);
+  specials[2600] = kNaN;
+  EXPECT_TRUE(bounded_sum(specials, out));
+  EXPECT_TRUE(std::isnan(out));
 }
 
 TEST(SuperaccCpu, PermutationGivesIdenticalBits) {
