@@ -827,6 +827,19 @@ std::vector<ParamSpec> superacc_params(int default_fpe, int default_early_exit) 
                     std::to_string(default_early_exit)}};
 }
 
+ParamSpec superacc_bounded_param() {
+  return ParamSpec{"bounded",
+                   "accumulate within a proven bound first and exactly only where it leaves the rounding open (1), or "
+                   "exactly at once (0)",
+                   true,
+                   0,
+                   1,
+                   {"0", "1"},
+                   "1",
+                   true};  // verify sweeps both: they take different arithmetic to the same bits
+}
+bool superacc_bounded(const Params& p) { return param_int(p, "bounded") != 0; }
+
 SuperaccConfig superacc_config(const Params& p) {
   return SuperaccConfig{static_cast<int>(param_int(p, "fpe")), param_int(p, "early_exit") != 0};
 }
@@ -845,15 +858,17 @@ void accumulate(const Problem& p, const SuperaccConfig& c, SuperaccOf<DOT>& acc,
 template <bool DOT>
 class SuperaccKernel : public ScalarKernel {
  public:
-  SuperaccKernel(const Problem& p, const Params& q) : p_(p), c_(superacc_config(q)) {}
+  SuperaccKernel(const Problem& p, const Params& q) : p_(p), c_(superacc_config(q)), bounded_(superacc_bounded(q)) {}
   // Within a bound first; exactly when the bound leaves the rounding open (rare but for ill-conditioned data).
   double run() override {
     SuperaccOf<DOT> acc;
     acc.clear();
-    double bound = 0, out;
-    accumulate<DOT>(p_, c_, acc, &bound);
-    if (round_within(acc, bound, out)) return out;
-    acc.clear();
+    if (bounded_) {
+      double bound = 0, out;
+      accumulate<DOT>(p_, c_, acc, &bound);
+      if (round_within(acc, bound, out)) return out;
+      acc.clear();
+    }
     accumulate<DOT>(p_, c_, acc);
     return acc.round();
   }
@@ -861,6 +876,7 @@ class SuperaccKernel : public ScalarKernel {
  private:
   Problem p_;
   SuperaccConfig c_;
+  bool bounded_;
 };
 
 // The mergeable state (core/frame/superacc_state.hpp): this core adds a slice to the
@@ -874,8 +890,9 @@ std::unique_ptr<MergeableState> superacc_state(const Params& q) {
 // Defaults: the fastest configuration measured on one core (n = 2^26, log-uniform, range 1e50).
 template <bool DOT>
 AlgoEntry superacc_cpu(const std::string& summary) {
-  return superacc_entry(DOT, "cpu", summary, superacc_params(0, 0), make_kernel_of<SuperaccKernel<DOT>>)
-      .mergeable(superacc_state<DOT>);
+  std::vector<ParamSpec> ps = superacc_params(0, 0);
+  ps.push_back(superacc_bounded_param());
+  return superacc_entry(DOT, "cpu", summary, ps, make_kernel_of<SuperaccKernel<DOT>>).mergeable(superacc_state<DOT>);
 }
 
 Registrar reg_sum(
