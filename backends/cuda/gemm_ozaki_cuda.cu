@@ -41,6 +41,7 @@ constexpr int kPack = 4;         // residues stored per thread and plane (one ch
 static_assert(kTile * kRowsPerPass == kTile * (kTile / kPack),
               "a residue tile block stores its 32 x 32 tile in one pass");
 constexpr int kSummaryChunk = 2048;       // column summaries: entries per block
+constexpr int kCombineCols = 8;           // columns per combine thread: its set-up (parameters, CRT form) amortized
 constexpr double kInt8PeakOps = 1979e12;  // H100/H200 SXM dense INT8 tensor-core peak (ops/s)
 
 int64_t round_up(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
@@ -651,7 +652,7 @@ class OzakiCudaKernel : public Kernel {
       ozaki::split_scalar(alpha_, &g.alpha_m, &g.alpha_e);
       g.alpha_power_of_two = ozaki::power_of_two_scalar<F>(g.alpha_m);
     }
-    dim3 grid(capped((p_.rows + 255) / 256, 1 << 20), capped(p_.cols, 65535));
+    dim3 grid(capped((p_.rows + 255) / 256, 1 << 20), capped((p_.cols + kCombineCols - 1) / kCombineCols, 65535));
     combine<L, F><<<grid, 256>>>(t_.get(), g, CrtFormOf<F>::make(plan_, p_.inner), out_.get());
   }
 

@@ -732,11 +732,11 @@ ACCSUM_HD int residue_symmetric_wide(const ScaledInteger& v, int p) {
 // B below 2^127): S = sum_l r_l W_l = q P + C' with q an integer and |C'/P| <= 1/2 -
 // 2^-kSmallMargin, so q is the integer nearest S/P = sum_l r_l (W_l/P). f = sum_l r_l RN(W_l/P) in
 // double is within 2^-35 of S/P: each RN(W_l/P) (W_l, P and the quotient rounded) is within
-// 3 * 2^-53 of W_l/P (< 1), times r_l < 2^8, and each of the L <= 26 additions rounds a sum below
-// 2^13 by at most 2^-40 (26 (2^-43 + 2^-40) < 2^-35); so rint(f) = q (f is more than 2^-35 from any
-// half-integer). Then C' = S - qP is known modulo 2^width from W_l and P modulo 2^width in wrapping
-// arithmetic, and |C'| < 2^(width - 1) makes that residue, read as signed, C' itself. The same exact
-// C' as crt_magnitude, for a fraction of the instructions of the wider forms.
+// 3 * 2^-53 of W_l/P (< 1), times r_l < 2^8, and each of the L <= 26 steps f + r_l RN(W_l/P), one
+// fused multiply-add, rounds a sum below 2^13 by at most 2^-41 (26 (2^-43 + 2^-41) < 2^-35); so
+// rint(f) = q (f is more than 2^-35 from any half-integer). Then C' = S - qP is known modulo 2^width from W_l and P
+// modulo 2^width in wrapping arithmetic, and |C'| < 2^(width - 1) makes that residue, read as signed, C' itself. The
+// same exact C' as crt_magnitude, for a fraction of the instructions of the wider forms.
 constexpr int kSmallMargin = 34;
 template <class W, int N>
 struct CrtSmallOf {
@@ -784,7 +784,7 @@ ACCSUM_HD W crt_small(const int* r, const CrtSmallOf<W, N>& c) {
 #pragma unroll
 #endif
   for (int l = 0; l < L; ++l) {
-    f += static_cast<double>(r[l]) * c.fraction[l];
+    f = fma(static_cast<double>(r[l]), c.fraction[l], f);  // one rounding per step (the proof above)
     s += static_cast<W>(static_cast<uint32_t>(r[l])) * c.weight_low[l];
   }
 #if defined(__CUDA_ARCH__)
