@@ -6,17 +6,14 @@
 # at --accuracy=cr and sgemm, beside cublas-sgemm in the same process (median of GEMM_REPS), and
 # sgemm-ozaki on log-uniform 1e10 data at N = 4096. Run from the repository root with the binaries
 # built for sm_90 in build-gpu/bin (BIN overrides); writes $OUT/gemm_speed.log and one JSON report
-# per bench; GPU names the card in the file names (h100, h200).
+# per bench, named by the card (h100, h200: from nvidia-smi, as every driver sourcing common.sh).
 set -uo pipefail
-B=${BIN:-build-gpu/bin}
-OUT=${OUT:-gpu-out}
-GPU=${GPU:-h100}
+# shellcheck source=scripts/gpu/common.sh
+source "$(dirname "$0")/common.sh"
 REPS=${GEMM_REPS:-10}
-mkdir -p "$OUT"
-A="$B/accsum"
 LOG="$OUT/gemm_speed.log"
-{ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv; } > "$LOG" 2>&1
-timeout 150 "$B/accsum_tests" --gtest_brief=1 --gtest_filter='GemmCuda.*:OzakiCuda.*:Ozaki.*' >> "$LOG" 2>&1
+machine_header "$LOG"
+timeout 150 "$T" --gtest_brief=1 --gtest_filter='GemmCuda.*:OzakiCuda.*:Ozaki.*' >> "$LOG" 2>&1
 echo "gemm/ozaki tests exit $?" >> "$LOG"
 for dist in uniform uniform-sym; do
   timeout 120 "$A" bench --backend=cuda --algo=cublas-sgemm,sgemm,sgemm-kahan,sgemm-dcs,sgemm-ozaki --tile=64 \
