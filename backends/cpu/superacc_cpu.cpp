@@ -20,7 +20,7 @@
 // Error-bounded mode (fpe = 0, what the registered kernels try first; the mergeable states stay exact): the blocks a
 // sum would send to the table, and every block of a dot, go through double-word (Sum2) lanes in AVX2 registers
 // instead, 4-7 vector additions per term and no table access; the lanes go to the table once per block, and the
-// kernel rounds when the proven bound decides the rounding, else accumulates again exactly (front_sum_block below).
+// kernel rounds when the proven bound decides the rounding, else accumulates again exactly (front_block below).
 #include <immintrin.h>
 
 #include <algorithm>
@@ -325,27 +325,34 @@ struct Sum2Lanes {
   }
 };
 
-// Adds the block x[0, len) to the table within a bound: returns false (nothing added) when the block needs the exact
-// path; else its lanes are in the table and sum |x| is added to abs_total. 8 lanes, a step of 8 terms (one cache
-// line), the last < 8 terms padded with zeros. (16 lanes were 11% slower: their 12 vectors no longer fit the
+// Adds a block of len terms (a sum: one stream; a dot: x and y, len pairs) to the table within a bound through two
+// sets of lanes (Sum2Lanes, DotLanes): returns false (nothing added) when the block needs the exact path; else the
+// lanes are in the table and the sum of |term| is added to abs_total. A step takes 8 terms (one cache line of each
+// stream); the last < 8 are padded with zeros. (16 lanes of a sum were 11% slower: their 12 vectors no longer fit the
 // registers beside the temporaries, and a block flushes twice as many.)
-template <bool kPrefetch, class SA>
-bool front_sum_block(const double* x, int64_t len, ChunkTable& t, SA& acc, v4d* abs_total) {
+template <bool kPrefetch, class Lanes, class SA, class... Streams>
+bool front_block(int64_t len, ChunkTable& t, SA& acc, v4d* abs_total, const Streams*... xs) {
   constexpr int kStep = 8;
   static_assert(kBlock / kStep <= kLaneTerms, "the bound's lane length");
+  struct alignas(32) Padded {
+    double v[kStep] = {};
+  };
   const v4d abs_mask = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7FFFFFFFFFFFFFFFll));
-  Sum2Lanes l0, l1;
+  Lanes l0, l1;
   int64_t i = 0;
   for (; i + kStep <= len; i += kStep) {
-    if (kPrefetch) _mm_prefetch(reinterpret_cast<const char*>(x + i + kPrefetchAhead), _MM_HINT_T0);
-    l0.add(_mm256_loadu_pd(x + i), abs_mask);
-    l1.add(_mm256_loadu_pd(x + i + 4), abs_mask);
+    if (kPrefetch) (_mm_prefetch(reinterpret_cast<const char*>(xs + i + kPrefetchAhead), _MM_HINT_T0), ...);
+    l0.add(_mm256_loadu_pd(xs + i)..., abs_mask);
+    l1.add(_mm256_loadu_pd(xs + i + 4)..., abs_mask);
   }
   if (i < len) {
-    alignas(32) double rest[kStep] = {};
-    std::copy(x + i, x + len, rest);
-    l0.add(_mm256_load_pd(rest), abs_mask);
-    l1.add(_mm256_load_pd(rest + 4), abs_mask);
+    auto padded = [&](const double* x) {
+      Padded r;
+      std::copy(x + i, x + len, r.v);
+      return r;
+    };
+    l0.add(_mm256_load_pd(padded(xs).v)..., abs_mask);
+    l1.add(_mm256_load_pd(padded(xs).v + 4)..., abs_mask);
   }
   if (!(l0.in_range() && l1.in_range())) return false;
   l0.flush(t, acc, abs_total[0]);
@@ -364,7 +371,7 @@ inline double front_bound(const v4d* abs_total, int vectors) {
   return total > 0 ? total * kBoundScale + kSubnormalSpacing : 0.0;
 }
 
-// bound: null for the exact sum; else wide blocks go through the lanes (front_sum_block) and *bound is added to.
+// bound: null for the exact sum; else wide blocks go through the lanes (front_block) and *bound is added to.
 void sum_tables(const double* x, int64_t n, Superacc& acc, double* bound) {
   std::unique_ptr<ChunkTable[]> tables(new ChunkTable[kTables]);  // cleared below, once
   for (int k = 0; k < kTables; ++k) tables[k].clear();
@@ -391,8 +398,8 @@ void sum_tables(const double* x, int64_t n, Superacc& acc, double* bound) {
       --skip;
     }
     if (bound) {
-      const bool ok = e + kPrefetchAhead <= n ? front_sum_block<true>(x + s, e - s, t[0], acc, abs_total)
-                                              : front_sum_block<false>(x + s, e - s, t[0], acc, abs_total);
+      const bool ok = e + kPrefetchAhead <= n ? front_block<true, Sum2Lanes>(e - s, t[0], acc, abs_total, x + s)
+                                              : front_block<false, Sum2Lanes>(e - s, t[0], acc, abs_total, x + s);
       if (ok) {
         fast_terms += e - s;
         continue;
@@ -625,42 +632,12 @@ struct DotLanes {
     e = _mm256_add_pd(e, _mm256_fmsub_pd(x, y, prod));
     p.add(prod, abs_mask);
   }
+  inline bool in_range() const { return p.in_range(); }
   inline void flush(ChunkTable& t, SuperaccDot& acc, v4d& abs_total) const {
     p.flush(t, acc, abs_total);
     residue_to_table(t, e, acc);
   }
 };
-
-// The error-bounded form of wide_dot_block (front machinery above the sum kernel): 8 lanes, a step of 8 pairs (one
-// cache line of x and of y), the last < 8 pairs padded with 0 * 0. Returns false (nothing added) when the block needs
-// the exact path.
-template <bool kPrefetch>
-bool front_dot_block(const double* x, const double* y, int64_t len, ChunkTable& t, SuperaccDot& acc, v4d* abs_total) {
-  constexpr int kStep = 8;
-  static_assert(kBlock / kStep <= kLaneTerms, "the bound's lane length");
-  const v4d abs_mask = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7FFFFFFFFFFFFFFFll));
-  DotLanes l0, l1;
-  int64_t i = 0;
-  for (; i + kStep <= len; i += kStep) {
-    if (kPrefetch) {
-      _mm_prefetch(reinterpret_cast<const char*>(x + i + kPrefetchAhead), _MM_HINT_T0);
-      _mm_prefetch(reinterpret_cast<const char*>(y + i + kPrefetchAhead), _MM_HINT_T0);
-    }
-    l0.add(_mm256_loadu_pd(x + i), _mm256_loadu_pd(y + i), abs_mask);
-    l1.add(_mm256_loadu_pd(x + i + 4), _mm256_loadu_pd(y + i + 4), abs_mask);
-  }
-  if (i < len) {
-    alignas(32) double rx[kStep] = {}, ry[kStep] = {};
-    std::copy(x + i, x + len, rx);
-    std::copy(y + i, y + len, ry);
-    l0.add(_mm256_load_pd(rx), _mm256_load_pd(ry), abs_mask);
-    l1.add(_mm256_load_pd(rx + 4), _mm256_load_pd(ry + 4), abs_mask);
-  }
-  if (!(l0.p.in_range() && l1.p.in_range())) return false;
-  l0.flush(t, acc, abs_total[0]);
-  l1.flush(t, acc, abs_total[1]);
-  return true;
-}
 
 // ---- dot: TwoProductFMA; fpe = 0: narrow blocks by extraction, wide ones by the table; fpe = N: products and errors
 // through the expansions, residues into the table ----
@@ -697,8 +674,8 @@ void dot_vec(const double* x, const double* y, int64_t n, SuperaccDot& acc, doub
     if (N == 0) {
       // With a bound every block goes through the lanes first: they take narrow blocks faster than the extraction.
       if (bound) {
-        const bool ok = ahead ? front_dot_block<true>(x + s, y + s, e - s, *table, acc, abs_total)
-                              : front_dot_block<false>(x + s, y + s, e - s, *table, acc, abs_total);
+        const bool ok = ahead ? front_block<true, DotLanes>(e - s, *table, acc, abs_total, x + s, y + s)
+                              : front_block<false, DotLanes>(e - s, *table, acc, abs_total, x + s, y + s);
         if (ok) {
           fast_terms += e - s;
           front_pairs += e - s;
