@@ -568,7 +568,7 @@ class OzakiCudaKernel : public Kernel {
       row_summaries<<<rg, 256>>>(a_.get(), M, K, kColsPerBlock, l.row_max(), l.row_low());
       col_summaries<<<cg, 256>>>(b_.get(), K, N, l.col_max(), l.col_low());
     }
-    const bool sums_first = accuracy_ != ozaki::Accuracy::cr && moduli_ == 0;
+    const bool sums_first = ozaki::chooses_by_bound(accuracy_, moduli_);
     if (sums_first) norm_sums();
     ozaki::LinesOf<F> rows, cols;
     l.read_back(sums_first, &rows, &cols);
@@ -582,8 +582,7 @@ class OzakiCudaKernel : public Kernel {
       l.read_back(true, &rows, &cols);
     }
     const ozaki::LineNorms row_norms = ozaki::norms_of(rows), col_norms = ozaki::norms_of(cols);
-    if (accuracy_ != ozaki::Accuracy::cr && moduli_ == 0)
-      plan_ = ozaki::plan_by_bound(K, rows, cols, plan_, row_norms, col_norms);
+    if (sums_first) plan_ = ozaki::plan_by_bound(K, rows, cols, plan_, row_norms, col_norms);
     row_bound_ = ozaki::plan_row_bounds(plan_, K, row_norms, col_norms, alpha_);
   }
 

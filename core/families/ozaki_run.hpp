@@ -134,10 +134,12 @@ LineNorms norms_of(const LinesOf<F>& l) {
   return n;
 }
 
-// Whether a run needs the norm sums: --accuracy=sgemm|dgemm chooses by them; otherwise only the bound
-// of a plan that leaves lines uncovered does (an exact plan's bound is 0).
+// Whether the number of moduli is chosen by the error bound (--accuracy=sgemm|dgemm, --slices=0).
+inline bool chooses_by_bound(Accuracy accuracy, int moduli) { return accuracy != Accuracy::cr && moduli == 0; }
+// Whether a run needs the norm sums: a choice by the bound does; otherwise only the bound of a plan that
+// leaves lines uncovered (an exact plan's bound is 0).
 inline bool needs_norms(const Plan& p, Accuracy accuracy, int moduli) {
-  return (accuracy != Accuracy::cr && moduli == 0) || !p.exact();
+  return chooses_by_bound(accuracy, moduli) || !p.exact();
 }
 
 // The fewest moduli below the cr plan's whose bound meets the sgemm (dgemm) target
@@ -167,7 +169,7 @@ Plan plan_for(int64_t K, const LinesOf<F>& rows, const LinesOf<F>& cols, int mod
                      std::to_string(K) + " (the moduli's product must exceed 2K): give more slices");
   const Plan cr = make_plan<F>(K, rows.max_bits.data(), rows.low.data(), static_cast<int64_t>(rows.low.size()),
                                cols.max_bits.data(), cols.low.data(), static_cast<int64_t>(cols.low.size()), moduli);
-  if (moduli > 0 || accuracy == Accuracy::cr) return cr;
+  if (!chooses_by_bound(accuracy, moduli)) return cr;
   return plan_by_bound(K, rows, cols, cr, norms_of(rows), norms_of(cols));
 }
 
