@@ -186,9 +186,9 @@ void expect_small_crt_matches_double(std::mt19937_64& g) {
   const CrtOf<double> c = make_crt<double>(L);
   int b = -1;  // the largest bits_a with make_crt_small(c, bits_a, 0, 1) accepted
   for (int t = 0; t < 127; ++t)
-    if (make_crt_small<u128>(c, t, 0, 1).applies) b = t;
+    if (make_crt_small<u128>(c, ProductBound{1, t}).applies) b = t;
   if (b < 0) return;
-  const auto k = make_crt_small<u128>(c, b, 0, 1);
+  const auto k = make_crt_small<u128>(c, ProductBound{1, b});
   const u128 bound = static_cast<u128>(1) << b;
   for (int t = 0; t < 3000; ++t) {
     const bool neg = t % 2 == 1;
@@ -218,8 +218,8 @@ TEST(Dgemm, SmallCrtIsTheCrtWhereItsPlanFits) {
   expect_small_crt_matches_double<16>(g);
   expect_small_crt_matches_double<17>(g);
   // dgemm accuracy's 13 moduli and cr's 16 at K = 8192 (results/dgemm_speed_*): int128 fits; 24 do not.
-  EXPECT_TRUE(make_crt_small<u128>(make_crt<double>(13), 40, 40, 8192).applies);
-  EXPECT_FALSE(make_crt_small<u128>(make_crt<double>(24), 60, 60, 8192).applies);
+  EXPECT_TRUE(make_crt_small<u128>(make_crt<double>(13), ProductBound{8192, 40 + 40}).applies);
+  EXPECT_FALSE(make_crt_small<u128>(make_crt<double>(24), ProductBound{8192, 60 + 60}).applies);
 }
 
 TEST(Dgemm, CrtReconstructsEverySymmetricIntegerOfTwentySixModuli) {

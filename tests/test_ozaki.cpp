@@ -232,10 +232,10 @@ void expect_limb_crt_matches(std::mt19937_64& g) {
 template <int L>
 void expect_small_crt_matches(std::mt19937_64& g) {
   const Crt c = make_crt(L);
-  const CrtLimbs k = make_crt_limbs(c, 0, 0, 1);
+  const CrtLimbs k = make_crt_limbs(c, ProductBound{1, 0});
   int64_t bound = 0;  // the largest 2^b that make_crt_small(c, b, 0, 1) accepts
   for (int b = 0; b < 63; ++b)
-    if (make_crt_small<uint64_t>(c, b, 0, 1).applies) bound = int64_t{1} << b;
+    if (make_crt_small<uint64_t>(c, ProductBound{1, b}).applies) bound = int64_t{1} << b;
   if (bound == 0) return;
   for (int t = 0; t < 20000; ++t) {
     const int64_t edge[] = {bound, -bound, 0, 1, -1};
@@ -252,12 +252,12 @@ void expect_small_crt_matches(std::mt19937_64& g) {
 template <int L>
 void expect_small_wide_crt_matches(std::mt19937_64& g) {
   const Crt c = make_crt(L);
-  const CrtLimbs k = make_crt_limbs(c, 0, 0, 1);
+  const CrtLimbs k = make_crt_limbs(c, ProductBound{1, 0});
   int bound_bits = -1;
   for (int b = 0; b < 127; ++b)  // 127: the signed width of u128
-    if (make_crt_small<u128>(c, b, 0, 1).applies) bound_bits = b;
+    if (make_crt_small<u128>(c, ProductBound{1, b}).applies) bound_bits = b;
   if (bound_bits < 0) return;
-  ASSERT_TRUE(make_crt_limbs(c, bound_bits, 0, 1).small_wide.applies);
+  ASSERT_TRUE(make_crt_limbs(c, ProductBound{1, bound_bits}).small_wide.applies);
   const i128 bound = static_cast<i128>(1) << bound_bits;
   for (int t = 0; t < 20000; ++t) {
     const u128 span = 2 * static_cast<u128>(bound) + 1, draw = static_cast<u128>(g()) << 64 | g();
@@ -281,12 +281,12 @@ TEST(Ozaki, CudaFormsMatchTheDefinition) {
   expect_limb_crt_matches_all(std::make_integer_sequence<int, kMaxModuli - kMinModuli + 1>{});
   // U[0,1) at K = 8192 (24 + 24 bits, 8 moduli) and the sgemm accuracy's plans take crt_small;
   // 25 + 25 bits at K = 8192 (U[-1,1)) do not fit an int64.
-  EXPECT_TRUE(make_crt_small<uint64_t>(make_crt(8), 24, 24, 8192).applies);
-  EXPECT_TRUE(make_crt_small<uint64_t>(make_crt(8), 25, 24, 8192).applies);    // B = 2^62 exactly
-  EXPECT_FALSE(make_crt_small<uint64_t>(make_crt(13), 25, 25, 8192).applies);  // B = 2^63: not an int64
-  EXPECT_FALSE(make_crt_small<uint64_t>(make_crt(9), 25, 25, 8192).applies);
-  EXPECT_TRUE(make_crt_limbs(make_crt(9), 25, 32, 8192).small_wide.applies);  // U[-1,1)'s cr plan at K = 8192
-  EXPECT_FALSE(make_crt_small<uint64_t>(make_crt(2), 10, 10, 8192).applies);  // P/2 below the bound
+  EXPECT_TRUE(make_crt_small<uint64_t>(make_crt(8), ProductBound{8192, 24 + 24}).applies);
+  EXPECT_TRUE(make_crt_small<uint64_t>(make_crt(8), ProductBound{8192, 25 + 24}).applies);    // B = 2^62 exactly
+  EXPECT_FALSE(make_crt_small<uint64_t>(make_crt(13), ProductBound{8192, 25 + 25}).applies);  // B = 2^63: not an int64
+  EXPECT_FALSE(make_crt_small<uint64_t>(make_crt(9), ProductBound{8192, 25 + 25}).applies);
+  EXPECT_TRUE(make_crt_limbs(make_crt(9), ProductBound{8192, 25 + 32}).small_wide.applies);  // U[-1,1)'s cr plan at K = 8192
+  EXPECT_FALSE(make_crt_small<uint64_t>(make_crt(2), ProductBound{8192, 10 + 10}).applies);  // P/2 below the bound
   std::mt19937_64 g(7);
   const int64_t top = int64_t{1} << kMaxSideBits;
   for (int t = 0; t < 200000; ++t) {
@@ -349,10 +349,59 @@ TEST(Ozaki, PlanCoversTwentyFourBitDataWithEightModuliUpToK16384) {
   EXPECT_EQ(w.cols_uncovered, 0);
 }
 
+// Lines of bit span 25: entries on the grid 2^-25, one per line in [1/2, 1) (top 0), the others below 1/2
+// (`wide`: in [1/2, 1) too, but for one odd multiple of 2^-25 per line, so the norms sit near their largest);
+// with `b_is_a_transposed` column j of B is row j of A, where Cauchy-Schwarz is an equality: C'_jj = ||A'_j||^2.
+Dataset spans25(int64_t M, int64_t N, int64_t K, uint64_t seed, bool wide, bool b_is_a_transposed = false,
+                Params extra = {}) {
+  Dataset d = gen("uniform", std::to_string(M) + "," + std::to_string(N) + "," + std::to_string(K), seed, extra);
+  std::mt19937_64 g(seed);
+  auto value = [&](bool big, bool odd) {
+    const int64_t lo = big ? int64_t{1} << 24 : 1, hi = big ? (int64_t{1} << 25) - 2 : (int64_t{1} << 24) - 1;
+    int64_t k = std::uniform_int_distribution<int64_t>(lo, hi)(g);
+    if (odd) k |= 1;
+    else if (big) k &= ~int64_t{1};  // a multiple of 2^-24 in [1/2, 1): 24 bits
+    const float v = std::ldexp(static_cast<float>(k), -25);
+    return g() % 2 ? -v : v;
+  };
+  auto fill = [&](float* x, int64_t stride) {
+    for (int64_t k = 0; k < K; ++k) x[k * stride] = value(wide && k != 1, !wide || k == 1);
+    x[0] = value(true, false);
+  };
+  for (int64_t i = 0; i < M; ++i) fill(d.a.data() + i, M);
+  for (int64_t j = 0; j < N; ++j) {
+    if (b_is_a_transposed && j < M)
+      for (int64_t k = 0; k < K; ++k) d.b[k + j * K] = d.a[j + k * M];
+    else
+      fill(d.b.data() + j * K, 1);
+  }
+  d.id = next_dataset_id();
+  return d;
+}
+
+// max_ij |C'_ij| of a plan that covers every line, exactly (C' = A'B', A'_ik = a_ik 2^(bits_a - top_i)).
+u128 largest_product(const Dataset& d, const Plan& p) {
+  const int64_t M = d.rows, N = d.cols, K = d.inner;
+  const Lines rows = summarize_lines(d.a.data(), M, K, 1, M), cols = summarize_lines(d.b.data(), N, K, K, 1);
+  u128 most = 0;
+  for (int64_t i = 0; i < M; ++i)
+    for (int64_t j = 0; j < N; ++j) {
+      i128 c = 0;
+      for (int64_t k = 0; k < K; ++k) {
+        const auto a = static_cast<int64_t>(std::ldexp(d.a[i + k * M], p.bits_a - line_top(rows.max_bits[i])));
+        const auto b = static_cast<int64_t>(std::ldexp(d.b[k + j * K], p.bits_b - line_top(cols.max_bits[j])));
+        c += static_cast<i128>(a) * b;
+      }
+      most = std::max(most, static_cast<u128>(c < 0 ? -c : c));
+    }
+  return most;
+}
+
 // U[-1,1]-like data whose rows and columns need 25 bits each, at a K where eight moduli hold
-// only 49: the default takes nine and every entry is correctly rounded; eight leave lines
+// only 49 by the rule's bound: the lines' norms bound C' below P_8/2, so the default takes eight
+// and every entry is correctly rounded; eight given by --slices split their budget and leave lines
 // uncovered (and say so).
-TEST(Ozaki, SymmetricTwentyFiveBitDataTakeNineModuliAtK8192) {
+TEST(Ozaki, SymmetricTwentyFiveBitDataTakeEightModuliAtK8192ByTheirNorms) {
   Dataset d = gen("uniform-sym", "5,4,8192", 21, {{"beta", "0.5"}});
   for (int64_t i = 0; i < d.rows; ++i) {
     d.a[i + 0 * d.rows] = -0.75f;                         // top exponent 0
@@ -366,7 +415,11 @@ TEST(Ozaki, SymmetricTwentyFiveBitDataTakeNineModuliAtK8192) {
   const Result r = run_ozaki(d);
   EXPECT_EQ(named(r.figures, "ozaki_need_bits_a"), 25.0);
   EXPECT_EQ(named(r.figures, "ozaki_need_bits_b"), 25.0);
-  EXPECT_EQ(named(r.figures, "ozaki_slices"), 9.0);
+  EXPECT_EQ(named(r.figures, "ozaki_slices"), 8.0);
+  const Lines rows = summarize_lines(d.a.data(), d.rows, d.inner, 1, d.rows),
+              cols = summarize_lines(d.b.data(), d.cols, d.inner, d.inner, 1);
+  EXPECT_EQ(cover_plan(d.inner, rows, cols, 0).moduli, 9);
+  EXPECT_LE(largest_product(d, plan_for(d.inner, rows, cols, 0)), plan_for(d.inner, rows, cols, 0).bound.as<u128>());
   expect_exact(d);
   const auto ex = std::static_pointer_cast<const GemmExact>(family("gemm").oracle(d).exact);
   for (size_t e = 0; e < ex->ref.size(); ++e) EXPECT_EQ(r.values[e], ex->ref[e]) << e;
@@ -491,6 +544,53 @@ TEST(Ozaki, WideSpreadsAreReportedAndCoveredEntriesStayExact) {
         }
     EXPECT_GT(covered, 0) << range;
   }
+}
+
+// At K = 32, 25 + 25 bits need 8 moduli by K 2^50 = 2^55 > P_7/2 ~ 2^54.7; the lines' norms bound C' below
+// P_7/2, so the plan takes 7, and every entry stays correctly rounded (the bound holds on the exact C').
+TEST(Ozaki, NormsLowerAnExactPlansModuli) {
+  for (bool wide : {false, true})
+    for (bool transposed : {false, true}) {
+      const std::string what = std::string(wide ? "wide" : "narrow") + (transposed ? ", B = A^T" : "");
+      const uint64_t seed = wide ? 7 : 8;
+      const Dataset d = spans25(20, 20, 32, seed, wide, transposed);
+      const int64_t M = d.rows, N = d.cols, K = d.inner;
+      const Lines rows = summarize_lines(d.a.data(), M, K, 1, M), cols = summarize_lines(d.b.data(), N, K, K, 1);
+      const Plan cover = cover_plan(K, rows, cols, 0), p = plan_for(K, rows, cols, 0);
+      ASSERT_EQ(cover.need_a + cover.need_b, 50) << what;
+      EXPECT_EQ(cover.moduli, 8) << what;
+      EXPECT_TRUE(norms_may_lower<float>(cover, K, Accuracy::cr, 0)) << what;
+      EXPECT_EQ(p.moduli, 7) << what;
+      EXPECT_TRUE(p.exact()) << what;
+      const u128 largest = largest_product(d, p), bound = p.bound.as<u128>();
+      EXPECT_LE(largest, bound) << what;
+      EXPECT_LT(bound, moduli_product(7) / 2) << what;
+      if (wide && transposed) EXPECT_GT(largest, bound / 2) << what << ": the data meet the bound within a factor 2";
+      for (const Params& q : {Params{}, Params{{"alpha", "-0.75"}, {"beta", "1.5"}}}) {
+        const Dataset e = spans25(20, 20, 32, seed, wide, transposed, q);
+        const Result r = run_ozaki(e);
+        EXPECT_EQ(named(r.figures, "ozaki_slices"), 7) << what;
+        expect_exact(e);
+      }
+      EXPECT_EQ(named(run_ozaki(d, {{"accuracy", "sgemm"}}).figures, "ozaki_exact"), 0.0) << what;
+      EXPECT_EQ(named(run_ozaki(d, {{"slices", "8"}}).figures, "ozaki_slices"), 8) << what << ": a given L is kept";
+    }
+}
+
+// Lines whose norms are as large as the spans allow (every entry near 2^top) keep the rule's moduli.
+TEST(Ozaki, NormsKeepTheModuliWhereTheyCannotLowerThem) {
+  Dataset d = spans25(12, 10, 32, 9, true);
+  for (auto& x : d.a) x = std::copysign(1.0f - 0x1p-24f, x);
+  for (auto& x : d.b) x = std::copysign(1.0f - 0x1p-24f, x);
+  d.a[0] = 0x1p-25f;  // a 25-bit span again, in one row and one column
+  d.b[0] = 0x1p-25f;
+  d.id = next_dataset_id();
+  const Lines rows = summarize_lines(d.a.data(), d.rows, d.inner, 1, d.rows),
+              cols = summarize_lines(d.b.data(), d.cols, d.inner, d.inner, 1);
+  const Plan p = plan_for(d.inner, rows, cols, 0);
+  EXPECT_EQ(p.moduli, 8);
+  EXPECT_EQ(p.bound.m, static_cast<uint64_t>(d.inner));
+  expect_exact(d);
 }
 
 TEST(Ozaki, SlicesSweepReportsWhatEachSettingComputes) {

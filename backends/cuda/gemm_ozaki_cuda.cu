@@ -342,7 +342,7 @@ template <class F>
 struct CrtFormOf {
   using type = ozaki::CrtLimbs;
   static type make(const ozaki::Plan& p, int64_t K) {
-    return ozaki::make_crt_limbs(ozaki::make_crt(p.moduli), p.bits_a, p.bits_b, K);
+    return ozaki::make_crt_limbs(ozaki::make_crt(p.moduli), p.bound);
   }
 };
 template <>
@@ -351,7 +351,7 @@ struct CrtFormOf<double> {
   static type make(const ozaki::Plan& p, int64_t K) {
     type k;
     k.full = ozaki::make_crt<double>(p.moduli);
-    k.small = ozaki::make_crt_small<ozaki::u128>(k.full, p.bits_a, p.bits_b, K);
+    k.small = ozaki::make_crt_small<ozaki::u128>(k.full, p.bound);
     return k;
   }
 };
@@ -507,14 +507,16 @@ class OzakiCudaKernel : public Kernel {
     rb_ = DeviceBuffer<int8_t>(static_cast<size_t>(planes * Kp_ * Np_));
     t_ = DeviceBuffer<int32_t>(static_cast<size_t>(planes * Mp_ * Np_));
     lines_ = std::make_unique<LineSummaries<F>>(p.rows, p.cols);
-    tune_products();
   }
 
   void execute() override {
     if (out_.size() == 0) return;
-    Event start, scaled, products, done;
+    Event start, planned, tuned, scaled, products, done;
     start.record();
     summarize_and_plan();
+    planned.record();
+    tune_products();  // once per shape and process; not part of the call's time
+    tuned.record();
     with_moduli<kMost>(plan_.moduli, [&](auto L) { make_residues<decltype(L)::value>(); });
     scaled.record();
     multiply();
@@ -523,10 +525,10 @@ class OzakiCudaKernel : public Kernel {
     done.record();
     done.sync();
     ACCSUM_CUDA_CHECK(cudaGetLastError());
-    scale_s_ = scaled.seconds_since(start);
+    scale_s_ = planned.seconds_since(start) + scaled.seconds_since(tuned);
     products_s_ = products.seconds_since(scaled);
     combine_s_ = done.seconds_since(products);
-    last_ = done.seconds_since(start);
+    last_ = scale_s_ + done.seconds_since(scaled);
   }
 
   Result result() override {
@@ -551,7 +553,7 @@ class OzakiCudaKernel : public Kernel {
  private:
   // Line summaries on the device, read back; the plan on the host. The accuracy modes always need the
   // norm sums: those are made before the one read-back; a cr plan needs them only when it leaves
-  // lines uncovered (a second read-back).
+  // lines uncovered or the norms may lower its moduli (a second read-back).
   void summarize_and_plan() {
     const int64_t M = p_.rows, N = p_.cols, K = p_.inner;
     constexpr int64_t kColsPerBlock = 64;  // row summaries and norms: columns per block
@@ -572,8 +574,9 @@ class OzakiCudaKernel : public Kernel {
     if (sums_first) norm_sums();
     ozaki::LinesOf<F> rows, cols;
     l.read_back(sums_first, &rows, &cols);
-    plan_ = ozaki::plan_for(K, rows, cols, moduli_);
-    if (!ozaki::needs_norms(plan_, accuracy_, moduli_)) {
+    const ozaki::Plan cover = ozaki::cover_plan(K, rows, cols, moduli_);
+    if (!ozaki::needs_norms<F>(cover, K, accuracy_, moduli_)) {
+      plan_ = cover;
       row_bound_.assign(static_cast<size_t>(M), 0.0);  // an exact plan's bound
       return;
     }
@@ -582,7 +585,7 @@ class OzakiCudaKernel : public Kernel {
       l.read_back(true, &rows, &cols);
     }
     const ozaki::LineNorms row_norms = ozaki::norms_of(rows), col_norms = ozaki::norms_of(cols);
-    if (sums_first) plan_ = ozaki::plan_by_bound(K, rows, cols, plan_, row_norms, col_norms);
+    plan_ = ozaki::refine_plan(K, rows, cols, cover, accuracy_, moduli_, row_norms, col_norms);
     row_bound_ = ozaki::plan_row_bounds(plan_, K, row_norms, col_norms, alpha_);
   }
 
@@ -595,36 +598,41 @@ class OzakiCudaKernel : public Kernel {
     residues_cols<L><<<cg, 256>>>(b_.get(), p_.inner, p_.cols, Kp_, Np_, lines_->col_max(), plan_.bits_b, rb_.get());
   }
 
-  // The int8 product of the inner block from k0: T_l (+)= A_l^T B_l, column-major Mp x Np.
+  // The int8 products of the inner block from k0, one per modulus in one batched launch: T_l (+)= A_l^T B_l,
+  // column-major Mp x Np.
   Int8GemmShape block_shape(int64_t k0) const {
     const int kb = static_cast<int>(std::min<int64_t>(ozaki::kBlockK, Kp_ - k0));
-    return {static_cast<int>(Mp_), static_cast<int>(Np_), kb,    static_cast<int>(Kp_),
-            static_cast<int>(Kp_), static_cast<int>(Mp_), k0 > 0};
+    Int8GemmShape s{static_cast<int>(Mp_), static_cast<int>(Np_), kb, static_cast<int>(Kp_), static_cast<int>(Kp_),
+                    static_cast<int>(Mp_), k0 > 0};
+    s.batch = plan_.moduli;
+    s.stride_a = Mp_ * Kp_;
+    s.stride_b = Kp_ * Np_;
+    s.stride_c = Mp_ * Np_;
+    return s;
   }
-  // Chooses the products' algorithm for every block shape (set-up, not timed: int8_gemm.cuh), on
-  // spread bytes in the first planes, which make_residues overwrites before any product is used.
+  // Chooses the products' algorithm for every block shape of this plan's moduli (int8_gemm.cuh; done once per
+  // shape and process) on spread bytes in the planes, which make_residues overwrites before any product is used.
   void tune_products() {
     if (Mp_ == 0 || Np_ == 0 || Kp_ == 0) return;
-    const size_t pa = static_cast<size_t>(Mp_ * Kp_), pb = static_cast<size_t>(Kp_ * Np_);
-    fill_tuning_bytes<<<capped((pa + 255) / 256, 1 << 16), 256>>>(ra_.get(), pa);
-    fill_tuning_bytes<<<capped((pb + 255) / 256, 1 << 16), 256>>>(rb_.get(), pb);
-    ACCSUM_CUDA_CHECK(cudaGetLastError());
-    for (int64_t k0 = 0; k0 < Kp_; k0 += ozaki::kBlockK)
+    const size_t pa = static_cast<size_t>(Mp_ * Kp_) * plan_.moduli, pb = static_cast<size_t>(Kp_ * Np_) * plan_.moduli;
+    for (int64_t k0 = 0; k0 < Kp_; k0 += ozaki::kBlockK) {
+      if (products_.tuned(block_shape(k0))) continue;
+      fill_tuning_bytes<<<capped((pa + 255) / 256, 1 << 16), 256>>>(ra_.get(), pa);
+      fill_tuning_bytes<<<capped((pb + 255) / 256, 1 << 16), 256>>>(rb_.get(), pb);
+      ACCSUM_CUDA_CHECK(cudaGetLastError());
       tune_s_ += products_.tune(block_shape(k0), ra_.get() + k0, rb_.get() + k0, t_.get());
+    }
   }
 
-  // One int8 GEMM per modulus and inner block, reducing the planes mod p_l between blocks.
+  // The int8 GEMMs of every modulus per inner block, reducing the planes mod p_l between blocks.
   void multiply() {
-    const size_t pa = static_cast<size_t>(Mp_ * Kp_), pb = static_cast<size_t>(Kp_ * Np_),
-                 pt = static_cast<size_t>(Mp_ * Np_);
+    const size_t pt = static_cast<size_t>(Mp_ * Np_);
     for (int64_t k0 = 0; k0 < Kp_; k0 += ozaki::kBlockK) {
       if (k0 > 0)
         with_moduli<kMost>(plan_.moduli, [&](auto L) {
           reduce_planes<decltype(L)::value><<<capped((pt + 255) / 256, 1 << 16), 256>>>(t_.get(), pt);
         });
-      const Int8GemmShape shape = block_shape(k0);
-      for (int l = 0; l < plan_.moduli; ++l)
-        products_.run(shape, ra_.get() + l * pa + k0, rb_.get() + l * pb + k0, t_.get() + l * pt);
+      products_.run(block_shape(k0), ra_.get() + k0, rb_.get() + k0, t_.get());
     }
   }
 

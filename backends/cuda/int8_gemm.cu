@@ -32,6 +32,16 @@ struct Descriptors {
     check_lt(cublasLtMatrixLayoutCreate(&a, CUDA_R_8I, s.k, s.m, s.lda), "layout A");
     check_lt(cublasLtMatrixLayoutCreate(&b, CUDA_R_8I, s.k, s.n, s.ldb), "layout B");
     check_lt(cublasLtMatrixLayoutCreate(&c, CUDA_R_32I, s.m, s.n, s.ldc), "layout C");
+    if (s.batch > 1) {
+      batched(a, s.batch, s.stride_a);
+      batched(b, s.batch, s.stride_b);
+      batched(c, s.batch, s.stride_c);
+    }
+  }
+  static void batched(cublasLtMatrixLayout_t l, int count, int64_t stride) {
+    check_lt(cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof count), "batch");
+    check_lt(cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride, sizeof stride),
+             "batch stride");
   }
   ~Descriptors() {
     cublasLtMatrixLayoutDestroy(c);
@@ -49,7 +59,7 @@ struct Tuned {
 };
 // Process-wide: one choice per device and shape.
 std::mutex tuned_mutex;
-std::map<std::pair<int, Int8GemmShape>, Tuned> tuned;
+std::map<std::pair<int, Int8GemmShape>, Tuned> tuned_shapes;
 
 // The tuning's events: the start of the whole and of one run, and their end.
 struct TuningClock {
@@ -80,7 +90,8 @@ int current_device() {
 }  // namespace
 
 bool Int8GemmShape::operator<(const Int8GemmShape& o) const {
-  return std::tie(m, n, k, lda, ldb, ldc, accumulate) < std::tie(o.m, o.n, o.k, o.lda, o.ldb, o.ldc, o.accumulate);
+  return std::tie(m, n, k, lda, ldb, ldc, accumulate, batch, stride_a, stride_b, stride_c) <
+         std::tie(o.m, o.n, o.k, o.lda, o.ldb, o.ldc, o.accumulate, o.batch, o.stride_a, o.stride_b, o.stride_c);
 }
 
 Int8Gemm::Int8Gemm() { check_lt(cublasLtCreate(&lt_), "cublasLtCreate"); }
@@ -90,7 +101,7 @@ double Int8Gemm::tune(const Int8GemmShape& s, const int8_t* a, const int8_t* b, 
   const auto key = std::make_pair(current_device(), s);
   {
     std::lock_guard<std::mutex> lock(tuned_mutex);
-    if (auto it = tuned.find(key); it != tuned.end()) {
+    if (auto it = tuned_shapes.find(key); it != tuned_shapes.end()) {
       if (workspace_.size() < it->second.workspace) workspace_ = DeviceBuffer<char>(it->second.workspace);
       return 0.0;
     }
@@ -132,18 +143,24 @@ double Int8Gemm::tune(const Int8GemmShape& s, const int8_t* a, const int8_t* b, 
   const double seconds = t.elapsed_ms(t.whole) * 1e-3;
   if (best < 0) throw std::runtime_error("no cuBLASLt int8 GEMM candidate ran for this shape");
   std::lock_guard<std::mutex> lock(tuned_mutex);
-  tuned[key] = Tuned{found[best].algo, found[best].workspaceSize};
+  tuned_shapes[key] = Tuned{found[best].algo, found[best].workspaceSize};
   return seconds;
+}
+
+bool Int8Gemm::tuned(const Int8GemmShape& s) const {
+  std::lock_guard<std::mutex> lock(tuned_mutex);
+  return tuned_shapes.count(std::make_pair(current_device(), s)) != 0;
 }
 
 void Int8Gemm::run(const Int8GemmShape& s, const int8_t* a, const int8_t* b, int32_t* c) {
   Tuned t;
   {
     std::lock_guard<std::mutex> lock(tuned_mutex);
-    const auto it = tuned.find(std::make_pair(current_device(), s));
-    if (it == tuned.end()) throw std::logic_error("Int8Gemm::run before tune for this shape");
+    const auto it = tuned_shapes.find(std::make_pair(current_device(), s));
+    if (it == tuned_shapes.end()) throw std::logic_error("Int8Gemm::run before tune for this shape");
     t = it->second;
   }
+  if (workspace_.size() < t.workspace) workspace_ = DeviceBuffer<char>(t.workspace);  // tuned by another instance
   Descriptors d(s);
   const int32_t one = 1, zero = 0;
   check_lt(cublasLtMatmul(lt_, d.op, &one, a, d.a, b, d.b, s.accumulate ? &one : &zero, c, d.c, c, d.c, &t.algo,

@@ -13,10 +13,14 @@
 namespace accsum::cuda {
 
 // One shape of product: C (m x n, leading dimension ldc) = A^T B (+ C with accumulate), where A is
-// stored k x m (leading dimension lda) and B k x n (leading dimension ldb).
+// stored k x m (leading dimension lda) and B k x n (leading dimension ldb); with batch > 1, `batch`
+// such products, the b-th on A + b stride_a, B + b stride_b, C + b stride_c (one launch: the waves'
+// tail is paid once, not once per product).
 struct Int8GemmShape {
   int m, n, k, lda, ldb, ldc;
   bool accumulate;
+  int batch = 1;
+  int64_t stride_a = 0, stride_b = 0, stride_c = 0;
   bool operator<(const Int8GemmShape& o) const;
 };
 
@@ -30,6 +34,8 @@ class Int8Gemm {
   // Chooses the algorithm of a shape (once per shape and device in this process: later calls reuse
   // it) by timing cuBLASLt's candidates on a, b and c, which it overwrites; returns the seconds spent.
   double tune(const Int8GemmShape& s, const int8_t* a, const int8_t* b, int32_t* c);
+  // Whether tune() has chosen this shape's algorithm on this device.
+  bool tuned(const Int8GemmShape& s) const;
   // The product with the tuned algorithm (tune() first).
   void run(const Int8GemmShape& s, const int8_t* a, const int8_t* b, int32_t* c);
 

@@ -2,8 +2,10 @@
 // Host pieces of sgemm-ozaki and dgemm-ozaki shared by the cpu and cuda backends (the numerics:
 // core/numerics/ozaki.hpp): the --slices parameter, the line summaries of A's rows and B's columns, and what a run
 // reports.
+#include <cmath>
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -136,10 +138,63 @@ LineNorms norms_of(const LinesOf<F>& l) {
 
 // Whether the number of moduli is chosen by the error bound (--accuracy=sgemm|dgemm, --slices=0).
 inline bool chooses_by_bound(Accuracy accuracy, int moduli) { return accuracy != Accuracy::cr && moduli == 0; }
-// Whether a run needs the norm sums: a choice by the bound does; otherwise only the bound of a plan that
-// leaves lines uncovered (an exact plan's bound is 0).
-inline bool needs_norms(const Plan& p, Accuracy accuracy, int moduli) {
-  return chooses_by_bound(accuracy, moduli) || !p.exact();
+
+// An exact plan may take fewer moduli than its rule's K 2^(bits_a + bits_b) asks when the lines' norms bound C'
+// lower. With the norm sums S2 (core/numerics/ozaki_bound.hpp, F = kNormFracBits), each floored term falls short of
+// x^2 2^(F - 2 top) by less than 2 (1 for floats; doubles add a rounding of relative size 2^-49 on terms <= 2^F),
+// so ||a_i||_2^2 < 2^(2 top_i - F) (S2_i + 2K), and a covered row's A'_i = a_i 2^(bits_a - top_i) gives
+// ||A'_i||_2^2 < 2^(2 bits_a - F) T_a, T_a = max_i S2_i + 2K. Cauchy-Schwarz: every
+// |C'_ij| <= ||A'_i||_2 ||B'_j||_2 < 2^(bits_a + bits_b - F) ceil(sqrt(T_a T_b)), with bits = the needs (every
+// line stays covered). Uniform data sit near a third of K 2^(bits_a + bits_b): U[-1,1] at K = 2^13 needs
+// 25 + 25 bits, 8 moduli instead of 9.
+// Tried only where it may pay for the norm sums: the rule's bound within 2^kNormGateBits of the next smaller
+// L's half product.
+constexpr int kNormGateBits = 3;
+template <class F>
+bool norms_may_lower(const Plan& cover, int64_t K, Accuracy accuracy, int moduli) {
+  if (accuracy != Accuracy::cr || moduli != 0 || !cover.exact() || cover.moduli <= kMinModuli) return false;
+  const int smaller = bit_budget<F>(cover.moduli - 1, std::max<int64_t>(K, 1));
+  return smaller >= 0 && smaller + kNormGateBits >= cover.need_a + cover.need_b;
+}
+
+// ceil(sqrt(x)).
+inline uint64_t ceil_sqrt(u128 x) {
+  uint64_t r = static_cast<uint64_t>(std::sqrt(static_cast<long double>(x)));
+  while (r > 0 && static_cast<u128>(r) * r > x) --r;
+  while (r < UINT64_MAX && static_cast<u128>(r + 1) * (r + 1) <= x) ++r;
+  return static_cast<u128>(r) * r == x ? r : r + 1;
+}
+
+template <class F>
+Plan tighten_by_norms(const Plan& cover, int64_t K, const LinesOf<F>& rows, const LinesOf<F>& cols) {
+  if (rows.s2.size() != rows.low.size() || cols.s2.size() != cols.low.size())
+    throw std::logic_error("tighten_by_norms needs the norm sums");
+  const uint64_t slack = 2 * static_cast<uint64_t>(std::max<int64_t>(K, 0));
+  uint64_t ta = 0, tb = 0;
+  for (uint64_t v : rows.s2) ta = std::max(ta, v);
+  for (uint64_t v : cols.s2) tb = std::max(tb, v);
+  ProductBound b{ceil_sqrt(static_cast<u128>(ta + slack) * (tb + slack)), cover.need_a + cover.need_b - kNormFracBits};
+  if (b.s < 0) {  // B = ceil(m 2^s) as an integer
+    b.m = b.s <= -64 ? 1 : (b.m >> -b.s) + ((b.m & ((uint64_t{1} << -b.s) - 1)) != 0);
+    b.s = 0;
+  }
+  for (int L = kMinModuli; L < cover.moduli; ++L)
+    if (below_half_product<F>(b, L)) {
+      Plan p = cover;
+      p.moduli = L;
+      p.bits_a = cover.need_a;
+      p.bits_b = cover.need_b;
+      p.bound = b;
+      return p;
+    }
+  return cover;
+}
+
+// Whether a run needs the norm sums, given its covering plan: a choice by the bound does, a plan that leaves lines
+// uncovered does (its bound), and so does an exact plan the norms may lower.
+template <class F>
+bool needs_norms(const Plan& cover, int64_t K, Accuracy accuracy, int moduli) {
+  return chooses_by_bound(accuracy, moduli) || !cover.exact() || norms_may_lower<F>(cover, K, accuracy, moduli);
 }
 
 // The fewest moduli below the cr plan's whose bound meets the sgemm (dgemm) target
@@ -159,18 +214,34 @@ Plan plan_by_bound(int64_t K, const LinesOf<F>& rows, const LinesOf<F>& cols, co
   return cr;
 }
 
+// The plan whose every line is covered when `moduli` (0: the fewest, else that many) allows (make_plan's rule).
 // Throws UsageError when `moduli` (> 0) cannot hold even products of 1-bit integers at this K.
-// moduli = 0: cr takes make_plan's rule (the fewest covering every line); sgemm (dgemm) the fewest
-// whose bound meets its target (plan_by_bound), never more than cr's.
 template <class F>
-Plan plan_for(int64_t K, const LinesOf<F>& rows, const LinesOf<F>& cols, int moduli, Accuracy accuracy = Accuracy::cr) {
+Plan cover_plan(int64_t K, const LinesOf<F>& rows, const LinesOf<F>& cols, int moduli) {
   if (moduli > 0 && bit_budget<F>(moduli, K) < 0)
     throw UsageError("--slices=" + std::to_string(moduli) + " cannot hold products of inner dimension " +
                      std::to_string(K) + " (the moduli's product must exceed 2K): give more slices");
-  const Plan cr = make_plan<F>(K, rows.max_bits.data(), rows.low.data(), static_cast<int64_t>(rows.low.size()),
-                               cols.max_bits.data(), cols.low.data(), static_cast<int64_t>(cols.low.size()), moduli);
-  if (!chooses_by_bound(accuracy, moduli)) return cr;
-  return plan_by_bound(K, rows, cols, cr, norms_of(rows), norms_of(cols));
+  return make_plan<F>(K, rows.max_bits.data(), rows.low.data(), static_cast<int64_t>(rows.low.size()),
+                      cols.max_bits.data(), cols.low.data(), static_cast<int64_t>(cols.low.size()), moduli);
+}
+
+// The run's plan from its covering plan (the norm sums in rows and cols where needs_norms says so): sgemm (dgemm)
+// takes the fewest moduli whose bound meets its target (plan_by_bound), never more than cr's; cr takes the cover,
+// with fewer moduli where the norms allow (tighten_by_norms).
+template <class F>
+Plan refine_plan(int64_t K, const LinesOf<F>& rows, const LinesOf<F>& cols, const Plan& cover, Accuracy accuracy,
+                 int moduli, const LineNorms& row_norms, const LineNorms& col_norms) {
+  if (chooses_by_bound(accuracy, moduli)) return plan_by_bound(K, rows, cols, cover, row_norms, col_norms);
+  if (norms_may_lower<F>(cover, K, accuracy, moduli)) return tighten_by_norms(cover, K, rows, cols);
+  return cover;
+}
+
+// The plan of one call, given every summary (the cpu definition).
+template <class F>
+Plan plan_for(int64_t K, const LinesOf<F>& rows, const LinesOf<F>& cols, int moduli, Accuracy accuracy = Accuracy::cr) {
+  const Plan cover = cover_plan(K, rows, cols, moduli);
+  if (!needs_norms<F>(cover, K, accuracy, moduli)) return cover;
+  return refine_plan(K, rows, cols, cover, accuracy, moduli, norms_of(rows), norms_of(cols));
 }
 
 // bound_i of every row (core/numerics/ozaki_bound.hpp): |alpha| max_j E_ij.

@@ -25,8 +25,9 @@
 //  3. Products. T_l = sum_k (A'_ik mod p_l)(B'_kj mod p_l) in int32 is exact while
 //     K * 128^2 < 2^31: blocks of kBlockK = 2^16 inner indices (2^30), reduced mod p_l between
 //     blocks. T_l = C'_ij mod p_l, C' = A'B' (exact integers).
-//  4. Reconstruction (CRT). |C'_ij| <= K 2^(bits_a + bits_b) < P/2, P = p_1 ... p_L (the plan
-//     makes it so), hence C'_ij is the unique representative of sum_l T_l W_l mod P in
+//  4. Reconstruction (CRT). |C'_ij| <= B < P/2, P = p_1 ... p_L, with B the plan's product bound
+//     (K 2^(bits_a + bits_b), or the Cauchy-Schwarz bound below; the plan makes B < P/2), hence
+//     C'_ij is the unique representative of sum_l T_l W_l mod P in
 //     [-P/2, P/2) (W_l: the CRT weights). P < 2^kMaxProductBits, so C' is an exact 128-bit integer
 //     (see "Why 128 bits are enough" below).
 //  5. One rounding. The exact entry is alpha C'_ij 2^(top_i + top_j - bits_a - bits_b) +
@@ -40,7 +41,10 @@
 // Choosing L: the budget of L moduli is the largest b with K 2^b < P/2; the default takes the
 // fewest L in [2, kMaxModuli] whose budget covers need_a + need_b (the largest row and column bit
 // spans; 24 + 24 for U[0,1]: L = 8 up to K = 2^14; 25 + 25 for U[-1,1]: L = 9 at K = 2^13),
-// else kMaxModuli and reports what is not covered.
+// else kMaxModuli and reports what is not covered. An exact plan may then take fewer moduli where
+// the lines' norms allow (core/families/ozaki_run.hpp, tighten_by_norms): |C'_ij| <= ||A'_i||_2
+// ||B'_j||_2 (Cauchy-Schwarz), about K 2^(bits_a + bits_b) / 3 on uniform data, which takes U[-1,1]
+// at K = 2^13 from 9 moduli to 8.
 //
 // Why 128 bits are enough (kMaxProductBits = 102: P_L < 2^102 for every L <= kMaxModuli = 13;
 // the 13 moduli below are the most that fit, P_13 ~ 2^101.92):
@@ -726,7 +730,18 @@ ACCSUM_HD int residue_symmetric_wide(const ScaledInteger& v, int p) {
   return r > (p - 1) / 2 ? r - p : r;
 }
 
-// The CRT when every |C'| <= B = K 2^(bits_a + bits_b) fits a signed integer of the width of W
+// A bound B = m 2^s on every |C'_ij| of a plan (m > 0 or B = 0): bits() is the smallest t with B < 2^t.
+struct ProductBound {
+  uint64_t m = 0;
+  int s = 0;
+  int bits() const { return m == 0 ? 0 : bit_length(static_cast<u128>(m)) + s; }
+  template <class U>
+  U as() const {  // B exactly; the caller keeps bits() within U's width
+    return static_cast<U>(m) << s;
+  }
+};
+
+// The CRT when every |C'| <= B (the plan's ProductBound) fits a signed integer of the width of W
 // (uint64_t for floats, unsigned __int128 for doubles) and B <= P/2 - P 2^-kSmallMargin (U[0,1)
 // floats up to K = 2^14 with their 8 moduli, the sgemm accuracy's plans; doubles whose plans keep
 // B below 2^127): S = sum_l r_l W_l = q P + C' with q an integer and |C'/P| <= 1/2 -
@@ -760,7 +775,7 @@ ACCSUM_HD W low_bits(const UWide<Limbs>& v) {
 }
 
 template <class W, class F>
-CrtSmallOf<W, Format<F>::kMaxModuli> make_crt_small(const CrtOf<F>& c, int bits_a, int bits_b, int64_t K) {
+CrtSmallOf<W, Format<F>::kMaxModuli> make_crt_small(const CrtOf<F>& c, ProductBound bound) {
   using U = typename Format<F>::U;
   constexpr int kSignedBits = static_cast<int>(8 * sizeof(W)) - 1;  // |C'| <= B < 2^kSignedBits
   CrtSmallOf<W, Format<F>::kMaxModuli> k;
@@ -769,9 +784,9 @@ CrtSmallOf<W, Format<F>::kMaxModuli> make_crt_small(const CrtOf<F>& c, int bits_
     k.weight_low[l] = low_bits<W>(c.weight[l]);
   }
   k.product_low = low_bits<W>(c.product);
-  if (bits_a + bits_b >= kSignedBits) return k;
-  const U bound = static_cast<U>(static_cast<uint64_t>(K)) << (bits_a + bits_b);
-  k.applies = bound < (static_cast<U>(1) << kSignedBits) && bound <= (c.product >> 1) - (c.product >> kSmallMargin);
+  if (bound.bits() > kSignedBits) return k;
+  const U b = bound.as<U>();
+  k.applies = b <= (c.product >> 1) - (c.product >> kSmallMargin);
   return k;
 }
 
@@ -805,14 +820,14 @@ struct CrtLimbs {
   CrtSmallOf<u128, kMaxModuli> small_wide;  // where the products pass 2^63 (U[-1,1) with 9 moduli)
 };
 
-inline CrtLimbs make_crt_limbs(const Crt& c, int bits_a = 0, int bits_b = 0, int64_t K = 0) {
+inline CrtLimbs make_crt_limbs(const Crt& c, ProductBound bound = {}) {
   CrtLimbs k;
   for (int l = 0; l < kMaxModuli; ++l)
     for (int q = 0; q < 4; ++q) k.weight[l][q] = static_cast<uint32_t>(c.weight[l] >> (32 * q));
   k.product = c.product;
   k.inv_product = 1.0 / c.product_double;
-  k.small = make_crt_small<uint64_t>(c, bits_a, bits_b, K);
-  k.small_wide = make_crt_small<u128>(c, bits_a, bits_b, K);
+  k.small = make_crt_small<uint64_t>(c, bound);
+  k.small_wide = make_crt_small<u128>(c, bound);
   return k;
 }
 
@@ -852,6 +867,7 @@ struct Plan {
   int bits_a = 0, bits_b = 0;  // |A'| <= 2^bits_a, |B'| <= 2^bits_b
   int need_a = 0, need_b = 0;  // the largest row / column bit span (exact scaling needs bits >= need)
   int64_t rows_uncovered = 0, cols_uncovered = 0;  // lines whose span exceeds the bits given
+  ProductBound bound;                              // every |C'_ij| <= bound < P/2
   bool exact() const { return rows_uncovered == 0 && cols_uncovered == 0; }
 };
 
@@ -918,6 +934,14 @@ void split_bits(Plan& p, int moduli, int64_t K) {
   }
   p.bits_a = std::min(p.bits_a, Format<F>::kMaxSideBits);  // float: the scaled integers stay int64 (scaled_integer)
   p.bits_b = std::min(p.bits_b, Format<F>::kMaxSideBits);
+  p.bound = ProductBound{static_cast<uint64_t>(std::max<int64_t>(K, 1)), p.bits_a + p.bits_b};
+}
+
+// Whether a bound stays below P/2 for L moduli (the CRT's condition, step 4).
+template <class F = float>
+bool below_half_product(const ProductBound& b, int moduli) {
+  using U = typename Format<F>::U;
+  return b.bits() < static_cast<int>(8 * sizeof(U)) && b.as<U>() < (moduli_product_of<U>(moduli) >> 1);
 }
 
 // The plan for inner dimension K and the line summaries of A's rows and B's columns; moduli = 0
