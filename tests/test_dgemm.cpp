@@ -351,6 +351,16 @@ TEST(Dgemm, OzakiPlanForDoubles) {
   EXPECT_EQ(named(r.figures, "ozaki_exact"), 1.0);
 }
 
+// Doubles of U[0,1] need 53 + 53 bits: at K = 2048 the rule asks for 16 moduli (K 2^106 = 2^117 > P_15/2 ~
+// 2^116.3) and the lines' norms (about K/3 times the largest square) bound C' below P_15/2: 15, still exact.
+TEST(Dgemm, NormsLowerAnExactPlansModuli) {
+  const Dataset d = gen("uniform", "7,6,2048", 4, {{"alpha", "-0.75"}, {"beta", "1.5"}});
+  const Result r = run_cpu("dgemm-ozaki", d);
+  ASSERT_EQ(named(r.figures, "ozaki_need_bits_a") + named(r.figures, "ozaki_need_bits_b"), 106.0);
+  EXPECT_EQ(named(r.figures, "ozaki_slices"), 15.0);
+  expect_cr(d);
+}
+
 TEST(Dgemm, OzakiDgemmAccuracyStaysWithinItsRowBounds) {
   for (const auto& [dist, range] : std::vector<std::pair<std::string, std::string>>{
            {"uniform", "1"}, {"uniform-sym", "1"}, {"loguniform", "1e10"}, {"loguniform", "1e40"}}) {

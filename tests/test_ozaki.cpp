@@ -577,6 +577,28 @@ TEST(Ozaki, NormsLowerAnExactPlansModuli) {
     }
 }
 
+// The norms are summed only where they may lower L: the rule's bound within 3x (what uniform lines gain) of the
+// next smaller half product, for a cr plan whose L the rule chose.
+TEST(Ozaki, NormsAreTriedOnlyWhereUniformLinesWouldGain) {
+  auto plan = [](int moduli, int need_a, int need_b) {
+    Plan p;
+    p.moduli = moduli;
+    p.need_a = need_a;
+    p.need_b = need_b;
+    return p;
+  };
+  EXPECT_TRUE(norms_may_lower<float>(plan(9, 25, 25), 8192, Accuracy::cr, 0));   // 2^63 against P_8/2 ~ 2^62.6
+  EXPECT_FALSE(norms_may_lower<float>(plan(8, 24, 24), 8192, Accuracy::cr, 0));  // 2^61 against P_7/2 ~ 2^54.7
+  EXPECT_FALSE(norms_may_lower<float>(plan(9, 25, 25), 8192, Accuracy::sgemm, 0));
+  EXPECT_FALSE(norms_may_lower<float>(plan(9, 25, 25), 8192, Accuracy::cr, 9));  // a given L is kept
+  Plan uncovered = plan(9, 25, 25);
+  uncovered.rows_uncovered = 1;
+  EXPECT_FALSE(norms_may_lower<float>(uncovered, 8192, Accuracy::cr, 0));
+  // Doubles of U[0,1]: 53 + 53 bits at K = 4096 pass P_15/2 by 3.3x, beyond uniform lines' gain.
+  EXPECT_FALSE(norms_may_lower<double>(plan(16, 53, 53), 4096, Accuracy::cr, 0));
+  EXPECT_TRUE(norms_may_lower<double>(plan(16, 53, 52), 4096, Accuracy::cr, 0));
+}
+
 // Lines whose norms are as large as the spans allow (every entry near 2^top) keep the rule's moduli.
 TEST(Ozaki, NormsKeepTheModuliWhereTheyCannotLowerThem) {
   Dataset d = spans25(12, 10, 32, 9, true);

@@ -197,6 +197,9 @@ TEST(DgemmOzakiCuda, BitForBitTheCpuDefinition) {
                       "slices " + std::to_string(L));
   const Dataset d = gen_double("uniform", "3,5,70001", 6);  // two blocks of 2^16 inner indices
   expect_dgemm_same(d, {}, "K = 70001");
+  // 53 + 53 bits at K = 2048: the norms lower the plan from 16 moduli to 15 (test_dgemm.cpp)
+  expect_dgemm_same(gen_double("uniform", "37,41,2048", 4, {{"alpha", "-0.75"}, {"beta", "1.5"}}), {},
+                    "norms' plan, K = 2048");
 }
 
 TEST(DgemmOzakiCuda, CorrectlyRoundedAgainstTheOracle) {

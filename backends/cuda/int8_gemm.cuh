@@ -14,8 +14,8 @@ namespace accsum::cuda {
 
 // One shape of product: C (m x n, leading dimension ldc) = A^T B (+ C with accumulate), where A is
 // stored k x m (leading dimension lda) and B k x n (leading dimension ldb); with batch > 1, `batch`
-// such products, the b-th on A + b stride_a, B + b stride_b, C + b stride_c (one launch: the waves'
-// tail is paid once, not once per product).
+// such products, the b-th on A + b stride_a, B + b stride_b, C + b stride_c (one launch pays the waves'
+// tail once; on an H100 that wins at N = 4096 and loses a little at 8192, so tune() times both).
 struct Int8GemmShape {
   int m, n, k, lda, ldb, ldc;
   bool accumulate;
@@ -26,13 +26,23 @@ struct Int8GemmShape {
 
 class Int8Gemm {
  public:
+  // A shape's choice: the algorithm, its workspace, the time of one call, and for a batch whether it
+  // runs as `batch` single products (split) with the single shape's algorithm.
+  struct Choice {
+    cublasLtMatmulAlgo_t algo;
+    size_t workspace;
+    float ms;
+    bool split;
+  };
+
   Int8Gemm();
   ~Int8Gemm();
   Int8Gemm(const Int8Gemm&) = delete;
   Int8Gemm& operator=(const Int8Gemm&) = delete;
 
   // Chooses the algorithm of a shape (once per shape and device in this process: later calls reuse
-  // it) by timing cuBLASLt's candidates on a, b and c, which it overwrites; returns the seconds spent.
+  // it) by timing cuBLASLt's candidates on a, b and c, which it overwrites; a batch also times its
+  // products as single launches and keeps the faster form. Returns the seconds spent.
   double tune(const Int8GemmShape& s, const int8_t* a, const int8_t* b, int32_t* c);
   // Whether tune() has chosen this shape's algorithm on this device.
   bool tuned(const Int8GemmShape& s) const;
@@ -40,6 +50,8 @@ class Int8Gemm {
   void run(const Int8GemmShape& s, const int8_t* a, const int8_t* b, int32_t* c);
 
  private:
+  Choice fastest(const Int8GemmShape& s, const int8_t* a, const int8_t* b, int32_t* c);
+
   cublasLtHandle_t lt_{};
   DeviceBuffer<char> workspace_;
 };

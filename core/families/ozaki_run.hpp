@@ -147,14 +147,17 @@ inline bool chooses_by_bound(Accuracy accuracy, int moduli) { return accuracy !=
 // |C'_ij| <= ||A'_i||_2 ||B'_j||_2 < 2^(bits_a + bits_b - F) ceil(sqrt(T_a T_b)), with bits = the needs (every
 // line stays covered). Uniform data sit near a third of K 2^(bits_a + bits_b): U[-1,1] at K = 2^13 needs
 // 25 + 25 bits, 8 moduli instead of 9.
-// Tried only where it may pay for the norm sums: the rule's bound within 2^kNormGateBits of the next smaller
-// L's half product.
-constexpr int kNormGateBits = 3;
+// Tried only where it may pay for the norm sums (a pass over A and B): where the rule's bound is below kNormGain
+// times the next smaller L's half product, kNormGain = 3 the gain of lines spread uniformly (||a||_2^2 about
+// K max^2 / 3); a larger gain needs heavier-tailed lines, and missing it costs less than the pass would.
+constexpr uint64_t kNormGain = 3;
 template <class F>
 bool norms_may_lower(const Plan& cover, int64_t K, Accuracy accuracy, int moduli) {
+  using U = typename Format<F>::U;
   if (accuracy != Accuracy::cr || moduli != 0 || !cover.exact() || cover.moduli <= kMinModuli) return false;
-  const int smaller = bit_budget<F>(cover.moduli - 1, std::max<int64_t>(K, 1));
-  return smaller >= 0 && smaller + kNormGateBits >= cover.need_a + cover.need_b;
+  const ProductBound rule{static_cast<uint64_t>(std::max<int64_t>(K, 1)), cover.need_a + cover.need_b};
+  return rule.bits() < static_cast<int>(8 * sizeof(U)) - 2 &&
+         rule.as<U>() < (moduli_product_of<U>(cover.moduli - 1) >> 1) * kNormGain;
 }
 
 // ceil(sqrt(x)).

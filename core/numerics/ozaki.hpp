@@ -817,7 +817,7 @@ struct CrtLimbs {
   u128 product = 0;
   double inv_product = 0;
   CrtSmallOf<uint64_t, kMaxModuli> small;
-  CrtSmallOf<u128, kMaxModuli> small_wide;  // where the products pass 2^63 (U[-1,1) with 9 moduli)
+  CrtSmallOf<u128, kMaxModuli> small_wide;  // where the products pass 2^63 (plans near P_9/2 and above)
 };
 
 inline CrtLimbs make_crt_limbs(const Crt& c, ProductBound bound = {}) {
