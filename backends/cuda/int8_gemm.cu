@@ -172,6 +172,12 @@ bool Int8Gemm::tuned(const Int8GemmShape& s) const {
   return tuned_shapes.count(std::make_pair(current_device(), s)) != 0;
 }
 
+int Int8Gemm::launches(const Int8GemmShape& s) const {
+  std::lock_guard<std::mutex> lock(tuned_mutex);
+  const auto it = tuned_shapes.find(std::make_pair(current_device(), s));
+  return it != tuned_shapes.end() && it->second.split ? s.batch : 1;
+}
+
 void Int8Gemm::run(const Int8GemmShape& s, const int8_t* a, const int8_t* b, int32_t* c) {
   Tuned t;
   {

@@ -46,6 +46,8 @@ class Int8Gemm {
   double tune(const Int8GemmShape& s, const int8_t* a, const int8_t* b, int32_t* c);
   // Whether tune() has chosen this shape's algorithm on this device.
   bool tuned(const Int8GemmShape& s) const;
+  // The launches run() makes for a tuned shape: 1, or `batch` where single launches were faster.
+  int launches(const Int8GemmShape& s) const;
   // The product with the tuned algorithm (tune() first).
   void run(const Int8GemmShape& s, const int8_t* a, const int8_t* b, int32_t* c);
 
