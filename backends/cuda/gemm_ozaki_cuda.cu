@@ -63,10 +63,6 @@ __device__ __forceinline__ uint64_t warp_max_bits(uint64_t v) {
   return v;
 }
 
-// Loads in flight per thread in the summary and norm passes (their loops unrolled this far): one at a time
-// left these passes at about 40 % of the memory bandwidth.
-constexpr int kSummaryLoads = 8;
-
 // Row summaries of A (M x K, column-major): threads along rows (coalesced), a chunk of columns each.
 template <class F>
 __global__ void row_summaries(const F* __restrict__ a, int64_t M, int64_t K, int64_t cols_per_block,
@@ -77,7 +73,6 @@ __global__ void row_summaries(const F* __restrict__ a, int64_t M, int64_t K, int
     BitsOf<F> m = 0;
     int lo = ozaki::kNoLow;
     const int64_t k1 = k0 + cols_per_block < K ? k0 + cols_per_block : K;
-#pragma unroll kSummaryLoads
     for (int64_t k = k0; k < k1; ++k) {
       const BitsOf<F> b = ozaki::abs_bits(a[i + k * M]);
       m = b > m ? b : m;
@@ -98,7 +93,6 @@ __global__ void col_summaries(const F* __restrict__ b, int64_t K, int64_t N, Bit
       BitsOf<F> m = 0;
       int lo = ozaki::kNoLow;
       const int64_t k1 = k0 + kSummaryChunk < K ? k0 + kSummaryChunk : K;
-#pragma unroll kSummaryLoads
       for (int64_t k = k0 + threadIdx.x; k < k1; k += blockDim.x) {
         const BitsOf<F> v = ozaki::abs_bits(b[k + j * K]);
         m = v > m ? v : m;
@@ -132,7 +126,6 @@ __global__ void row_norms(const F* __restrict__ a, int64_t M, int64_t K, int64_t
   for (int64_t k0 = blockIdx.y * cols_per_block; k0 < K; k0 += gridDim.y * cols_per_block) {
     uint64_t n1 = 0, n2 = 0;
     const int64_t k1 = k0 + cols_per_block < K ? k0 + cols_per_block : K;
-#pragma unroll kSummaryLoads
     for (int64_t k = k0; k < k1; ++k) add_norm_terms(a[i + k * M], top, n1, n2);
     atomicAdd(s1 + i, static_cast<unsigned long long>(n1));
     atomicAdd(s2 + i, static_cast<unsigned long long>(n2));
@@ -148,7 +141,6 @@ __global__ void col_norms(const F* __restrict__ b, int64_t K, int64_t N, const B
          k0 += gridDim.y * static_cast<int64_t>(kSummaryChunk)) {
       uint64_t n1 = 0, n2 = 0;
       const int64_t k1 = k0 + kSummaryChunk < K ? k0 + kSummaryChunk : K;
-#pragma unroll kSummaryLoads
       for (int64_t k = k0 + threadIdx.x; k < k1; k += blockDim.x) add_norm_terms(b[k + j * K], top, n1, n2);
       for (int d = 16; d > 0; d /= 2) {
         n1 += __shfl_down_sync(0xffffffffu, n1, d);

@@ -30,11 +30,14 @@ run_capped() {  # name, cap seconds, command...: skipped once fewer than 10 s ar
 }
 # merge_reports DIR NAME: the accsum reports DIR/*.json (but NAME) as one document DIR/NAME.
 merge_reports() { python3 "$(dirname "${BASH_SOURCE[0]}")/merge_reports.py" "$@"; }
-# machine_header FILE: the card and the git revision, the first lines of a driver's log.
+# machine_header FILE: the card, the git revision of the tree and the binaries' commit ($B/COMMIT, written
+# where they were built: the tree copied to the GPU machine may carry an older .git), the first lines of a
+# driver's log.
 machine_header() {
   {
     nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv
     git rev-parse HEAD 2>/dev/null
+    [ -f "$B/COMMIT" ] && echo "binaries of commit $(cat "$B/COMMIT")"
   } > "$1" 2>&1
 }
 # The sum and dot drivers' steps (sum_speed.sh, sum_recheck.sh), writing into their work folder $W:
