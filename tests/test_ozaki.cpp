@@ -285,7 +285,8 @@ TEST(Ozaki, CudaFormsMatchTheDefinition) {
   EXPECT_TRUE(make_crt_small<uint64_t>(make_crt(8), ProductBound{8192, 25 + 24}).applies);    // B = 2^62 exactly
   EXPECT_FALSE(make_crt_small<uint64_t>(make_crt(13), ProductBound{8192, 25 + 25}).applies);  // B = 2^63: not an int64
   EXPECT_FALSE(make_crt_small<uint64_t>(make_crt(9), ProductBound{8192, 25 + 25}).applies);
-  EXPECT_TRUE(make_crt_limbs(make_crt(9), ProductBound{8192, 25 + 32}).small_wide.applies);  // U[-1,1)'s cr plan at K = 8192
+  EXPECT_TRUE(
+      make_crt_limbs(make_crt(9), ProductBound{8192, 25 + 32}).small_wide.applies);  // U[-1,1)'s cr plan at K = 8192
   EXPECT_FALSE(make_crt_small<uint64_t>(make_crt(2), ProductBound{8192, 10 + 10}).applies);  // P/2 below the bound
   std::mt19937_64 g(7);
   const int64_t top = int64_t{1} << kMaxSideBits;
@@ -359,8 +360,10 @@ Dataset spans25(int64_t M, int64_t N, int64_t K, uint64_t seed, bool wide, bool 
   auto value = [&](bool big, bool odd) {
     const int64_t lo = big ? int64_t{1} << 24 : 1, hi = big ? (int64_t{1} << 25) - 2 : (int64_t{1} << 24) - 1;
     int64_t k = std::uniform_int_distribution<int64_t>(lo, hi)(g);
-    if (odd) k |= 1;
-    else if (big) k &= ~int64_t{1};  // a multiple of 2^-24 in [1/2, 1): 24 bits
+    if (odd)
+      k |= 1;
+    else if (big)
+      k &= ~int64_t{1};  // a multiple of 2^-24 in [1/2, 1): 24 bits
     const float v = std::ldexp(static_cast<float>(k), -25);
     return g() % 2 ? -v : v;
   };
@@ -575,6 +578,22 @@ TEST(Ozaki, NormsLowerAnExactPlansModuli) {
       EXPECT_EQ(named(run_ozaki(d, {{"accuracy", "sgemm"}}).figures, "ozaki_exact"), 0.0) << what;
       EXPECT_EQ(named(run_ozaki(d, {{"slices", "8"}}).figures, "ozaki_slices"), 8) << what << ": a given L is kept";
     }
+}
+
+TEST(Ozaki, CeilSqrtIsExact) {
+  std::mt19937_64 g(5);
+  for (int t = 0; t < 2000; ++t) {
+    const uint64_t r = t < 1000 ? g() >> (t % 64) : g();
+    const u128 sq = static_cast<u128>(r) * r;
+    EXPECT_EQ(ceil_sqrt(sq), r);
+    if (r > 1) EXPECT_EQ(ceil_sqrt(sq - 1), r);
+    if (r < UINT64_MAX) EXPECT_EQ(ceil_sqrt(sq + 1), r + 1);
+  }
+  EXPECT_EQ(ceil_sqrt(0), 0u);
+  const u128 most = static_cast<u128>(UINT64_MAX) * UINT64_MAX;
+  EXPECT_EQ(ceil_sqrt(most), UINT64_MAX);
+  EXPECT_EQ(ceil_sqrt(most - 1), UINT64_MAX);
+  EXPECT_THROW(ceil_sqrt(most + 1), std::logic_error);
 }
 
 // The norms are summed only where they may lower L: the rule's bound within 3x (what uniform lines gain) of the

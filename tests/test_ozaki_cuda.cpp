@@ -98,7 +98,7 @@ TEST(OzakiCuda, PlansTheNormsLowerBitForBit) {
   for (const Params& q : {Params{}, Params{{"alpha", "2"}}, Params{{"alpha", "-0.75"}, {"beta", "1.5"}}}) {
     Dataset d = gen("uniform-sym", "33,40,8192", 23, q);
     for (int64_t i = 0; i < d.rows; ++i) {
-      d.a[i] = -0.75f;                                    // top exponent 0
+      d.a[i] = -0.75f;                                  // top exponent 0
       d.a[i + d.rows] = 0.25f + std::ldexp(1.0f, -25);  // lowest bit 2^-25: span 25
     }
     for (int64_t j = 0; j < d.cols; ++j) {

@@ -603,8 +603,8 @@ class OzakiCudaKernel : public Kernel {
   // column-major Mp x Np.
   Int8GemmShape block_shape(int64_t k0) const {
     const int kb = static_cast<int>(std::min<int64_t>(ozaki::kBlockK, Kp_ - k0));
-    Int8GemmShape s{static_cast<int>(Mp_), static_cast<int>(Np_), kb, static_cast<int>(Kp_), static_cast<int>(Kp_),
-                    static_cast<int>(Mp_), k0 > 0};
+    Int8GemmShape s{static_cast<int>(Mp_), static_cast<int>(Np_), kb,    static_cast<int>(Kp_),
+                    static_cast<int>(Kp_), static_cast<int>(Mp_), k0 > 0};
     s.batch = plan_.moduli;
     s.stride_a = Mp_ * Kp_;
     s.stride_b = Kp_ * Np_;

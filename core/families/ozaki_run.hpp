@@ -160,12 +160,15 @@ bool norms_may_lower(const Plan& cover, int64_t K, Accuracy accuracy, int moduli
          rule.as<U>() < (moduli_product_of<U>(cover.moduli - 1) >> 1) * kNormGain;
 }
 
-// ceil(sqrt(x)).
+// ceil(sqrt(x)) for x <= (2^64 - 1)^2 (the norms' product: below 2^127).
 inline uint64_t ceil_sqrt(u128 x) {
-  uint64_t r = static_cast<uint64_t>(std::sqrt(static_cast<long double>(x)));
+  constexpr uint64_t kMost = UINT64_MAX;
+  if (x > static_cast<u128>(kMost) * kMost) throw std::logic_error("ceil_sqrt: beyond 64 bits");
+  const long double root = std::sqrt(static_cast<long double>(x));
+  uint64_t r = root >= 0x1p64L ? kMost : static_cast<uint64_t>(root);
   while (r > 0 && static_cast<u128>(r) * r > x) --r;
-  while (r < UINT64_MAX && static_cast<u128>(r + 1) * (r + 1) <= x) ++r;
-  return static_cast<u128>(r) * r == x ? r : r + 1;
+  while (r < kMost && static_cast<u128>(r + 1) * (r + 1) <= x) ++r;
+  return static_cast<u128>(r) * r == x ? r : r + 1;  // r < kMost here when r^2 < x
 }
 
 template <class F>
