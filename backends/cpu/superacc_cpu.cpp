@@ -302,14 +302,15 @@ constexpr double kSubnormalSpacing = 0x1p-1074;
 // a the float sum of |term|. The kernels keep their lanes in named variables (an array of them stayed in memory).
 struct Sum2Lanes {
   v4d s = _mm256_setzero_pd(), c = _mm256_setzero_pd(), a = _mm256_setzero_pd();
-  // Two of TwoSum's subtractions and the |term| sum run on the FMA units as fnmadd(b, 1, a) = a - b and
-  // fmadd(b, 1, a) = a + b (the same single rounding): the adders alone were the bottleneck.
+  // Two of TwoSum's subtractions, the error's sum and the |term| sum run on the FMA units as fnmadd(b, 1, a) = a - b
+  // and fmadd(b, 1, a) = a + b (the same single rounding): four operations on the adders, four on the FMA units.
   inline void add(v4d x, v4d abs_mask) {
     const v4d one = _mm256_set1_pd(1.0);
     a = _mm256_fmadd_pd(_mm256_and_pd(x, abs_mask), one, a);
     const v4d sum = _mm256_add_pd(s, x);
     const v4d z = _mm256_sub_pd(sum, s);
-    c = _mm256_add_pd(c, _mm256_add_pd(_mm256_sub_pd(s, _mm256_fnmadd_pd(z, one, sum)), _mm256_fnmadd_pd(z, one, x)));
+    c = _mm256_fmadd_pd(_mm256_add_pd(_mm256_sub_pd(s, _mm256_fnmadd_pd(z, one, sum)), _mm256_fnmadd_pd(z, one, x)),
+                        one, c);
     s = sum;
   }
   // Whether every lane's sum of |term| is below kFrontMaxLaneAbs (NaN: not below).
