@@ -599,8 +599,8 @@ class OzakiCudaKernel : public Kernel {
     residues_cols<L><<<cg, 256>>>(b_.get(), p_.inner, p_.cols, Kp_, Np_, lines_->col_max(), plan_.bits_b, rb_.get());
   }
 
-  // The int8 products of the inner block from k0, one per modulus in one batched launch: T_l (+)= A_l^T B_l,
-  // column-major Mp x Np.
+  // The int8 products of the inner block from k0, one per modulus, as one strided batch (run as one launch or one
+  // per modulus, whichever the tuning found faster): T_l (+)= A_l^T B_l, column-major Mp x Np.
   Int8GemmShape block_shape(int64_t k0) const {
     const int kb = static_cast<int>(std::min<int64_t>(ozaki::kBlockK, Kp_ - k0));
     Int8GemmShape s{static_cast<int>(Mp_), static_cast<int>(Np_), kb,    static_cast<int>(Kp_),

@@ -15,7 +15,8 @@ namespace accsum::cuda {
 // One shape of product: C (m x n, leading dimension ldc) = A^T B (+ C with accumulate), where A is
 // stored k x m (leading dimension lda) and B k x n (leading dimension ldb); with batch > 1, `batch`
 // such products, the b-th on A + b stride_a, B + b stride_b, C + b stride_c (one launch pays the waves'
-// tail once; on an H100 that wins at N = 4096 and loses a little at 8192, so tune() times both).
+// tail once: on an H100 about 10 % faster at N = 4096, within the run-to-run spread at 8192; tune() times
+// it against `batch` single launches).
 struct Int8GemmShape {
   int m, n, k, lda, ldb, ldc;
   bool accumulate;
