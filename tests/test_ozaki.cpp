@@ -573,6 +573,8 @@ TEST(Ozaki, NormsLowerAnExactPlansModuli) {
         const Dataset e = spans25(20, 20, 32, seed, wide, transposed, q);
         const Result r = run_ozaki(e);
         EXPECT_EQ(named(r.figures, "ozaki_slices"), 7) << what;
+        EXPECT_LT(named(r.figures, "ozaki_product_bound_log2"), std::log2(static_cast<double>(moduli_product(7) / 2)));
+        EXPECT_GT(named(r.figures, "ozaki_product_bound_log2"), 50.0) << what;
         expect_exact(e);
       }
       EXPECT_EQ(named(run_ozaki(d, {{"accuracy", "sgemm"}}).figures, "ozaki_exact"), 0.0) << what;

@@ -283,6 +283,7 @@ std::vector<std::pair<std::string, double>> plan_info(const Plan& p, int64_t K, 
           {"ozaki_bits_b", static_cast<double>(p.bits_b)},
           {"ozaki_need_bits_a", static_cast<double>(p.need_a)},
           {"ozaki_need_bits_b", static_cast<double>(p.need_b)},
+          {"ozaki_product_bound_log2", p.bound.m == 0 ? 0.0 : std::log2(static_cast<double>(p.bound.m)) + p.bound.s},
           {"ozaki_rows_uncovered", static_cast<double>(p.rows_uncovered)},
           {"ozaki_cols_uncovered", static_cast<double>(p.cols_uncovered)},
           {"ozaki_exact", p.exact() ? 1.0 : 0.0}};
