@@ -180,8 +180,8 @@ Plan tighten_by_norms(const Plan& cover, int64_t K, const LinesOf<F>& rows, cons
   for (uint64_t v : rows.s2) ta = std::max(ta, v);
   for (uint64_t v : cols.s2) tb = std::max(tb, v);
   ProductBound b{ceil_sqrt(static_cast<u128>(ta + slack) * (tb + slack)), cover.need_a + cover.need_b - kNormFracBits};
-  if (b.s < 0) {  // B = ceil(m 2^s) as an integer
-    b.m = b.s <= -64 ? 1 : (b.m >> -b.s) + ((b.m & ((uint64_t{1} << -b.s) - 1)) != 0);
+  if (b.s < 0) {  // B = ceil(m 2^s) as an integer (s >= -kNormFracBits)
+    b.m = (b.m >> -b.s) + ((b.m & ((uint64_t{1} << -b.s) - 1)) != 0);
     b.s = 0;
   }
   for (int L = kMinModuli; L < cover.moduli; ++L)
