@@ -620,6 +620,24 @@ TEST(Ozaki, NormsAreTriedOnlyWhereUniformLinesWouldGain) {
   EXPECT_TRUE(norms_may_lower<double>(plan(16, 53, 52), 4096, Accuracy::cr, 0));
 }
 
+// Narrow lines at K = 1: 8 + 8 bits, K 2^16 > P_2/2 = 32640 by the rule, but |C'| = 129^2 = 16641 ((1/2 + 2^-8)
+// 2^8 = 129) by the norms (their scale 2^-32 cut to an integer bound, rounded up): two moduli, exact.
+TEST(Ozaki, NormsLowerAPlanBelowTheirOwnScale) {
+  Dataset d = gen("uniform", "3,2,1", 4);
+  for (auto& x : d.a) x = 0.5f + 0x1p-8f;
+  for (auto& x : d.b) x = -(0.5f + 0x1p-8f);
+  d.id = next_dataset_id();
+  const Lines rows = summarize_lines(d.a.data(), d.rows, d.inner, 1, d.rows),
+              cols = summarize_lines(d.b.data(), d.cols, d.inner, d.inner, 1);
+  const Plan cover = cover_plan(d.inner, rows, cols, 0), p = plan_for(d.inner, rows, cols, 0);
+  EXPECT_EQ(cover.moduli, 3);
+  EXPECT_EQ(p.moduli, 2);
+  EXPECT_EQ(p.bound.s, 0);
+  EXPECT_GE(p.bound.m, 16641u);
+  EXPECT_LE(p.bound.m, 16642u);
+  expect_exact(d);
+}
+
 // Lines whose norms are as large as the spans allow (every entry near 2^top) keep the rule's moduli.
 TEST(Ozaki, NormsKeepTheModuliWhereTheyCannotLowerThem) {
   Dataset d = spans25(12, 10, 32, 9, true);
