@@ -1,6 +1,7 @@
 #pragma once
 // What the gemm and dgemm tests share: generated products by family, a cpu run of an algorithm, a
-// figure of a result by name, and the family's judgement of a result (its oracle and metrics).
+// figure of a result by name, the family's judgement of a result (its oracle and metrics), and lines
+// of 25-bit spans.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -18,6 +19,20 @@ inline accsum::Dataset generate(const std::string& fam, const std::string& dist,
                                 uint64_t seed, accsum::Params extra) {
   extra["shape"] = shape;
   return accsum::family(fam).generate(accsum::GenSpec{dist, fam, 1, seed, 1e16, 1e16, extra});
+}
+
+// Gives every row of A and column of B (float matrices, K >= 3) a bit span of 25: an entry near 2^0 (top
+// exponent 0) and one whose lowest set bit is 2^-25; a new dataset id.
+inline void give_25_bit_spans(accsum::Dataset& d) {
+  for (int64_t i = 0; i < d.rows; ++i) {
+    d.a[i] = -0.75f;
+    d.a[i + d.rows] = 0.25f + std::ldexp(1.0f, -25);
+  }
+  for (int64_t j = 0; j < d.cols; ++j) {
+    d.b[j * d.inner] = 0.875f;
+    d.b[2 + j * d.inner] = -(0.25f + std::ldexp(3.0f, -25));
+  }
+  d.id = accsum::next_dataset_id();
 }
 
 inline accsum::Result run_cpu(const std::string& algo, const accsum::Dataset& d, const accsum::Params& user = {}) {

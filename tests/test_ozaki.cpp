@@ -406,15 +406,7 @@ u128 largest_product(const Dataset& d, const Plan& p) {
 // uncovered (and say so).
 TEST(Ozaki, SymmetricTwentyFiveBitDataTakeEightModuliAtK8192ByTheirNorms) {
   Dataset d = gen("uniform-sym", "5,4,8192", 21, {{"beta", "0.5"}});
-  for (int64_t i = 0; i < d.rows; ++i) {
-    d.a[i + 0 * d.rows] = -0.75f;                         // top exponent 0
-    d.a[i + 1 * d.rows] = 0.25f + std::ldexp(1.0f, -25);  // lowest bit 2^-25: span 25
-  }
-  for (int64_t j = 0; j < d.cols; ++j) {
-    d.b[0 + j * d.inner] = 0.875f;
-    d.b[2 + j * d.inner] = -(0.25f + std::ldexp(3.0f, -25));
-  }
-  d.id = next_dataset_id();
+  gemm_test::give_25_bit_spans(d);
   const Result r = run_ozaki(d);
   EXPECT_EQ(named(r.figures, "ozaki_need_bits_a"), 25.0);
   EXPECT_EQ(named(r.figures, "ozaki_need_bits_b"), 25.0);

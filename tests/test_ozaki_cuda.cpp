@@ -97,15 +97,7 @@ TEST(OzakiCuda, PlansTheNormsLowerBitForBit) {
   REQUIRE_BACKEND("cuda");
   for (const Params& q : {Params{}, Params{{"alpha", "2"}}, Params{{"alpha", "-0.75"}, {"beta", "1.5"}}}) {
     Dataset d = gen("uniform-sym", "33,40,8192", 23, q);
-    for (int64_t i = 0; i < d.rows; ++i) {
-      d.a[i] = -0.75f;                                  // top exponent 0
-      d.a[i + d.rows] = 0.25f + std::ldexp(1.0f, -25);  // lowest bit 2^-25: span 25
-    }
-    for (int64_t j = 0; j < d.cols; ++j) {
-      d.b[j * d.inner] = 0.875f;
-      d.b[2 + j * d.inner] = -(0.25f + std::ldexp(3.0f, -25));
-    }
-    d.id = next_dataset_id();
+    gemm_test::give_25_bit_spans(d);
     const Result g = run("cuda", d);
     expect_same(g, run("cpu", d), "25-bit spans at K = 8192");
     EXPECT_EQ(gemm_test::named(g.figures, "ozaki_slices"), 8.0);
