@@ -300,10 +300,23 @@ TEST(Ozaki, CudaFormsMatchTheDefinition) {
       ASSERT_EQ(residue_symmetric_chunks(chunks16(v), modulus(l)), residue_symmetric(v, modulus(l)))
           << v << " " << modulus(l);
   }
+  // The narrow form (sides of at most kNarrowSideBits bits): |v| <= 2^30, edges and random values.
+  const int32_t narrow_top = int32_t{1} << kNarrowSideBits;
+  for (int t = 0; t < 200000; ++t) {
+    int32_t v = static_cast<int32_t>(g() % (2 * static_cast<uint64_t>(narrow_top) + 1)) - narrow_top;
+    if (t % 3 == 1) v >>= g() % 31;
+    const int32_t edge[] = {0, 1, -1, narrow_top, -narrow_top, narrow_top - 1, 255, -255, 256, -256, 128, -128};
+    if (t < 12) v = edge[t];
+    for (int l = 0; l < kMaxModuli; ++l)
+      ASSERT_EQ(residue_symmetric_narrow(v, modulus(l)), residue_symmetric(v, modulus(l))) << v << " " << modulus(l);
+  }
   for (int shift = -128; shift <= 210; ++shift)
-    for (float x : {0.0f, 1.0f, -1.0f, 0x1p-149f, -0x1.fffffep127f, 0x1.234568p-3f, 3.0f, -2.5f}) {
-      if (std::fabs(std::ldexp(static_cast<double>(x), shift)) > 0x1p62) continue;
+    for (float x : {0.0f, 1.0f, -1.0f, 0x1p-149f, -0x1.fffffep127f, 0x1.234568p-3f, 3.0f, -2.5f, 0x1.fffffep-1f,
+                    -0x1.000002p-1f}) {
+      const double scaled = std::fabs(std::ldexp(static_cast<double>(x), shift));
+      if (scaled > 0x1p62) continue;
       ASSERT_EQ(scaled_integer_by(x, pow2(shift)), scaled_integer(x, shift)) << x << " " << shift;
+      if (scaled <= 0x1p30) ASSERT_EQ(scaled_integer_narrow(x, pow2(shift)), scaled_integer(x, shift)) << x << " " << shift;
     }
 }
 

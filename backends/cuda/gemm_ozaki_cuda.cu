@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -157,28 +158,40 @@ __global__ void col_norms(const F* __restrict__ b, int64_t K, int64_t N, const B
 // The L residues of kPack consecutive entries of one line (scaled by 2^(bits - line_top)), stored
 // as one char4 per plane at out[l * plane + at] (at a multiple of kPack: the padded dimensions are
 // multiples of kTile). Each entry's scaled integer is computed once; its residues come from
-// 32-bit remainders by constants (residue_symmetric_chunks: the values of residue_symmetric; doubles:
-// residue_symmetric_wide, the values of scaled_residue).
-template <int L>
+// 32-bit remainders by constants (residue_symmetric_chunks, or residue_symmetric_narrow for a side of at
+// most kNarrowSideBits bits: the values of residue_symmetric; doubles: residue_symmetric_wide, the values
+// of scaled_residue).
+template <int L, bool NARROW>
 __device__ __forceinline__ void store_residues(const float (&v)[kPack], uint32_t line_max, int bits,
                                                int8_t* __restrict__ out, size_t plane, size_t at) {
   const bool used = line_max != 0 && !ozaki::special_line(line_max);
   const double factor = used ? ozaki::pow2(bits - ozaki::line_top(line_max)) : 0.0;
-  ozaki::Chunks16 x[kPack];
+  auto store = [&](auto&& residue) {
 #pragma unroll
-  for (int c = 0; c < kPack; ++c) x[c] = ozaki::chunks16(used ? ozaki::scaled_integer_by(v[c], factor) : 0);
+    for (int l = 0; l < L; ++l) {
+      const char4 r = make_char4(static_cast<signed char>(residue(0, modulus(l))),
+                                 static_cast<signed char>(residue(1, modulus(l))),
+                                 static_cast<signed char>(residue(2, modulus(l))),
+                                 static_cast<signed char>(residue(3, modulus(l))));
+      *reinterpret_cast<char4*>(out + l * plane + at) = r;
+    }
+  };
+  if constexpr (NARROW) {
+    int32_t x[kPack];
 #pragma unroll
-  for (int l = 0; l < L; ++l) {
-    const char4 r = make_char4(static_cast<signed char>(ozaki::residue_symmetric_chunks(x[0], modulus(l))),
-                               static_cast<signed char>(ozaki::residue_symmetric_chunks(x[1], modulus(l))),
-                               static_cast<signed char>(ozaki::residue_symmetric_chunks(x[2], modulus(l))),
-                               static_cast<signed char>(ozaki::residue_symmetric_chunks(x[3], modulus(l))));
-    *reinterpret_cast<char4*>(out + l * plane + at) = r;
+    for (int c = 0; c < kPack; ++c) x[c] = used ? ozaki::scaled_integer_narrow(v[c], factor) : 0;
+    store([&](int c, int p) { return ozaki::residue_symmetric_narrow(x[c], p); });
+  } else {
+    ozaki::Chunks16 x[kPack];
+#pragma unroll
+    for (int c = 0; c < kPack; ++c) x[c] = ozaki::chunks16(used ? ozaki::scaled_integer_by(v[c], factor) : 0);
+    store([&](int c, int p) { return ozaki::residue_symmetric_chunks(x[c], p); });
   }
 }
-template <int L>
+template <int L, bool NARROW>
 __device__ __forceinline__ void store_residues(const double (&v)[kPack], uint64_t line_max, int bits,
                                                int8_t* __restrict__ out, size_t plane, size_t at) {
+  static_assert(!NARROW, "doubles take the wide form");
   const bool used = line_max != 0 && !ozaki::special_line(line_max);
   const int shift = used ? bits - ozaki::line_top(line_max) : 0;
   ozaki::ScaledInteger x[kPack];
@@ -198,7 +211,7 @@ __device__ __forceinline__ void store_residues(const double (&v)[kPack], uint64_
 // A (M x K, column-major) -> planes of Mp x Kp row-major residues (row i at i * Kp), through a
 // 32 x 32 shared tile (reads coalesced along i; each thread then stores kPack consecutive k of one
 // row i, a char4 per plane).
-template <int L, class F>
+template <int L, bool NARROW, class F>
 __global__ void __launch_bounds__(kTile* kRowsPerPass)
     residues_rows(const F* __restrict__ a, int64_t M, int64_t K, int64_t Mp, int64_t Kp,
                   const BitsOf<F>* __restrict__ max_bits, int bits, int8_t* __restrict__ out) {
@@ -218,7 +231,8 @@ __global__ void __launch_bounds__(kTile* kRowsPerPass)
       F v[kPack];
 #pragma unroll
       for (int c = 0; c < kPack; ++c) v[c] = tile[row][quad * kPack + c];
-      store_residues<L>(v, i < M ? max_bits[i] : BitsOf<F>{0}, bits, out, plane, static_cast<size_t>(i * Kp + k));
+      store_residues<L, NARROW>(v, i < M ? max_bits[i] : BitsOf<F>{0}, bits, out, plane,
+                                static_cast<size_t>(i * Kp + k));
       __syncthreads();
     }
 }
@@ -226,7 +240,7 @@ __global__ void __launch_bounds__(kTile* kRowsPerPass)
 // B (K x N, column-major) -> planes of Kp x Np column-major residues (column j at j * Kp); each
 // thread takes kPack consecutive k (one float4 load where K is a multiple of kPack: 16-byte
 // aligned, as cudaMalloc'd buffers are).
-template <int L, class F>
+template <int L, bool NARROW, class F>
 __global__ void residues_cols(const F* __restrict__ b, int64_t K, int64_t N, int64_t Kp, int64_t Np,
                               const BitsOf<F>* __restrict__ max_bits, int bits, int8_t* __restrict__ out) {
   const size_t plane = static_cast<size_t>(Kp * Np);
@@ -239,13 +253,13 @@ __global__ void residues_cols(const F* __restrict__ b, int64_t K, int64_t N, int
         if (j < N && K % kPack == 0 && k + kPack <= K) {
           const float4 q = *reinterpret_cast<const float4*>(b + k + j * K);
           v[0] = q.x, v[1] = q.y, v[2] = q.z, v[3] = q.w;
-          store_residues<L>(v, line_max, bits, out, plane, static_cast<size_t>(k + j * Kp));
+          store_residues<L, NARROW>(v, line_max, bits, out, plane, static_cast<size_t>(k + j * Kp));
           continue;
         }
       }
 #pragma unroll
       for (int c = 0; c < kPack; ++c) v[c] = k + c < K && j < N ? b[k + c + j * K] : F(0);
-      store_residues<L>(v, line_max, bits, out, plane, static_cast<size_t>(k + j * Kp));
+      store_residues<L, NARROW>(v, line_max, bits, out, plane, static_cast<size_t>(k + j * Kp));
     }
   }
 }
@@ -590,13 +604,27 @@ class OzakiCudaKernel : public Kernel {
     row_bound_ = ozaki::plan_row_bounds(plan_, K, row_norms, col_norms, alpha_);
   }
 
+  // A side of at most kNarrowSideBits bits (floats only) takes the 32-bit residue form.
   template <int L>
   void make_residues() {
-    dim3 block(kTile, kRowsPerPass);
-    dim3 rg(capped(Kp_ / kTile, 1 << 20), capped(Mp_ / kTile, 65535));
-    residues_rows<L><<<rg, block>>>(a_.get(), p_.rows, p_.inner, Mp_, Kp_, lines_->row_max(), plan_.bits_a, ra_.get());
-    dim3 cg(capped((Kp_ / kPack + 255) / 256, 1 << 20), capped(Np_, 65535));
-    residues_cols<L><<<cg, 256>>>(b_.get(), p_.inner, p_.cols, Kp_, Np_, lines_->col_max(), plan_.bits_b, rb_.get());
+    const dim3 block(kTile, kRowsPerPass);
+    const dim3 rg(capped(Kp_ / kTile, 1 << 20), capped(Mp_ / kTile, 65535));
+    const dim3 cg(capped((Kp_ / kPack + 255) / 256, 1 << 20), capped(Np_, 65535));
+    const int64_t M = p_.rows, N = p_.cols, K = p_.inner;
+    with_narrow(plan_.bits_a, [&](auto narrow) {
+      residues_rows<L, decltype(narrow)::value>
+          <<<rg, block>>>(a_.get(), M, K, Mp_, Kp_, lines_->row_max(), plan_.bits_a, ra_.get());
+    });
+    with_narrow(plan_.bits_b, [&](auto narrow) {
+      residues_cols<L, decltype(narrow)::value>
+          <<<cg, 256>>>(b_.get(), K, N, Kp_, Np_, lines_->col_max(), plan_.bits_b, rb_.get());
+    });
+  }
+  template <class Fn>
+  static void with_narrow(int bits, Fn&& fn) {
+    if constexpr (std::is_same_v<F, float>)
+      if (bits <= ozaki::kNarrowSideBits) return fn(std::true_type{});
+    fn(std::false_type{});
   }
 
   // The int8 products of the inner block from k0, one per modulus, as one strided batch (run as one launch or one

@@ -695,12 +695,32 @@ ACCSUM_HD Chunks16 chunks16(int64_t v) {
   c.negative = v < 0;
   return c;
 }
+// The symmetric residue of v from |v| mod p (r in [0, p)) and the sign of v.
+ACCSUM_HD int symmetric_of(uint32_t r, bool negative, int p) {
+  const int s = negative && r != 0 ? p - static_cast<int>(r) : static_cast<int>(r);
+  return s > (p - 1) / 2 ? s - p : s;
+}
 ACCSUM_HD int residue_symmetric_chunks(const Chunks16& c, int p) {
   const uint32_t up = static_cast<uint32_t>(p);
   const uint32_t w1 = (uint32_t{1} << 16) % up, w2 = w1 * w1 % up, w3 = w2 * w1 % up;  // 2^(16 i) mod p
-  const uint32_t r = (c.d[0] + c.d[1] * w1 + c.d[2] * w2 + c.d[3] * w3) % up;
-  const int s = c.negative && r != 0 ? p - static_cast<int>(r) : static_cast<int>(r);
-  return s > (p - 1) / 2 ? s - p : s;
+  return symmetric_of((c.d[0] + c.d[1] * w1 + c.d[2] * w2 + c.d[3] * w3) % up, c.negative, p);
+}
+
+// The same for a side of at most kNarrowSideBits bits (|v| <= 2^30, as every float plan of data whose
+// lines span at most 30 bits has): the scaled integer as an int32, whose magnitude is one 32-bit
+// remainder by the constant p away from the residue; about half the integer work of the chunks.
+constexpr int kNarrowSideBits = 30;
+ACCSUM_HD int32_t scaled_integer_narrow(float x, double factor) {
+  const double v = static_cast<double>(x) * factor;  // exact, as in scaled_integer_by
+#if defined(__CUDA_ARCH__)
+  return __double2int_rn(v);
+#else
+  return static_cast<int32_t>(std::rint(v));
+#endif
+}
+ACCSUM_HD int residue_symmetric_narrow(int32_t v, int p) {
+  const uint32_t mag = v < 0 ? 0u - static_cast<uint32_t>(v) : static_cast<uint32_t>(v);
+  return symmetric_of(mag % static_cast<uint32_t>(p), v < 0, p);
 }
 
 // scaled_residue(x, shift, p) of a double, split as the cuda backend uses it: the scaled integer
