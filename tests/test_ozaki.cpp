@@ -316,7 +316,8 @@ TEST(Ozaki, CudaFormsMatchTheDefinition) {
       const double scaled = std::fabs(std::ldexp(static_cast<double>(x), shift));
       if (scaled > 0x1p62) continue;
       ASSERT_EQ(scaled_integer_by(x, pow2(shift)), scaled_integer(x, shift)) << x << " " << shift;
-      if (scaled <= 0x1p30) ASSERT_EQ(scaled_integer_narrow(x, pow2(shift)), scaled_integer(x, shift)) << x << " " << shift;
+      if (scaled <= 0x1p30)
+        ASSERT_EQ(scaled_integer_narrow(x, pow2(shift)), scaled_integer(x, shift)) << x << " " << shift;
     }
 }
 

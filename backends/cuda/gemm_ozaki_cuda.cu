@@ -169,10 +169,9 @@ __device__ __forceinline__ void store_residues(const float (&v)[kPack], uint32_t
   auto store = [&](auto&& residue) {
 #pragma unroll
     for (int l = 0; l < L; ++l) {
-      const char4 r = make_char4(static_cast<signed char>(residue(0, modulus(l))),
-                                 static_cast<signed char>(residue(1, modulus(l))),
-                                 static_cast<signed char>(residue(2, modulus(l))),
-                                 static_cast<signed char>(residue(3, modulus(l))));
+      const char4 r = make_char4(
+          static_cast<signed char>(residue(0, modulus(l))), static_cast<signed char>(residue(1, modulus(l))),
+          static_cast<signed char>(residue(2, modulus(l))), static_cast<signed char>(residue(3, modulus(l))));
       *reinterpret_cast<char4*>(out + l * plane + at) = r;
     }
   };
@@ -587,21 +586,33 @@ class OzakiCudaKernel : public Kernel {
     }
     const bool sums_first = ozaki::chooses_by_bound(accuracy_, moduli_);
     if (sums_first) norm_sums();
-    ozaki::LinesOf<F> rows, cols;
-    l.read_back(sums_first, &rows, &cols);
-    const ozaki::Plan cover = ozaki::cover_plan(K, rows, cols, moduli_);
+    // The GPU waits while the host plans: the lines, norms and bounds are members, so that their storage
+    // is reused from call to call (fresh pages cost more than the plan's arithmetic).
+    l.read_back(sums_first, &rows_, &cols_);
+    const ozaki::Plan cover = ozaki::cover_plan(K, rows_, cols_, moduli_);
+    row_bound_.assign(static_cast<size_t>(M), 0.0);  // an exact plan's bound
     if (!ozaki::needs_norms<F>(cover, K, accuracy_, moduli_)) {
       plan_ = cover;
-      row_bound_.assign(static_cast<size_t>(M), 0.0);  // an exact plan's bound
       return;
     }
     if (!sums_first) {
       norm_sums();
-      l.read_back(true, &rows, &cols);
+      l.read_back(true, &rows_, &cols_);
     }
-    const ozaki::LineNorms row_norms = ozaki::norms_of(rows), col_norms = ozaki::norms_of(cols);
-    plan_ = ozaki::refine_plan(K, rows, cols, cover, accuracy_, moduli_, row_norms, col_norms);
-    row_bound_ = ozaki::plan_row_bounds(plan_, K, row_norms, col_norms, alpha_);
+    // The norms as doubles: for a choice by the bound, and for the row bounds of a plan that is not exact
+    // (an exact plan lowered by the norms needs only their integer sums).
+    const bool by_bound = sums_first;
+    if (by_bound) {
+      ozaki::norms_into(rows_, row_norms_);
+      ozaki::norms_into(cols_, col_norms_);
+    }
+    plan_ = ozaki::refine_plan(K, rows_, cols_, cover, accuracy_, moduli_, row_norms_, col_norms_);
+    if (plan_.exact()) return;
+    if (!by_bound) {
+      ozaki::norms_into(rows_, row_norms_);
+      ozaki::norms_into(cols_, col_norms_);
+    }
+    ozaki::plan_row_bounds(plan_, K, row_norms_, col_norms_, alpha_, row_bound_);
   }
 
   // A side of at most kNarrowSideBits bits (floats only) takes the 32-bit residue form.
@@ -703,6 +714,8 @@ class OzakiCudaKernel : public Kernel {
   int moduli_;
   ozaki::Accuracy accuracy_;
   std::vector<double> row_bound_;
+  ozaki::LinesOf<F> rows_, cols_;           // the lines' summaries as read back
+  ozaki::LineNorms row_norms_, col_norms_;  // and their norms, where the plan needs them
   int64_t Mp_, Np_, Kp_;
   F alpha_ = 1, beta_ = 0;
   DeviceBuffer<F> a_, b_, c_, out_;

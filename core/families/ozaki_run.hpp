@@ -116,9 +116,9 @@ LinesOf<F> summarize_lines(const F* x, int64_t count, int64_t len, int64_t line_
 }
 
 // What the error bound needs of the lines (zero and IEEE-special lines: span 0, norms 0).
+// Into n, whose storage is reused (no allocation, no fresh pages, when the sizes repeat).
 template <class F>
-LineNorms norms_of(const LinesOf<F>& l) {
-  LineNorms n;
+void norms_into(const LinesOf<F>& l, LineNorms& n) {
   const size_t count = l.low.size();
   n.span.resize(count);
   n.n1.resize(count);
@@ -133,6 +133,11 @@ LineNorms norms_of(const LinesOf<F>& l) {
     n.step[i] = exp2_of<F>(top);
     n.step_n2[i] = n.n2[i] > 0 ? n.step[i] / n.n2[i] : 0.0;
   }
+}
+template <class F>
+LineNorms norms_of(const LinesOf<F>& l) {
+  LineNorms n;
+  norms_into(l, n);
   return n;
 }
 
@@ -250,19 +255,19 @@ Plan plan_for(int64_t K, const LinesOf<F>& rows, const LinesOf<F>& cols, int mod
   return refine_plan(K, rows, cols, cover, accuracy, moduli, norms_of(rows), norms_of(cols));
 }
 
-// bound_i of every row (core/numerics/ozaki_bound.hpp): |alpha| max_j E_ij.
+// bound_i of every row (core/numerics/ozaki_bound.hpp), |alpha| max_j E_ij, into b (storage reused); an inexact
+// plan needs the lines' norms.
 template <class F>
-std::vector<double> plan_row_bounds(const Plan& p, int64_t K, const LineNorms& row_norms, const LineNorms& col_norms,
-                                    F alpha) {
-  if (p.exact()) return std::vector<double>(row_norms.span.size(), 0.0);
-  std::vector<double> b = row_bounds(row_norms, col_norms, p, K);
+void plan_row_bounds(const Plan& p, int64_t K, const LineNorms& row_norms, const LineNorms& col_norms, F alpha,
+                     std::vector<double>& b) {
+  row_bounds(row_norms, col_norms, p, K, b);
   for (double& v : b) v *= std::fabs(static_cast<double>(alpha));
-  return b;
 }
 template <class F>
 std::vector<double> plan_row_bounds(const Plan& p, int64_t K, const LinesOf<F>& rows, const LinesOf<F>& cols, F alpha) {
-  if (p.exact()) return std::vector<double>(rows.low.size(), 0.0);
-  return plan_row_bounds(p, K, norms_of(rows), norms_of(cols), alpha);
+  std::vector<double> b(rows.low.size(), 0.0);
+  if (!p.exact()) plan_row_bounds(p, K, norms_of(rows), norms_of(cols), alpha, b);
+  return b;
 }
 
 // The result's values: the M x N entries, then the M row bounds (Result::what says so; the gemm

@@ -170,17 +170,18 @@ bool meets_sgemm_target(const LineMaximaByBits& rows, const LineMaximaByBits& co
   return t <= gamma_k<F>(K);
 }
 
-// bound_i / |alpha|: max_j of (1) for row i under a plan (0 for a covered row meeting covered columns).
-inline std::vector<double> row_bounds(const LineNorms& rows, const LineNorms& cols, const Plan& p, int64_t K) {
+// bound_i / |alpha|: max_j of (1) for row i under a plan (0 for a covered row meeting covered columns), into
+// `out` (its storage reused: the cuda backend plans every call on the host while the GPU waits).
+inline void row_bounds(const LineNorms& rows, const LineNorms& cols, const Plan& p, int64_t K,
+                       std::vector<double>& out) {
   const LineMaxima c = line_maxima(cols, p.bits_b);
   const double hb = c.step * std::ldexp(1.0, -p.bits_b - 1);  // max_j db_j
   const double ha = std::ldexp(1.0, -p.bits_a - 1);
-  std::vector<double> out(rows.span.size(), 0.0);
+  out.resize(rows.span.size());
   for (size_t i = 0; i < out.size(); ++i) {
     const double da = rows.span[i] > p.bits_a ? rows.step[i] * ha : 0.0;
     out[i] = (da * c.n1 + hb * rows.n1[i] + static_cast<double>(K) * da * hb) * kRoundUp;
   }
-  return out;
 }
 
 }  // namespace accsum::ozaki
