@@ -41,7 +41,7 @@ constexpr int kRowsPerPass = 8;  // thread rows of a residue tile block (32 x 8 
 constexpr int kPack = 4;         // residues stored per thread and plane (one char4: 4 bytes)
 static_assert(kTile * kRowsPerPass == kTile * (kTile / kPack),
               "a residue tile block stores its 32 x 32 tile in one pass");
-constexpr int kSummaryChunk = 2048;       // column summaries: entries per block
+constexpr int kSummaryChunk = 8192;       // column summaries and norms: entries per block
 constexpr int kCombineCols = 8;           // columns per combine thread: its set-up (parameters, CRT form) amortized
 constexpr double kInt8PeakOps = 1979e12;  // H100/H200 SXM dense INT8 tensor-core peak (ops/s)
 
@@ -64,28 +64,60 @@ __device__ __forceinline__ uint64_t warp_max_bits(uint64_t v) {
   return v;
 }
 
-// Row summaries of A (M x K, column-major): threads along rows (coalesced), a chunk of columns each.
+// Entries per 16-byte load: the summary and norm passes read V consecutive entries of a column at once
+// where the columns' length is a multiple of V (then every such group is 16-byte aligned, as cudaMalloc'd
+// buffers are), else one at a time (V = 1).
 template <class F>
+constexpr int kVec = 16 / static_cast<int>(sizeof(F));
+template <int V, class F>
+__device__ __forceinline__ void load_entries(const F* __restrict__ x, F (&v)[V]) {
+  if constexpr (V == 1) {
+    v[0] = *x;
+  } else if constexpr (sizeof(F) == 4) {
+    const float4 q = *reinterpret_cast<const float4*>(x);
+    v[0] = q.x, v[1] = q.y, v[2] = q.z, v[3] = q.w;
+  } else {
+    const double2 q = *reinterpret_cast<const double2*>(x);
+    v[0] = q.x, v[1] = q.y;
+  }
+}
+template <class F>
+__device__ __forceinline__ void add_summary(F x, BitsOf<F>& m, int& lo) {
+  const BitsOf<F> b = ozaki::abs_bits(x);
+  m = b > m ? b : m;
+  if (b < ozaki::Format<F>::kInf) lo = min(lo, ozaki::low_exponent(b));
+}
+
+// Row summaries of A (M x K, column-major): a thread takes V consecutive rows (one load per column,
+// coalesced along the rows) over a chunk of columns.
+template <int V, class F>
 __global__ void row_summaries(const F* __restrict__ a, int64_t M, int64_t K, int64_t cols_per_block,
                               BitsOf<F>* __restrict__ max_bits, int* __restrict__ low) {
-  const int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+  const int64_t i = (blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x) * V;
   if (i >= M) return;
   for (int64_t k0 = blockIdx.y * cols_per_block; k0 < K; k0 += gridDim.y * cols_per_block) {
-    BitsOf<F> m = 0;
-    int lo = ozaki::kNoLow;
+    BitsOf<F> m[V] = {};
+    int lo[V];
+#pragma unroll
+    for (int c = 0; c < V; ++c) lo[c] = ozaki::kNoLow;
     const int64_t k1 = k0 + cols_per_block < K ? k0 + cols_per_block : K;
     for (int64_t k = k0; k < k1; ++k) {
-      const BitsOf<F> b = ozaki::abs_bits(a[i + k * M]);
-      m = b > m ? b : m;
-      if (b < ozaki::Format<F>::kInf) lo = min(lo, ozaki::low_exponent(b));
+      F v[V];
+      load_entries<V>(a + i + k * M, v);
+#pragma unroll
+      for (int c = 0; c < V; ++c) add_summary(v[c], m[c], lo[c]);
     }
-    atomic_max_bits(max_bits + i, m);
-    atomicMin(low + i, lo);
+#pragma unroll
+    for (int c = 0; c < V; ++c) {
+      atomic_max_bits(max_bits + i + c, m[c]);
+      atomicMin(low + i + c, lo[c]);
+    }
   }
 }
 
-// Column summaries of B (K x N, column-major): a block per (column, chunk), warp reductions.
-template <class F>
+// Column summaries of B (K x N, column-major): a block per (column, chunk), V entries per load, warp
+// reductions.
+template <int V, class F>
 __global__ void col_summaries(const F* __restrict__ b, int64_t K, int64_t N, BitsOf<F>* __restrict__ max_bits,
                               int* __restrict__ low) {
   for (int64_t j = blockIdx.x; j < N; j += gridDim.x)
@@ -94,10 +126,11 @@ __global__ void col_summaries(const F* __restrict__ b, int64_t K, int64_t N, Bit
       BitsOf<F> m = 0;
       int lo = ozaki::kNoLow;
       const int64_t k1 = k0 + kSummaryChunk < K ? k0 + kSummaryChunk : K;
-      for (int64_t k = k0 + threadIdx.x; k < k1; k += blockDim.x) {
-        const BitsOf<F> v = ozaki::abs_bits(b[k + j * K]);
-        m = v > m ? v : m;
-        if (v < ozaki::Format<F>::kInf) lo = min(lo, ozaki::low_exponent(v));
+      for (int64_t k = k0 + threadIdx.x * V; k < k1; k += blockDim.x * V) {
+        F v[V];
+        load_entries<V>(b + k + j * K, v);
+#pragma unroll
+        for (int c = 0; c < V; ++c) add_summary(v[c], m, lo);
       }
       m = warp_max_bits(m);
       lo = __reduce_min_sync(0xffffffffu, lo);
@@ -109,7 +142,8 @@ __global__ void col_summaries(const F* __restrict__ b, int64_t K, int64_t N, Bit
 }
 
 // The integer norm sums S1, S2 of each line (core/numerics/ozaki_bound.hpp), given the lines' max
-// bits from the summaries above: integer atomics, so the sums do not depend on the order.
+// bits from the summaries above: integer atomics, so the sums do not depend on the order. Zero and
+// IEEE-special lines keep sums of 0.
 template <class F>
 __device__ __forceinline__ void add_norm_terms(F v, int top, uint64_t& s1, uint64_t& s2) {
   if (ozaki::finite_scalar(v)) {
@@ -117,32 +151,58 @@ __device__ __forceinline__ void add_norm_terms(F v, int top, uint64_t& s1, uint6
     s2 += ozaki::norm2_term(v, top);
   }
 }
-template <class F>
+template <class B>
+__device__ __forceinline__ bool summed_line(B max_bits) {
+  return max_bits != 0 && !ozaki::special_line(max_bits);
+}
+template <int V, class F>
 __global__ void row_norms(const F* __restrict__ a, int64_t M, int64_t K, int64_t cols_per_block,
                           const BitsOf<F>* __restrict__ max_bits, unsigned long long* __restrict__ s1,
                           unsigned long long* __restrict__ s2) {
-  const int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
-  if (i >= M || max_bits[i] == 0 || ozaki::special_line(max_bits[i])) return;
-  const int top = ozaki::line_top(max_bits[i]);
+  const int64_t i = (blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x) * V;
+  if (i >= M) return;
+  bool summed[V], any = false;
+  int top[V];
+#pragma unroll
+  for (int c = 0; c < V; ++c) {
+    summed[c] = summed_line(max_bits[i + c]);
+    top[c] = ozaki::line_top(max_bits[i + c]);
+    any = any || summed[c];
+  }
+  if (!any) return;
   for (int64_t k0 = blockIdx.y * cols_per_block; k0 < K; k0 += gridDim.y * cols_per_block) {
-    uint64_t n1 = 0, n2 = 0;
+    uint64_t n1[V] = {}, n2[V] = {};
     const int64_t k1 = k0 + cols_per_block < K ? k0 + cols_per_block : K;
-    for (int64_t k = k0; k < k1; ++k) add_norm_terms(a[i + k * M], top, n1, n2);
-    atomicAdd(s1 + i, static_cast<unsigned long long>(n1));
-    atomicAdd(s2 + i, static_cast<unsigned long long>(n2));
+    for (int64_t k = k0; k < k1; ++k) {
+      F v[V];
+      load_entries<V>(a + i + k * M, v);
+#pragma unroll
+      for (int c = 0; c < V; ++c) add_norm_terms(v[c], top[c], n1[c], n2[c]);
+    }
+#pragma unroll
+    for (int c = 0; c < V; ++c)
+      if (summed[c]) {
+        atomicAdd(s1 + i + c, static_cast<unsigned long long>(n1[c]));
+        atomicAdd(s2 + i + c, static_cast<unsigned long long>(n2[c]));
+      }
   }
 }
-template <class F>
+template <int V, class F>
 __global__ void col_norms(const F* __restrict__ b, int64_t K, int64_t N, const BitsOf<F>* __restrict__ max_bits,
                           unsigned long long* __restrict__ s1, unsigned long long* __restrict__ s2) {
   for (int64_t j = blockIdx.x; j < N; j += gridDim.x) {
-    if (max_bits[j] == 0 || ozaki::special_line(max_bits[j])) continue;
+    if (!summed_line(max_bits[j])) continue;
     const int top = ozaki::line_top(max_bits[j]);
     for (int64_t k0 = blockIdx.y * static_cast<int64_t>(kSummaryChunk); k0 < K;
          k0 += gridDim.y * static_cast<int64_t>(kSummaryChunk)) {
       uint64_t n1 = 0, n2 = 0;
       const int64_t k1 = k0 + kSummaryChunk < K ? k0 + kSummaryChunk : K;
-      for (int64_t k = k0 + threadIdx.x; k < k1; k += blockDim.x) add_norm_terms(b[k + j * K], top, n1, n2);
+      for (int64_t k = k0 + threadIdx.x * V; k < k1; k += blockDim.x * V) {
+        F v[V];
+        load_entries<V>(b + k + j * K, v);
+#pragma unroll
+        for (int c = 0; c < V; ++c) add_norm_terms(v[c], top, n1, n2);
+      }
       for (int d = 16; d > 0; d /= 2) {
         n1 += __shfl_down_sync(0xffffffffu, n1, d);
         n2 += __shfl_down_sync(0xffffffffu, n2, d);
@@ -571,18 +631,34 @@ class OzakiCudaKernel : public Kernel {
   void summarize_and_plan() {
     const int64_t M = p_.rows, N = p_.cols, K = p_.inner;
     constexpr int64_t kColsPerBlock = 64;  // row summaries and norms: columns per block
-    const dim3 rg(capped((M + 255) / 256, 1 << 30), capped((K + kColsPerBlock - 1) / kColsPerBlock, 65535));
+    // 16-byte loads where the columns of A (B) are a multiple of kVec entries long.
+    const bool rows_vec = M % kVec<F> == 0, cols_vec = K % kVec<F> == 0;
+    const int64_t rows_per_block = 256 * (rows_vec ? kVec<F> : 1);
+    const dim3 rg(capped((M + rows_per_block - 1) / rows_per_block, 1 << 30),
+                  capped((K + kColsPerBlock - 1) / kColsPerBlock, 65535));
     const dim3 cg(capped(N, 1 << 30), capped((K + kSummaryChunk - 1) / kSummaryChunk, 65535));
     LineSummaries<F>& l = *lines_;
     auto norm_sums = [&] {
       if (K == 0) return;
-      row_norms<<<rg, 256>>>(a_.get(), M, K, kColsPerBlock, l.row_max(), l.row_s(), l.row_s() + M);
-      col_norms<<<cg, 256>>>(b_.get(), K, N, l.col_max(), l.col_s(), l.col_s() + N);
+      if (rows_vec)
+        row_norms<kVec<F>><<<rg, 256>>>(a_.get(), M, K, kColsPerBlock, l.row_max(), l.row_s(), l.row_s() + M);
+      else
+        row_norms<1><<<rg, 256>>>(a_.get(), M, K, kColsPerBlock, l.row_max(), l.row_s(), l.row_s() + M);
+      if (cols_vec)
+        col_norms<kVec<F>><<<cg, 256>>>(b_.get(), K, N, l.col_max(), l.col_s(), l.col_s() + N);
+      else
+        col_norms<1><<<cg, 256>>>(b_.get(), K, N, l.col_max(), l.col_s(), l.col_s() + N);
     };
     l.clear();
     if (K > 0) {
-      row_summaries<<<rg, 256>>>(a_.get(), M, K, kColsPerBlock, l.row_max(), l.row_low());
-      col_summaries<<<cg, 256>>>(b_.get(), K, N, l.col_max(), l.col_low());
+      if (rows_vec)
+        row_summaries<kVec<F>><<<rg, 256>>>(a_.get(), M, K, kColsPerBlock, l.row_max(), l.row_low());
+      else
+        row_summaries<1><<<rg, 256>>>(a_.get(), M, K, kColsPerBlock, l.row_max(), l.row_low());
+      if (cols_vec)
+        col_summaries<kVec<F>><<<cg, 256>>>(b_.get(), K, N, l.col_max(), l.col_low());
+      else
+        col_summaries<1><<<cg, 256>>>(b_.get(), K, N, l.col_max(), l.col_low());
     }
     const bool sums_first = ozaki::chooses_by_bound(accuracy_, moduli_);
     if (sums_first) norm_sums();
