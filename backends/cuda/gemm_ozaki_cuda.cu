@@ -627,21 +627,18 @@ class OzakiCudaKernel : public Kernel {
       // One row per thread: the norm terms' conversions make this pass compute-bound, and 4 (doubles: 2) rows
       // per thread measured slower on an H100 (0.128 against 0.101 ms at N = 8192).
       row_norms<<<rg_one, 256>>>(a_.get(), M, K, kColsPerBlock, l.row_max(), l.row_s(), l.row_s() + M);
-      if (cols_vec)
-        col_norms<kVec<F>><<<cg, 256>>>(b_.get(), K, N, l.col_max(), l.col_s(), l.col_s() + N);
-      else
-        col_norms<1><<<cg, 256>>>(b_.get(), K, N, l.col_max(), l.col_s(), l.col_s() + N);
+      with_vec(cols_vec, [&](auto v) {
+        col_norms<decltype(v)::value><<<cg, 256>>>(b_.get(), K, N, l.col_max(), l.col_s(), l.col_s() + N);
+      });
     };
     l.clear();
     if (K > 0) {
-      if (rows_vec)
-        row_summaries<kVec<F>><<<rg, 256>>>(a_.get(), M, K, kColsPerBlock, l.row_max(), l.row_low());
-      else
-        row_summaries<1><<<rg, 256>>>(a_.get(), M, K, kColsPerBlock, l.row_max(), l.row_low());
-      if (cols_vec)
-        col_summaries<kVec<F>><<<cg, 256>>>(b_.get(), K, N, l.col_max(), l.col_low());
-      else
-        col_summaries<1><<<cg, 256>>>(b_.get(), K, N, l.col_max(), l.col_low());
+      with_vec(rows_vec, [&](auto v) {
+        row_summaries<decltype(v)::value><<<rg, 256>>>(a_.get(), M, K, kColsPerBlock, l.row_max(), l.row_low());
+      });
+      with_vec(cols_vec, [&](auto v) {
+        col_summaries<decltype(v)::value><<<cg, 256>>>(b_.get(), K, N, l.col_max(), l.col_low());
+      });
     }
     const bool sums_first = ozaki::chooses_by_bound(accuracy_, moduli_);
     if (sums_first) norm_sums();
@@ -689,6 +686,12 @@ class OzakiCudaKernel : public Kernel {
       residues_cols<L, decltype(narrow)::value>
           <<<cg, 256>>>(b_.get(), K, N, Kp_, Np_, lines_->col_max(), plan_.bits_b, rb_.get());
     });
+  }
+  // fn(V) with V = kVec<F> (16-byte loads) when `vec`, else 1, as a std::integral_constant.
+  template <class Fn>
+  static void with_vec(bool vec, Fn&& fn) {
+    if (vec) return fn(std::integral_constant<int, kVec<F>>{});
+    fn(std::integral_constant<int, 1>{});
   }
   template <class Fn>
   static void with_narrow(int bits, Fn&& fn) {
