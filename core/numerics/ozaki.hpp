@@ -706,8 +706,8 @@ ACCSUM_HD int residue_symmetric_chunks(const Chunks16& c, int p) {
   return symmetric_of((c.d[0] + c.d[1] * w1 + c.d[2] * w2 + c.d[3] * w3) % up, c.negative, p);
 }
 
-// The same for a side of at most kNarrowSideBits bits (|v| <= 2^30, as every float plan of data whose
-// lines span at most 30 bits has): the scaled integer as an int32, whose magnitude is one 32-bit
+// The same for a plan's side of at most kNarrowSideBits bits (then |v| <= 2^30; floats on lines that span
+// at most 30 bits, the usual case): the scaled integer as an int32, whose magnitude is one 32-bit
 // remainder by the constant p away from the residue; about half the integer work of the chunks.
 constexpr int kNarrowSideBits = 30;
 ACCSUM_HD int32_t scaled_integer_narrow(float x, double factor) {
