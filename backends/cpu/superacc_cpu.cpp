@@ -839,16 +839,8 @@ class SuperaccKernel : public ScalarKernel {
   SuperaccKernel(const Problem& p, const Params& q) : p_(p), c_(superacc_config(q)), bounded_(superacc_bounded(q)) {}
   // Within a bound first; exactly when the bound leaves the rounding open (rare but for ill-conditioned data).
   double run() override {
-    SuperaccOf<DOT> acc;
-    acc.clear();
-    if (bounded_) {
-      double bound = 0, out;
-      accumulate<DOT>(p_, c_, acc, &bound);
-      if (round_within(acc, bound, out)) return out;
-      acc.clear();
-    }
-    accumulate<DOT>(p_, c_, acc);
-    return acc.round();
+    return round_bounded_then_exact<SuperaccOf<DOT>>(
+        bounded_, [&](SuperaccOf<DOT>& acc, double* bound) { accumulate<DOT>(p_, c_, acc, bound); });
   }
 
  private:

@@ -51,6 +51,22 @@ bool round_within(const SA& acc, double bound, double& out) {
   return true;
 }
 
+// The cpu and cpu-mt kernels' run: with `bounded`, accumulate(acc, &bound) first and round when round_within decides;
+// otherwise (or when it does not) accumulate(acc, nullptr) exactly into a cleared acc and round.
+template <class SA, class Accumulate>
+double round_bounded_then_exact(bool bounded, Accumulate&& accumulate) {
+  SA acc;
+  acc.clear();
+  if (bounded) {
+    double bound = 0, out;
+    accumulate(acc, &bound);
+    if (round_within(acc, bound, out)) return out;
+    acc.clear();
+  }
+  accumulate(acc, nullptr);
+  return acc.round();
+}
+
 // The parameters every superacc algorithm takes, with this backend's measured default.
 std::vector<ParamSpec> superacc_params(int default_fpe, int default_early_exit);
 SuperaccConfig superacc_config(const Params& p);

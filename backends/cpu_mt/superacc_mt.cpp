@@ -43,16 +43,8 @@ class SuperaccMt : public ScalarKernel {
       : p_(p), cfg_(cpu::superacc_config(q)), threads_(threads_of(q)), bounded_(cpu::superacc_bounded(q)) {}
   // Within a bound first; exactly when the bound leaves the rounding open (rare but for ill-conditioned data).
   double run() override {
-    SA acc;
-    acc.clear();
-    if (bounded_) {
-      double bound = 0, out;
-      accumulate_threads(p_, cfg_, threads_, acc, &bound);
-      if (cpu::round_within(acc, bound, out)) return out;
-      acc.clear();
-    }
-    accumulate_threads(p_, cfg_, threads_, acc);
-    return acc.round();
+    return cpu::round_bounded_then_exact<SA>(
+        bounded_, [&](SA& acc, double* bound) { accumulate_threads(p_, cfg_, threads_, acc, bound); });
   }
 
  private:

@@ -397,14 +397,12 @@ __device__ __forceinline__ double finish_from_residues(const int (&r)[L], const 
 template <class F>
 struct CrtFormOf {
   using type = ozaki::CrtLimbs;
-  static type make(const ozaki::Plan& p, int64_t K) {
-    return ozaki::make_crt_limbs(ozaki::make_crt(p.moduli), p.bound);
-  }
+  static type make(const ozaki::Plan& p) { return ozaki::make_crt_limbs(ozaki::make_crt(p.moduli), p.bound); }
 };
 template <>
 struct CrtFormOf<double> {
   using type = CrtDouble;
-  static type make(const ozaki::Plan& p, int64_t K) {
+  static type make(const ozaki::Plan& p) {
     type k;
     k.full = ozaki::make_crt<double>(p.moduli);
     k.small = ozaki::make_crt_small<ozaki::u128>(k.full, p.bound);
@@ -520,7 +518,13 @@ class LineSummaries {
     cols->max_bits.assign(max + M_, max + M_ + N_);
     rows->low.assign(low, low + M_);
     cols->low.assign(low + M_, low + M_ + N_);
-    if (!sums) return;
+    if (!sums) {  // no sums this time: none kept from an earlier call (clear keeps the storage)
+      for (auto* l : {rows, cols}) {
+        l->s1.clear();
+        l->s2.clear();
+      }
+      return;
+    }
     rows->s1.assign(s, s + M_);
     rows->s2.assign(s + M_, s + 2 * M_);
     cols->s1.assign(s + 2 * M_, s + 2 * M_ + N_);
@@ -769,7 +773,7 @@ class OzakiCudaKernel : public Kernel {
       g.alpha_power_of_two = ozaki::power_of_two_scalar<F>(g.alpha_m);
     }
     dim3 grid(capped((p_.rows + 255) / 256, 1 << 20), capped((p_.cols + kCombineCols - 1) / kCombineCols, 65535));
-    combine<L, F><<<grid, 256>>>(t_.get(), g, CrtFormOf<F>::make(plan_, p_.inner), out_.get());
+    combine<L, F><<<grid, 256>>>(t_.get(), g, CrtFormOf<F>::make(plan_), out_.get());
   }
 
   Problem p_;

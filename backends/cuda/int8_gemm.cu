@@ -84,6 +84,23 @@ int current_device() {
   return d;
 }
 
+// The choice of a shape on this device, if tuned.
+bool tuned_choice(const Int8GemmShape& s, Tuned* out) {
+  std::lock_guard<std::mutex> lock(tuned_mutex);
+  const auto it = tuned_shapes.find(std::make_pair(current_device(), s));
+  if (it == tuned_shapes.end()) return false;
+  if (out) *out = it->second;
+  return true;
+}
+
+// One product of a batch's shape.
+Int8GemmShape single_of(const Int8GemmShape& s) {
+  Int8GemmShape one = s;
+  one.batch = 1;
+  one.stride_a = one.stride_b = one.stride_c = 0;
+  return one;
+}
+
 }  // namespace
 
 bool Int8GemmShape::operator<(const Int8GemmShape& o) const {
@@ -134,62 +151,38 @@ Int8Gemm::Choice Int8Gemm::fastest(const Int8GemmShape& s, const int8_t* a, cons
 }
 
 double Int8Gemm::tune(const Int8GemmShape& s, const int8_t* a, const int8_t* b, int32_t* c) {
-  const auto key = std::make_pair(current_device(), s);
-  auto known = [&](const std::pair<int, Int8GemmShape>& k, Tuned* out) {
-    std::lock_guard<std::mutex> lock(tuned_mutex);
-    const auto it = tuned_shapes.find(k);
-    if (it == tuned_shapes.end()) return false;
-    *out = it->second;
-    if (workspace_.size() < out->workspace) workspace_ = DeviceBuffer<char>(out->workspace);
-    return true;
-  };
-  Tuned choice{};
-  if (known(key, &choice)) return 0.0;
+  if (tuned_choice(s, nullptr)) return 0.0;
   TuningClock t;
   ACCSUM_CUDA_CHECK(cudaEventRecord(t.whole));
-  choice = fastest(s, a, b, c);
+  Tuned choice = fastest(s, a, b, c);
   if (s.batch > 1) {  // one launch against `batch` launches of the single shape: whichever is faster here
-    Int8GemmShape one = s;
-    one.batch = 1;
-    one.stride_a = one.stride_b = one.stride_c = 0;
-    const auto one_key = std::make_pair(key.first, one);
+    const Int8GemmShape one = single_of(s);
     Tuned single{};
-    if (!known(one_key, &single)) {
+    if (!tuned_choice(one, &single)) {
       single = fastest(one, a, b, c);
       std::lock_guard<std::mutex> lock(tuned_mutex);
-      tuned_shapes[one_key] = single;
+      tuned_shapes[std::make_pair(current_device(), one)] = single;
     }
     if (single.ms * s.batch < choice.ms) choice = Tuned{single.algo, single.workspace, single.ms * s.batch, true};
   }
   const double seconds = t.elapsed_ms(t.whole) * 1e-3;
   std::lock_guard<std::mutex> lock(tuned_mutex);
-  tuned_shapes[key] = choice;
+  tuned_shapes[std::make_pair(current_device(), s)] = choice;
   return seconds;
 }
 
-bool Int8Gemm::tuned(const Int8GemmShape& s) const {
-  std::lock_guard<std::mutex> lock(tuned_mutex);
-  return tuned_shapes.count(std::make_pair(current_device(), s)) != 0;
-}
+bool Int8Gemm::tuned(const Int8GemmShape& s) const { return tuned_choice(s, nullptr); }
 
 int Int8Gemm::launches(const Int8GemmShape& s) const {
-  std::lock_guard<std::mutex> lock(tuned_mutex);
-  const auto it = tuned_shapes.find(std::make_pair(current_device(), s));
-  return it != tuned_shapes.end() && it->second.split ? s.batch : 1;
+  Tuned t{};
+  return tuned_choice(s, &t) && t.split ? s.batch : 1;
 }
 
 void Int8Gemm::run(const Int8GemmShape& s, const int8_t* a, const int8_t* b, int32_t* c) {
-  Tuned t;
-  {
-    std::lock_guard<std::mutex> lock(tuned_mutex);
-    const auto it = tuned_shapes.find(std::make_pair(current_device(), s));
-    if (it == tuned_shapes.end()) throw std::logic_error("Int8Gemm::run before tune for this shape");
-    t = it->second;
-  }
+  Tuned t{};
+  if (!tuned_choice(s, &t)) throw std::logic_error("Int8Gemm::run before tune for this shape");
   if (workspace_.size() < t.workspace) workspace_ = DeviceBuffer<char>(t.workspace);  // tuned by another instance
-  Int8GemmShape one = s;
-  if (t.split) one.batch = 1, one.stride_a = one.stride_b = one.stride_c = 0;
-  Descriptors d(one);
+  Descriptors d(t.split ? single_of(s) : s);
   const int32_t one_i = 1, zero = 0;
   for (int i = 0; i < (t.split ? s.batch : 1); ++i)
     check_lt(cublasLtMatmul(lt_, d.op, &one_i, a + i * s.stride_a, d.a, b + i * s.stride_b, d.b,

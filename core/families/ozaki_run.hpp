@@ -218,9 +218,11 @@ Plan plan_by_bound(int64_t K, const LinesOf<F>& rows, const LinesOf<F>& cols, co
     if (bit_budget<F>(L, std::max<int64_t>(K, 1)) < 0) continue;
     Plan p = cr;  // the same needs; only the split of L's budget is tried here, O(1)
     split_bits<F>(p, L, K);
-    if (meets_sgemm_target<F>(rm, cm, p.bits_a, p.bits_b, K))
-      return make_plan<F>(K, rows.max_bits.data(), rows.low.data(), static_cast<int64_t>(rows.low.size()),
-                          cols.max_bits.data(), cols.low.data(), static_cast<int64_t>(cols.low.size()), L);
+    if (meets_sgemm_target<F>(rm, cm, p.bits_a, p.bits_b, K)) {
+      count_uncovered<F>(p, rows.max_bits.data(), rows.low.data(), static_cast<int64_t>(rows.low.size()),
+                         cols.max_bits.data(), cols.low.data(), static_cast<int64_t>(cols.low.size()));
+      return p;
+    }
   }
   return cr;
 }

@@ -331,11 +331,10 @@ ACCSUM_HD int residue_positive(int32_t v, int p) {
   const int r = v % p;
   return r < 0 ? r + p : r;
 }
-// The symmetric residue of v modulo p, an int8 (see the header comment).
-ACCSUM_HD int residue_symmetric(int64_t v, int p) {
-  const int r = residue_positive(v, p);
-  return r > (p - 1) / 2 ? r - p : r;
-}
+// The symmetric representative of a residue r in [0, p), an int8 (see the header comment).
+ACCSUM_HD int to_symmetric(int r, int p) { return r > (p - 1) / 2 ? r - p : r; }
+// The symmetric residue of v modulo p.
+ACCSUM_HD int residue_symmetric(int64_t v, int p) { return to_symmetric(residue_positive(v, p), p); }
 
 // 2^s mod p (s >= 0), by squaring.
 ACCSUM_HD int pow2_mod(int s, int p) {
@@ -357,8 +356,7 @@ ACCSUM_HD int scaled_residue(F x, int shift, int p) {
   int e = 0;
   const double f = frexp(v, &e);
   const int64_t m = static_cast<int64_t>(ldexp(f, 53));
-  const int r = residue_positive(m, p) * pow2_mod(e - 53, p) % p;
-  return r > (p - 1) / 2 ? r - p : r;
+  return to_symmetric(residue_positive(m, p) * pow2_mod(e - 53, p) % p, p);
 }
 
 // Small divisions of the exact integers (host: the CRT weights).
@@ -697,8 +695,7 @@ ACCSUM_HD Chunks16 chunks16(int64_t v) {
 }
 // The symmetric residue of v from |v| mod p (r in [0, p)) and the sign of v.
 ACCSUM_HD int symmetric_of(uint32_t r, bool negative, int p) {
-  const int s = negative && r != 0 ? p - static_cast<int>(r) : static_cast<int>(r);
-  return s > (p - 1) / 2 ? s - p : s;
+  return to_symmetric(negative && r != 0 ? p - static_cast<int>(r) : static_cast<int>(r), p);
 }
 ACCSUM_HD int residue_symmetric_chunks(const Chunks16& c, int p) {
   const uint32_t up = static_cast<uint32_t>(p);
@@ -746,8 +743,7 @@ ACCSUM_HD ScaledInteger scaled_integer_wide(double x, int shift) {
 ACCSUM_HD int residue_symmetric_wide(const ScaledInteger& v, int p) {
   const int r0 = residue_symmetric_chunks(chunks16(v.m), p);  // the chunks are shared by an entry's moduli
   if (v.s == 0) return r0;
-  const int r = (r0 < 0 ? r0 + p : r0) * pow2_mod(v.s, p) % p;
-  return r > (p - 1) / 2 ? r - p : r;
+  return to_symmetric((r0 < 0 ? r0 + p : r0) * pow2_mod(v.s, p) % p, p);
 }
 
 // A bound B = m 2^s on every |C'_ij| of a plan (m > 0 or B = 0): bits() is the smallest t with B < 2^t.
@@ -964,6 +960,15 @@ bool below_half_product(const ProductBound& b, int moduli) {
   return b.bits() < static_cast<int>(8 * sizeof(U)) && b.as<U>() < (moduli_product_of<U>(moduli) >> 1);
 }
 
+// The lines whose span exceeds a plan's bits (p.rows_uncovered, p.cols_uncovered), counted anew.
+template <class F = float>
+void count_uncovered(Plan& p, const typename Format<F>::Bits* row_max, const int* row_low, int64_t M,
+                     const typename Format<F>::Bits* col_max, const int* col_low, int64_t N) {
+  p.rows_uncovered = p.cols_uncovered = 0;
+  for (int64_t i = 0; i < M; ++i) p.rows_uncovered += line_span(row_max[i], row_low[i]) > p.bits_a;
+  for (int64_t j = 0; j < N; ++j) p.cols_uncovered += line_span(col_max[j], col_low[j]) > p.bits_b;
+}
+
 // The plan for inner dimension K and the line summaries of A's rows and B's columns; moduli = 0
 // chooses L (see the header comment), else L = moduli.
 template <class F = float>
@@ -981,8 +986,7 @@ Plan make_plan(int64_t K, const typename Format<F>::Bits* row_max, const int* ro
       }
   }
   split_bits<F>(p, moduli, K);
-  for (int64_t i = 0; i < M; ++i) p.rows_uncovered += line_span(row_max[i], row_low[i]) > p.bits_a;
-  for (int64_t j = 0; j < N; ++j) p.cols_uncovered += line_span(col_max[j], col_low[j]) > p.bits_b;
+  count_uncovered<F>(p, row_max, row_low, M, col_max, col_low, N);
   return p;
 }
 
