@@ -172,7 +172,7 @@ TEST(FpeSumSerial, FastTwoSumR2StepIsTheR2Step) {
 }
 
 // The step unrolled for R (core/numerics/fpe_step.hpp: zero operations left out, both 2Sums) gives the
-// values of Algorithm 1 + Renormalize for an element, a product and a lane merge, on
+// values of Algorithm 1 + Renormalize for an element, a product, a batch of raw values and a lane merge, on
 // accumulators holding 1 .. R terms, after cancellation, with zero and tiny inputs.
 template <int R, class O>
 void expect_unrolled_step_is_readable(uint64_t seed) {
@@ -184,7 +184,15 @@ void expect_unrolled_step_is_readable(uint64_t seed) {
   for (int trial = 0; trial < 30000; ++trial) {
     if (trial % 500 == 0) std::fill(a, a + R, 0.0), std::fill(b, b + R, 0.0);
     const double x = trial % 7 == 0 && trial % 3 == 0 ? -a[0] : draw(), y = draw();  // -a[0]: cancellation
-    switch (trial % 3) {
+    switch (trial % 4) {
+      case 3: {  // a batch: R raw values (overlapping, zeros, a short batch's zero tail)
+        double c[R];
+        const int k = 1 + static_cast<int>(rng() % R);
+        for (int l = 0; l < R; ++l) c[l] = l >= k ? 0.0 : l == 1 && trial % 5 == 0 ? -c[0] : draw();
+        fpe_acc_add_terms<R>(a, R, c, k);
+        fpe_step::step<R, R, O>(b, c);
+        break;
+      }
       case 0: {
         fpe_acc_add<R>(a, R, x, 0.0);
         fpe_step::step<R, 1, O>(b, &x);

@@ -5,11 +5,11 @@
 // Vectorised: the step of core/numerics/fpe_step.hpp (R fixed, zero operations left out; R = 2: the
 // step with Fast2Sum where it is exact, core/numerics/fpe_step_r2.hpp) runs on AVX2 vectors whose 4
 // slots are 4 lanes. Lane g takes the 16-byte groups g, g + G, ..., so Q adjacent lanes read 2Q
-// contiguous doubles per round: a thread walks a tile of lanes through the data, round by round,
-// each round of the tile one contiguous run, the next round's run (G lanes on) prefetched: the
-// hardware prefetchers stop at page boundaries and would restart on every 4 KiB page of a run. The tree's merges go 4
-// pairs to a vector. Elements past the last full round, and inputs with fewer than Q lanes, take the same step on
-// scalars.
+// contiguous doubles per round: a thread walks a tile of lanes through the data, the rounds that
+// fill one step (P elements a lane) at a time, each round of the tile one contiguous run, the next
+// step's runs (G lanes on) prefetched: the hardware prefetchers stop at page boundaries and would
+// restart on every 4 KiB page of a run. The tree's merges go 4 pairs to a vector. Elements past the
+// last full step, and inputs with fewer than Q lanes, take the readable step (fpe_acc_lane).
 #include <immintrin.h>
 
 #include <algorithm>
@@ -74,24 +74,11 @@ constexpr int kBlockLanes = kVecs * kVecLanes;  // Q
 template <int R>
 constexpr int64_t kTileLanes = (int64_t(128) << 10) / (R * 8);
 
-// One element (or product) into a lane, as scalars.
+// P, the elements a step takes, and the rounds (2 elements of each lane) that fill one step.
 template <int R, bool Dot>
-inline void scalar_elem(double* a, const double* x, const double* y, int64_t i) {
-  if (Dot) {
-    double v[2];
-    fpe_acc_product(x[i], y[i], v[0], v[1]);
-    fpe_step::step<R, 2, ScalarOps>(a, v);
-  } else {
-    fpe_step::step<R, 1, ScalarOps>(a, x + i);
-  }
-}
-
-// Lane g's elements from group j on (the serial order), into a (R terms).
+constexpr int kBatch = fpe_acc_batch(R, Dot);
 template <int R, bool Dot>
-void scalar_rest(double* a, const double* x, const double* y, int64_t n, int64_t G, int64_t j) {
-  for (; kFusedVec * j < n; j += G)
-    for (int64_t i = kFusedVec * j; i < std::min(kFusedVec * (j + 1), n); ++i) scalar_elem<R, Dot>(a, x, y, i);
-}
+constexpr int kRoundsPerStep = kBatch<R, Dot> >= kFusedVec ? kBatch<R, Dot> / kFusedVec : 1;
 
 // One round's 2 elements of 4 lanes from p[0 .. 8): k0 = (l0 k0, l2 k0, l1 k0, l3 k0), k1 the
 // same for each lane's second element. The slots hold lanes (0, 2, 1, 3).
@@ -101,59 +88,65 @@ inline void round_elems(const double* p, __m256d& k0, __m256d& k1) {
   k1 = _mm256_unpackhi_pd(v0, v1);
 }
 
-// One element (a sum) or product (a dot) into 4 lanes.
+// P elements (a sum) or products (a dot) into 4 lanes, in order.
 template <int R, bool Dot>
-inline void vec_elem(__m256d* a, __m256d xv, __m256d yv) {
+inline void vec_step(__m256d* a, const __m256d* xv, const __m256d* yv) {
+  constexpr int P = kBatch<R, Dot>;
   if constexpr (Dot) {
-    const __m256d h = _mm256_mul_pd(xv, yv);
-    const __m256d t = _mm256_fmsub_pd(xv, yv, h);  // 2MultFMA: fma(x, y, -h), one rounding
-    if constexpr (R == 2) {
-      fpe_step::step2_dot<AvxSplitOps>(a, h, t);
-    } else {
-      __m256d v[2] = {h, t};
-      fpe_step::step<R, 2, AvxOps>(a, v);
+    __m256d v[2 * P];
+    for (int e = 0; e < P; ++e) {
+      v[2 * e] = _mm256_mul_pd(xv[e], yv[e]);
+      v[2 * e + 1] = _mm256_fmsub_pd(xv[e], yv[e], v[2 * e]);  // 2MultFMA: fma(x, y, -h), one rounding
     }
+    if constexpr (R == 2)
+      fpe_step::step2_dot<AvxSplitOps>(a, v[0], v[1]);
+    else
+      fpe_step::step<R, 2 * P, AvxOps>(a, v);
   } else if constexpr (R == 2) {
-    fpe_step::step2_sum<AvxSplitOps>(a, xv);
+    fpe_step::step2_sum<AvxSplitOps>(a, xv[0]);
   } else {
-    fpe_step::step<R, 1, AvxOps>(a, &xv);
+    fpe_step::step<R, P, AvxOps>(a, xv);
   }
 }
 
 constexpr int kSlotLane[kVecLanes] = {0, 2, 1, 3};
 constexpr int64_t kLineDoubles = 8;  // a 64-byte cache line
 
-// Lanes [g, g + blocks * Q) (a tile) over every full round, then their remaining elements as
-// scalars; states to st[lane * R]. A round of the tile is one contiguous run of memory, the
-// tile's states stay in L2 between rounds, each block of Q lanes in registers while it takes its
-// 2Q elements: first each vector's first element, then each one's second (independent chains
-// side by side). The next round's run is prefetched one block at a time.
+// Lanes [g, g + blocks * Q) (a tile) over every full run of kRoundsPerStep rounds, then their
+// remaining elements as scalars; states to st[lane * R]. A round of the tile is one contiguous
+// run of memory, the tile's states stay in L2 between rounds, each block of Q lanes in registers
+// while it takes its elements, kVecs independent step chains side by side. The next rounds' runs
+// are prefetched one block at a time.
 template <int R, bool Dot>
 void lane_tile(const double* x, const double* y, int64_t n, int64_t G, int64_t g, int64_t blocks, double* st) {
+  constexpr int RB = kRoundsPerStep<R, Dot>, E = kFusedVec * RB, P = kBatch<R, Dot>;  // E elements a lane
   std::unique_ptr<__m256d[]> state(new __m256d[blocks * kVecs * R]);
   for (int64_t k = 0; k < blocks * kVecs * R; ++k) state[k] = _mm256_setzero_pd();
   const int64_t width = kFusedVec * kBlockLanes * blocks;  // doubles of the tile per round
-  const int64_t stride = kFusedVec * G;
+  const int64_t stride = kFusedVec * G, step = RB * stride;
   int64_t base = kFusedVec * g;
-  for (; base + width <= n; base += stride) {
-    const bool prefetch = base + stride + width <= n;
+  for (; base + step - stride + width <= n; base += step) {
+    const bool prefetch = base + 2 * step - stride + width <= n;
     for (int64_t b = 0; b < blocks; ++b) {
       const int64_t off = base + b * kFusedVec * kBlockLanes;
       if (prefetch)
-        for (int64_t c = 0; c < kFusedVec * kBlockLanes; c += kLineDoubles) {
-          _mm_prefetch(reinterpret_cast<const char*>(x + off + stride + c), _MM_HINT_T0);
-          if (Dot) _mm_prefetch(reinterpret_cast<const char*>(y + off + stride + c), _MM_HINT_T0);
-        }
-      __m256d a[kVecs][R], xk[2][kVecs], yk[2][kVecs];
+        for (int r = 0; r < RB; ++r)
+          for (int64_t c = 0; c < kFusedVec * kBlockLanes; c += kLineDoubles) {
+            _mm_prefetch(reinterpret_cast<const char*>(x + off + step + r * stride + c), _MM_HINT_T0);
+            if (Dot) _mm_prefetch(reinterpret_cast<const char*>(y + off + step + r * stride + c), _MM_HINT_T0);
+          }
+      __m256d a[kVecs][R], xk[kVecs][E], yk[kVecs][E];
       __m256d* sb = &state[b * kVecs * R];
       for (int u = 0; u < kVecs; ++u) {
         for (int l = 0; l < R; ++l) a[u][l] = sb[u * R + l];
-        const int64_t o = off + u * kFusedVec * kVecLanes;
-        round_elems(x + o, xk[0][u], xk[1][u]);
-        if (Dot) round_elems(y + o, yk[0][u], yk[1][u]);
+        for (int r = 0; r < RB; ++r) {
+          const int64_t o = off + r * stride + u * kFusedVec * kVecLanes;
+          round_elems(x + o, xk[u][2 * r], xk[u][2 * r + 1]);
+          if (Dot) round_elems(y + o, yk[u][2 * r], yk[u][2 * r + 1]);
+        }
       }
-      for (int k = 0; k < kFusedVec; ++k)
-        for (int u = 0; u < kVecs; ++u) vec_elem<R, Dot>(a[u], xk[k][u], yk[k][u]);
+      for (int e = 0; e < E; e += P)
+        for (int u = 0; u < kVecs; ++u) vec_step<R, Dot>(a[u], xk[u] + e, yk[u] + e);
       for (int u = 0; u < kVecs; ++u)
         for (int l = 0; l < R; ++l) sb[u * R + l] = a[u][l];
     }
@@ -164,8 +157,8 @@ void lane_tile(const double* x, const double* y, int64_t n, int64_t G, int64_t g
       _mm256_store_pd(t, state[v * R + l]);
       for (int s = 0; s < kVecLanes; ++s) st[(g + v * kVecLanes + kSlotLane[s]) * R + l] = t[s];
     }
-  const int64_t j = base / kFusedVec;  // the first group not taken
-  for (int64_t q = 0; q < blocks * kBlockLanes; ++q) scalar_rest<R, Dot>(st + (g + q) * R, x, y, n, G, j + q);
+  const int64_t j = base / kFusedVec;  // the first group not taken, where a batch starts
+  for (int64_t q = 0; q < blocks * kBlockLanes; ++q) fpe_acc_lane(st + (g + q) * R, R, x, Dot ? y : nullptr, n, G, j + q);
 }
 
 // Levels w_lo <= w < w_hi of the pairwise tree over st[0 .. count lanes): pair (p, p + w) for
@@ -204,7 +197,7 @@ double fpe_acc_mt(const double* x, const double* y, int64_t n, int threads) {
         lane_tile<R, Dot>(x, y, n, G, b * kBlockLanes, std::min(tile_blocks, b1 - b), st.data());
     });
   } else {
-    for (int64_t g = 0; g < G; ++g) scalar_rest<R, Dot>(&st[g * R], x, y, n, G, g);
+    for (int64_t g = 0; g < G; ++g) fpe_acc_lane(&st[g * R], R, x, Dot ? y : nullptr, n, G, g);
   }
   const int64_t P = pow2_floor(T), sub = G / P;
   parallel_chunks(P, static_cast<int>(P), [&](int, int64_t b0, int64_t b1) {
@@ -216,27 +209,12 @@ double fpe_acc_mt(const double* x, const double* y, int64_t n, int threads) {
 
 // R = 16, 32: the readable step (as the serial definition), lanes split among the threads.
 template <int R>
-void lane_generic(const double* x, const double* y, int64_t n, int64_t G, int64_t g, double* a) {
-  for (int l = 0; l < R; ++l) a[l] = 0.0;
-  for (int64_t j = g * kFusedVec; j < n; j += G * kFusedVec)
-    for (int64_t i = j; i < std::min(j + kFusedVec, n); ++i) {
-      if (y) {
-        double h, t;
-        fpe_acc_product(x[i], y[i], h, t);
-        fpe_acc_add<R>(a, R, h, t);
-      } else {
-        fpe_acc_add<R>(a, R, x[i], 0.0);
-      }
-    }
-}
-
-template <int R>
 double fpe_acc_mt_generic(const double* x, const double* y, int64_t n, int threads) {
   const int64_t G = fused_lanes(n);
-  std::vector<double> st(G * R);
+  std::vector<double> st(G * R, 0.0);
   const int T = static_cast<int>(std::min<int64_t>(std::max(1, threads), G));
   parallel_chunks(G, T, [&](int, int64_t g0, int64_t g1) {
-    for (int64_t g = g0; g < g1; ++g) lane_generic<R>(x, y, n, G, g, &st[g * R]);
+    for (int64_t g = g0; g < g1; ++g) fpe_acc_lane(&st[g * R], R, x, y, n, G, g);
   });
   const int64_t P = pow2_floor(T), sub = G / P;
   parallel_chunks(P, static_cast<int>(P), [&](int, int64_t b0, int64_t b1) {

@@ -3,8 +3,9 @@
 // per input vector, as dpsumk's fused kernel: backends/cuda/agent/dpsumk_agent.cuh); then the lane
 // tree: a thread's lanes, warp shuffles, the warps of a block in shared memory, and merge
 // launches over the block states until one is left. The root's R terms are rounded on the host
-// (fpe_acc_finish), so the bits are those of the cpu serial definition. R = 2 takes the step
-// without its zero operations (fpe_acc_add2_*, 2Sum as two_sum_ordered: same values).
+// (fpe_acc_finish), so the bits are those of the cpu serial definition. R = 2 takes one element a
+// step, without its zero operations (fpe_acc_add2_*, 2Sum as two_sum_ordered: same values); larger
+// R take P = fpe_acc_batch(R) elements a step (stream_lane_batches), unrolled up to R = 8.
 #include <algorithm>
 #include <memory>
 #include <vector>
@@ -34,23 +35,15 @@ constexpr int lanes_per_thread() {
 constexpr int kUnrolledR = 8;
 using StepOps = fpe_step::ScalarOrderedOps;
 
-template <int R, bool Dot>
-__device__ __forceinline__ void step(double* a, double x, double y) {
+// R = 2, one element (product) a step: the step without its zero operations.
+template <bool Dot>
+__device__ __forceinline__ void step2(double* a, double x, double y) {
   if (Dot) {
-    double v[2];
-    fpe_acc_product(x, y, v[0], v[1]);
-    if (R == 2)
-      fpe_acc_add2_dot<TwoSumOrdered>(a, v[0], v[1]);
-    else if (R <= kUnrolledR)
-      fpe_step::step<R <= kUnrolledR ? R : 2, 2, StepOps>(a, v);
-    else
-      fpe_acc_add<R>(a, R, v[0], v[1]);
-  } else if (R == 2) {
-    fpe_acc_add2_sum<TwoSumOrdered>(a, x);
-  } else if (R <= kUnrolledR) {
-    fpe_step::step<R <= kUnrolledR ? R : 2, 1, StepOps>(a, &x);
+    double h, t;
+    fpe_acc_product(x, y, h, t);
+    fpe_acc_add2_dot<TwoSumOrdered>(a, h, t);
   } else {
-    fpe_acc_add<R>(a, R, x, 0.0);
+    fpe_acc_add2_sum<TwoSumOrdered>(a, x);
   }
 }
 
@@ -61,6 +54,24 @@ __device__ __forceinline__ void merge(double* a, const double* b) {
     fpe_step::step<R <= kUnrolledR ? R : 2, R <= kUnrolledR ? R : 2, StepOps>(a, b);
   else
     fpe_acc_merge<R>(a, b, R);
+}
+
+// P = fpe_acc_batch(R, Dot) elements (products) into a, P > 1: one step of up to 8 terms.
+template <int R, bool Dot>
+__device__ __forceinline__ void step_batch(double* a, const double* xs, const double* ys) {
+  constexpr int P = fpe_acc_batch(R, Dot), K = Dot ? 2 * P : P;  // terms
+  double v[K];
+#pragma unroll
+  for (int e = 0; e < P; ++e) {
+    if (Dot)
+      fpe_acc_product(xs[e], ys[e], v[2 * e], v[2 * e + 1]);
+    else
+      v[e] = xs[e];
+  }
+  if (R <= kUnrolledR)
+    fpe_step::step<R <= kUnrolledR ? R : K, K, StepOps>(a, v);
+  else
+    fpe_acc_add_terms<R>(a, R, v, K);
 }
 
 // The lane tree among the block's threads: threads t and t + off merge for off = 1, 2, ... <
@@ -113,8 +124,14 @@ __global__ void __launch_bounds__(kThreads) lanes_kernel(const double* __restric
 #pragma unroll
     for (int l = 0; l < R; ++l) a[k][l] = 0.0;
   const int64_t g0 = (int64_t(blockIdx.x) * kThreads + threadIdx.x) * LPT;
-  if (g0 < G)
-    stream_lanes<LPT, U, Dot>(x, y, n, G, g0, [&](int l, double xi, double yi) { step<R, Dot>(a[l], xi, yi); });
+  constexpr int P = fpe_acc_batch(R, Dot);
+  if (g0 < G) {
+    if constexpr (P == 1)
+      stream_lanes<LPT, U, Dot>(x, y, n, G, g0, [&](int l, double xi, double yi) { step2<Dot>(a[l], xi, yi); });
+    else
+      stream_lane_batches<LPT, U, P, Dot>(x, y, n, G, g0,
+                                          [&](int l, const double* xs, const double* ys) { step_batch<R, Dot>(a[l], xs, ys); });
+  }
 #pragma unroll
   for (int w = 1; w < LPT; w *= 2)
 #pragma unroll

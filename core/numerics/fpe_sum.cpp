@@ -22,20 +22,27 @@ double fpe_acc_finish(const double* root, int R, const double* x, const double* 
   return fpe_acc_zero_sign(fpe_acc_round(root, R), x, y, n);
 }
 
+void fpe_acc_lane(double* a, int R, const double* x, const double* y, int64_t n, int64_t G, int64_t j) {
+  const int per_elem = y ? 2 : 1, batch = fpe_acc_batch(R, y != nullptr) * per_elem;  // terms per step
+  double v[kFpeBatchTerms];
+  int k = 0;
+  for (; kFusedVec * j < n; j += G)
+    for (int64_t i = kFusedVec * j; i < std::min(kFusedVec * (j + 1), n); ++i) {
+      if (y)
+        fpe_acc_product(x[i], y[i], v[k], v[k + 1]);
+      else
+        v[k] = x[i];
+      k += per_elem;
+      if (k == batch) fpe_acc_add_terms<0>(a, R, v, k), k = 0;
+    }
+  if (k > 0) fpe_acc_add_terms<0>(a, R, v, k);
+}
+
 double fpe_acc_serial(const double* x, const double* y, int64_t n, int R) {
   if (n <= 0) return 0.0;
   const int64_t G = fused_lanes(n);
   std::vector<double> st(G * R, 0.0);
-  for (int64_t i = 0; i < n; ++i) {
-    double* a = &st[((i / kFusedVec) % G) * R];
-    if (y) {
-      double h, t;
-      fpe_acc_product(x[i], y[i], h, t);
-      fpe_acc_add<0>(a, R, h, t);
-    } else {
-      fpe_acc_add<0>(a, R, x[i], 0.0);
-    }
-  }
+  for (int64_t g = 0; g < G; ++g) fpe_acc_lane(&st[g * R], R, x, y, n, G, g);
   fpe_acc_merge_lanes(st.data(), G, R);
   return fpe_acc_finish(st.data(), R, x, y, n);
 }
@@ -43,10 +50,13 @@ double fpe_acc_serial(const double* x, const double* y, int64_t n, int R) {
 namespace {
 
 struct AccDepth {
-  int64_t steps = 0;  // m + L: steps on any element's path
+  int64_t steps = 0;  // ceil(m / P) + L: steps on any element's path
   int T = 0;          // vector steps of Algorithm 1
 };
-AccDepth acc_depth(int64_t n, int R) { return {fused_lane_elems(n) + ceil_log2(fused_lanes(n)), 3 * R - 2}; }
+AccDepth acc_depth(bool dot, int64_t n, int R) {
+  const int64_t P = fpe_acc_batch(R, dot), steps = (fused_lane_elems(n) + P - 1) / P;
+  return {steps + ceil_log2(fused_lanes(n)), 3 * R - 2};
+}
 
 // F = 1 / ((1 - D (T + 4R) u)(1 - D gamma_T)) rounded up; +inf when a factor is not positive.
 double mass_factor(const AccDepth& d, int R) {
@@ -64,7 +74,7 @@ double fpe_acc_bound(bool dot, int R, int64_t n, double abs_s, double S) {
   using namespace bounds;
   if (n <= 0) return 0.0;
   if (!in_domain(S)) return kInf;
-  const AccDepth d = acc_depth(n, R);
+  const AccDepth d = acc_depth(dot, n, R);
   const double F = mass_factor(d, R);
   if (F == kInf) return kInf;
   const double nn = static_cast<double>(n);
@@ -83,7 +93,7 @@ std::string fpe_acc_domain(bool dot, const Params& p, const ExactFacts& f) {
   std::string why = dot ? bounds::dot_domain(p, f) : bounds::sum_domain(p, f);
   if (!why.empty()) return why;
   const int R = fpe_acc_r(p);
-  const double F = mass_factor(acc_depth(f.n, R), R);
+  const double F = mass_factor(acc_depth(dot, f.n, R), R);
   if (f.n > 0 && (F == bounds::kInf || !bounds::in_domain(bounds::mul_up(F, f.sum_abs))))
     return "the expansions' mass F S may exceed 2^1021 (or the lane depth makes F infinite)";
   return "";
@@ -110,7 +120,7 @@ AlgoEntry fpe_acc_entry(bool dot, const std::string& backend, const std::string&
           [dot](const Params& p, const ExactFacts& f) {
             return fpe_acc_bound(dot, fpe_acc_r(p), f.n, f.abs_sum, f.sum_abs);
           },
-          "u|s| + (1+u)E, E = gamma_T^R F D S', T = 3R-2, D = lane depth m + log2 G, F the mass growth: Algorithm 1 "
+          "u|s| + (1+u)E, E = gamma_T^R F D S', T = 3R-2, D = lane depth ceil(m/P) + log2 G (P elements a step), F the mass growth: Algorithm 1 "
           "of Collange, Joldes, Muller, Popescu, ASAP 2016, bounded by its input mass along its error pipeline "
           "(the argument of Prop. III.1), accumulated over D steps; derivation in core/numerics/fpe_sum.hpp");
 }

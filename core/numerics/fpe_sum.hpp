@@ -6,18 +6,27 @@
 //
 // Shape (a function of n only, so cpu, cpu-mt and CUDA compute the same bits): the lanes of
 // DPSumK's fused form (core/numerics/dpsum.hpp: G = fused_lanes(n) lanes, element i to lane
-// (i / kFusedVec) mod G, each lane in increasing i). A lane holds an R-term expansion a, from 0:
-//   step(a, v):  a <- Renormalize(Algorithm1(a, v)),  v = (x_i, 0, .., 0) for a sum,
-//                v = (h, t, 0, .., 0) with (h, t) = 2MultFMA(x_i, y_i) for a dot,
+// (i / kFusedVec) mod G, each lane in increasing i). A lane holds an R-term expansion a, from 0,
+// and takes its elements P = fpe_acc_batch(R, dot) at a time, in order (the last batch may be
+// shorter):
+//   step(a, v):  a <- Renormalize(Algorithm1(a, v)),  v = (x_i, .., x_{i+P-1}, 0, .., 0) for a sum,
+//                v = (h_i, t_i, .., h_{i+P-1}, t_{i+P-1}, 0, .., 0) with (h, t) = 2MultFMA(x, y)
+//                for a dot,
 // Renormalize being fpe::renormalize (VecSum + VecSumErrBranch, error-free for R terms in and
 // out). The lanes are merged by the pairwise tree on the lane index with the same step (v = the
 // other lane's expansion); the root's exact value is rounded once to nearest (a superaccumulator).
+// Why batches: Algorithm 1 costs about as much for an R-term v as for a one-term v (its 3R - 2
+// vector steps run whatever v holds), so a step per min(R, 8) terms does the work of one step per
+// term at a fraction of the cost, and its error bound (below) needs no property of v. At R = 2
+// a pair saves nothing (its 2Sum plus the two-term step cost what two one-term steps do), so a
+// sum's step takes one element there.
 //
 // ---- The proven bound (our derivation) ----
 // u = 2^-53, gamma_k = k u / (1 - k u). The bound after Prop. III.1 of the paper is relative to
 // |x + y| but needs ulp-nonoverlapping inputs, which we do not prove for the accumulator after
-// cancellation. We bound Algorithm 1's error by the mass M = sum |x_i| + sum |y_i| of its
-// inputs instead, following the same error pipeline, with no assumption on the inputs:
+// cancellation (nor have for a batch of raw elements). We bound Algorithm 1's error by the mass
+// M = sum |x_i| + sum |y_i| of its inputs instead, following the same error pipeline, with no
+// assumption on the inputs:
 //   T = 3R - 2 vector steps (1 initial, 2(R-1) insertions, R-2 zero insertions, 1 plain); every
 //   input term enters lane 0, and lane l+1 receives only errors of lane l. With In_l the sum of
 //   |values entering lane l|, |s_l| <= (1+u)^T In_l after any step (|RN(a+b)| <= (1+u)(|a|+|b|)),
@@ -29,12 +38,12 @@
 //   Mass growth: the output mass is <= (1+u)^T M / (1 - T u (1+u)^T), and each 2Sum of the
 //   renormalisation multiplies the mass by at most (1+u)^2, so a step multiplies it by at most
 //   mu <= 1 / ((1 - (T + 4R) u)(1 - gamma_T)).
-// Accumulation: each element passes through at most D = m + L steps (m = fused_lane_elems(n)
-//   steps in its lane, L = ceil(log2 G) merges), so every expansion's mass is at most F S_sub,
-//   F = mu^D <= 1 / ((1 - D (T+4R) u)(1 - D gamma_T)) (Bernoulli), S_sub the mass of the
-//   elements it holds. The steps of one lane, and the merges of one tree level, have disjoint
-//   element sets, so the errors sum to
-//     E <= gamma_T^R F (m + L) S.
+// Accumulation: each element passes through at most D = ceil(m / P) + L steps (m =
+//   fused_lane_elems(n) elements in its lane, P at a time, L = ceil(log2 G) merges), so every
+//   expansion's mass is at most F S_sub, F = mu^D <= 1 / ((1 - D (T+4R) u)(1 - D gamma_T))
+//   (Bernoulli), S_sub the mass of the elements it holds. The steps of one lane, and the merges
+//   of one tree level, have disjoint element sets, so the errors sum to
+//     E <= gamma_T^R F D S.
 // Rounding the root: |res - s^| <= u |s^| with s^ = s + (<= E): |res - s| <= u |s| + (1 + u) E.
 // Dot: x_i y_i = h_i + t_i exactly unless the product underflows, then |x_i y_i - h_i - t_i| <=
 //   4 eta per product (eta = 2^-1074; ORO 2005 §5 / core/numerics/dpsum.hpp); the mass is
@@ -59,16 +68,29 @@ namespace accsum {
 
 // ---- one step (host and device; RC > 0: R at compile time) ----
 
-// The readable definition: a <- Renormalize(Algorithm1(a, (v0, v1, 0, .., 0))).
+// Terms a step takes at most, whatever R.
+constexpr int kFpeBatchTerms = 8;
+
+// P: the elements (a dot: products, two terms each) one step of a lane takes.
+ACCSUM_HD constexpr int fpe_acc_batch(int R, bool dot) {
+  return R == 2 ? 1 : (R < kFpeBatchTerms ? R : kFpeBatchTerms) / (dot ? 2 : 1);
+}
+
+// The readable definition: a <- Renormalize(Algorithm1(a, (v_0 .. v_{k-1}, 0, .., 0))), k <= R.
 template <int RC>
-ACCSUM_HD void fpe_acc_add(double* a, int R_rt, double v0, double v1) {
+ACCSUM_HD void fpe_acc_add_terms(double* a, int R_rt, const double* v, int k) {
   const int R = RC > 0 ? RC : R_rt;
   double y[fpe::kMaxR], s[fpe::kMaxR];
-  for (int l = 0; l < R; ++l) y[l] = 0.0;
-  y[0] = v0;
-  y[1] = v1;
+  for (int l = 0; l < R; ++l) y[l] = l < k ? v[l] : 0.0;
   fpe::add_safe(a, y, s, R);
   fpe::renormalize(s, R, a, R);
+}
+
+// One step with (v0, v1, 0, .., 0): an element (v1 = 0) or an exact product.
+template <int RC>
+ACCSUM_HD void fpe_acc_add(double* a, int R_rt, double v0, double v1) {
+  const double v[2] = {v0, v1};
+  fpe_acc_add_terms<RC>(a, R_rt, v, 2);
 }
 
 // a <- Renormalize(Algorithm1(a, b)): the lane merge.
@@ -136,6 +158,9 @@ inline void fpe_acc_merge_lanes(double* st, int64_t G, int R, int64_t w_lo = 1, 
     for (int64_t g = 0; g + w < G; g += 2 * w) fpe_acc_merge<0>(st + g * R, st + (g + w) * R, R);
 }
 
+// Lane g's elements from its group j on (j = g, or any group where a batch starts), P at a time, into
+// a (the readable step). y == nullptr: a sum.
+void fpe_acc_lane(double* a, int R, const double* x, const double* y, int64_t n, int64_t G, int64_t j);
 // y == nullptr: the sum of x; else the dot product x.y.
 double fpe_acc_serial(const double* x, const double* y, int64_t n, int R);
 // The root after the lanes and their tree: what every backend rounds (fpe_acc_finish).

@@ -51,3 +51,83 @@ __device__ __forceinline__ void stream_lanes(const double* __restrict__ x, const
 }
 
 }  // namespace accsum::cuda
+
+namespace accsum::cuda {
+
+// The same lanes and order, P elements at a time (P even: RB = P / 2 rows fill a batch):
+// `batch(l, xs, ys)` adds lane g0 + l's next P elements (ys only for dots); a lane's last batch
+// may hold fewer, padded with zeros (which add what the definition's shorter batch adds). W = max(U, RB) rows of LPT 16-byte loads are in
+// flight. A lane's tail (at most W rows and the odd last element) is cut into batches the same
+// way; a lane's batches start at its element 0, P apart, as in the serial definition.
+template <int LPT, int U, int P, bool Dot, class Batch>
+__device__ __forceinline__ void stream_lane_batches(const double* __restrict__ x, const double* __restrict__ y,
+                                                    int64_t n, int64_t G, int64_t g0, Batch&& batch) {
+  static_assert(P % 2 == 0, "a batch is whole rows of 16-byte groups");
+  constexpr int RB = P / 2, W = U > RB ? U : RB;
+  static_assert(W % RB == 0, "whole batches per iteration");
+  const double2* x2 = reinterpret_cast<const double2*>(x);
+  const double2* y2 = reinterpret_cast<const double2*>(y);
+  const int64_t groups = n / 2;
+  int64_t j = g0;
+  for (; j + (W - 1) * G + (LPT - 1) < groups; j += W * G) {
+    double2 xv[W][LPT], yv[W][LPT];
+#pragma unroll
+    for (int r = 0; r < W; ++r)
+#pragma unroll
+      for (int l = 0; l < LPT; ++l) {
+        xv[r][l] = __ldcs(x2 + j + r * G + l);
+        if (Dot) yv[r][l] = __ldcs(y2 + j + r * G + l);
+      }
+#pragma unroll
+    for (int b = 0; b < W / RB; ++b)
+#pragma unroll
+      for (int l = 0; l < LPT; ++l) {
+        double xs[P], ys[P];
+#pragma unroll
+        for (int r = 0; r < RB; ++r) {
+          xs[2 * r] = xv[b * RB + r][l].x;
+          xs[2 * r + 1] = xv[b * RB + r][l].y;
+          ys[2 * r] = Dot ? yv[b * RB + r][l].x : 0.0;
+          ys[2 * r + 1] = Dot ? yv[b * RB + r][l].y : 0.0;
+        }
+        batch(l, xs, ys);
+      }
+  }
+  // The tail: lane l has rows j + r G + l < groups (a prefix of r), then the odd last element
+  // if it owns it, at element 2 * rows.
+  const int64_t owner = (n & 1) ? groups % G : -1;
+#pragma unroll
+  for (int l = 0; l < LPT; ++l) {
+    const int64_t rows = j + l < groups ? (groups - 1 - j - l) / G + 1 : 0;
+    const bool odd = owner == g0 + l;
+    const int64_t total = 2 * rows + (odd ? 1 : 0);
+#pragma unroll 1
+    for (int64_t first = 0; first < total; first += P) {
+      double xs[P], ys[P];
+#pragma unroll
+      for (int r = 0; r < RB; ++r) {
+        const int64_t row = first / 2 + r;
+        double2 xr = make_double2(0.0, 0.0), yr = make_double2(0.0, 0.0);
+        if (row < rows) {
+          xr = __ldcs(x2 + j + row * G + l);
+          if (Dot) yr = __ldcs(y2 + j + row * G + l);
+        }
+        xs[2 * r] = xr.x;
+        xs[2 * r + 1] = xr.y;
+        ys[2 * r] = yr.x;
+        ys[2 * r + 1] = yr.y;
+      }
+      if (odd && first + P > total - 1) {  // the odd element is in this batch, at total - 1
+#pragma unroll
+        for (int p = 0; p < P; ++p)
+          if (first + p == total - 1) {
+            xs[p] = x[n - 1];
+            ys[p] = Dot ? y[n - 1] : 0.0;
+          }
+      }
+      batch(l, xs, ys);
+    }
+  }
+}
+
+}  // namespace accsum::cuda
