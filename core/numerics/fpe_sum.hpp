@@ -97,7 +97,7 @@ ACCSUM_HD void fpe_acc_add(double* a, int R_rt, double v0, double v1) {
 template <int RC>
 ACCSUM_HD void fpe_acc_merge(double* a, const double* b, int R_rt) {
   const int R = RC > 0 ? RC : R_rt;
-  double s[fpe::kMaxR];
+  double s[fpe::kMaxR] = {};  // add_safe writes R terms; the rest stay unread
   fpe::add_safe(a, b, s, R);
   fpe::renormalize(s, R, a, R);
 }
