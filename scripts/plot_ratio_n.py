@@ -32,8 +32,9 @@ def target(n):
 
 
 def rows(paths, algos=None, params=None, rng=None, benches=None):
-    """{(algo, backend): {n: (ratio, time, baseline time, baseline name, correctly rounded)}} (one range: rng;
-    benches: only the runs a merged report tags with one of these `bench` names)."""
+    """{label: {n: (ratio, time, baseline time, baseline name, correctly rounded)}}, label "algo/backend" and its
+    `bounded` parameter where it has one (one range: rng; benches: only the runs a merged report tags with one of
+    these `bench` names)."""
     out = collections.defaultdict(dict)
     for path in paths:
         doc = load_report(path)
@@ -55,7 +56,8 @@ def rows(paths, algos=None, params=None, rng=None, benches=None):
                 if params and any(str(p.get(k)) != v for k, v in params.items()):
                     continue
                 b = base.get(r.get("baseline")) or {}
-                out[(r["algo"], r["backend"])][n] = (
+                label = "%s/%s" % (r["algo"], r["backend"]) + (" bounded=%s" % p["bounded"] if "bounded" in p else "")
+                out[label][n] = (
                     r["ratio_to_baseline"], (r.get("time_s") or {}).get("median"),
                     (b.get("time_s") or {}).get("median"), r.get("baseline"), r.get("correctly_rounded"))
     return out
@@ -69,7 +71,7 @@ def log2n(n):
 def write_md(data, path):
     lines = ["| algorithm | n | baseline | baseline median | median | ratio | correctly rounded | target |",
              "| --- | --- | --- | --- | --- | --- | --- | --- |"]
-    for (algo, backend), by_n in sorted(data.items()):
+    for label, by_n in sorted(data.items()):
         for n in sorted(by_n):
             ratio, t, tb, bname, cr = by_n[n]
             t_n = target(n)
@@ -78,8 +80,8 @@ def write_md(data, path):
             else:
                 verdict = "-"
             us = lambda s: "%.1f us" % (s * 1e6) if s is not None else "?"
-            lines.append("| %s/%s | %s | %s | %s | %s | %.3f | %s | %s |"
-                         % (algo, backend, log2n(n), bname, us(tb), us(t), ratio, "yes" if cr else "**no**", verdict))
+            lines.append("| %s | %s | %s | %s | %s | %.3f | %s | %s |"
+                         % (label, log2n(n), bname, us(tb), us(t), ratio, "yes" if cr else "**no**", verdict))
     write_text(path, "\n".join(lines) + "\n")
 
 
@@ -88,13 +90,12 @@ def plot(data, before, out, title):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     fig, ax = plt.subplots(figsize=(8, 4.8))
-    for (algo, backend), by_n in sorted(data.items()):
+    for label, by_n in sorted(data.items()):
         ns = sorted(by_n)
-        ax.plot(ns, [by_n[n][0] for n in ns], marker="o", label="%s/%s" % (algo, backend))
-    for (algo, backend), by_n in sorted(before.items()):
+        ax.plot(ns, [by_n[n][0] for n in ns], marker="o", label=label)
+    for label, by_n in sorted(before.items()):
         ns = sorted(by_n)
-        ax.plot(ns, [by_n[n][0] for n in ns], linestyle="--", marker=".", alpha=0.6,
-                label="%s/%s (before)" % (algo, backend))
+        ax.plot(ns, [by_n[n][0] for n in ns], linestyle="--", marker=".", alpha=0.6, label="%s (before)" % label)
     hi = max([n for by_n in list(data.values()) + list(before.values()) for n in by_n] + [2 ** TARGETS[-1][0]])
     for k, (log2_from, ratio) in enumerate(TARGETS):
         end = 2 ** TARGETS[k + 1][0] if k + 1 < len(TARGETS) else hi

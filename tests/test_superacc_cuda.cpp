@@ -2,7 +2,8 @@
 // MPFR oracle. They need a CUDA device and skip with a notice without one: every distribution and
 // expansion size, edge cases, small sizes and tile / grid boundaries, lanes full of pending pieces,
 // contention (every lane flushing into the same digits, every product into one block's shared digits),
-// launch shapes, the cpu backend, and n > 2^31.
+// launch shapes, the cpu backend, and n > 2^31; and the sum's bounded pass (decides well-conditioned
+// sums, leaves the rest to the exact kernel, the same bits either way).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -18,6 +19,7 @@
 #include "tests/backend_present.hpp"
 #include "datasets/dataset.hpp"
 #include "tests/exact_of.hpp"
+#include "tests/dataset_util.hpp"
 #include "tests/superacc_test_util.hpp"
 
 namespace accsum {
@@ -35,20 +37,24 @@ const int kFpes[] = {0, 2, 3, 4, 6, 8};
 
 #define REQUIRE_CUDA() REQUIRE_BACKEND("cuda")
 
+// The tests below drive the exact kernel: the sum's bounded pass is off (bounded=0) unless a
+// test names it (BoundedPass* tests).
+Result run_cuda_result(const std::string& algo, const Problem& p, Params user) {
+  const AlgoEntry* e = registry().find(algo, "cuda");
+  if (!e) throw std::runtime_error(algo + " is not registered on cuda");
+  if (algo == "superacc" && !user.count("bounded")) user["bounded"] = "0";
+  auto k = e->make(p, registry().resolve_params(*e, user));
+  k->execute();
+  return k->result();
+}
 double run_cuda(const std::string& algo, const std::vector<double>& x, const std::vector<double>& y,
                 const Params& user) {
-  const AlgoEntry* e = registry().find(algo, "cuda");
-  if (!e) throw std::runtime_error(algo + " is not registered on cuda");
   Problem p =
       Problem::vectors(x.data(), y.empty() ? nullptr : y.data(), static_cast<int64_t>(x.size()), next_dataset_id());
-  auto k = e->make(p, registry().resolve_params(*e, user));
-  return k->run_scalar();
+  return run_cuda_result(algo, p, user).scalar();
 }
 double run_cuda(const std::string& algo, const Dataset& d, const Params& user) {
-  const AlgoEntry* e = registry().find(algo, "cuda");
-  if (!e) throw std::runtime_error(algo + " is not registered on cuda");
-  auto k = e->make(d.problem(), registry().resolve_params(*e, user));
-  return k->run_scalar();
+  return run_cuda_result(algo, d.problem(), user).scalar();
 }
 
 std::vector<Params> all_configs() {
@@ -407,6 +413,52 @@ TEST(SuperaccCuda, MoreThanTwoToThe31Terms) {
   const double want2 = exact_sum(d.x.data(), d.n).rounded;
   EXPECT_FALSE(same_bits(want, want2));
   EXPECT_TRUE(same_bits(got2, want2)) << hex_double(want2);
+}
+
+// The bounded pass (BoundedSumPass) reports whether it decided (-1: no such figure).
+int bounded_decided(const Result& r) {
+  for (const auto& f : r.figures)
+    if (f.first == "bounded_decided") return static_cast<int>(f.second);
+  return -1;
+}
+
+// The bounded pass on every distribution and size returns the correctly rounded sum, deciding the
+// well-conditioned ones itself (bounded_decided = 1) and leaving the others to the exact kernel.
+TEST(SuperaccCuda, BoundedPassOnEveryDistribution) {
+  REQUIRE_CUDA();
+  int decided = 0, open = 0;
+  uint64_t seed = 900;
+  for (const auto& dist : dist_names())
+    for (int64_t n : {int64_t(1), int64_t(2), int64_t(3), int64_t(31), int64_t(4097), int64_t(65537),
+                      (int64_t(1) << 20) + 5})
+      for (double cond : {1e3, 1e40}) {
+        if (dist == "ties" && n < 2) continue;
+        Dataset d = test::make(dist, false, n, cond, ++seed, 1e50);
+        const Result r = run_cuda_result("superacc", d.problem(), {{"bounded", "1"}});
+        const int dec = bounded_decided(r);
+        ASSERT_TRUE(dec == 0 || dec == 1) << "no bounded_decided figure";
+        EXPECT_TRUE(same_bits(r.scalar(), exact_of(d).rounded)) << dist << " n=" << n << " cond=" << cond;
+        (dec ? decided : open) += 1;
+      }
+  EXPECT_GT(decided, 20);
+  EXPECT_GT(open, 20);
+}
+
+// Decided where the data leaves no doubt; left open on a rounding boundary, zeros, a condition
+// the bound cannot resolve, special values and no terms.
+TEST(SuperaccCuda, BoundedPassHandCases) {
+  REQUIRE_CUDA();
+  const double inf = std::numeric_limits<double>::infinity();
+  const std::vector<std::vector<double>> must_decide = {{1.0, 2.0, 3.0}, {1.0, 0x1p-60}, {-4.0, 0x1p-60, 1e-300}};
+  const std::vector<std::vector<double>> must_leave = {
+      {1.0, 0x1p-53}, {1.5, -1.5}, {-0.0, -0.0}, {1.0, inf}, {1.0, std::nan("")}, {1e300, 1.0, -1e300}, {}};
+  for (bool decide : {true, false})
+    for (const auto& x : decide ? must_decide : must_leave) {
+      Problem p = Problem::vectors(x.data(), nullptr, static_cast<int64_t>(x.size()), next_dataset_id());
+      const Result r = run_cuda_result("superacc", p, {{"bounded", "1"}});
+      EXPECT_EQ(bounded_decided(r), decide ? 1 : 0) << test::dump(x);
+      EXPECT_TRUE(same_bits(r.scalar(), exact_of(x, {}).rounded)) << test::dump(x);
+    }
 }
 
 }  // namespace

@@ -805,18 +805,6 @@ std::vector<ParamSpec> superacc_params(int default_fpe, int default_early_exit) 
                     std::to_string(default_early_exit)}};
 }
 
-ParamSpec superacc_bounded_param() {
-  return ParamSpec{"bounded",
-                   "accumulate within a proven bound first and exactly only where it leaves the rounding open (1), or "
-                   "exactly at once (0)",
-                   true,
-                   0,
-                   1,
-                   {"0", "1"},
-                   "1",
-                   true};  // verify sweeps both: they take different arithmetic to the same bits
-}
-bool superacc_bounded(const Params& p) { return param_int(p, "bounded") != 0; }
 
 SuperaccConfig superacc_config(const Params& p) {
   return SuperaccConfig{static_cast<int>(param_int(p, "fpe")), param_int(p, "early_exit") != 0};

@@ -70,9 +70,5 @@ double round_bounded_then_exact(bool bounded, Accumulate&& accumulate) {
 // The parameters every superacc algorithm takes, with this backend's measured default.
 std::vector<ParamSpec> superacc_params(int default_fpe, int default_early_exit);
 SuperaccConfig superacc_config(const Params& p);
-// The cpu and cpu-mt kernels' choice: 1 (default) accumulates within a bound first and accumulates exactly only where
-// the bound leaves the rounding open; 0 accumulates exactly at once (faster on data known to be ill-conditioned).
-ParamSpec superacc_bounded_param();
-bool superacc_bounded(const Params& p);
 
 }  // namespace accsum::cpu

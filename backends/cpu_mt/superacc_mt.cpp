@@ -40,7 +40,7 @@ template <class SA>
 class SuperaccMt : public ScalarKernel {
  public:
   SuperaccMt(const Problem& p, const Params& q)
-      : p_(p), cfg_(cpu::superacc_config(q)), threads_(threads_of(q)), bounded_(cpu::superacc_bounded(q)) {}
+      : p_(p), cfg_(cpu::superacc_config(q)), threads_(threads_of(q)), bounded_(superacc_bounded(q)) {}
   // Within a bound first; exactly when the bound leaves the rounding open (rare but for ill-conditioned data).
   double run() override {
     return cpu::round_bounded_then_exact<SA>(
@@ -68,7 +68,7 @@ std::vector<ParamSpec> params() {
   // Defaults: the fastest configuration measured on 2 cores (n = 2^26, range 1e50).
   std::vector<ParamSpec> ps = {threads_param()};
   for (auto& s : cpu::superacc_params(0, 0)) ps.push_back(s);
-  ps.push_back(cpu::superacc_bounded_param());
+  ps.push_back(superacc_bounded_param());
   return ps;
 }
 

@@ -79,8 +79,10 @@ class Kernel {
 class ScalarKernel : public Kernel {
  public:
   virtual double run() = 0;
+  // Figures of the last run beyond its value (Result::figures).
+  virtual std::vector<std::pair<std::string, double>> figures() const { return {}; }
   void execute() final { value_ = run(); }
-  Result result() final { return Result::scalar(value_); }
+  Result result() final { return Result{{value_}, {}, figures()}; }
 
  private:
   double value_ = 0;

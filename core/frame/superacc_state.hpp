@@ -40,6 +40,22 @@ inline AlgoEntry superacc_entry(bool dot, const std::string& backend, const std:
       .maker(std::move(make));
 }
 
+// The choice of the sum's kernels that have a bounded pass: 1 (default) accumulates within a proven
+// bound first and exactly only where the bound leaves the rounding open; 0 accumulates exactly at
+// once (faster on data known to be ill-conditioned). Both give the same bits.
+inline ParamSpec superacc_bounded_param() {
+  return ParamSpec{"bounded",
+                   "accumulate within a proven bound first and exactly only where it leaves the rounding open (1), or "
+                   "exactly at once (0)",
+                   true,
+                   0,
+                   1,
+                   {"0", "1"},
+                   "1",
+                   true};  // verify sweeps both: they take different arithmetic to the same bits
+}
+inline bool superacc_bounded(const Params& p) { return param_int(p, "bounded") != 0; }
+
 // The kernel a device backend made for a slice, kept for the next accumulate() of the same slice
 // (an mpi rank adds the same slice at every run): the device keeps its copy of the data.
 template <class K>

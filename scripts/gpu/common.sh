@@ -42,15 +42,15 @@ machine_header() {
 }
 # The sum and dot drivers' steps (sum_speed.sh, sum_recheck.sh), writing into their work folder $W:
 # sum_sanitize TOOL CAP: compute-sanitizer TOOL on the fpe-sum and superacc edge tests ($W/TOOL.log);
-# sum_bench NAME CAP OPTIONS...: accsum bench on log-uniform data, 20 repetitions ($W/NAME.json, .md).
+# sum_bench NAME CAP OPTIONS...: accsum bench on log-uniform data (SUM_DIST another), 20 repetitions ($W/NAME.json, .md).
 sum_sanitize() {
   command -v compute-sanitizer > /dev/null || return
   run_capped "$1" "$2" compute-sanitizer --tool "$1" --print-limit 5 "$T" \
-    --gtest_filter='FpeSumCuda.HandCasesAndAllR:SuperaccCuda.EdgeCases' > "$W/$1.log" 2>&1
+    --gtest_filter='FpeSumCuda.HandCasesAndAllR:SuperaccCuda.EdgeCases:SuperaccCuda.BoundedPassHandCases' > "$W/$1.log" 2>&1
 }
 sum_bench() {
   local name=$1 limit=$2
   shift 2
-  run_capped "bench $name" "$limit" "$A" bench --dist=loguniform --reps=20 --warmup=3 --no-repro-check "$@" \
+  run_capped "bench $name" "$limit" "$A" bench --dist="${SUM_DIST:-loguniform}" --reps=20 --warmup=3 --no-repro-check "$@" \
     --json="$W/$name.json" --format=md > "$W/$name.md" 2>> "$LOG"
 }

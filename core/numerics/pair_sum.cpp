@@ -1,0 +1,20 @@
+// The bound of a pair sum (derivation in core/numerics/pair_sum.hpp), evaluated upward-safe.
+#include "core/numerics/pair_sum.hpp"
+
+#include "core/numerics/sum_bounds.hpp"
+
+namespace accsum {
+
+double pair_bound_scale(int64_t depth) {
+  using namespace bounds;
+  if (depth <= 0) return 0.0;
+  const double g = gamma_up(2 * depth);
+  const double D = static_cast<double>(depth);
+  if (g == kInf || !(D * kU < 0x1p-10)) return kInf;  // (1 +- u)^D near 1 below
+  // (1+u)^D <= 1 / (1 - D u) and (1-u)^D >= 1 - D u (Bernoulli).
+  const double one_minus = down(1.0 - D * kU);
+  const double growth = up(1.0 / one_minus);
+  return mul_up(mul_up(mul_up(g, D), kU), up(growth / one_minus));
+}
+
+}  // namespace accsum
