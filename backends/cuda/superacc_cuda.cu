@@ -68,12 +68,15 @@ using Record = SuperaccOf<DOT>;
 // Levels 1-5: each block reduces its share of the data into one record (SuperaccAgent::consume)
 // and adds it into the device totals; the last block to finish rounds them. x (and y) are 16-byte
 // aligned. Shared memory: one WarpArea per warp, then the block's Record and flags (reused by
-// finish_totals at the end).
+// finish_totals at the end). gate: the bounded pass's decided flag (BoundedSumPass), launched
+// before this kernel in the same stream: when it is set every block returns at once.
 template <class Policy>
 __global__ void __launch_bounds__(Policy::kMaxBlockThreads, Policy::kMinBlocksPerSm)
     superacc_blocks(const double* __restrict__ x, const double* __restrict__ y, int64_t n,
                     DeviceTotals<typename Policy::Record>* __restrict__ totals, unsigned* __restrict__ done,
-                    double* __restrict__ out, int adapt, typename Policy::Record* merged) {
+                    double* __restrict__ out, int adapt, typename Policy::Record* merged,
+                    const double* __restrict__ gate) {
+  if (gate && *gate != 0.0) return;
   using R = typename Policy::Record;
   using Area = WarpArea<Policy::kWarpRing>;
   extern __shared__ __align__(16) unsigned char smem[];
@@ -106,9 +109,11 @@ __global__ void __launch_bounds__(Policy::kMaxBlockThreads, Policy::kMinBlocksPe
 
 template <int FPE, bool EE, bool DOT>
 void launch_blocks(const double* x, const double* y, int64_t n, void* totals, unsigned* done, double* out, int adapt,
-                   int grid, int block, size_t smem, void* merged) {
-  superacc_blocks<SuperaccPolicy<FPE, EE, DOT>><<<grid, block, smem>>>(
-      x, y, n, static_cast<DeviceTotals<Record<DOT>>*>(totals), done, out, adapt, static_cast<Record<DOT>*>(merged));
+                   int grid, int block, size_t smem, void* merged, const double* gate) {
+  superacc_blocks<SuperaccPolicy<FPE, EE, DOT>><<<grid, block, smem>>>(x, y, n,
+                                                                       static_cast<DeviceTotals<Record<DOT>>*>(totals),
+                                                                       done, out, adapt,
+                                                                       static_cast<Record<DOT>*>(merged), gate);
 }
 template <int FPE, bool EE, bool DOT>
 const void* kernel_ptr() {
@@ -116,7 +121,7 @@ const void* kernel_ptr() {
 }
 
 using LaunchFn = void (*)(const double*, const double*, int64_t, void*, unsigned*, double*, int, int, int, size_t,
-                          void*);
+                          void*, const double*);
 
 template <bool DOT>
 std::pair<LaunchFn, const void*> pick(int fpe, bool ee) {
@@ -154,6 +159,8 @@ class BoundedSumPass {
     pair_sum_blocks<PairSumPolicy>
         <<<grid_, PairSumPolicy::kThreads>>>(x_, n_, partials_.get(), done_.get(), scale_, out_.get());
   }
+  // The decided flag on the device (1.0 when the bound decided), for the exact kernel's gate.
+  const double* decided_flag() const { return out_.get() + 1; }
   // After launch(): true, with the correctly rounded sum, when the bound decided it.
   bool read(double& r) const {
     double h[2];
@@ -208,40 +215,32 @@ class SuperaccCuda : public CudaKernel {
     if (!DOT && param_int(params, "bounded") != 0) bounded_ = std::make_unique<BoundedSumPass>(*in_);
   }
 
-  // With the bounded pass: its time alone when it decides; else the time from its launch to the
-  // exact pass's end (both passes and the read between them).
+  // With the bounded pass: it runs first and the exact kernel, queued behind it, returns at once
+  // where the bound decided (no round trip to the host between them); the time covers both.
   double run() override {
     timer_.start();
-    if (bounded_) {
-      bounded_->launch();
-      ACCSUM_CUDA_CHECK(cudaGetLastError());
-      const double t = timer_.stop_seconds();
-      double r = 0;
-      decided_ = bounded_->read(r);
-      if (decided_) {
-        last_ = t;
-        return r;
-      }
-    }
-    launch_(in_->x, in_->y, in_->n, totals_.get(), done_.get(), out_.get(), adaptive_, grid_, block_, smem_, nullptr);
+    if (bounded_) bounded_->launch();
+    launch_(in_->x, in_->y, in_->n, totals_.get(), done_.get(), out_.get(), adaptive_, grid_, block_, smem_, nullptr,
+            bounded_ ? bounded_->decided_flag() : nullptr);
     ACCSUM_CUDA_CHECK(cudaGetLastError());
     last_ = timer_.stop_seconds();
     double r = 0;
-    ACCSUM_CUDA_CHECK(cudaMemcpy(&r, out_.get(), sizeof r, cudaMemcpyDeviceToHost));
+    decided_ = bounded_ && bounded_->read(r);
+    if (!decided_) ACCSUM_CUDA_CHECK(cudaMemcpy(&r, out_.get(), sizeof r, cudaMemcpyDeviceToHost));
     return r;
   }
 
-  // The exact, unrounded result (levels 1-4, without rounding) for the mpi backend's inner=cuda:
-  // the finishing block stores its merged record, and only that one record comes back.
   std::vector<std::pair<std::string, double>> figures() const override {
     if (!bounded_) return {};
     return {{"bounded_decided", decided_ ? 1.0 : 0.0}};
   }
 
+  // The exact, unrounded result (levels 1-4, without rounding) for the mpi backend's inner=cuda:
+  // the finishing block stores its merged record, and only that one record comes back.
   Record<DOT> run_unrounded() {
     if (!merged_.get()) merged_ = DeviceBuffer<Record<DOT>>(1);
     launch_(in_->x, in_->y, in_->n, totals_.get(), done_.get(), out_.get(), adaptive_, grid_, block_, smem_,
-            merged_.get());
+            merged_.get(), nullptr);
     ACCSUM_CUDA_CHECK(cudaGetLastError());
     Record<DOT> acc;
     ACCSUM_CUDA_CHECK(cudaMemcpy(&acc, merged_.get(), sizeof acc, cudaMemcpyDeviceToHost));
