@@ -148,6 +148,10 @@ class BoundedSumPass {
     int dev = 0, sms = 0, per_sm = 0;
     ACCSUM_CUDA_CHECK(cudaGetDevice(&dev));
     ACCSUM_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    // The exact kernel queued behind this one takes most of the shared memory: this one asks for the
+    // same split, so the SMs need not be reconfigured between the two launches.
+    ACCSUM_CUDA_CHECK(cudaFuncSetAttribute(pair_sum_blocks<P>, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                           cudaSharedmemCarveoutMaxShared));
     ACCSUM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, pair_sum_blocks<P>, P::kThreads, 0));
     const int64_t work = (n_ / 2 + P::kThreads * P::kVecs - 1) / (P::kThreads * P::kVecs);
     grid_ = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(int64_t(sms) * std::max(per_sm, 1), work)));

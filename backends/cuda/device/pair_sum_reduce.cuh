@@ -16,12 +16,13 @@ namespace accsum::cuda {
 struct PairSumPolicy {
   static constexpr int kThreads = 256;
   static constexpr int kVecs = 4;  // 16-byte loads in flight per thread
+  static constexpr int kMinBlocksPerSm = 4;  // 64 warps per SM: registers capped at 64 per thread
   static constexpr int kWarps = kThreads / kWarpThreads;
   // Merges a term meets above its thread: 5 in the warp, 5 across the warps (warp 0 merges up to 32
   // warps' pairs with the same shuffles), then the same again in the last block.
   static constexpr int kTreeMerges = 4 * 5;
-  static constexpr int kThreadMerges = 3;  // the thread's 2 kVecs pairs merged pairwise
-  static_assert(2 * kVecs == 1 << kThreadMerges, "a thread's pairs merge in kThreadMerges levels");
+  static constexpr int kThreadMerges = 2;  // the thread's kVecs pairs merged pairwise
+  static_assert(kVecs == 1 << kThreadMerges, "a thread's pairs merge in kThreadMerges levels");
 };
 
 // Lane 0 receives the merge of the warp's pairs (lane l merges lane l + off's, off = 16 .. 1).
@@ -54,10 +55,10 @@ __device__ __forceinline__ PairSum block_merge_pairs(PairSum p) {
 // out[0] the correctly rounded sum and out[1] = 1 when the bound decides it; out[1] = 0 leaves
 // it to the exact pass. partials: one pair per block; done: the blocks finished (the last resets it).
 template <class Policy>
-__global__ void __launch_bounds__(Policy::kThreads)
+__global__ void __launch_bounds__(Policy::kThreads, Policy::kMinBlocksPerSm)
     pair_sum_blocks(const double* __restrict__ x, int64_t n, PairSum* __restrict__ partials, unsigned* __restrict__ done,
                     double scale, double* __restrict__ out) {
-  constexpr int kAcc = 2 * Policy::kVecs;  // one pair per term of an iteration: short chains, a small D
+  constexpr int kAcc = Policy::kVecs;  // one pair per load of an iteration: short chains, a small D
   const auto* xv = reinterpret_cast<const double2*>(x);
   const int64_t nvec = n / 2, stride = int64_t(gridDim.x) * Policy::kThreads;
   int64_t i = int64_t(blockIdx.x) * Policy::kThreads + threadIdx.x;
@@ -68,14 +69,14 @@ __global__ void __launch_bounds__(Policy::kThreads)
     for (int j = 0; j < Policy::kVecs; ++j) v[j] = __ldg(xv + i + j * stride);
 #pragma unroll
     for (int j = 0; j < Policy::kVecs; ++j) {
-      pair_add(acc[2 * j], v[j].x);
-      pair_add(acc[2 * j + 1], v[j].y);
+      pair_add(acc[j], v[j].x);
+      pair_add(acc[j], v[j].y);
     }
   }
   for (; i < nvec; i += stride) {
     const double2 v = __ldg(xv + i);
     pair_add(acc[0], v.x);
-    pair_add(acc[1], v.y);
+    pair_add(acc[0], v.y);
   }
   if ((n & 1) && blockIdx.x == 0 && threadIdx.x == 0) pair_add(acc[0], x[n - 1]);
 #pragma unroll
@@ -113,13 +114,13 @@ __global__ void __launch_bounds__(Policy::kThreads)
 }
 
 // Merges on any term's path for a launch of `grid` blocks over n terms (PairSumPolicy): a thread's
-// pairs take at most one term per full iteration, plus the tail's vectors (fewer than kVecs) and
-// the odd term; then log2(2 kVecs) merges in the thread, the trees of the blocks, and the last
-// block's loop over the blocks' pairs.
+// pair j takes the 2 terms of load j of every full iteration, pair 0 also the tail's vectors (fewer
+// than kVecs) and the odd term; then log2(kVecs) merges in the thread, the trees of the blocks,
+// and the last block's loop over the blocks' pairs.
 inline int64_t pair_sum_depth(int64_t n, int64_t grid) {
   using P = PairSumPolicy;
   const int64_t threads = grid * P::kThreads, per_thread_vecs = (n / 2 + threads - 1) / threads;
-  const int64_t chain = (per_thread_vecs + P::kVecs - 1) / P::kVecs + P::kVecs + 1;
+  const int64_t chain = 2 * ((per_thread_vecs + P::kVecs - 1) / P::kVecs + P::kVecs) + 1;
   return chain + P::kThreadMerges + P::kTreeMerges + (grid + P::kThreads - 1) / P::kThreads;
 }
 
