@@ -574,7 +574,7 @@ def fpe_cuda():
 
 def fpe_sum_cuda():
     body = []
-    for f in ("fpe_sum_cuda_h200.json", "fpe_dot_cuda_h200.json"):
+    for f in ("fpe_sum_cuda_h100.json", "fpe_dot_cuda_h100.json"):
         for ds, r in rows(f):
             if r["is_baseline"]:
                 continue
@@ -582,9 +582,9 @@ def fpe_sum_cuda():
             name = f"`{r['algo']}` " + (f"R = {p['terms']}" if "terms" in p else f"K = {p['K']} {p.get('variant', '')}")
             body.append([name, rng(ds), f"{ms(median(r))} ms", ratio(r["ratio_to_baseline"]), ulps(r["ulps"]),
                          "yes" if r["correctly_rounded"] else "no"])
-    return where("fpe_sum_cuda_h200.json", "fpe-sum-cuda",
+    return where("fpe_sum_cuda_h100.json", "fpe-sum-cuda",
                  table(["n = 2^28", "range", "time", "× CUB Sum / cuBLAS ddot", "ulps", "correctly rounded"], body)) + \
-        [""] + provenance("fpe_sum_cuda_h200.json", "fpe_dot_cuda_h200.json")
+        [""] + provenance("fpe_sum_cuda_h100.json", "fpe_dot_cuda_h100.json")
 
 
 def fpe_cpu():
