@@ -102,23 +102,23 @@ bool decides(const std::vector<double>& x, double& r) {
 TEST(PairSum, LeavesMidpointsZerosTinyAndSpecialsOpen) {
   const double inf = std::numeric_limits<double>::infinity();
   double r = 0;
-  EXPECT_FALSE(decides({1.0, 0x1p-53}, r));               // exactly the midpoint of 1 and 1 + 2^-52
-  EXPECT_FALSE(decides({1.0, 0x1p-53, 0x1p-200}, r));     // a hair above it: c loses the hair
-  EXPECT_FALSE(decides({1.0, 0x1p-53, -0x1p-200}, r));    // a hair below it
-  EXPECT_FALSE(decides({1.5, -1.5}, r));                  // zero: its sign is the exact pass's
-  EXPECT_FALSE(decides({0x1p-1010, 0x1p-1012}, r));       // tiny
-  EXPECT_FALSE(decides({1.0, std::nan("")}, r));          // NaN
-  EXPECT_FALSE(decides({1.0, inf}, r));                   // an infinity
-  EXPECT_FALSE(decides({0x1p1000, -0x1p1000, 1.0}, r));   // a mass that could overflow
-  EXPECT_FALSE(decides({1e300, 1.0, -1e300}, r));         // condition 1e300: the bound is far too wide
+  EXPECT_FALSE(decides({1.0, 0x1p-53}, r));              // exactly the midpoint of 1 and 1 + 2^-52
+  EXPECT_FALSE(decides({1.0, 0x1p-53, 0x1p-200}, r));    // a hair above it: c loses the hair
+  EXPECT_FALSE(decides({1.0, 0x1p-53, -0x1p-200}, r));   // a hair below it
+  EXPECT_FALSE(decides({1.5, -1.5}, r));                 // zero: its sign is the exact pass's
+  EXPECT_FALSE(decides({0x1p-1010, 0x1p-1012}, r));      // tiny
+  EXPECT_FALSE(decides({1.0, std::nan("")}, r));         // NaN
+  EXPECT_FALSE(decides({1.0, inf}, r));                  // an infinity
+  EXPECT_FALSE(decides({0x1p1000, -0x1p1000, 1.0}, r));  // a mass that could overflow
+  EXPECT_FALSE(decides({1e300, 1.0, -1e300}, r));        // condition 1e300: the bound is far too wide
   ASSERT_TRUE(decides({1.0, 0x1p-60}, r));
   EXPECT_EQ(r, 1.0);
-  ASSERT_TRUE(decides({1.0, 0x1p-53, 0x1p-60}, r));       // past the midpoint by far more than the bound
+  ASSERT_TRUE(decides({1.0, 0x1p-53, 0x1p-60}, r));  // past the midpoint by far more than the bound
   EXPECT_EQ(r, 1.0 + 0x1p-52);
-  ASSERT_TRUE(decides({4.0, -0x1p-60}, r));               // below a power of two the gap is half as wide
+  ASSERT_TRUE(decides({4.0, -0x1p-60}, r));  // below a power of two the gap is half as wide
   EXPECT_EQ(r, 4.0);
-  EXPECT_FALSE(decides({4.0, -0x1p-52}, r));              // the midpoint of 4 and its lower neighbour
-  ASSERT_TRUE(decides({4.0, -0x1p-52, -0x1p-60}, r));     // past it
+  EXPECT_FALSE(decides({4.0, -0x1p-52}, r));           // the midpoint of 4 and its lower neighbour
+  ASSERT_TRUE(decides({4.0, -0x1p-52, -0x1p-60}, r));  // past it
   EXPECT_EQ(r, 4.0 - 0x1p-51);
 }
 

@@ -429,8 +429,8 @@ TEST(SuperaccCuda, BoundedPassOnEveryDistribution) {
   int decided = 0, open = 0;
   uint64_t seed = 900;
   for (const auto& dist : dist_names())
-    for (int64_t n : {int64_t(1), int64_t(2), int64_t(3), int64_t(31), int64_t(4097), int64_t(65537),
-                      (int64_t(1) << 20) + 5})
+    for (int64_t n :
+         {int64_t(1), int64_t(2), int64_t(3), int64_t(31), int64_t(4097), int64_t(65537), (int64_t(1) << 20) + 5})
       for (double cond : {1e3, 1e40}) {
         if (dist == "ties" && n < 2) continue;
         Dataset d = test::make(dist, false, n, cond, ++seed, 1e50);

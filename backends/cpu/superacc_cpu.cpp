@@ -805,7 +805,6 @@ std::vector<ParamSpec> superacc_params(int default_fpe, int default_early_exit) 
                     std::to_string(default_early_exit)}};
 }
 
-
 SuperaccConfig superacc_config(const Params& p) {
   return SuperaccConfig{static_cast<int>(param_int(p, "fpe")), param_int(p, "early_exit") != 0};
 }

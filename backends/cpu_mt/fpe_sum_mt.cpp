@@ -158,7 +158,8 @@ void lane_tile(const double* x, const double* y, int64_t n, int64_t G, int64_t g
       for (int s = 0; s < kVecLanes; ++s) st[(g + v * kVecLanes + kSlotLane[s]) * R + l] = t[s];
     }
   const int64_t j = base / kFusedVec;  // the first group not taken, where a batch starts
-  for (int64_t q = 0; q < blocks * kBlockLanes; ++q) fpe_acc_lane(st + (g + q) * R, R, x, Dot ? y : nullptr, n, G, j + q);
+  for (int64_t q = 0; q < blocks * kBlockLanes; ++q)
+    fpe_acc_lane(st + (g + q) * R, R, x, Dot ? y : nullptr, n, G, j + q);
 }
 
 // Levels w_lo <= w < w_hi of the pairwise tree over st[0 .. count lanes): pair (p, p + w) for

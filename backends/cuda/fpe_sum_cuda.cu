@@ -129,8 +129,8 @@ __global__ void __launch_bounds__(kThreads) lanes_kernel(const double* __restric
     if constexpr (P == 1)
       stream_lanes<LPT, U, Dot>(x, y, n, G, g0, [&](int l, double xi, double yi) { step2<Dot>(a[l], xi, yi); });
     else
-      stream_lane_batches<LPT, U, P, Dot>(x, y, n, G, g0,
-                                          [&](int l, const double* xs, const double* ys) { step_batch<R, Dot>(a[l], xs, ys); });
+      stream_lane_batches<LPT, U, P, Dot>(
+          x, y, n, G, g0, [&](int l, const double* xs, const double* ys) { step_batch<R, Dot>(a[l], xs, ys); });
   }
 #pragma unroll
   for (int w = 1; w < LPT; w *= 2)

@@ -110,10 +110,9 @@ __global__ void __launch_bounds__(Policy::kMaxBlockThreads, Policy::kMinBlocksPe
 template <int FPE, bool EE, bool DOT>
 void launch_blocks(const double* x, const double* y, int64_t n, void* totals, unsigned* done, double* out, int adapt,
                    int grid, int block, size_t smem, void* merged, const double* gate) {
-  superacc_blocks<SuperaccPolicy<FPE, EE, DOT>><<<grid, block, smem>>>(x, y, n,
-                                                                       static_cast<DeviceTotals<Record<DOT>>*>(totals),
-                                                                       done, out, adapt,
-                                                                       static_cast<Record<DOT>*>(merged), gate);
+  superacc_blocks<SuperaccPolicy<FPE, EE, DOT>>
+      <<<grid, block, smem>>>(x, y, n, static_cast<DeviceTotals<Record<DOT>>*>(totals), done, out, adapt,
+                              static_cast<Record<DOT>*>(merged), gate);
 }
 template <int FPE, bool EE, bool DOT>
 const void* kernel_ptr() {

@@ -15,7 +15,7 @@ namespace accsum::cuda {
 
 struct PairSumPolicy {
   static constexpr int kThreads = 256;
-  static constexpr int kVecs = 4;  // 16-byte loads in flight per thread
+  static constexpr int kVecs = 4;            // 16-byte loads in flight per thread
   static constexpr int kMinBlocksPerSm = 4;  // 64 warps per SM: registers capped at 64 per thread
   static constexpr int kWarps = kThreads / kWarpThreads;
   // Merges a term meets above its thread: 5 in the warp, 5 across the warps (warp 0 merges up to 32
@@ -56,8 +56,8 @@ __device__ __forceinline__ PairSum block_merge_pairs(PairSum p) {
 // it to the exact pass. partials: one pair per block; done: the blocks finished (the last resets it).
 template <class Policy>
 __global__ void __launch_bounds__(Policy::kThreads, Policy::kMinBlocksPerSm)
-    pair_sum_blocks(const double* __restrict__ x, int64_t n, PairSum* __restrict__ partials, unsigned* __restrict__ done,
-                    double scale, double* __restrict__ out) {
+    pair_sum_blocks(const double* __restrict__ x, int64_t n, PairSum* __restrict__ partials,
+                    unsigned* __restrict__ done, double scale, double* __restrict__ out) {
   constexpr int kAcc = Policy::kVecs;  // one pair per load of an iteration: short chains, a small D
   const auto* xv = reinterpret_cast<const double2*>(x);
   const int64_t nvec = n / 2, stride = int64_t(gridDim.x) * Policy::kThreads;

@@ -56,8 +56,8 @@ namespace accsum::cuda {
 
 // The same lanes and order, P elements at a time (P even: RB = P / 2 rows fill a batch):
 // `batch(l, xs, ys)` adds lane g0 + l's next P elements (ys only for dots); a lane's last batch
-// may hold fewer, padded with zeros (which add what the definition's shorter batch adds). W = max(U, RB) rows of LPT 16-byte loads are in
-// flight. A lane's tail (at most W rows and the odd last element) is cut into batches the same
+// may hold fewer, padded with zeros (which add what the definition's shorter batch adds). W = max(U, RB) rows of LPT
+// 16-byte loads are in flight. A lane's tail (at most W rows and the odd last element) is cut into batches the same
 // way; a lane's batches start at its element 0, P apart, as in the serial definition.
 template <int LPT, int U, int P, bool Dot, class Batch>
 __device__ __forceinline__ void stream_lane_batches(const double* __restrict__ x, const double* __restrict__ y,
