@@ -1,6 +1,7 @@
 // The bounded pair sum (core/numerics/pair_sum.hpp) against the exact oracle: over random merge
 // trees on every distribution, s + c lies within a * pair_bound_scale(D) of the exact sum, and
-// whenever pair_round_within decides, its double is the exact sum rounded to nearest; it leaves
+// whenever pair_round_within decides, its double is the exact sum (or dot, through its products'
+// TwoProductFMA terms) rounded to nearest; it leaves
 // midpoints, values a hair off a midpoint, zeros, tiny results, NaN, infinities and huge masses open.
 #include <gtest/gtest.h>
 
@@ -11,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "core/numerics/eft.hpp"
 #include "core/numerics/pair_sum.hpp"
 #include "core/numerics/superacc.hpp"
 #include "tests/dataset_util.hpp"
@@ -75,7 +77,7 @@ TEST(PairSum, WithinItsBoundAndDecidesOnlyTheCorrectRounding) {
           ++bounded;
         }
         double r = 0;
-        if (pair_round_within(p, scale, r)) {
+        if (pair_round_within(p, scale, 0.0, r)) {
           EXPECT_PRED2(test::same_bits, r, test::exact_of(d).rounded) << dist << " n=" << n << " cond=" << cond;
           ++decided;
         } else {
@@ -96,7 +98,7 @@ PairSum sequential(const std::vector<double>& x) {
 }
 
 bool decides(const std::vector<double>& x, double& r) {
-  return pair_round_within(sequential(x), pair_bound_scale(static_cast<int64_t>(x.size())), r);
+  return pair_round_within(sequential(x), pair_bound_scale(static_cast<int64_t>(x.size())), 0.0, r);
 }
 
 TEST(PairSum, LeavesMidpointsZerosTinyAndSpecialsOpen) {
@@ -120,6 +122,37 @@ TEST(PairSum, LeavesMidpointsZerosTinyAndSpecialsOpen) {
   EXPECT_FALSE(decides({4.0, -0x1p-52}, r));           // the midpoint of 4 and its lower neighbour
   ASSERT_TRUE(decides({4.0, -0x1p-52, -0x1p-60}, r));  // past it
   EXPECT_EQ(r, 4.0 - 0x1p-51);
+}
+
+// A dot product as the pair sum of its TwoProductFMA terms: within the bound plus the slack of
+// underflowing products, and decided only to the exact dot rounded to nearest.
+TEST(PairSum, DotsThroughTheirProductTerms) {
+  std::mt19937_64 rng(9);
+  int decided = 0, cases = 0;
+  for (const char* dist : {"uniform", "uniform-sym", "loguniform", "illcond", "subnormal"})
+    for (int64_t n : {1, 2, 5, 1000, 30001})
+      for (double cond : {1e3, 1e30}) {
+        Dataset d = test::make(dist, true, n, cond, 17 + n, 1e50);
+        std::vector<double> terms;
+        for (int64_t i = 0; i < n; ++i) {
+          double h, t;
+          two_prod_fma(d.x[i], d.y[i], h, t);
+          terms.push_back(h);
+          terms.push_back(t);
+        }
+        int64_t D = 0;
+        const PairSum p = random_tree(terms, rng, D);
+        const double scale = pair_bound_scale(D), slack = pair_dot_slack(n);
+        EXPECT_GE(slack, std::ldexp(static_cast<double>(n), -1075));
+        double r = 0;
+        if (pair_round_within(p, scale, slack, r)) {
+          EXPECT_PRED2(test::same_bits, r, test::exact_of(d).rounded) << dist << " n=" << n << " cond=" << cond;
+          ++decided;
+        }
+        ++cases;
+      }
+  EXPECT_EQ(cases, 5 * 5 * 2);
+  EXPECT_GT(decided, cases / 3);
 }
 
 TEST(PairSum, BoundScaleGrowsWithDepthAndGivesUpWhenMeaningless) {

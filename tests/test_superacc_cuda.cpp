@@ -37,12 +37,12 @@ const int kFpes[] = {0, 2, 3, 4, 6, 8};
 
 #define REQUIRE_CUDA() REQUIRE_BACKEND("cuda")
 
-// The tests below drive the exact kernel: the sum's bounded pass is off (bounded=0) unless a
-// test names it (BoundedPass* tests).
+// The tests below drive the exact kernel: the bounded pass is off (bounded=0) unless a test
+// names it (BoundedPass* tests).
 Result run_cuda_result(const std::string& algo, const Problem& p, Params user) {
   const AlgoEntry* e = registry().find(algo, "cuda");
   if (!e) throw std::runtime_error(algo + " is not registered on cuda");
-  if (algo == "superacc" && !user.count("bounded")) user["bounded"] = "0";
+  if (!user.count("bounded")) user["bounded"] = "0";
   auto k = e->make(p, registry().resolve_params(*e, user));
   k->execute();
   return k->result();
@@ -415,7 +415,7 @@ TEST(SuperaccCuda, MoreThanTwoToThe31Terms) {
   EXPECT_TRUE(same_bits(got2, want2)) << hex_double(want2);
 }
 
-// The bounded pass (BoundedSumPass) reports whether it decided (-1: no such figure).
+// The bounded pass (BoundedPass) reports whether it decided (-1: no such figure).
 int bounded_decided(const Result& r) {
   for (const auto& f : r.figures)
     if (f.first == "bounded_decided") return static_cast<int>(f.second);
@@ -431,17 +431,19 @@ TEST(SuperaccCuda, BoundedPassOnEveryDistribution) {
   for (const auto& dist : dist_names())
     for (int64_t n :
          {int64_t(1), int64_t(2), int64_t(3), int64_t(31), int64_t(4097), int64_t(65537), (int64_t(1) << 20) + 5})
-      for (double cond : {1e3, 1e40}) {
-        if (dist == "ties" && n < 2) continue;
-        Dataset d = test::make(dist, false, n, cond, ++seed, 1e50);
-        const Result r = run_cuda_result("superacc", d.problem(), {{"bounded", "1"}});
-        const int dec = bounded_decided(r);
-        ASSERT_TRUE(dec == 0 || dec == 1) << "no bounded_decided figure";
-        EXPECT_TRUE(same_bits(r.scalar(), exact_of(d).rounded)) << dist << " n=" << n << " cond=" << cond;
-        (dec ? decided : open) += 1;
-      }
-  EXPECT_GT(decided, 20);
-  EXPECT_GT(open, 20);
+      for (double cond : {1e3, 1e40})
+        for (bool dot : {false, true}) {
+          if (dist == "ties" && n < 2) continue;
+          Dataset d = test::make(dist, dot, n, cond, ++seed, 1e50);
+          const Result r = run_cuda_result(dot ? "superacc-dot" : "superacc", d.problem(), {{"bounded", "1"}});
+          const int dec = bounded_decided(r);
+          ASSERT_TRUE(dec == 0 || dec == 1) << "no bounded_decided figure";
+          EXPECT_TRUE(same_bits(r.scalar(), exact_of(d).rounded))
+              << dist << " n=" << n << " cond=" << cond << " dot " << dot;
+          (dec ? decided : open) += 1;
+        }
+  EXPECT_GT(decided, 40);
+  EXPECT_GT(open, 40);
 }
 
 // Decided where the data leaves no doubt; left open on a rounding boundary, zeros, a condition
@@ -452,13 +454,22 @@ TEST(SuperaccCuda, BoundedPassHandCases) {
   const std::vector<std::vector<double>> must_decide = {{1.0, 2.0, 3.0}, {1.0, 0x1p-60}, {-4.0, 0x1p-60, 1e-300}};
   const std::vector<std::vector<double>> must_leave = {
       {1.0, 0x1p-53}, {1.5, -1.5}, {-0.0, -0.0}, {1.0, inf}, {1.0, std::nan("")}, {1e300, 1.0, -1e300}, {}};
-  for (bool decide : {true, false})
-    for (const auto& x : decide ? must_decide : must_leave) {
-      Problem p = Problem::vectors(x.data(), nullptr, static_cast<int64_t>(x.size()), next_dataset_id());
-      const Result r = run_cuda_result("superacc", p, {{"bounded", "1"}});
-      EXPECT_EQ(bounded_decided(r), decide ? 1 : 0) << test::dump(x);
-      EXPECT_TRUE(same_bits(r.scalar(), exact_of(x, {}).rounded)) << test::dump(x);
-    }
+  for (bool dot : {false, true})
+    for (bool decide : {true, false})
+      for (const auto& x : decide ? must_decide : must_leave) {
+        const std::vector<double> y(dot ? x.size() : 0, 1.0);
+        Problem p = Problem::vectors(x.data(), dot ? y.data() : nullptr, static_cast<int64_t>(x.size()),
+                                     next_dataset_id());
+        const Result r = run_cuda_result(dot ? "superacc-dot" : "superacc", p, {{"bounded", "1"}});
+        EXPECT_EQ(bounded_decided(r), decide ? 1 : 0) << test::dump(x) << " dot " << dot;
+        EXPECT_TRUE(same_bits(r.scalar(), exact_of(x, y).rounded)) << test::dump(x) << " dot " << dot;
+      }
+  // Products whose TwoProductFMA terms miss them (underflow): decided only where the slack allows.
+  const std::vector<double> x = {0x1p-540, 0x1.8p-540, 1.0}, y = {0x1.3p-540, 0x1p-541, 1.0};
+  Problem p = Problem::vectors(x.data(), y.data(), 3, next_dataset_id());
+  const Result r = run_cuda_result("superacc-dot", p, {{"bounded", "1"}});
+  EXPECT_EQ(bounded_decided(r), 1);
+  EXPECT_TRUE(same_bits(r.scalar(), exact_of(x, y).rounded));
 }
 
 }  // namespace

@@ -68,7 +68,7 @@ using Record = SuperaccOf<DOT>;
 // Levels 1-5: each block reduces its share of the data into one record (SuperaccAgent::consume)
 // and adds it into the device totals; the last block to finish rounds them. x (and y) are 16-byte
 // aligned. Shared memory: one WarpArea per warp, then the block's Record and flags (reused by
-// finish_totals at the end). gate: the bounded pass's decided flag (BoundedSumPass), launched
+// finish_totals at the end). gate: the bounded pass's decided flag (BoundedPass), launched
 // before this kernel in the same stream: when it is set every block returns at once.
 template <class Policy>
 __global__ void __launch_bounds__(Policy::kMaxBlockThreads, Policy::kMinBlocksPerSm)
@@ -138,33 +138,37 @@ std::pair<LaunchFn, const void*> pick(int fpe, bool ee) {
   throw UsageError("superacc: fpe must be one of 0, 2, 3, 4, 6, 8");
 }
 
-// The sum's bounded pass (device/pair_sum_reduce.cuh): one launch over the data, as many blocks
-// as fit (no more than there is work for); read() tells whether its bound decided the rounding.
-class BoundedSumPass {
+// The bounded pass (device/pair_sum_reduce.cuh): one launch over the data, as many blocks as fit
+// (no more than there is work for); decided_flag() gates the exact kernel queued behind it, and
+// read() tells whether its bound decided the rounding.
+template <bool DOT>
+class BoundedPass {
  public:
-  explicit BoundedSumPass(const DeviceInput& in) : x_(in.x), n_(in.n), out_(2), done_(1) {
+  explicit BoundedPass(const DeviceInput& in) : x_(in.x), y_(in.y), n_(in.n), out_(2), done_(1) {
     using P = PairSumPolicy;
+    const auto kernel = pair_sum_blocks<P, DOT>;
     int dev = 0, sms = 0, per_sm = 0;
     ACCSUM_CUDA_CHECK(cudaGetDevice(&dev));
     ACCSUM_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
     // The exact kernel queued behind this one takes most of the shared memory: this one asks for the
     // same split, so the SMs need not be reconfigured between the two launches.
-    ACCSUM_CUDA_CHECK(cudaFuncSetAttribute(pair_sum_blocks<P>, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                           cudaSharedmemCarveoutMaxShared));
-    ACCSUM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, pair_sum_blocks<P>, P::kThreads, 0));
+    ACCSUM_CUDA_CHECK(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared));
+    ACCSUM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, P::kThreads, 0));
     const int64_t work = (n_ / 2 + P::kThreads * P::kVecs - 1) / (P::kThreads * P::kVecs);
     grid_ = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(int64_t(sms) * std::max(per_sm, 1), work)));
     partials_ = DeviceBuffer<PairSum>(grid_);
-    scale_ = pair_bound_scale(pair_sum_depth(n_, grid_));
+    scale_ = pair_bound_scale(pair_sum_depth(n_, grid_, DOT ? 2 : 1));
+    slack_ = DOT ? pair_dot_slack(n_) : 0.0;
     ACCSUM_CUDA_CHECK(cudaMemset(done_.get(), 0, sizeof(unsigned)));
   }
   void launch() {
-    pair_sum_blocks<PairSumPolicy>
-        <<<grid_, PairSumPolicy::kThreads>>>(x_, n_, partials_.get(), done_.get(), scale_, out_.get());
+    pair_sum_blocks<PairSumPolicy, DOT>
+        <<<grid_, PairSumPolicy::kThreads>>>(x_, y_, n_, partials_.get(), done_.get(), scale_, slack_, out_.get());
   }
   // The decided flag on the device (1.0 when the bound decided), for the exact kernel's gate.
   const double* decided_flag() const { return out_.get() + 1; }
-  // After launch(): true, with the correctly rounded sum, when the bound decided it.
+  // After launch(): true, with the correctly rounded result, when the bound decided it.
   bool read(double& r) const {
     double h[2];
     ACCSUM_CUDA_CHECK(cudaMemcpy(h, out_.get(), sizeof h, cudaMemcpyDeviceToHost));
@@ -173,10 +177,10 @@ class BoundedSumPass {
   }
 
  private:
-  const double* x_;
+  const double *x_, *y_;
   int64_t n_;
   int grid_ = 1;
-  double scale_ = 0;
+  double scale_ = 0, slack_ = 0;
   DeviceBuffer<PairSum> partials_;
   DeviceBuffer<double> out_;
   DeviceBuffer<unsigned> done_;
@@ -215,7 +219,7 @@ class SuperaccCuda : public CudaKernel {
     grid_ = static_cast<int>(std::min<int64_t>(grid, Policy::kMaxGrid));
     ACCSUM_CUDA_CHECK(cudaMemset(done_.get(), 0, sizeof(unsigned)));
     ACCSUM_CUDA_CHECK(cudaMemset(totals_.get(), 0, sizeof(DeviceTotals<Record<DOT>>)));
-    if (!DOT && param_int(params, "bounded") != 0) bounded_ = std::make_unique<BoundedSumPass>(*in_);
+    if (superacc_bounded(params)) bounded_ = std::make_unique<BoundedPass<DOT>>(*in_);
   }
 
   // With the bounded pass: it runs first and the exact kernel, queued behind it, returns at once
@@ -259,7 +263,7 @@ class SuperaccCuda : public CudaKernel {
   DeviceBuffer<unsigned> done_;                     // blocks finished; the last one resets it
   DeviceBuffer<DeviceTotals<Record<DOT>>> totals_;  // the blocks' records summed; the last block resets them
   DeviceBuffer<Record<DOT>> merged_;                // run_unrounded's result
-  std::unique_ptr<BoundedSumPass> bounded_;         // the sum with bounded=1
+  std::unique_ptr<BoundedPass<DOT>> bounded_;       // with bounded=1
   bool decided_ = false;                            // the last run's bounded pass decided
   EventTimer timer_;
 };
@@ -307,11 +311,10 @@ std::unique_ptr<MergeableState> superacc_state(const Params& q) {
   });
 }
 
-// The sum has a bounded pass (BoundedSumPass); the dot accumulates exactly at once.
 template <bool DOT>
 AlgoEntry superacc_cuda(const std::string& summary) {
   auto params = superacc_params("0", "0", "1", "512");
-  if (!DOT) params.push_back(superacc_bounded_param());
+  params.push_back(superacc_bounded_param());
   return superacc_entry(DOT, "cuda", summary, std::move(params), make_kernel_of<SuperaccCuda<DOT>>)
       .shapes(superacc_shapes)
       .generates_by_index()

@@ -40,7 +40,7 @@ inline AlgoEntry superacc_entry(bool dot, const std::string& backend, const std:
       .maker(std::move(make));
 }
 
-// The choice of the sum's kernels that have a bounded pass: 1 (default) accumulates within a proven
+// The choice of the kernels that have a bounded pass: 1 (default) accumulates within a proven
 // bound first and exactly only where the bound leaves the rounding open; 0 accumulates exactly at
 // once (faster on data known to be ill-conditioned). Both give the same bits.
 inline ParamSpec superacc_bounded_param() {

@@ -1,6 +1,8 @@
 // The bound of a pair sum (derivation in core/numerics/pair_sum.hpp), evaluated upward-safe.
 #include "core/numerics/pair_sum.hpp"
 
+#include <cmath>
+
 #include "core/numerics/sum_bounds.hpp"
 
 namespace accsum {
@@ -16,5 +18,7 @@ double pair_bound_scale(int64_t depth) {
   const double growth = up(1.0 / one_minus);
   return mul_up(mul_up(mul_up(g, D), kU), up(growth / one_minus));
 }
+
+double pair_dot_slack(int64_t n) { return n <= 0 ? 0.0 : bounds::up(std::ldexp(static_cast<double>(n), -1075)); }
 
 }  // namespace accsum

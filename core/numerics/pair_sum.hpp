@@ -17,6 +17,9 @@
 // Hence |s + c - S| <= a * scale, scale = gamma_2D D u (1+u)^D / (1-u)^D (pair_bound_scale).
 // Additions never err by more than u times their result (an addition that underflows is
 // exact), so no underflow term enters. No partial sum can overflow while a < 2^1000.
+// A dot product is the sum of the 2n terms h, t of TwoProductFMA (Ogita, Rump, Oishi 2005,
+// Alg. 3.5: h = fl(x y), t = fma(x, y, -h)); h + t = x y exactly unless the product underflows,
+// and |x y - h - t| <= 2^-1075 otherwise, so the dot's bound adds n 2^-1075 (pair_dot_slack).
 #include <cmath>
 #include <cstdint>
 
@@ -54,14 +57,15 @@ constexpr double kPairSumMinResult = 0x1p-1000;
 // interval holds a rounding boundary), when a is not below kPairSumMaxMass (also NaN or an
 // infinity among the terms), or when the result would be zero or tiny (the sign of a zero and
 // subnormal gaps are left to the exact path).
-ACCSUM_HD bool pair_round_within(const PairSum& p, double scale, double& out) {
+// slack: what the terms may differ from the data's exact sum by (0 for a sum, pair_dot_slack).
+ACCSUM_HD bool pair_round_within(const PairSum& p, double scale, double slack, double& out) {
   if (!(p.a < kPairSumMaxMass)) return false;
   double r, t;
   two_sum(p.s, p.c, r, t);  // r = RN(s + c), r + t = s + c
   const double ar = ::fabs(r);
   if (!(ar >= kPairSumMinResult && ar < kPairSumMaxMass)) return false;
-  const double b = p.a * scale;
-  const double b_up = ::nextafter(b, HUGE_VAL);  // >= a * scale (one rounding to nearest)
+  const double b = ::nextafter(p.a * scale, HUGE_VAL);      // >= a * scale (one rounding to nearest)
+  const double b_up = ::nextafter(b + slack, HUGE_VAL);      // >= a * scale + slack
   // S in [r + t - b_up, r + t + b_up]; RN(S) = r while S stays strictly between the midpoints
   // r - lo and r + hi (exact: half the gaps to r's neighbours).
   const double hi = (::nextafter(r, HUGE_VAL) - r) * 0.5, lo = (r - ::nextafter(r, -HUGE_VAL)) * 0.5;
@@ -74,5 +78,7 @@ ACCSUM_HD bool pair_round_within(const PairSum& p, double scale, double& out) {
 // scale = gamma_2D D u (1+u)^D / (1-u)^D rounded up, for at most D merges on any term's path;
 // +inf when D is too large for the bound to mean anything.
 double pair_bound_scale(int64_t depth);
+// n 2^-1075 rounded up: the most the TwoProductFMA terms of n products may miss them by.
+double pair_dot_slack(int64_t n);
 
 }  // namespace accsum

@@ -3,9 +3,9 @@
 # tests of the kernels it measures (fpe-sum / fpe-dot bit for bit the cpu serial definition,
 # superacc, the shared adversarial corpus), compute-sanitizer memcheck and racecheck on them at
 # small n, then in one process each, beside the vendor baseline:
-#   superacc (bounded pass on and off) / superacc-dot beside CUB DeviceReduce::Sum / cuBLAS ddot at
+#   superacc / superacc-dot (bounded pass on and off) beside CUB DeviceReduce::Sum / cuBLAS ddot at
 #   n = 2^28, ranges 1, 1e50, 1e300;
-#   superacc (both) / superacc-dot for n = 2^20 .. 2^30, range 1e50 (the ratio-vs-n figure);
+#   superacc / superacc-dot (both) for n = 2^20 .. 2^30, range 1e50 (the ratio-vs-n figure);
 #   superacc (both) on ill-conditioned sums (condition 1e30: the bounded pass cannot decide) at 2^22, 2^26;
 #   fpe-sum / fpe-dot R = 2, 4, 8 at n = 2^28, range 1e50;
 #   NVIDIA OpenCL superacc (defaults) beside the OpenCL plain sum at 2^26 and 2^28;
@@ -31,7 +31,8 @@ command -v cuobjdump > /dev/null && cuobjdump --dump-resource-usage "$A" 2>/dev/
 if [ "${SUM_SPEED_SWEEP:-0}" != only ]; then
   sum_bench superacc_2e28 70 --backend=cuda --algo=superacc,cub-sum --bounded=0,1 --n=2^28 --range=1,1e50,1e300 \
     --generate=by-index
-  sum_bench superacc_dot_2e28 70 --backend=cuda --algo=superacc-dot,cublas-dot --n=2^28 --range=1,1e50,1e300 --generate=by-index
+  sum_bench superacc_dot_2e28 70 --backend=cuda --algo=superacc-dot,cublas-dot --bounded=0,1 --n=2^28 \
+    --range=1,1e50,1e300 --generate=by-index
   sum_bench fpe_sum 50 --backend=cuda --algo=fpe-sum,cub-sum --terms=2,4,8 --n=2^28 --range=1e50
   sum_bench fpe_dot 50 --backend=cuda --algo=fpe-dot,cublas-dot --terms=2,4,8 --n=2^28 --range=1e50
   sum_bench superacc_n_sum 80 --backend=cuda --algo=superacc,cub-sum --bounded=0,1 --n=2^20:2^30 --range=1e50 \
@@ -62,7 +63,8 @@ if [ "${SUM_SPEED_SWEEP:-0}" != only ]; then
       --n=2^28 --range=1e50 \
       --reps=1 --warmup=0 --no-repro-check --format=csv > /dev/null 2>> "$LOG"
   fi
-  sum_bench superacc_n_dot 50 --backend=cuda --algo=superacc-dot,cublas-dot --n=2^20:2^29 --range=1e50 --generate=by-index
+  sum_bench superacc_n_dot 70 --backend=cuda --algo=superacc-dot,cublas-dot --bounded=0,1 --n=2^20:2^29 --range=1e50 \
+    --generate=by-index
 fi
 sum_sanitize racecheck 40
 merge_reports "$W" "sum_speed_$GPU.json" >> "$LOG" 2>&1

@@ -1,9 +1,10 @@
 #pragma once
-// The bounded pass of the CUDA superacc sum (core/numerics/pair_sum.hpp): every thread sums its
-// share of the terms as a pair (Sum2), the pairs are merged per warp (shuffles), per block
-// (shared memory) and, in the last block to finish, over the blocks' pairs; that block decides
-// the rounding from the proven bound and writes the result and whether it is decided. One
-// launch, no shared-memory accumulators: the pass streams at the memory's speed.
+// The bounded pass of the CUDA superacc sum and dot (core/numerics/pair_sum.hpp): every thread sums
+// its share of the terms (a dot: its products' TwoProductFMA terms) as a pair (Sum2), the pairs
+// are merged per warp (shuffles), per block (shared memory) and, in the last block to finish, over
+// the blocks' pairs; that block decides the rounding from the proven bound and writes the result
+// and whether it is decided. One launch, no shared-memory accumulators: the pass streams at the
+// memory's speed.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -52,33 +53,52 @@ __device__ __forceinline__ PairSum block_merge_pairs(PairSum p) {
   return p;
 }
 
-// out[0] the correctly rounded sum and out[1] = 1 when the bound decides it; out[1] = 0 leaves
-// it to the exact pass. partials: one pair per block; done: the blocks finished (the last resets it).
-template <class Policy>
+// One element into a pair: a sum's term, or a dot's product as its two TwoProductFMA terms.
+template <bool DOT>
+__device__ __forceinline__ void pair_add_element(PairSum& p, double x, double y) {
+  if (DOT) {
+    double h, t;
+    two_prod_fma(x, y, h, t);
+    pair_add(p, h);
+    pair_add(p, t);
+  } else {
+    pair_add(p, x);
+  }
+}
+
+// out[0] the correctly rounded sum (DOT: dot product) and out[1] = 1 when the bound decides it;
+// out[1] = 0 leaves it to the exact pass. partials: one pair per block; done: the blocks finished
+// (the last resets it); slack: pair_dot_slack(n) for a dot, else 0.
+template <class Policy, bool DOT>
 __global__ void __launch_bounds__(Policy::kThreads, Policy::kMinBlocksPerSm)
-    pair_sum_blocks(const double* __restrict__ x, int64_t n, PairSum* __restrict__ partials,
-                    unsigned* __restrict__ done, double scale, double* __restrict__ out) {
+    pair_sum_blocks(const double* __restrict__ x, const double* __restrict__ y, int64_t n,
+                    PairSum* __restrict__ partials, unsigned* __restrict__ done, double scale, double slack,
+                    double* __restrict__ out) {
   constexpr int kAcc = Policy::kVecs;  // one pair per load of an iteration: short chains, a small D
   const auto* xv = reinterpret_cast<const double2*>(x);
+  const auto* yv = reinterpret_cast<const double2*>(y);
   const int64_t nvec = n / 2, stride = int64_t(gridDim.x) * Policy::kThreads;
   int64_t i = int64_t(blockIdx.x) * Policy::kThreads + threadIdx.x;
   PairSum acc[kAcc];
   for (; i + (Policy::kVecs - 1) * stride < nvec; i += Policy::kVecs * stride) {
-    double2 v[Policy::kVecs];
-#pragma unroll
-    for (int j = 0; j < Policy::kVecs; ++j) v[j] = __ldg(xv + i + j * stride);
+    double2 v[Policy::kVecs], w[Policy::kVecs];
 #pragma unroll
     for (int j = 0; j < Policy::kVecs; ++j) {
-      pair_add(acc[j], v[j].x);
-      pair_add(acc[j], v[j].y);
+      v[j] = __ldg(xv + i + j * stride);
+      if (DOT) w[j] = __ldg(yv + i + j * stride);
+    }
+#pragma unroll
+    for (int j = 0; j < Policy::kVecs; ++j) {
+      pair_add_element<DOT>(acc[j], v[j].x, DOT ? w[j].x : 0.0);
+      pair_add_element<DOT>(acc[j], v[j].y, DOT ? w[j].y : 0.0);
     }
   }
   for (; i < nvec; i += stride) {
-    const double2 v = __ldg(xv + i);
-    pair_add(acc[0], v.x);
-    pair_add(acc[0], v.y);
+    const double2 v = __ldg(xv + i), w = DOT ? __ldg(yv + i) : double2{};
+    pair_add_element<DOT>(acc[0], v.x, w.x);
+    pair_add_element<DOT>(acc[0], v.y, w.y);
   }
-  if ((n & 1) && blockIdx.x == 0 && threadIdx.x == 0) pair_add(acc[0], x[n - 1]);
+  if ((n & 1) && blockIdx.x == 0 && threadIdx.x == 0) pair_add_element<DOT>(acc[0], x[n - 1], DOT ? y[n - 1] : 0.0);
 #pragma unroll
   for (int w = 1; w < kAcc; w *= 2)
 #pragma unroll
@@ -106,21 +126,22 @@ __global__ void __launch_bounds__(Policy::kThreads, Policy::kMinBlocksPerSm)
   q = block_merge_pairs(q);
   if (threadIdx.x == 0) {
     double r = 0.0;
-    const bool decided = pair_round_within(q, scale, r);
+    const bool decided = pair_round_within(q, scale, slack, r);
     out[0] = r;
     out[1] = decided ? 1.0 : 0.0;
     *done = 0;
   }
 }
 
-// Merges on any term's path for a launch of `grid` blocks over n terms (PairSumPolicy): a thread's
-// pair j takes the 2 terms of load j of every full iteration, pair 0 also the tail's vectors (fewer
-// than kVecs) and the odd term; then log2(kVecs) merges in the thread, the trees of the blocks,
-// and the last block's loop over the blocks' pairs.
-inline int64_t pair_sum_depth(int64_t n, int64_t grid) {
+// Merges on any term's path for a launch of `grid` blocks over n elements (PairSumPolicy), each
+// element `terms` terms (a dot: 2): a thread's pair j takes the terms of load j of every full
+// iteration, pair 0 also the tail's vectors (fewer than kVecs) and the odd element; then
+// log2(kVecs) merges in the thread, the trees of the blocks, and the last block's loop over the
+// blocks' pairs.
+inline int64_t pair_sum_depth(int64_t n, int64_t grid, int terms) {
   using P = PairSumPolicy;
   const int64_t threads = grid * P::kThreads, per_thread_vecs = (n / 2 + threads - 1) / threads;
-  const int64_t chain = 2 * ((per_thread_vecs + P::kVecs - 1) / P::kVecs + P::kVecs) + 1;
+  const int64_t chain = terms * (2 * ((per_thread_vecs + P::kVecs - 1) / P::kVecs + P::kVecs) + 1);
   return chain + P::kThreadMerges + P::kTreeMerges + (grid + P::kThreads - 1) / P::kThreads;
 }
 
