@@ -458,8 +458,8 @@ TEST(SuperaccCuda, BoundedPassHandCases) {
     for (bool decide : {true, false})
       for (const auto& x : decide ? must_decide : must_leave) {
         const std::vector<double> y(dot ? x.size() : 0, 1.0);
-        Problem p = Problem::vectors(x.data(), dot ? y.data() : nullptr, static_cast<int64_t>(x.size()),
-                                     next_dataset_id());
+        Problem p =
+            Problem::vectors(x.data(), dot ? y.data() : nullptr, static_cast<int64_t>(x.size()), next_dataset_id());
         const Result r = run_cuda_result(dot ? "superacc-dot" : "superacc", p, {{"bounded", "1"}});
         EXPECT_EQ(bounded_decided(r), decide ? 1 : 0) << test::dump(x) << " dot " << dot;
         EXPECT_TRUE(same_bits(r.scalar(), exact_of(x, y).rounded)) << test::dump(x) << " dot " << dot;

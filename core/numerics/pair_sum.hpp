@@ -64,8 +64,8 @@ ACCSUM_HD bool pair_round_within(const PairSum& p, double scale, double slack, d
   two_sum(p.s, p.c, r, t);  // r = RN(s + c), r + t = s + c
   const double ar = ::fabs(r);
   if (!(ar >= kPairSumMinResult && ar < kPairSumMaxMass)) return false;
-  const double b = ::nextafter(p.a * scale, HUGE_VAL);      // >= a * scale (one rounding to nearest)
-  const double b_up = ::nextafter(b + slack, HUGE_VAL);      // >= a * scale + slack
+  const double b = ::nextafter(p.a * scale, HUGE_VAL);   // >= a * scale (one rounding to nearest)
+  const double b_up = ::nextafter(b + slack, HUGE_VAL);  // >= a * scale + slack
   // S in [r + t - b_up, r + t + b_up]; RN(S) = r while S stays strictly between the midpoints
   // r - lo and r + hi (exact: half the gaps to r's neighbours).
   const double hi = (::nextafter(r, HUGE_VAL) - r) * 0.5, lo = (r - ::nextafter(r, -HUGE_VAL)) * 0.5;
