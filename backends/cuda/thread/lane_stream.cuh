@@ -1,5 +1,5 @@
 #pragma once
-// Thread level of the lane-accumulator kernels (dpsumk fused, fpe-sum): G lanes in all, a thread
+// Thread level of the lane-accumulator kernels (dpsumk fused, fpe-sum, fpe-dot): G lanes in all, a thread
 // owns the LPT adjacent lanes g0 .. g0 + LPT - 1, and lane g takes the 16-byte groups j = g, g + G,
 // ... (elements 2j, 2j + 1, in order); the odd last element goes to the lane that owns its group.
 // U rows of LPT 16-byte streaming loads (per vector) are in flight before any is used, so a warp
@@ -9,30 +9,45 @@
 
 namespace accsum::cuda {
 
+// Every full chunk of W rows of this thread's lanes (row r at groups j + r G .. + LPT - 1), as
+// W x LPT 16-byte streaming loads per vector, all in flight before rows(xv, yv) uses them;
+// returns the first group j not taken.
+template <int W, int LPT, bool Dot, class Rows>
+__device__ __forceinline__ int64_t stream_full_rows(const double* __restrict__ x, const double* __restrict__ y,
+                                                    int64_t n, int64_t G, int64_t g0, Rows&& rows) {
+  const double2* x2 = reinterpret_cast<const double2*>(x);
+  const double2* y2 = reinterpret_cast<const double2*>(y);
+  int64_t j = g0;
+  for (; j + (W - 1) * G + (LPT - 1) < n / 2; j += W * G) {
+    double2 xv[W][LPT], yv[W][LPT];
+#pragma unroll
+    for (int r = 0; r < W; ++r)
+#pragma unroll
+      for (int l = 0; l < LPT; ++l) {
+        xv[r][l] = __ldcs(x2 + j + r * G + l);
+        if (Dot) yv[r][l] = __ldcs(y2 + j + r * G + l);
+      }
+    rows(xv, yv);
+  }
+  return j;
+}
+
 template <int LPT, int U, bool Dot, class Elem>
 __device__ __forceinline__ void stream_lanes(const double* __restrict__ x, const double* __restrict__ y, int64_t n,
                                              int64_t G, int64_t g0, Elem&& elem) {
   const double2* x2 = reinterpret_cast<const double2*>(x);
   const double2* y2 = reinterpret_cast<const double2*>(y);
   const int64_t groups = n / 2;
-  int64_t j = g0;
-  for (; j + (U - 1) * G + (LPT - 1) < groups; j += U * G) {
-    double2 xv[U][LPT], yv[U][LPT];
+  int64_t j =
+      stream_full_rows<U, LPT, Dot>(x, y, n, G, g0, [&](const double2(&xv)[U][LPT], const double2(&yv)[U][LPT]) {
 #pragma unroll
-    for (int r = 0; r < U; ++r)
+        for (int r = 0; r < U; ++r)
 #pragma unroll
-      for (int l = 0; l < LPT; ++l) {
-        xv[r][l] = __ldcs(x2 + j + r * G + l);
-        if (Dot) yv[r][l] = __ldcs(y2 + j + r * G + l);
-      }
-#pragma unroll
-    for (int r = 0; r < U; ++r)
-#pragma unroll
-      for (int l = 0; l < LPT; ++l) {
-        elem(l, xv[r][l].x, Dot ? yv[r][l].x : 0.0);
-        elem(l, xv[r][l].y, Dot ? yv[r][l].y : 0.0);
-      }
-  }
+          for (int l = 0; l < LPT; ++l) {
+            elem(l, xv[r][l].x, Dot ? yv[r][l].x : 0.0);
+            elem(l, xv[r][l].y, Dot ? yv[r][l].y : 0.0);
+          }
+      });
   for (; j < groups; j += G) {
 #pragma unroll
     for (int l = 0; l < LPT; ++l)
@@ -50,15 +65,12 @@ __device__ __forceinline__ void stream_lanes(const double* __restrict__ x, const
   }
 }
 
-}  // namespace accsum::cuda
-
-namespace accsum::cuda {
-
 // The same lanes and order, P elements at a time (P even: RB = P / 2 rows fill a batch):
 // `batch(l, xs, ys)` adds lane g0 + l's next P elements (ys only for dots); a lane's last batch
-// may hold fewer, padded with zeros (which add what the definition's shorter batch adds). W = max(U, RB) rows of LPT
-// 16-byte loads are in flight. A lane's tail (at most W rows and the odd last element) is cut into batches the same
-// way; a lane's batches start at its element 0, P apart, as in the serial definition.
+// may hold fewer, padded with zeros (which add what the definition's shorter batch adds).
+// W = max(U, RB) rows of LPT 16-byte loads are in flight. A lane's tail (at most W rows and the
+// odd last element) is cut into batches the same way; a lane's batches start at its element 0,
+// P apart, as in the serial definition.
 template <int LPT, int U, int P, bool Dot, class Batch>
 __device__ __forceinline__ void stream_lane_batches(const double* __restrict__ x, const double* __restrict__ y,
                                                     int64_t n, int64_t G, int64_t g0, Batch&& batch) {
@@ -68,31 +80,23 @@ __device__ __forceinline__ void stream_lane_batches(const double* __restrict__ x
   const double2* x2 = reinterpret_cast<const double2*>(x);
   const double2* y2 = reinterpret_cast<const double2*>(y);
   const int64_t groups = n / 2;
-  int64_t j = g0;
-  for (; j + (W - 1) * G + (LPT - 1) < groups; j += W * G) {
-    double2 xv[W][LPT], yv[W][LPT];
+  const int64_t j =
+      stream_full_rows<W, LPT, Dot>(x, y, n, G, g0, [&](const double2(&xv)[W][LPT], const double2(&yv)[W][LPT]) {
 #pragma unroll
-    for (int r = 0; r < W; ++r)
+        for (int b = 0; b < W / RB; ++b)
 #pragma unroll
-      for (int l = 0; l < LPT; ++l) {
-        xv[r][l] = __ldcs(x2 + j + r * G + l);
-        if (Dot) yv[r][l] = __ldcs(y2 + j + r * G + l);
-      }
+          for (int l = 0; l < LPT; ++l) {
+            double xs[P], ys[P];
 #pragma unroll
-    for (int b = 0; b < W / RB; ++b)
-#pragma unroll
-      for (int l = 0; l < LPT; ++l) {
-        double xs[P], ys[P];
-#pragma unroll
-        for (int r = 0; r < RB; ++r) {
-          xs[2 * r] = xv[b * RB + r][l].x;
-          xs[2 * r + 1] = xv[b * RB + r][l].y;
-          ys[2 * r] = Dot ? yv[b * RB + r][l].x : 0.0;
-          ys[2 * r + 1] = Dot ? yv[b * RB + r][l].y : 0.0;
-        }
-        batch(l, xs, ys);
-      }
-  }
+            for (int r = 0; r < RB; ++r) {
+              xs[2 * r] = xv[b * RB + r][l].x;
+              xs[2 * r + 1] = xv[b * RB + r][l].y;
+              ys[2 * r] = Dot ? yv[b * RB + r][l].x : 0.0;
+              ys[2 * r + 1] = Dot ? yv[b * RB + r][l].y : 0.0;
+            }
+            batch(l, xs, ys);
+          }
+      });
   // The tail: lane l has rows j + r G + l < groups (a prefix of r), then the odd last element
   // if it owns it, at element 2 * rows.
   const int64_t owner = (n & 1) ? groups % G : -1;
