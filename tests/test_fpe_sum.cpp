@@ -74,11 +74,12 @@ TEST(FpeSumSerial, TheR2StepIsAlgorithm1PlusRenormalize) {
     std::memcpy(b, a, sizeof a);
     std::memcpy(c, a, sizeof a);
     std::memcpy(d, a, sizeof a);
-    fpe_acc_add<2>(a, 2, x, 0.0);
+    fpe_acc_add_terms<2>(a, 2, &x, 1);
     fpe_acc_add2_sum(b, x);
     ASSERT_EQ(a[0], b[0]) << trial;
     ASSERT_EQ(a[1], b[1]) << trial;
-    fpe_acc_add<2>(c, 2, h, t);
+    const double ht[2] = {h, t};
+    fpe_acc_add_terms<2>(c, 2, ht, 2);
     fpe_acc_add2_dot<TwoSumOrdered>(d, h, t);
     ASSERT_EQ(c[0], d[0]) << trial;
     ASSERT_EQ(c[1], d[1]) << trial;
@@ -194,14 +195,14 @@ void expect_unrolled_step_is_readable(uint64_t seed) {
         break;
       }
       case 0: {
-        fpe_acc_add<R>(a, R, x, 0.0);
+        fpe_acc_add_terms<R>(a, R, &x, 1);
         fpe_step::step<R, 1, O>(b, &x);
         break;
       }
       case 1: {
         double v[2];
         fpe_acc_product(x, y, v[0], v[1]);
-        fpe_acc_add<R>(a, R, v[0], v[1]);
+        fpe_acc_add_terms<R>(a, R, v, 2);
         fpe_step::step<R, 2, O>(b, v);
         break;
       }

@@ -86,13 +86,6 @@ ACCSUM_HD void fpe_acc_add_terms(double* a, int R_rt, const double* v, int k) {
   fpe::renormalize(s, R, a, R);
 }
 
-// One step with (v0, v1, 0, .., 0): an element (v1 = 0) or an exact product.
-template <int RC>
-ACCSUM_HD void fpe_acc_add(double* a, int R_rt, double v0, double v1) {
-  const double v[2] = {v0, v1};
-  fpe_acc_add_terms<RC>(a, R_rt, v, 2);
-}
-
 // a <- Renormalize(Algorithm1(a, b)): the lane merge.
 template <int RC>
 ACCSUM_HD void fpe_acc_merge(double* a, const double* b, int R_rt) {
