@@ -113,7 +113,7 @@ constexpr int kSlotLane[kVecLanes] = {0, 2, 1, 3};
 constexpr int64_t kLineDoubles = 8;  // a 64-byte cache line
 
 // Lanes [g, g + blocks * Q) (a tile) over every full run of kRoundsPerStep rounds, then their
-// remaining elements as scalars; states to st[lane * R]. A round of the tile is one contiguous
+// remaining elements through the readable step; states to st[lane * R]. A round of the tile is one contiguous
 // run of memory, the tile's states stay in L2 between rounds, each block of Q lanes in registers
 // while it takes its elements, kVecs independent step chains side by side. The next rounds' runs
 // are prefetched one block at a time.
