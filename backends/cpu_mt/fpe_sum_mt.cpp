@@ -9,7 +9,7 @@
 // fill one step (P elements a lane) at a time, each round of the tile one contiguous run, the next
 // step's runs (G lanes on) prefetched: the hardware prefetchers stop at page boundaries and would
 // restart on every 4 KiB page of a run. The tree's merges go 4 pairs to a vector. Elements past the
-// last full step, and inputs with fewer than Q lanes, take the readable step (fpe_acc_lane).
+// last full step, and inputs with fewer than Q lanes, take the same step on scalars.
 #include <immintrin.h>
 
 #include <algorithm>
@@ -80,6 +80,14 @@ constexpr int kBatch = fpe_acc_batch(R, Dot);
 template <int R, bool Dot>
 constexpr int kRoundsPerStep = kBatch<R, Dot> >= kFusedVec ? kBatch<R, Dot> / kFusedVec : 1;
 
+// Lane g's elements from group j on (where a batch starts) with the unrolled step on scalars.
+template <int R, bool Dot>
+void scalar_lane(double* a, const double* x, const double* y, int64_t n, int64_t G, int64_t j) {
+  constexpr int K = kBatch<R, Dot> * (Dot ? 2 : 1);  // terms a step takes
+  fpe_acc_lane_by(a, R, x, Dot ? y : nullptr, n, G, j,
+                  [](double* acc, const double* v, int) { fpe_step::step<R, K, ScalarOps>(acc, v); });
+}
+
 // One round's 2 elements of 4 lanes from p[0 .. 8): k0 = (l0 k0, l2 k0, l1 k0, l3 k0), k1 the
 // same for each lane's second element. The slots hold lanes (0, 2, 1, 3).
 inline void round_elems(const double* p, __m256d& k0, __m256d& k1) {
@@ -113,7 +121,7 @@ constexpr int kSlotLane[kVecLanes] = {0, 2, 1, 3};
 constexpr int64_t kLineDoubles = 8;  // a 64-byte cache line
 
 // Lanes [g, g + blocks * Q) (a tile) over every full run of kRoundsPerStep rounds, then their
-// remaining elements through the readable step; states to st[lane * R]. A round of the tile is one contiguous
+// remaining elements through the step on scalars; states to st[lane * R]. A round of the tile is one contiguous
 // run of memory, the tile's states stay in L2 between rounds, each block of Q lanes in registers
 // while it takes its elements, kVecs independent step chains side by side. The next rounds' runs
 // are prefetched one block at a time.
@@ -158,8 +166,7 @@ void lane_tile(const double* x, const double* y, int64_t n, int64_t G, int64_t g
       for (int s = 0; s < kVecLanes; ++s) st[(g + v * kVecLanes + kSlotLane[s]) * R + l] = t[s];
     }
   const int64_t j = base / kFusedVec;  // the first group not taken, where a batch starts
-  for (int64_t q = 0; q < blocks * kBlockLanes; ++q)
-    fpe_acc_lane(st + (g + q) * R, R, x, Dot ? y : nullptr, n, G, j + q);
+  for (int64_t q = 0; q < blocks * kBlockLanes; ++q) scalar_lane<R, Dot>(st + (g + q) * R, x, y, n, G, j + q);
 }
 
 // Levels w_lo <= w < w_hi of the pairwise tree over st[0 .. count lanes): pair (p, p + w) for
@@ -198,7 +205,7 @@ double fpe_acc_mt(const double* x, const double* y, int64_t n, int threads) {
         lane_tile<R, Dot>(x, y, n, G, b * kBlockLanes, std::min(tile_blocks, b1 - b), st.data());
     });
   } else {
-    for (int64_t g = 0; g < G; ++g) fpe_acc_lane(&st[g * R], R, x, Dot ? y : nullptr, n, G, g);
+    for (int64_t g = 0; g < G; ++g) scalar_lane<R, Dot>(&st[g * R], x, y, n, G, g);
   }
   const int64_t P = pow2_floor(T), sub = G / P;
   parallel_chunks(P, static_cast<int>(P), [&](int, int64_t b0, int64_t b1) {

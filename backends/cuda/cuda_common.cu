@@ -114,6 +114,13 @@ void release_device_input() {
   cached_n = -1;
 }
 
+int sm_count() {
+  int dev = 0, sms = 0;
+  ACCSUM_CUDA_CHECK(cudaGetDevice(&dev));
+  ACCSUM_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  return sms;
+}
+
 EventTimer::EventTimer() {
   bind_device();
   ACCSUM_CUDA_CHECK(cudaEventCreate(&a_));

@@ -25,6 +25,10 @@ bool available();  // a CUDA device is present and usable
 // or the node-local MPI rank modulo the devices visible) and records it for the report. Every
 // allocation, timer and library handle calls it first, so no context is made on another device.
 int bind_device();
+// The streaming multiprocessors of the device this thread computes on.
+int sm_count();
+
+inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 template <class T>
 class DeviceBuffer {

@@ -16,8 +16,6 @@
 
 namespace accsum::cuda {
 
-inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
 class LaneTreeKernel : public CudaKernel {
  public:
   // lanes_per_thread: the lanes one thread of the first launch holds.

@@ -147,16 +147,14 @@ class BoundedPass {
   explicit BoundedPass(const DeviceInput& in) : x_(in.x), y_(in.y), n_(in.n), out_(2), done_(1) {
     using P = PairSumPolicy;
     const auto kernel = pair_sum_blocks<P, DOT>;
-    int dev = 0, sms = 0, per_sm = 0;
-    ACCSUM_CUDA_CHECK(cudaGetDevice(&dev));
-    ACCSUM_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    int per_sm = 0;
     // The exact kernel queued behind this one takes most of the shared memory: this one asks for the
     // same split, so the SMs need not be reconfigured between the two launches.
     ACCSUM_CUDA_CHECK(
         cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared));
     ACCSUM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, P::kThreads, 0));
-    const int64_t work = (n_ / 2 + P::kThreads * P::kVecs - 1) / (P::kThreads * P::kVecs);
-    grid_ = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(int64_t(sms) * std::max(per_sm, 1), work)));
+    const int64_t work = ceil_div(n_ / 2, P::kThreads * P::kVecs);
+    grid_ = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(int64_t(sm_count()) * std::max(per_sm, 1), work)));
     partials_ = DeviceBuffer<PairSum>(grid_);
     scale_ = pair_bound_scale(pair_sum_depth(n_, grid_, DOT ? 2 : 1));
     slack_ = DOT ? pair_dot_slack(n_) : 0.0;
@@ -202,16 +200,13 @@ class SuperaccCuda : public CudaKernel {
     smem_ = std::max(sizeof(WarpArea<Policy::kWarpRing>) * (block_ / kWarpThreads) + sizeof(Record<DOT>) + 16,
                      finish_scratch_bytes<Record<DOT>>());
     ACCSUM_CUDA_CHECK(cudaFuncSetAttribute(func, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem_)));
-    int dev = 0, sms = 0, per_sm = 0;
-    ACCSUM_CUDA_CHECK(cudaGetDevice(&dev));
-    ACCSUM_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    int per_sm = 0;
     ACCSUM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, func, block_, smem_));
     if (per_sm < 1) throw UsageError("superacc (cuda): block=" + std::to_string(block_) + " does not fit on this GPU");
     const int64_t grid_param = param_int(params, "grid");
-    int64_t grid = grid_param > 0 ? grid_param : static_cast<int64_t>(sms) * per_sm;
+    int64_t grid = grid_param > 0 ? grid_param : static_cast<int64_t>(sm_count()) * per_sm;
     if (grid_param == 0) {  // no more blocks than there is work for
-      const int64_t work = (in_->n / 2 + static_cast<int64_t>(block_) * Policy::kVecsPerThread - 1) /
-                           (static_cast<int64_t>(block_) * Policy::kVecsPerThread);
+      const int64_t work = ceil_div(in_->n / 2, static_cast<int64_t>(block_) * Policy::kVecsPerThread);
       grid = std::max<int64_t>(1, std::min(grid, work));
     }
     // Bound the terms per block so that block-shared digits (dot slow path) stay under 2^31 pieces.

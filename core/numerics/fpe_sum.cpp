@@ -23,19 +23,8 @@ double fpe_acc_finish(const double* root, int R, const double* x, const double* 
 }
 
 void fpe_acc_lane(double* a, int R, const double* x, const double* y, int64_t n, int64_t G, int64_t j) {
-  const int per_elem = y ? 2 : 1, batch = fpe_acc_batch(R, y != nullptr) * per_elem;  // terms per step
-  double v[kFpeBatchTerms];
-  int k = 0;
-  for (; kFusedVec * j < n; j += G)
-    for (int64_t i = kFusedVec * j; i < std::min(kFusedVec * (j + 1), n); ++i) {
-      if (y)
-        fpe_acc_product(x[i], y[i], v[k], v[k + 1]);
-      else
-        v[k] = x[i];
-      k += per_elem;
-      if (k == batch) fpe_acc_add_terms<0>(a, R, v, k), k = 0;
-    }
-  if (k > 0) fpe_acc_add_terms<0>(a, R, v, k);
+  fpe_acc_lane_by(a, R, x, y, n, G, j,
+                  [R](double* acc, const double* v, int k) { fpe_acc_add_terms<0>(acc, R, v, k); });
 }
 
 double fpe_acc_serial(const double* x, const double* y, int64_t n, int R) {

@@ -50,6 +50,7 @@
 //   sum |h_i| + |t_i| <= (1 + 2u) S + 6 n eta.
 // Comparison: DPSumK K = 2 (core/numerics/dpsum.hpp) has u|s| + ~gamma_D^2 S; R = 2 here has u|s| +
 // ~16 u^2 D S: both double-double accumulators, the expansion's second-order term linear in D.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -80,19 +81,16 @@ ACCSUM_HD constexpr int fpe_acc_batch(int R, bool dot) {
 template <int RC>
 ACCSUM_HD void fpe_acc_add_terms(double* a, int R_rt, const double* v, int k) {
   const int R = RC > 0 ? RC : R_rt;
-  double y[fpe::kMaxR], s[fpe::kMaxR];
+  double y[fpe::kMaxR], s[fpe::kMaxR] = {};  // add_safe writes R terms of s; the rest stay unread
   for (int l = 0; l < R; ++l) y[l] = l < k ? v[l] : 0.0;
   fpe::add_safe(a, y, s, R);
   fpe::renormalize(s, R, a, R);
 }
 
-// a <- Renormalize(Algorithm1(a, b)): the lane merge.
+// a <- Renormalize(Algorithm1(a, b)): the lane merge, b's R terms as the step's v.
 template <int RC>
 ACCSUM_HD void fpe_acc_merge(double* a, const double* b, int R_rt) {
-  const int R = RC > 0 ? RC : R_rt;
-  double s[fpe::kMaxR] = {};  // add_safe writes R terms; the rest stay unread
-  fpe::add_safe(a, b, s, R);
-  fpe::renormalize(s, R, a, R);
+  fpe_acc_add_terms<RC>(a, R_rt, b, RC > 0 ? RC : R_rt);
 }
 
 // R = 2, the same values with the operations on known zeros left out. Algorithm 1 on
@@ -152,7 +150,27 @@ inline void fpe_acc_merge_lanes(double* st, int64_t G, int R, int64_t w_lo = 1, 
 }
 
 // Lane g's elements from its group j on (j = g, or any group where a batch starts), P at a time, into
-// a (the readable step). y == nullptr: a sum.
+// a: step(a, v, k) adds a batch of k terms, v zero past k up to kFpeBatchTerms. y == nullptr: a sum.
+template <class Step>
+void fpe_acc_lane_by(double* a, int R, const double* x, const double* y, int64_t n, int64_t G, int64_t j, Step&& step) {
+  const int per_elem = y ? 2 : 1, batch = fpe_acc_batch(R, y != nullptr) * per_elem;  // terms per step
+  double v[kFpeBatchTerms] = {};
+  int k = 0;
+  for (; kFusedVec * j < n; j += G)
+    for (int64_t i = kFusedVec * j; i < std::min(kFusedVec * (j + 1), n); ++i) {
+      if (y)
+        fpe_acc_product(x[i], y[i], v[k], v[k + 1]);
+      else
+        v[k] = x[i];
+      k += per_elem;
+      if (k == batch) step(a, v, k), k = 0;
+    }
+  if (k > 0) {
+    for (int l = k; l < kFpeBatchTerms; ++l) v[l] = 0.0;
+    step(a, v, k);
+  }
+}
+// The same with the readable step.
 void fpe_acc_lane(double* a, int R, const double* x, const double* y, int64_t n, int64_t G, int64_t j);
 // y == nullptr: the sum of x; else the dot product x.y.
 double fpe_acc_serial(const double* x, const double* y, int64_t n, int R);
