@@ -196,11 +196,12 @@ void judge(ResultRow& row, const ExactValue& ref) {
     // IEEE 754: NaN in -> NaN, +inf and -inf -> NaN, one infinity -> that infinity.
     if (!m.correctly_rounded) fail("special values: expected " + ref.hex + ", got " + m.hex);
   } else {
-    switch (e.guarantee) {
+    const Guarantee promised = e.guarantee_for(row.params);
+    switch (promised) {
       case Guarantee::exact:
       case Guarantee::correctly_rounded:
         if (!m.correctly_rounded)
-          fail(std::string("not ") + to_string(e.guarantee) + " (" + m.hex + " vs " + ref.hex + ")");
+          fail(std::string("not ") + to_string(promised) + " (" + m.hex + " vs " + ref.hex + ")");
         break;
       case Guarantee::faithful:
         if (!m.faithful) fail("not faithful");

@@ -107,7 +107,7 @@ json row_json(const RunRecord& run, const ResultRow& r) {
   j["family"] = e.family;
   j["backend"] = e.backend;
   j["params"] = params_json(r.params);
-  j["guarantee"] = to_string(e.guarantee);
+  j["guarantee"] = to_string(e.guarantee_for(r.params));
   j["promises_reproducible"] = e.reproducible;
   j["is_baseline"] = e.is_baseline;
   if (!r.error.empty()) {
@@ -251,7 +251,8 @@ std::string bound_cell(const Metrics& m) {
 std::vector<std::string> row_cells(const ResultRow& r) {
   const AlgoEntry& e = *r.entry;
   if (!r.error.empty())
-    return {e.algo, e.backend, params_str(r.params), std::string(to_string(e.guarantee)), "ERROR: " + r.error};
+    return {e.algo, e.backend, params_str(r.params), std::string(to_string(e.guarantee_for(r.params))),
+            "ERROR: " + r.error};
   const Metrics& m = r.metrics;
   std::string ratio = r.baseline.empty()     ? "-"
                       : r.entry->is_baseline ? "baseline"
@@ -259,7 +260,7 @@ std::vector<std::string> row_cells(const ResultRow& r) {
   return {e.algo,
           e.backend,
           params_str(r.params),
-          std::string(to_string(e.guarantee)) + (r.guarantee_met ? "" : " VIOLATED"),
+          std::string(to_string(e.guarantee_for(r.params))) + (r.guarantee_met ? "" : " VIOLATED"),
           fmt::format("{:.1f}", m.digits),
           json_number_or_string(m.ulps),
           m.correctly_rounded ? "yes" : "no",

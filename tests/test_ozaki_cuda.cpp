@@ -156,6 +156,38 @@ TEST(OzakiCuda, AccuracySgemmBitForBitTheCpuDefinition) {
               "K = 70001 accuracy=sgemm");
 }
 
+// --accuracy=faithful: the entries the combine flags are summed exactly on the device, the cpu definition's bits
+// and count; every entry faithful by the oracle. Few moduli flag most entries (the bitmap's every word busy), the
+// default plan on log-uniform data a few; beta reads C; 70001 rows (not a multiple of 32) spread a row's entries
+// over words of the bitmap.
+TEST(OzakiCuda, AccuracyFaithfulBitForBitTheCpuDefinition) {
+  REQUIRE_BACKEND("cuda");
+  struct Case {
+    const char* dist;
+    const char* shape;
+    const char* slices;
+    Params opts;
+  };
+  const Case cases[] = {{"loguniform", "129,67,4100", "0", {{"range", "1e10"}}},
+                        {"loguniform", "70,300,2049", "0", {{"range", "1e30"}, {"alpha", "-0.75"}, {"beta", "1.5"}}},
+                        {"loguniform", "33,17,65", "4", {{"range", "1e10"}, {"beta", "2"}}},
+                        {"uniform-sym", "64,40,1000", "3", {{"alpha", "3"}}},
+                        {"uniform", "33,17,65", "0", {}}};
+  for (const Case& c : cases) {
+    const Dataset d = gen(c.dist, c.shape, 19, c.opts);
+    const Params q{{"accuracy", "faithful"}, {"slices", c.slices}};
+    const std::string what = std::string(c.dist) + " " + c.shape + " slices " + c.slices;
+    const Result g = run("cuda", d, q);
+    expect_same(g, run("cpu", d, q), what + " accuracy=faithful");
+    const Metrics m = family("gemm").measure(g, family("gemm").oracle(d), -1);
+    EXPECT_TRUE(m.faithful) << what;
+    if (std::string(c.slices) != "0") EXPECT_GT(gemm_test::named(g.figures, "ozaki_exact_entries"), 0.0) << what;
+  }
+  const Dataset big = gen("loguniform", "70001,3,40", 6, {{"range", "1e10"}});
+  const Params q{{"accuracy", "faithful"}, {"slices", "4"}};
+  expect_same(run("cuda", big, q), run("cpu", big, q), "M = 70001 accuracy=faithful");
+}
+
 // ---- dgemm-ozaki and the dgemm family's cuBLAS front ----
 
 namespace {

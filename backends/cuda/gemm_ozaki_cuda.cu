@@ -25,6 +25,7 @@
 #include "backends/cpu/gemm_host.hpp"
 #include "backends/cuda/cuda_common.cuh"
 #include "backends/cuda/int8_gemm.cuh"
+#include "core/numerics/float_entry.hpp"
 #include "core/numerics/ozaki.hpp"
 #include "core/families/ozaki_run.hpp"
 
@@ -337,6 +338,11 @@ struct CombineArgs {
   int64_t alpha_m;  // alpha = alpha_m 2^alpha_e (split_scalar, once per call)
   int alpha_e;
   bool alpha_power_of_two;  // alpha = +-2^k: C' is rounded at its own width (power_of_two_times)
+  // --accuracy=faithful with a plan that leaves lines uncovered (else null): each row's bound, and bit e of
+  // `flagged` set (with a count) for each entry the bound does not prove faithful, left to exact_flagged.
+  const double* row_bound;
+  uint32_t* flagged;
+  unsigned long long* flagged_count;
 };
 
 // C' of one entry from its residues and the entry rounded once: float through the CRT's 32-bit limbs,
@@ -429,7 +435,45 @@ __global__ void combine(const int32_t* __restrict__ t, CombineArgs<F> g, typenam
 #pragma unroll
       for (int l = 0; l < L; ++l) r[l] = ozaki::residue_positive(t[l * g.plane + at], modulus(l));
       const int scale = ozaki::line_top(ra) - g.bits_a + ozaki::line_top(cb) - g.bits_b;
-      out[e] = finish_from_residues<L>(r, crt, scale, g, e);
+      const F v = finish_from_residues<L>(r, crt, scale, g, e);
+      out[e] = v;
+      if constexpr (std::is_same_v<F, float>)
+        if (g.row_bound && !faithful_within(v, g.row_bound[i])) {
+          atomicOr(&g.flagged[e / 32], 1u << (e % 32));
+          atomicAdd(g.flagged_count, 1ull);
+        }
+    }
+  }
+}
+
+// The entries `combine` flagged, each summed exactly and rounded once (exact_float_entry, the cpu
+// definition's): a warp takes a word of the bitmap (the same word for all its lanes, so no lane
+// diverges), and per set bit its lanes sum strided shares of k in their own superaccumulators, merged
+// digit by digit by shuffles (normalized digits below 2^32: 32 of them add without overflow).
+__global__ void exact_flagged(const uint32_t* __restrict__ flagged, size_t words, CombineArgs<float> g,
+                              float* __restrict__ out) {
+  constexpr unsigned kAll = 0xffffffffu;
+  const int lane = static_cast<int>(threadIdx.x % 32);
+  const size_t warps = gridDim.x * static_cast<size_t>(blockDim.x) / 32;
+  Superacc acc;
+  for (size_t w = (blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x) / 32; w < words; w += warps) {
+    for (uint32_t bits = flagged[w]; bits != 0; bits &= bits - 1) {
+      const size_t e = w * 32 + static_cast<size_t>(__ffs(static_cast<int>(bits)) - 1);
+      const int64_t i = static_cast<int64_t>(e % static_cast<size_t>(g.M)), j = static_cast<int64_t>(e / g.M);
+      acc.clear();
+      if (g.alpha != 0.0f)
+        for (int64_t k = lane; k < g.K; k += 32) add_float_product(acc, g.a[i + k * g.M], g.b[j * g.K + k], g.alpha);
+      if (lane == 0 && g.beta != 0.0f) acc.add(static_cast<double>(g.beta) * g.c[e]);
+      acc.normalize();
+      for (int d = 0; d < Superacc::kDigits; ++d)
+        for (int o = 16; o > 0; o /= 2) acc.digit[d] += __shfl_down_sync(kAll, acc.digit[d], o);
+      for (int o = 16; o > 0; o /= 2) {
+        acc.neg_zero_count += __shfl_down_sync(kAll, acc.neg_zero_count, o);
+        acc.not_neg_zero_count += __shfl_down_sync(kAll, acc.not_neg_zero_count, o);
+      }
+      acc.pending = 32;
+      double hi, lo;
+      if (lane == 0) out[e] = superacc_round_float(acc, &hi, &lo);
     }
   }
 }
@@ -571,7 +615,7 @@ class OzakiCudaKernel : public Kernel {
 
   void execute() override {
     if (out_.size() == 0) return;
-    Event start, planned, tuned, scaled, products, done;
+    Event start, planned, tuned, scaled, products, combined, done;
     start.record();
     summarize_and_plan();
     planned.record();
@@ -582,24 +626,31 @@ class OzakiCudaKernel : public Kernel {
     multiply();
     products.record();
     with_moduli<kMost>(plan_.moduli, [&](auto L) { combine_entries<decltype(L)::value>(); });
+    combined.record();
+    sum_flagged_exactly();
     done.record();
     done.sync();
     ACCSUM_CUDA_CHECK(cudaGetLastError());
     scale_s_ = planned.seconds_since(start) + scaled.seconds_since(tuned);
     products_s_ = products.seconds_since(scaled);
-    combine_s_ = done.seconds_since(products);
+    combine_s_ = combined.seconds_since(products);
+    exact_entries_s_ = done.seconds_since(combined);
     last_ = scale_s_ + done.seconds_since(scaled);
   }
 
   Result result() override {
     std::vector<F> h(out_.size());
     if (!h.empty()) ACCSUM_CUDA_CHECK(cudaMemcpy(h.data(), out_.get(), h.size() * sizeof(F), cudaMemcpyDeviceToHost));
-    auto figures = ozaki::plan_info<F>(plan_, p_.inner, accuracy_, row_bound_);
+    unsigned long long exact_entries = 0;
+    if (flags_entries())
+      ACCSUM_CUDA_CHECK(cudaMemcpy(&exact_entries, flagged_count_.get(), sizeof exact_entries, cudaMemcpyDeviceToHost));
+    auto figures = ozaki::plan_info<F>(plan_, p_.inner, accuracy_, row_bound_, static_cast<int64_t>(exact_entries));
     const double ops = 2.0 * double(Mp_) * double(Np_) * double(Kp_) * plan_.moduli;
     const double tops = products_s_ > 0 ? ops / products_s_ : 0;
     figures.insert(figures.end(), {{"ozaki_scale_s", scale_s_},
                                    {"ozaki_products_s", products_s_},
                                    {"ozaki_accumulate_round_s", combine_s_},
+                                   {"ozaki_exact_entries_s", exact_entries_s_},
                                    {"ozaki_int8_tops", tops * 1e-12},
                                    {"ozaki_int8_tuning_s", tune_s_},
                                    {"ozaki_int8_launches", static_cast<double>(int8_launches())},
@@ -767,13 +818,46 @@ class OzakiCudaKernel : public Kernel {
                      c_.get(),
                      0,
                      0,
-                     false};
+                     false,
+                     nullptr,
+                     nullptr,
+                     nullptr};
     if (alpha_ != F(0)) {
       ozaki::split_scalar(alpha_, &g.alpha_m, &g.alpha_e);
       g.alpha_power_of_two = ozaki::power_of_two_scalar<F>(g.alpha_m);
     }
+    if (flags_entries()) {
+      const size_t words = (out_.size() + 31) / 32;
+      if (flagged_.size() < words) flagged_ = DeviceBuffer<uint32_t>(words);
+      if (row_bound_d_.size() < row_bound_.size()) row_bound_d_ = DeviceBuffer<double>(row_bound_.size());
+      ACCSUM_CUDA_CHECK(cudaMemcpyAsync(row_bound_d_.get(), row_bound_.data(), row_bound_.size() * sizeof(double),
+                                        cudaMemcpyHostToDevice));
+      ACCSUM_CUDA_CHECK(cudaMemsetAsync(flagged_.get(), 0, words * sizeof(uint32_t)));
+      ACCSUM_CUDA_CHECK(cudaMemsetAsync(flagged_count_.get(), 0, sizeof(unsigned long long)));
+      g.row_bound = row_bound_d_.get();
+      g.flagged = flagged_.get();
+      g.flagged_count = flagged_count_.get();
+    }
+    args_ = g;
     dim3 grid(capped((p_.rows + 255) / 256, 1 << 20), capped((p_.cols + kCombineCols - 1) / kCombineCols, 65535));
     combine<L, F><<<grid, 256>>>(t_.get(), g, CrtFormOf<F>::make(plan_), out_.get());
+  }
+
+  // --accuracy=faithful (floats) with a plan that leaves lines uncovered: combine flags the entries whose bound
+  // does not prove them faithful, and exact_flagged sums those exactly. An exact plan's entries are correctly
+  // rounded already.
+  bool flags_entries() const {
+    return std::is_same_v<F, float> && accuracy_ == ozaki::Accuracy::faithful && !plan_.exact();
+  }
+  void sum_flagged_exactly() {
+    if constexpr (std::is_same_v<F, float>) {
+      if (!flags_entries()) return;
+      const size_t words = (out_.size() + 31) / 32;
+      constexpr int kWarpsPerBlock = 8, kBlocksPerSm = 16;
+      const int64_t blocks = std::min<int64_t>((static_cast<int64_t>(words) + kWarpsPerBlock - 1) / kWarpsPerBlock,
+                                               int64_t{sm_count()} * kBlocksPerSm);
+      exact_flagged<<<capped(blocks, 1 << 20), 32 * kWarpsPerBlock>>>(flagged_.get(), words, args_, out_.get());
+    }
   }
 
   Problem p_;
@@ -790,7 +874,11 @@ class OzakiCudaKernel : public Kernel {
   std::unique_ptr<LineSummaries<F>> lines_;
   Int8Gemm products_;
   ozaki::Plan plan_;
-  double tune_s_ = 0, upload_s_ = 0, scale_s_ = 0, products_s_ = 0, combine_s_ = 0, last_ = -1;
+  CombineArgs<F> args_{};  // the last combine's, for exact_flagged
+  DeviceBuffer<double> row_bound_d_;
+  DeviceBuffer<uint32_t> flagged_;  // one bit per entry of C
+  DeviceBuffer<unsigned long long> flagged_count_{1};
+  double tune_s_ = 0, upload_s_ = 0, scale_s_ = 0, products_s_ = 0, combine_s_ = 0, exact_entries_s_ = 0, last_ = -1;
 };
 
 Registrar reg_ozaki(ozaki::ozaki_entry<float, OzakiCudaKernel>(

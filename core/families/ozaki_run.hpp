@@ -49,19 +49,27 @@ const char* blas_name() {
 
 template <class F = float>
 ParamSpec accuracy_param() {
+  std::vector<std::string> choices{"cr"};
+  if (sizeof(F) == 4) choices.push_back("faithful");
+  choices.push_back(blas_name<F>());
   return ParamSpec{"accuracy",
                    "what the number of moduli (--slices=0) must achieve, chosen per call from the data: cr (every line "
-                   "scaled exactly: correctly rounded), sgemm for sgemm-ozaki, dgemm for dgemm-ozaki (the fewest whose "
-                   "proven error bound is at most gamma_K ||a_i||_2 ||b_j||_2, u = 2^-24 or 2^-53: SGEMM's or DGEMM's "
-                   "bound in its normwise form; core/numerics/ozaki_bound.hpp). Every run reports its bound per row",
+                   "scaled exactly: correctly rounded), faithful for sgemm-ozaki (cr's moduli; an entry whose bound "
+                   "does not prove its rounding faithful is summed exactly instead), sgemm for sgemm-ozaki, dgemm for "
+                   "dgemm-ozaki (the fewest whose proven error bound is at most gamma_K ||a_i||_2 ||b_j||_2, u = 2^-24 "
+                   "or 2^-53: SGEMM's or DGEMM's bound in its normwise form; core/numerics/ozaki_bound.hpp). Every run "
+                   "reports its bound per row",
                    false,
                    0,
                    0,
-                   {"cr", blas_name<F>()},
+                   choices,
                    "cr"};
 }
 inline Accuracy accuracy_of(const std::string& s) {
-  return s == "sgemm" ? Accuracy::sgemm : s == "dgemm" ? Accuracy::dgemm : Accuracy::cr;
+  return s == "sgemm"      ? Accuracy::sgemm
+         : s == "dgemm"    ? Accuracy::dgemm
+         : s == "faithful" ? Accuracy::faithful
+                           : Accuracy::cr;
 }
 
 // The entry of sgemm-ozaki (F = float, family gemm) or dgemm-ozaki (F = double, family dgemm) on a
@@ -71,6 +79,9 @@ AlgoEntry ozaki_entry(const char* backend, const char* what) {
   const bool single = sizeof(F) == 4;
   return AlgoEntry(single ? "gemm" : "dgemm", single ? "sgemm-ozaki" : "dgemm-ozaki", backend, what)
       .promises_reproducible()
+      .promises_by_params([](const Params& prm) {
+        return accuracy_of(param_str(prm, "accuracy")) == Accuracy::faithful ? Guarantee::faithful : Guarantee::none;
+      })
       .with_params({slices_param<F>(), accuracy_param<F>()})
       .maker([](const Problem& p, const Params& prm) -> std::unique_ptr<Kernel> {
         return std::make_unique<K<F>>(p, static_cast<int>(param_int(prm, "slices")),
@@ -142,7 +153,7 @@ LineNorms norms_of(const LinesOf<F>& l) {
 }
 
 // Whether the number of moduli is chosen by the error bound (--accuracy=sgemm|dgemm, --slices=0).
-inline bool chooses_by_bound(Accuracy accuracy, int moduli) { return accuracy != Accuracy::cr && moduli == 0; }
+inline bool chooses_by_bound(Accuracy accuracy, int moduli) { return !exact_plan_target(accuracy) && moduli == 0; }
 
 // An exact plan may take fewer moduli than its rule's K 2^(bits_a + bits_b) asks when the lines' norms bound C'
 // lower. With the norm sums S2 (core/numerics/ozaki_bound.hpp, F = kNormFracBits), each floored term falls short of
@@ -159,7 +170,7 @@ constexpr uint64_t kNormGain = 3;
 template <class F>
 bool norms_may_lower(const Plan& cover, int64_t K, Accuracy accuracy, int moduli) {
   using U = typename Format<F>::U;
-  if (accuracy != Accuracy::cr || moduli != 0 || !cover.exact() || cover.moduli <= kMinModuli) return false;
+  if (!exact_plan_target(accuracy) || moduli != 0 || !cover.exact() || cover.moduli <= kMinModuli) return false;
   const ProductBound rule{static_cast<uint64_t>(std::max<int64_t>(K, 1)), cover.need_a + cover.need_b};
   return rule.bits() < static_cast<int>(8 * sizeof(U)) - 2 &&
          rule.as<U>() < (moduli_product_of<U>(cover.moduli - 1) >> 1) * kNormGain;
@@ -276,14 +287,16 @@ std::vector<double> plan_row_bounds(const Plan& p, int64_t K, const LinesOf<F>& 
 // oracle checks every judged entry against its row's bound).
 inline constexpr const char* kWithRowBounds = "entries+row_bounds";
 
-// What every sgemm-ozaki (dgemm-ozaki) run reports.
+// What every sgemm-ozaki (dgemm-ozaki) run reports; exact_entries: those --accuracy=faithful summed exactly.
 template <class F = float>
 std::vector<std::pair<std::string, double>> plan_info(const Plan& p, int64_t K, Accuracy accuracy,
-                                                      const std::vector<double>& row_bound) {
+                                                      const std::vector<double>& row_bound, int64_t exact_entries) {
   double bound_max = 0;
   for (double v : row_bound) bound_max = std::max(bound_max, v);
   return {{"ozaki_slices", static_cast<double>(p.moduli)},
           {std::string("ozaki_accuracy_") + blas_name<F>(), accuracy == blas_target<F>() ? 1.0 : 0.0},
+          {"ozaki_accuracy_faithful", accuracy == Accuracy::faithful ? 1.0 : 0.0},
+          {"ozaki_exact_entries", static_cast<double>(exact_entries)},
           {"ozaki_row_bound_max", bound_max},
           {"ozaki_int8_products", static_cast<double>(int8_products(p, K))},
           {"ozaki_bits_a", static_cast<double>(p.bits_a)},

@@ -133,6 +133,8 @@ struct AlgoEntry {
   std::string backend;  // one of compiled_backends()
   std::string summary;  // one line for `list`
   Guarantee guarantee = Guarantee::none;
+  // The guarantee of one parameter set where a parameter changes it (null: `guarantee` for every set).
+  std::function<Guarantee(const Params&)> guarantee_by_params;
   bool reproducible = false;  // promises bitwise identical results across runs/shapes/backends
   bool is_baseline = false;   // the vendor/plain baseline of this family on this backend
   std::vector<ParamSpec> params;
@@ -159,6 +161,11 @@ struct AlgoEntry {
     guarantee = g;
     return *this;
   }
+  AlgoEntry& promises_by_params(std::function<Guarantee(const Params&)> f) {
+    guarantee_by_params = std::move(f);
+    return *this;
+  }
+  Guarantee guarantee_for(const Params& p) const { return guarantee_by_params ? guarantee_by_params(p) : guarantee; }
   AlgoEntry& promises_reproducible() {
     reproducible = true;
     return *this;

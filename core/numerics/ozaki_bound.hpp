@@ -16,6 +16,12 @@
 //
 // Targets:
 //   cr     E = 0: every line covered (the plan's default rule; correctly rounded entries).
+//   faithful  cr's plan, and every entry whose rounding its bound cannot prove faithful
+//          (faithful_within, core/numerics/float_entry.hpp) summed exactly instead: correctly
+//          rounded. No plan with fewer moduli proves more: a bound proving RN(v) faithful must be
+//          below half the gap around the entry (2^-25 of it at worst), and (1) relative to an
+//          entry of U[0,1) data is about 2^(1 - bits), so it proves nothing below 26 bits a side,
+//          where covering U[0,1)'s lines takes 24, even where nothing cancels.
 //   sgemm  E_ij <= gamma_K ||a_i||_2 ||b_j||_2 for every (i, j), gamma_K = K u / (1 - K u),
 //          u = 2^-24. gamma_K |a_i|^T |b_j| is the classical bound of a float dot product summed
 //          recursively (Higham, "Accuracy and Stability of Numerical Algorithms", 2nd ed., Lemma
@@ -45,7 +51,10 @@
 
 namespace accsum::ozaki {
 
-enum class Accuracy { cr, sgemm, dgemm };
+enum class Accuracy { cr, faithful, sgemm, dgemm };
+
+// Whether a target takes the covering plan (every line exact where the moduli allow).
+inline bool exact_plan_target(Accuracy a) { return a == Accuracy::cr || a == Accuracy::faithful; }
 
 constexpr int kNormFracBits = 32;           // K < 2^31 terms of <= 2^32: the sums fit uint64
 constexpr double kRoundUp = 1 + 0x1p-50;    // covers the roundings of the double arithmetic below

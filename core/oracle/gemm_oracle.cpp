@@ -1,5 +1,7 @@
 #include "core/oracle/gemm_oracle.hpp"
 
+#include "core/numerics/float_entry.hpp"
+
 #include <fmt/format.h>
 #include <mpfr.h>
 
@@ -35,7 +37,6 @@ double ulp_of(double x) {
   if (e > kMaxExp) e = kMaxExp;
   return std::ldexp(1.0, e - kDigits);
 }
-double float_ulp(double x) { return ulp_of<float>(x); }
 
 // The float entry: float products are exact doubles (alpha*a too); returns RN_float(exact).
 struct FloatEntry {
@@ -46,19 +47,9 @@ struct FloatEntry {
     double mass = 0, gold = 0;
     if (alpha != 0.0f) {
       for (int64_t k = 0; k < K; ++k) {
-        const double a = ai[k], b = bj[k];
+        add_float_product(acc, ai[k], bj[k], alpha);
         gold += static_cast<double>(ai[k] * bj[k]);
-        if (alpha == 1.0f) {
-          const double p = a * b;  // exact: 24 + 24 bits
-          acc.add(p);
-          mass += std::fabs(p);
-        } else {
-          const double da = static_cast<double>(alpha) * a;  // exact
-          const double p = da * b, e = std::fma(da, b, -p);  // TwoProduct: da*b = p + e exactly
-          acc.add(p);
-          if (std::isfinite(p) && e != 0) acc.add(e);
-          mass += std::fabs(p);
-        }
+        mass += std::fabs(static_cast<double>(alpha) * ai[k] * bj[k]);  // alpha = 1: exact
       }
       gold *= alpha;
     }
@@ -185,31 +176,7 @@ struct EntryOf<double> {
 }  // namespace
 
 float superacc_to_float(const Superacc& acc, double* hi_out, double* lo_out) {
-  const double hi = acc.round();
-  double lo = 0;
-  if (std::isfinite(hi)) {
-    Superacc rest = acc;
-    rest.add(-hi);
-    lo = rest.round();
-  }
-  *hi_out = hi;
-  *lo_out = lo;
-  if (!std::isfinite(hi)) return static_cast<float>(hi);
-  float f = static_cast<float>(hi);
-  if (static_cast<double>(f) == hi) return f;  // exact in float: hi + lo rounds to it
-  // lower, upper: the floats just below and just above |hi| (upper may be 2^128).
-  const double up = hi > 0 ? 1 : -1;
-  const double a = std::fabs(hi);
-  const float fa = static_cast<float>(a);  // RN; +inf beyond FLT_MAX + half an ulp
-  const double lower =
-      static_cast<double>(fa) > a ? static_cast<double>(std::nextafter(fa, 0.0f)) : static_cast<double>(fa);
-  const double upper = lower + float_ulp(lower);
-  const double mid = 0.5 * (lower + upper);
-  if (a != mid) return f;         // not a midpoint: rounding hi to float rounds the exact value
-  const double toward = lo * up;  // > 0: exact magnitude above the midpoint
-  double mag = toward > 0 ? upper : toward < 0 ? lower : static_cast<double>(static_cast<float>(a));
-  float r = mag >= 0x1p128 ? INFINITY : static_cast<float>(mag);
-  return hi > 0 ? r : -r;
+  return superacc_round_float(acc, hi_out, lo_out);
 }
 
 template <class F>
