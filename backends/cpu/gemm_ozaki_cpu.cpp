@@ -1,8 +1,9 @@
 // sgemm-ozaki and dgemm-ozaki on the cpu backend: the readable definition (core/numerics/ozaki.hpp). Residues as int8
 // arrays, each modulus's integer product as plain loops accumulated in int64 (exact for any K),
-// the CRT and one rounding per entry (--accuracy=faithful: an entry its bound does not prove faithful is
-// summed exactly instead). The cuda backend reproduces it bit for bit.
+// the CRT and one rounding per entry (--accuracy=faithful: an entry its own bound does not prove faithful
+// is summed exactly instead). The cuda backend reproduces it bit for bit.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <type_traits>
@@ -56,6 +57,10 @@ class OzakiCpuKernel : public Kernel {
     plan_ = plan_for(K, rows, cols, moduli_, accuracy_);
     row_bound_ = plan_row_bounds(plan_, K, rows, cols, alpha_);
     const CrtOf<F> crt = make_crt<F>(plan_.moduli);
+    // --accuracy=faithful: each entry's own bound (an exact plan's is 0: nothing to check)
+    const bool checks_faithful = accuracy_ == Accuracy::faithful && !plan_.exact();
+    const LineNorms row_norms = checks_faithful ? norms_of(rows) : LineNorms{},
+                    col_norms = checks_faithful ? norms_of(cols) : LineNorms{};
     // residue[l][i + j*M]: C'_ij mod p_l in [0, p_l)
     std::vector<std::vector<int>> residue(static_cast<size_t>(plan_.moduli), std::vector<int>(out_.size()));
     for (int l = 0; l < plan_.moduli; ++l) {
@@ -85,9 +90,14 @@ class OzakiCpuKernel : public Kernel {
         const auto magnitude = crt_magnitude(r, crt, &negative);
         out_[e] = finish_entry_of<F>(negative, magnitude, scale, alpha_, beta_, c_ + e);
         if constexpr (std::is_same_v<F, float>)
-          if (accuracy_ == Accuracy::faithful && !faithful_within(out_[e], row_bound_[static_cast<size_t>(i)])) {
-            out_[e] = exact_float_entry(a_ + i, M, b_ + j * K, K, alpha_, beta_, c_ + e);
-            ++exact_entries_;
+          if (checks_faithful) {
+            const double bound =
+                entry_bound(line_terms(row_norms, static_cast<size_t>(i), plan_.bits_a),
+                            line_terms(col_norms, static_cast<size_t>(j), plan_.bits_b), K, std::fabs(double{alpha_}));
+            if (!faithful_within(out_[e], bound)) {
+              out_[e] = exact_float_entry(a_ + i, M, b_ + j * K, K, alpha_, beta_, c_ + e);
+              ++exact_entries_;
+            }
           }
       }
   }

@@ -16,6 +16,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -338,9 +339,12 @@ struct CombineArgs {
   int64_t alpha_m;  // alpha = alpha_m 2^alpha_e (split_scalar, once per call)
   int alpha_e;
   bool alpha_power_of_two;  // alpha = +-2^k: C' is rounded at its own width (power_of_two_times)
-  // --accuracy=faithful with a plan that leaves lines uncovered (else null): each row's bound, and bit e of
-  // `flagged` set (with a count) for each entry the bound does not prove faithful, left to exact_flagged.
-  const double* row_bound;
+  // --accuracy=faithful with a plan that leaves lines uncovered (else null): each line's terms of the entry's
+  // bound, and bit e of `flagged` set (with a count) for each entry its bound does not prove faithful, left to
+  // exact_flagged.
+  const ozaki::LineTerms* row_terms;
+  const ozaki::LineTerms* col_terms;
+  double abs_alpha;
   uint32_t* flagged;
   unsigned long long* flagged_count;
 };
@@ -438,7 +442,7 @@ __global__ void combine(const int32_t* __restrict__ t, CombineArgs<F> g, typenam
       const F v = finish_from_residues<L>(r, crt, scale, g, e);
       out[e] = v;
       if constexpr (std::is_same_v<F, float>)
-        if (g.row_bound && !faithful_within(v, g.row_bound[i])) {
+        if (g.row_terms && !faithful_within(v, ozaki::entry_bound(g.row_terms[i], g.col_terms[j], g.K, g.abs_alpha))) {
           atomicOr(&g.flagged[e / 32], 1u << (e % 32));
           atomicAdd(g.flagged_count, 1ull);
         }
@@ -821,6 +825,8 @@ class OzakiCudaKernel : public Kernel {
                      false,
                      nullptr,
                      nullptr,
+                     0.0,
+                     nullptr,
                      nullptr};
     if (alpha_ != F(0)) {
       ozaki::split_scalar(alpha_, &g.alpha_m, &g.alpha_e);
@@ -829,12 +835,18 @@ class OzakiCudaKernel : public Kernel {
     if (flags_entries()) {
       const size_t words = (out_.size() + 31) / 32;
       if (flagged_.size() < words) flagged_ = DeviceBuffer<uint32_t>(words);
-      if (row_bound_d_.size() < row_bound_.size()) row_bound_d_ = DeviceBuffer<double>(row_bound_.size());
-      ACCSUM_CUDA_CHECK(cudaMemcpyAsync(row_bound_d_.get(), row_bound_.data(), row_bound_.size() * sizeof(double),
+      const size_t M = static_cast<size_t>(p_.rows), N = static_cast<size_t>(p_.cols);
+      line_terms_.resize(M + N);
+      for (size_t i = 0; i < M; ++i) line_terms_[i] = ozaki::line_terms(row_norms_, i, plan_.bits_a);
+      for (size_t j = 0; j < N; ++j) line_terms_[M + j] = ozaki::line_terms(col_norms_, j, plan_.bits_b);
+      if (line_terms_d_.size() < M + N) line_terms_d_ = DeviceBuffer<ozaki::LineTerms>(M + N);
+      ACCSUM_CUDA_CHECK(cudaMemcpyAsync(line_terms_d_.get(), line_terms_.data(), (M + N) * sizeof(ozaki::LineTerms),
                                         cudaMemcpyHostToDevice));
       ACCSUM_CUDA_CHECK(cudaMemsetAsync(flagged_.get(), 0, words * sizeof(uint32_t)));
       ACCSUM_CUDA_CHECK(cudaMemsetAsync(flagged_count_.get(), 0, sizeof(unsigned long long)));
-      g.row_bound = row_bound_d_.get();
+      g.row_terms = line_terms_d_.get();
+      g.col_terms = line_terms_d_.get() + M;
+      g.abs_alpha = std::fabs(static_cast<double>(alpha_));
       g.flagged = flagged_.get();
       g.flagged_count = flagged_count_.get();
     }
@@ -843,8 +855,8 @@ class OzakiCudaKernel : public Kernel {
     combine<L, F><<<grid, 256>>>(t_.get(), g, CrtFormOf<F>::make(plan_), out_.get());
   }
 
-  // --accuracy=faithful (floats) with a plan that leaves lines uncovered: combine flags the entries whose bound
-  // does not prove them faithful, and exact_flagged sums those exactly. An exact plan's entries are correctly
+  // --accuracy=faithful (floats) with a plan that leaves lines uncovered: combine flags the entries whose own
+  // bound does not prove them faithful, and exact_flagged sums those exactly. An exact plan's entries are correctly
   // rounded already.
   bool flags_entries() const {
     return std::is_same_v<F, float> && accuracy_ == ozaki::Accuracy::faithful && !plan_.exact();
@@ -874,8 +886,9 @@ class OzakiCudaKernel : public Kernel {
   std::unique_ptr<LineSummaries<F>> lines_;
   Int8Gemm products_;
   ozaki::Plan plan_;
-  CombineArgs<F> args_{};  // the last combine's, for exact_flagged
-  DeviceBuffer<double> row_bound_d_;
+  CombineArgs<F> args_{};                     // the last combine's, for exact_flagged
+  std::vector<ozaki::LineTerms> line_terms_;  // rows, then columns
+  DeviceBuffer<ozaki::LineTerms> line_terms_d_;
   DeviceBuffer<uint32_t> flagged_;  // one bit per entry of C
   DeviceBuffer<unsigned long long> flagged_count_{1};
   double tune_s_ = 0, upload_s_ = 0, scale_s_ = 0, products_s_ = 0, combine_s_ = 0, exact_entries_s_ = 0, last_ = -1;

@@ -179,6 +179,20 @@ bool meets_sgemm_target(const LineMaximaByBits& rows, const LineMaximaByBits& co
   return t <= gamma_k<F>(K);
 }
 
+// One line's part of (1) under a plan: its half-step (da_i; 0 when the line is covered) and ||.||_1 upper.
+struct LineTerms {
+  double half_step = 0, n1 = 0;
+};
+inline LineTerms line_terms(const LineNorms& l, size_t i, int bits) {
+  return {l.span[i] > bits ? l.step[i] * std::ldexp(1.0, -bits - 1) : 0.0, l.n1[i]};
+}
+// |alpha| times (1) for one entry, rounded up as row_bounds is (so never above its row's bound_i):
+// --accuracy=faithful's check, on the host and in the CUDA combine (the same operations, no contraction).
+ACCSUM_HD double entry_bound(LineTerms r, LineTerms c, int64_t K, double abs_alpha) {
+  return (r.half_step * c.n1 + c.half_step * r.n1 + static_cast<double>(K) * r.half_step * c.half_step) * kRoundUp *
+         abs_alpha;
+}
+
 // bound_i / |alpha|: max_j of (1) for row i under a plan (0 for a covered row meeting covered columns), into
 // `out` (its storage reused: the cuda backend plans every call on the host while the GPU waits).
 inline void row_bounds(const LineNorms& rows, const LineNorms& cols, const Plan& p, int64_t K,
