@@ -450,35 +450,45 @@ __global__ void combine(const int32_t* __restrict__ t, CombineArgs<F> g, typenam
   }
 }
 
-// The entries `combine` flagged, each summed exactly and rounded once (exact_float_entry, the cpu
-// definition's): a warp takes a word of the bitmap (the same word for all its lanes, so no lane
-// diverges), and per set bit its lanes sum strided shares of k in their own superaccumulators, merged
-// digit by digit by shuffles (normalized digits below 2^32: 32 of them add without overflow).
-__global__ void exact_flagged(const uint32_t* __restrict__ flagged, size_t words, CombineArgs<float> g,
+// The entries `combine` flagged, as a list (each entry is independent: any order), so that each gets a warp of
+// its own however they cluster in the bitmap (a column of small entries sets 32 consecutive bits).
+__global__ void compact_flagged(const uint32_t* __restrict__ flagged, size_t words, unsigned long long* next,
+                                uint64_t* __restrict__ list) {
+  for (size_t w = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; w < words;
+       w += gridDim.x * static_cast<size_t>(blockDim.x)) {
+    uint32_t bits = flagged[w];
+    if (bits == 0) continue;
+    unsigned long long at = atomicAdd(next, static_cast<unsigned long long>(__popc(bits)));
+    for (; bits != 0; bits &= bits - 1) list[at++] = w * 32 + static_cast<size_t>(__ffs(static_cast<int>(bits)) - 1);
+  }
+}
+
+// Each listed entry summed exactly and rounded once (exact_float_entry, the cpu definition's) by one warp: its
+// lanes sum strided shares of k in their own superaccumulators, merged digit by digit by shuffles (normalized
+// digits below 2^32: 32 of them add without overflow), and lane 0 rounds.
+__global__ void exact_flagged(const uint64_t* __restrict__ list, size_t count, CombineArgs<float> g,
                               float* __restrict__ out) {
   constexpr unsigned kAll = 0xffffffffu;
   const int lane = static_cast<int>(threadIdx.x % 32);
   const size_t warps = gridDim.x * static_cast<size_t>(blockDim.x) / 32;
   Superacc acc;
-  for (size_t w = (blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x) / 32; w < words; w += warps) {
-    for (uint32_t bits = flagged[w]; bits != 0; bits &= bits - 1) {
-      const size_t e = w * 32 + static_cast<size_t>(__ffs(static_cast<int>(bits)) - 1);
-      const int64_t i = static_cast<int64_t>(e % static_cast<size_t>(g.M)), j = static_cast<int64_t>(e / g.M);
-      acc.clear();
-      if (g.alpha != 0.0f)
-        for (int64_t k = lane; k < g.K; k += 32) add_float_product(acc, g.a[i + k * g.M], g.b[j * g.K + k], g.alpha);
-      if (lane == 0 && g.beta != 0.0f) acc.add(static_cast<double>(g.beta) * g.c[e]);
-      acc.normalize();
-      for (int d = 0; d < Superacc::kDigits; ++d)
-        for (int o = 16; o > 0; o /= 2) acc.digit[d] += __shfl_down_sync(kAll, acc.digit[d], o);
-      for (int o = 16; o > 0; o /= 2) {
-        acc.neg_zero_count += __shfl_down_sync(kAll, acc.neg_zero_count, o);
-        acc.not_neg_zero_count += __shfl_down_sync(kAll, acc.not_neg_zero_count, o);
-      }
-      acc.pending = 32;
-      double hi, lo;
-      if (lane == 0) out[e] = superacc_round_float(acc, &hi, &lo);
+  for (size_t t = (blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x) / 32; t < count; t += warps) {
+    const size_t e = list[t];
+    const int64_t i = static_cast<int64_t>(e % static_cast<size_t>(g.M)), j = static_cast<int64_t>(e / g.M);
+    acc.clear();
+    if (g.alpha != 0.0f)
+      for (int64_t k = lane; k < g.K; k += 32) add_float_product(acc, g.a[i + k * g.M], g.b[j * g.K + k], g.alpha);
+    if (lane == 0 && g.beta != 0.0f) acc.add(static_cast<double>(g.beta) * g.c[e]);
+    acc.normalize();
+    for (int d = 0; d < Superacc::kDigits; ++d)
+      for (int o = 16; o > 0; o /= 2) acc.digit[d] += __shfl_down_sync(kAll, acc.digit[d], o);
+    for (int o = 16; o > 0; o /= 2) {
+      acc.neg_zero_count += __shfl_down_sync(kAll, acc.neg_zero_count, o);
+      acc.not_neg_zero_count += __shfl_down_sync(kAll, acc.not_neg_zero_count, o);
     }
+    acc.pending = 32;
+    double hi, lo;
+    if (lane == 0) out[e] = superacc_round_float(acc, &hi, &lo);
   }
 }
 
@@ -645,10 +655,7 @@ class OzakiCudaKernel : public Kernel {
   Result result() override {
     std::vector<F> h(out_.size());
     if (!h.empty()) ACCSUM_CUDA_CHECK(cudaMemcpy(h.data(), out_.get(), h.size() * sizeof(F), cudaMemcpyDeviceToHost));
-    unsigned long long exact_entries = 0;
-    if (flags_entries())
-      ACCSUM_CUDA_CHECK(cudaMemcpy(&exact_entries, flagged_count_.get(), sizeof exact_entries, cudaMemcpyDeviceToHost));
-    auto figures = ozaki::plan_info<F>(plan_, p_.inner, accuracy_, row_bound_, static_cast<int64_t>(exact_entries));
+    auto figures = ozaki::plan_info<F>(plan_, p_.inner, accuracy_, row_bound_, exact_entries_);
     const double ops = 2.0 * double(Mp_) * double(Np_) * double(Kp_) * plan_.moduli;
     const double tops = products_s_ > 0 ? ops / products_s_ : 0;
     figures.insert(figures.end(), {{"ozaki_scale_s", scale_s_},
@@ -861,14 +868,24 @@ class OzakiCudaKernel : public Kernel {
   bool flags_entries() const {
     return std::is_same_v<F, float> && accuracy_ == ozaki::Accuracy::faithful && !plan_.exact();
   }
+  // The count is read back (the host sizes the list by it, and the report gives it); none flagged: nothing to do.
   void sum_flagged_exactly() {
+    exact_entries_ = 0;
     if constexpr (std::is_same_v<F, float>) {
       if (!flags_entries()) return;
+      unsigned long long count = 0;
+      ACCSUM_CUDA_CHECK(cudaMemcpy(&count, flagged_count_.get(), sizeof count, cudaMemcpyDeviceToHost));
+      exact_entries_ = static_cast<int64_t>(count);
+      if (count == 0) return;
+      if (flagged_list_.size() < count) flagged_list_ = DeviceBuffer<uint64_t>(count);
+      ACCSUM_CUDA_CHECK(cudaMemsetAsync(flagged_next_.get(), 0, sizeof(unsigned long long)));
       const size_t words = (out_.size() + 31) / 32;
       constexpr int kWarpsPerBlock = 8, kBlocksPerSm = 16;
-      const int64_t blocks = std::min<int64_t>((static_cast<int64_t>(words) + kWarpsPerBlock - 1) / kWarpsPerBlock,
-                                               int64_t{sm_count()} * kBlocksPerSm);
-      exact_flagged<<<capped(blocks, 1 << 20), 32 * kWarpsPerBlock>>>(flagged_.get(), words, args_, out_.get());
+      const int64_t most = int64_t{sm_count()} * kBlocksPerSm;
+      compact_flagged<<<capped((static_cast<int64_t>(words) + 255) / 256, most), 256>>>(
+          flagged_.get(), words, flagged_next_.get(), flagged_list_.get());
+      exact_flagged<<<capped((static_cast<int64_t>(count) + kWarpsPerBlock - 1) / kWarpsPerBlock, most),
+                      32 * kWarpsPerBlock>>>(flagged_list_.get(), count, args_, out_.get());
     }
   }
 
@@ -890,7 +907,9 @@ class OzakiCudaKernel : public Kernel {
   std::vector<ozaki::LineTerms> line_terms_;  // rows, then columns
   DeviceBuffer<ozaki::LineTerms> line_terms_d_;
   DeviceBuffer<uint32_t> flagged_;  // one bit per entry of C
-  DeviceBuffer<unsigned long long> flagged_count_{1};
+  DeviceBuffer<unsigned long long> flagged_count_{1}, flagged_next_{1};
+  DeviceBuffer<uint64_t> flagged_list_;  // the flagged entries, compacted
+  int64_t exact_entries_ = 0;
   double tune_s_ = 0, upload_s_ = 0, scale_s_ = 0, products_s_ = 0, combine_s_ = 0, exact_entries_s_ = 0, last_ = -1;
 };
 
