@@ -863,9 +863,9 @@ TEST(Ozaki, FaithfulSumsExactlyWhatItsBoundCannotProve) {
 
 // The exact sum of one entry is the oracle's: alpha, beta, cancellation to zero and below the float range.
 TEST(Ozaki, ExactFloatEntryIsTheOracles) {
-  const float a[] = {1.0f, 0x1p-12f, -0x1.8p100f, 0x1p-140f, 3.0f};
-  const float b[] = {1.0f, 0x1p-12f, 0x1p20f, 0x1p-10f, -1.0f / 3};
-  for (const float alpha : {1.0f, -1.5f, 0x1p-100f})
+  const float a[] = {1.0f, 0x1p-12f, -0x1.8p100f, 0x1p-149f, 3.0f};
+  const float b[] = {1.0f, 0x1p-12f, 0x1p20f, 0x1.000002p-149f, -1.0f / 3};
+  for (const float alpha : {1.0f, -1.5f, 0x1p-100f, 0x1.000002p-149f, 0x1.fffffep127f})
     for (const float beta : {0.0f, 0.25f}) {
       const float c = 0x1.000002p120f;
       Dataset d;
@@ -886,6 +886,15 @@ TEST(Ozaki, ExactFloatEntryIsTheOracles) {
   const float tiny[] = {0x1p-100f}, half[] = {0x1p-50f};
   EXPECT_EQ(exact_float_entry(tiny, 1, half, 1, 1.0f, 0.0f, nullptr), 0.0f);  // 2^-150: the tie rounds to even, 0
   EXPECT_EQ(exact_float_entry(tiny, 1, half, 1, 1.5f, 0.0f, nullptr), 0x1p-149f);
+  // The accumulator's range ends: 2^-447 terms beside 2^384 ones, and a sum that overflows float.
+  const float lo[] = {0x1p-149f, 0x1p127f, -0x1p127f}, hi[] = {0x1p-149f, 0x1p127f, 0x1p127f};
+  EXPECT_EQ(exact_float_entry(lo, 1, hi, 3, 0x1p-149f, 0.0f, nullptr), 0.0f);  // 2^-447 rounds to 0
+  const float big[] = {0x1.fffffep127f, 0x1.fffffep127f};
+  EXPECT_EQ(exact_float_entry(big, 1, big, 2, 0x1.fffffep127f, 0.0f, nullptr), INFINITY);
+  EXPECT_EQ(exact_float_entry(big, 1, big, 2, -0x1.fffffep127f, 0.0f, nullptr), -INFINITY);
+  // 2^-149 + 2^-298: one rounding, to 2^-149.
+  const float one_a[] = {1.0f, 0x1p-149f}, one_b[] = {0x1p-149f, 0x1p-149f};
+  EXPECT_EQ(exact_float_entry(one_a, 1, one_b, 2, 1.0f, 0.0f, nullptr), 0x1p-149f);
 }
 
 // The faithful mode's promise is the run's guarantee: reported, checked against the oracle by bench, and listed.

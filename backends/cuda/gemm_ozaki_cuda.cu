@@ -471,7 +471,7 @@ __global__ void exact_flagged(const uint64_t* __restrict__ list, size_t count, C
   constexpr unsigned kAll = 0xffffffffu;
   const int lane = static_cast<int>(threadIdx.x % 32);
   const size_t warps = gridDim.x * static_cast<size_t>(blockDim.x) / 32;
-  Superacc acc;
+  FloatEntryAcc acc;
   for (size_t t = (blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x) / 32; t < count; t += warps) {
     const size_t e = list[t];
     const int64_t i = static_cast<int64_t>(e % static_cast<size_t>(g.M)), j = static_cast<int64_t>(e / g.M);
@@ -480,7 +480,7 @@ __global__ void exact_flagged(const uint64_t* __restrict__ list, size_t count, C
       for (int64_t k = lane; k < g.K; k += 32) add_float_product(acc, g.a[i + k * g.M], g.b[j * g.K + k], g.alpha);
     if (lane == 0 && g.beta != 0.0f) acc.add(static_cast<double>(g.beta) * g.c[e]);
     acc.normalize();
-    for (int d = 0; d < Superacc::kDigits; ++d)
+    for (int d = 0; d < FloatEntryAcc::kDigits; ++d)
       for (int o = 16; o > 0; o /= 2) acc.digit[d] += __shfl_down_sync(kAll, acc.digit[d], o);
     for (int o = 16; o > 0; o /= 2) {
       acc.neg_zero_count += __shfl_down_sync(kAll, acc.neg_zero_count, o);

@@ -30,6 +30,17 @@ ACCSUM_HD float bits_float(uint32_t u) {
   return x;
 }
 
+// The terms are multiples of 2^-447 (2^-149 for each of alpha, a, b) below 2^385 (|alpha a b| < 2^384, its
+// TwoProduct's head rounded at most up to that), so an accumulator from kFloatEntryLsb (Superacc's digit
+// alignment, at or below 2^-447) over 2^ACCSUM_COUNT_BITS terms holds every partial sum; 29 digits, not
+// Superacc's 68 (the CUDA fallback keeps one per lane).
+constexpr int kFloatTermLowExp = -447, kFloatTermTopExp = 385;
+constexpr int kFloatEntryLsb = kSumLsb + kSuperaccDigitBits * ((kFloatTermLowExp - kSumLsb) / kSuperaccDigitBits);
+constexpr int kFloatEntryDigits =
+    (kFloatTermTopExp - kFloatEntryLsb + ACCSUM_COUNT_BITS + kSuperaccDigitBits - 1) / kSuperaccDigitBits;
+using FloatEntryAcc = BasicSuperacc<kFloatEntryDigits, kFloatEntryLsb>;
+static_assert(kFloatEntryLsb <= kFloatTermLowExp, "the lowest bit of a term is in range");
+
 constexpr uint32_t kFloatInfBits = 0x7f800000u;
 constexpr double kFloatTwo128 = 0x1p128;  // the "float" above FLT_MAX: where RN overflows
 
@@ -57,7 +68,8 @@ ACCSUM_HD bool faithful_within(float f, double e) {
 }
 
 // Adds alpha * a * b exactly (the header comment).
-ACCSUM_HD void add_float_product(Superacc& acc, float a, float b, float alpha) {
+template <class Acc>
+ACCSUM_HD void add_float_product(Acc& acc, float a, float b, float alpha) {
   if (alpha == 1.0f) {
     acc.add(static_cast<double>(a) * b);
     return;
@@ -68,13 +80,15 @@ ACCSUM_HD void add_float_product(Superacc& acc, float a, float b, float alpha) {
   if (p - p == 0 && e != 0) acc.add(e);
 }
 
-// The exact value of acc rounded once to float; hi = RN_double(exact), lo = RN_double(exact - hi).
-ACCSUM_HD float superacc_round_float(const Superacc& acc, double* hi_out, double* lo_out) {
+// The exact value of acc rounded once to float; hi = RN_double(exact), lo = RN_double(exact - hi) (hi is a
+// multiple of the exact value's lowest bit or of its own ulp, so -hi stays in acc's range).
+template <class Acc>
+ACCSUM_HD float superacc_round_float(const Acc& acc, double* hi_out, double* lo_out) {
   const double hi = acc.round();
   const bool finite = hi - hi == 0;
   double lo = 0;
   if (finite) {
-    Superacc rest = acc;
+    Acc rest = acc;
     rest.add(-hi);
     lo = rest.round();
   }
@@ -98,7 +112,7 @@ ACCSUM_HD float superacc_round_float(const Superacc& acc, double* hi_out, double
 // does not read c). Finite data (IEEE-special lines take their own path).
 ACCSUM_HD float exact_float_entry(const float* a, int64_t lda, const float* b, int64_t K, float alpha, float beta,
                                   const float* c) {
-  Superacc acc;
+  FloatEntryAcc acc;
   acc.clear();
   if (alpha != 0.0f)
     for (int64_t k = 0; k < K; ++k) add_float_product(acc, a[k * lda], b[k], alpha);
