@@ -469,6 +469,7 @@ __global__ void compact_flagged(const uint32_t* __restrict__ flagged, size_t wor
 __global__ void exact_flagged(const uint64_t* __restrict__ list, size_t count, CombineArgs<float> g,
                               float* __restrict__ out) {
   constexpr unsigned kAll = 0xffffffffu;
+  constexpr int kLoadsAhead = 8;  // a lane's products loaded per step
   const int lane = static_cast<int>(threadIdx.x % 32);
   const size_t warps = gridDim.x * static_cast<size_t>(blockDim.x) / 32;
   FloatEntryAcc acc;
@@ -477,7 +478,18 @@ __global__ void exact_flagged(const uint64_t* __restrict__ list, size_t count, C
     const int64_t i = static_cast<int64_t>(e % static_cast<size_t>(g.M)), j = static_cast<int64_t>(e / g.M);
     acc.clear();
     if (g.alpha != 0.0f)
-      for (int64_t k = lane; k < g.K; k += 32) add_float_product(acc, g.a[i + k * g.M], g.b[j * g.K + k], g.alpha);
+      for (int64_t k0 = lane; k0 < g.K; k0 += 32 * kLoadsAhead) {
+        float av[kLoadsAhead], bv[kLoadsAhead];  // loaded together: their latencies overlap
+#pragma unroll
+        for (int c = 0; c < kLoadsAhead; ++c) {
+          const int64_t k = k0 + 32 * c;
+          av[c] = k < g.K ? g.a[i + k * g.M] : 0.0f;
+          bv[c] = k < g.K ? g.b[j * g.K + k] : 0.0f;
+        }
+#pragma unroll
+        for (int c = 0; c < kLoadsAhead; ++c)
+          if (k0 + 32 * c < g.K) add_float_product(acc, av[c], bv[c], g.alpha);
+      }
     if (lane == 0 && g.beta != 0.0f) acc.add(static_cast<double>(g.beta) * g.c[e]);
     acc.normalize();
     for (int d = 0; d < FloatEntryAcc::kDigits; ++d)
