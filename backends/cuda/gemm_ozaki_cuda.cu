@@ -420,8 +420,9 @@ struct CrtFormOf<double> {
   }
 };
 
-// The CRT and one rounding per entry (core/numerics/ozaki.hpp steps 4-5), IEEE specials on their lines.
-template <int L, class F>
+// The CRT and one rounding per entry (core/numerics/ozaki.hpp steps 4-5), IEEE specials on their lines; FAITHFUL:
+// --accuracy=faithful's flags (an instance of its own, so the other modes' combine carries none of it).
+template <int L, class F, bool FAITHFUL>
 __global__ void combine(const int32_t* __restrict__ t, CombineArgs<F> g, typename CrtFormOf<F>::type crt,
                         F* __restrict__ out) {
   for (int64_t j = blockIdx.y; j < g.N; j += gridDim.y) {
@@ -441,8 +442,8 @@ __global__ void combine(const int32_t* __restrict__ t, CombineArgs<F> g, typenam
       const int scale = ozaki::line_top(ra) - g.bits_a + ozaki::line_top(cb) - g.bits_b;
       const F v = finish_from_residues<L>(r, crt, scale, g, e);
       out[e] = v;
-      if constexpr (std::is_same_v<F, float>)
-        if (g.row_terms && !faithful_within(v, ozaki::entry_bound(g.row_terms[i], g.col_terms[j], g.K, g.abs_alpha))) {
+      if constexpr (FAITHFUL)
+        if (!faithful_within(v, ozaki::entry_bound(g.row_terms[i], g.col_terms[j], g.K, g.abs_alpha))) {
           atomicOr(&g.flagged[e / 32], 1u << (e % 32));
           atomicAdd(g.flagged_count, 1ull);
         }
@@ -871,7 +872,12 @@ class OzakiCudaKernel : public Kernel {
     }
     args_ = g;
     dim3 grid(capped((p_.rows + 255) / 256, 1 << 20), capped((p_.cols + kCombineCols - 1) / kCombineCols, 65535));
-    combine<L, F><<<grid, 256>>>(t_.get(), g, CrtFormOf<F>::make(plan_), out_.get());
+    if constexpr (std::is_same_v<F, float>)
+      if (flags_entries()) {
+        combine<L, F, true><<<grid, 256>>>(t_.get(), g, CrtFormOf<F>::make(plan_), out_.get());
+        return;
+      }
+    combine<L, F, false><<<grid, 256>>>(t_.get(), g, CrtFormOf<F>::make(plan_), out_.get());
   }
 
   // --accuracy=faithful (floats) with a plan that leaves lines uncovered: combine flags the entries whose own
