@@ -852,24 +852,7 @@ class OzakiCudaKernel : public Kernel {
       ozaki::split_scalar(alpha_, &g.alpha_m, &g.alpha_e);
       g.alpha_power_of_two = ozaki::power_of_two_scalar<F>(g.alpha_m);
     }
-    if (flags_entries()) {
-      const size_t words = (out_.size() + 31) / 32;
-      if (flagged_.size() < words) flagged_ = DeviceBuffer<uint32_t>(words);
-      const size_t M = static_cast<size_t>(p_.rows), N = static_cast<size_t>(p_.cols);
-      line_terms_.resize(M + N);
-      for (size_t i = 0; i < M; ++i) line_terms_[i] = ozaki::line_terms(row_norms_, i, plan_.bits_a);
-      for (size_t j = 0; j < N; ++j) line_terms_[M + j] = ozaki::line_terms(col_norms_, j, plan_.bits_b);
-      if (line_terms_d_.size() < M + N) line_terms_d_ = DeviceBuffer<ozaki::LineTerms>(M + N);
-      ACCSUM_CUDA_CHECK(cudaMemcpyAsync(line_terms_d_.get(), line_terms_.data(), (M + N) * sizeof(ozaki::LineTerms),
-                                        cudaMemcpyHostToDevice));
-      ACCSUM_CUDA_CHECK(cudaMemsetAsync(flagged_.get(), 0, words * sizeof(uint32_t)));
-      ACCSUM_CUDA_CHECK(cudaMemsetAsync(flagged_count_.get(), 0, sizeof(unsigned long long)));
-      g.row_terms = line_terms_d_.get();
-      g.col_terms = line_terms_d_.get() + M;
-      g.abs_alpha = std::fabs(static_cast<double>(alpha_));
-      g.flagged = flagged_.get();
-      g.flagged_count = flagged_count_.get();
-    }
+    if (flags_entries()) flag_unproven(g);
     args_ = g;
     dim3 grid(capped((p_.rows + 255) / 256, 1 << 20), capped((p_.cols + kCombineCols - 1) / kCombineCols, 65535));
     if constexpr (std::is_same_v<F, float>)
@@ -878,6 +861,26 @@ class OzakiCudaKernel : public Kernel {
         return;
       }
     combine<L, F, false><<<grid, 256>>>(t_.get(), g, CrtFormOf<F>::make(plan_), out_.get());
+  }
+
+  // The faithful check's inputs in g: each line's terms of the entry bound (uploaded), a cleared bitmap and count.
+  void flag_unproven(CombineArgs<F>& g) {
+    const size_t words = (out_.size() + 31) / 32;
+    if (flagged_.size() < words) flagged_ = DeviceBuffer<uint32_t>(words);
+    const size_t M = static_cast<size_t>(p_.rows), N = static_cast<size_t>(p_.cols);
+    line_terms_.resize(M + N);
+    for (size_t i = 0; i < M; ++i) line_terms_[i] = ozaki::line_terms(row_norms_, i, plan_.bits_a);
+    for (size_t j = 0; j < N; ++j) line_terms_[M + j] = ozaki::line_terms(col_norms_, j, plan_.bits_b);
+    if (line_terms_d_.size() < M + N) line_terms_d_ = DeviceBuffer<ozaki::LineTerms>(M + N);
+    ACCSUM_CUDA_CHECK(cudaMemcpyAsync(line_terms_d_.get(), line_terms_.data(), (M + N) * sizeof(ozaki::LineTerms),
+                                      cudaMemcpyHostToDevice));
+    ACCSUM_CUDA_CHECK(cudaMemsetAsync(flagged_.get(), 0, words * sizeof(uint32_t)));
+    ACCSUM_CUDA_CHECK(cudaMemsetAsync(flagged_count_.get(), 0, sizeof(unsigned long long)));
+    g.row_terms = line_terms_d_.get();
+    g.col_terms = line_terms_d_.get() + M;
+    g.abs_alpha = std::fabs(static_cast<double>(alpha_));
+    g.flagged = flagged_.get();
+    g.flagged_count = flagged_count_.get();
   }
 
   // --accuracy=faithful (floats) with a plan that leaves lines uncovered: combine flags the entries whose own
