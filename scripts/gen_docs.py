@@ -458,19 +458,23 @@ def gemm_front():
 DIST_NAMES = {"uniform": "U[0,1)", "uniform-sym": "U[−1,1)", "loguniform": "log-uniform"}
 
 
+def ozaki_rows(names):
+    """The sgemm-ozaki rows of these reports, each with its data's name and its --slices."""
+    for name in names:
+        for ds, r in rows(name):
+            if r["algo"] == "sgemm-ozaki":
+                yield ds, r, DIST_NAMES[ds["generator"]] + (f" {rng(ds)}" if ds["generator"] == "loguniform" else ""), \
+                    r["params"].get("slices", 0)
+
+
 def ozaki():
     body, files = [], ["ozaki_packed_uniform_n8192_h200.json", "ozaki_packed_uniform-sym_n8192_h200.json",
                        "ozaki13_uniform_n16384_h200.json", "ozaki13_loguniform_n8192_h200.json"]
-    for f in files:
-        for ds, r in rows(f):
-            if r["algo"] != "sgemm-ozaki":
-                continue
-            dist = DIST_NAMES[ds["generator"]] + (f" {rng(ds)}" if ds["generator"] == "loguniform" else "")
-            sl = r["params"].get("slices", 0)
-            split = " / ".join(f"{1e3 * r[k]:.1f}" for k in ("ozaki_scale_s", "ozaki_products_s", "ozaki_accumulate_round_s"))
-            body.append([dist, ds["n"], "default" if sl == 0 else sl, f"{ms(median(r))} ms", ratio(r["ratio_to_baseline"]),
-                         pct(r["share_correctly_rounded"]), pct(r["share_faithful"]), int(r["ozaki_int8_products"]), split,
-                         f"{r['ozaki_int8_tops']:.0f}"])
+    for ds, r, dist, sl in ozaki_rows(files):
+        split = " / ".join(f"{1e3 * r[k]:.1f}" for k in ("ozaki_scale_s", "ozaki_products_s", "ozaki_accumulate_round_s"))
+        body.append([dist, ds["n"], "default" if sl == 0 else sl, f"{ms(median(r))} ms", ratio(r["ratio_to_baseline"]),
+                     pct(r["share_correctly_rounded"]), pct(r["share_faithful"]), int(r["ozaki_int8_products"]), split,
+                     f"{r['ozaki_int8_tops']:.0f}"])
     head = ["data", "N", "slices", "time", "× cuBLAS SGEMM", "correctly rounded", "faithful", "int8 products",
             "scale / products / combine (ms)", "int8 TOPS"]
     return where(files[0], "ozaki", table(head, body)) + [""] + provenance(*files)
@@ -480,17 +484,12 @@ def ozaki_faithful(*names):
     """sgemm-ozaki's accuracy modes beside cuBLAS SGEMM: the entries --accuracy=faithful summed exactly and what
     they cost, with the shares of correctly rounded and faithful entries the exact oracle found."""
     body = []
-    for name in names:
-        for ds, r in rows(name):
-            if r["algo"] != "sgemm-ozaki":
-                continue
-            dist = DIST_NAMES[ds["generator"]] + (f" {rng(ds)}" if ds["generator"] == "loguniform" else "")
-            sl = r["params"].get("slices", 0)
-            body.append([dist, ds["shape"]["rows"], r["params"]["accuracy"], int(r["ozaki_slices"]) if sl else
-                         f"{int(r['ozaki_slices'])} (chosen)", f"{ms(median(r))} ms", ratio(r["ratio_to_baseline"]),
-                         pct(r["share_correctly_rounded"]), pct(r["share_faithful"]), int(r["ozaki_exact_entries"]),
-                         f"{1e3 * r['ozaki_exact_entries_s']:.2f}", r["guarantee"],
-                         "yes" if r["guarantee_met"] else "NO"])
+    for ds, r, dist, sl in ozaki_rows(names):
+        body.append([dist, ds["shape"]["rows"], r["params"]["accuracy"], int(r["ozaki_slices"]) if sl else
+                     f"{int(r['ozaki_slices'])} (chosen)", f"{ms(median(r))} ms", ratio(r["ratio_to_baseline"]),
+                     pct(r["share_correctly_rounded"]), pct(r["share_faithful"]), int(r["ozaki_exact_entries"]),
+                     f"{1e3 * r['ozaki_exact_entries_s']:.2f}", r["guarantee"],
+                     "yes" if r["guarantee_met"] else "NO"])
     head = ["data", "N", "accuracy", "moduli", "time", "× cuBLAS SGEMM", "correctly rounded", "faithful",
             "entries summed exactly", "their time (ms)", "guarantee", "met"]
     return where(names[0], "ozaki-faithful", table(head, body)) + [""] + provenance(*names)

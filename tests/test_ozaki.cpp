@@ -788,7 +788,7 @@ TEST(Ozaki, FaithfulWithinIsHalfTheSmallerGapAroundTheResult) {
   for (int t = 0; t < 100000; ++t) {
     uint32_t u = static_cast<uint32_t>(g()) & 0x7f7fffffu;
     if (u == 0x7f7fffffu) continue;
-    const float f = bits_float(u) * ((g() & 1) ? -1.0f : 1.0f), a = std::fabs(f);
+    const float f = of_bits<float>(u) * ((g() & 1) ? -1.0f : 1.0f), a = std::fabs(f);
     const double up = float_gap_above(a), down = float_gap_below(a);
     const double e = std::nextafter(0.5 * std::min(up, down), 0.0) * (0.5 + 0.5 * std::ldexp(double(g() >> 11), -53));
     ASSERT_TRUE(faithful_within(f, e));

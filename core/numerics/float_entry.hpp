@@ -11,35 +11,23 @@
 #include <cstdint>
 
 #include "base/hd.hpp"
+#include "core/numerics/float_bits.hpp"
 #include "core/numerics/superacc.hpp"
 
 namespace accsum {
 
-ACCSUM_HD uint32_t float_bits(float x) {
-#if defined(__CUDA_ARCH__)
-  return __float_as_uint(x);
-#else
-  uint32_t u;
-  __builtin_memcpy(&u, &x, sizeof u);
-  return u;
-#endif
-}
-ACCSUM_HD float bits_float(uint32_t u) {
-  float x;
-  __builtin_memcpy(&x, &u, sizeof x);
-  return x;
-}
-
-// The terms are multiples of 2^-447 (2^-149 for each of alpha, a, b) below 2^385 (|alpha a b| < 2^384, its
-// TwoProduct's head rounded at most up to that), so an accumulator from kFloatEntryLsb (Superacc's digit
-// alignment, at or below 2^-447) over 2^ACCSUM_COUNT_BITS terms holds every partial sum; 29 digits, not
-// Superacc's 68 (the CUDA fallback keeps one per lane).
+// The terms are multiples of 2^-447 (2^-149 for each of alpha, a, b) and below 2^385 (|alpha a b| < 2^384, its
+// TwoProduct's head rounded at most up to that). The accumulator places a term's whole 53-bit significand, so
+// its lowest digit starts at or below 2^(-447 - 52) (with Superacc's digit alignment); over 2^ACCSUM_COUNT_BITS
+// terms it holds every partial sum in 31 digits, not Superacc's 68 (the CUDA fallback keeps one per lane).
 constexpr int kFloatTermLowExp = -447, kFloatTermTopExp = 385;
-constexpr int kFloatEntryLsb = kSumLsb + kSuperaccDigitBits * ((kFloatTermLowExp - kSumLsb) / kSuperaccDigitBits);
+constexpr int kFloatEntryLsb =
+    kSumLsb + kSuperaccDigitBits * ((kFloatTermLowExp - ACCSUM_MANT_BITS - kSumLsb) / kSuperaccDigitBits);
 constexpr int kFloatEntryDigits =
     (kFloatTermTopExp - kFloatEntryLsb + ACCSUM_COUNT_BITS + kSuperaccDigitBits - 1) / kSuperaccDigitBits;
 using FloatEntryAcc = BasicSuperacc<kFloatEntryDigits, kFloatEntryLsb>;
-static_assert(kFloatEntryLsb <= kFloatTermLowExp, "the lowest bit of a term is in range");
+static_assert(kFloatEntryLsb <= kFloatTermLowExp - ACCSUM_MANT_BITS, "a term's significand is in range");
+static_assert(kFloatEntryDigits == 31, "the digit count the comment gives");
 
 constexpr uint32_t kFloatInfBits = 0x7f800000u;
 constexpr double kFloatTwo128 = 0x1p128;  // the "float" above FLT_MAX: where RN overflows
@@ -47,13 +35,14 @@ constexpr double kFloatTwo128 = 0x1p128;  // the "float" above FLT_MAX: where RN
 // For a float magnitude a in [0, FLT_MAX]: the distance to the next float above (FLT_MAX: to 2^128)
 // and below (a = 0: to -2^-149, the smallest subnormal). Exact in double.
 ACCSUM_HD double float_gap_above(float a) {
-  const uint32_t b = float_bits(a);
-  const double up = b + 1 >= kFloatInfBits ? kFloatTwo128 : static_cast<double>(bits_float(b + 1));
+  const uint32_t b = bits_of(a);
+  const double up = b + 1 >= kFloatInfBits ? kFloatTwo128 : static_cast<double>(of_bits<float>(b + 1));
   return up - static_cast<double>(a);
 }
 ACCSUM_HD double float_gap_below(float a) {
-  const uint32_t b = float_bits(a);
-  return b == 0 ? static_cast<double>(bits_float(1)) : static_cast<double>(a) - static_cast<double>(bits_float(b - 1));
+  const uint32_t b = bits_of(a);
+  return b == 0 ? static_cast<double>(of_bits<float>(1))
+                : static_cast<double>(a) - static_cast<double>(of_bits<float>(b - 1));
 }
 
 // Whether f = RN(v) is a faithful rounding of every x with |x - v| <= e: since |v - f| is at most
@@ -61,8 +50,8 @@ ACCSUM_HD double float_gap_below(float a) {
 // gap (sufficient; the exact x is never needed). e = 0: f is RN(x) itself.
 ACCSUM_HD bool faithful_within(float f, double e) {
   if (e == 0) return true;
-  const float a = bits_float(float_bits(f) & 0x7fffffffu);
-  if (float_bits(a) >= kFloatInfBits) return false;
+  const float a = of_bits<float>(bits_of(f) & 0x7fffffffu);
+  if (bits_of(a) >= kFloatInfBits) return false;
   const double above = float_gap_above(a), below = float_gap_below(a);
   return e < 0.5 * (above < below ? above : below);
 }
@@ -99,12 +88,12 @@ ACCSUM_HD float superacc_round_float(const Acc& acc, double* hi_out, double* lo_
   // lower, upper: the float magnitudes just below and just above |hi| (upper may be 2^128).
   const double a = hi > 0 ? hi : -hi;
   const float fa = static_cast<float>(a);  // RN; +inf beyond FLT_MAX + half an ulp
-  const float lower = static_cast<double>(fa) > a ? bits_float(float_bits(fa) - 1) : fa;
+  const float lower = static_cast<double>(fa) > a ? of_bits<float>(bits_of(fa) - 1) : fa;
   const double upper = static_cast<double>(lower) + float_gap_above(lower);
   if (a != 0.5 * (static_cast<double>(lower) + upper)) return f;  // not a midpoint: RN(hi) is RN(exact)
   const double toward = hi > 0 ? lo : -lo;                        // > 0: exact magnitude above the midpoint
   const double mag = toward > 0 ? upper : toward < 0 ? static_cast<double>(lower) : static_cast<double>(fa);
-  const float r = mag >= kFloatTwo128 ? bits_float(kFloatInfBits) : static_cast<float>(mag);
+  const float r = mag >= kFloatTwo128 ? of_bits<float>(kFloatInfBits) : static_cast<float>(mag);
   return hi > 0 ? r : -r;
 }
 

@@ -88,6 +88,7 @@
 #include <type_traits>
 
 #include "base/hd.hpp"
+#include "core/numerics/float_bits.hpp"
 #include "core/numerics/uwide.hpp"
 
 namespace accsum::ozaki {
@@ -240,27 +241,10 @@ ACCSUM_HD int bit_length(const UWide<W>& u) {
   return 0;
 }
 
-// x's bits and back (float: 32, double: 64).
-template <class F>
-ACCSUM_HD typename Format<F>::Bits bits_of(F x) {
-  using Bits = typename Format<F>::Bits;
-  Bits u;
-#if defined(__CUDA_ARCH__)
-  if constexpr (sizeof(F) == 4)
-    u = static_cast<Bits>(__float_as_uint(x));
-  else
-    u = static_cast<Bits>(__double_as_longlong(x));
-#else
-  __builtin_memcpy(&u, &x, sizeof u);
-#endif
-  return u;
-}
-template <class F>
-ACCSUM_HD F of_bits(typename Format<F>::Bits b) {
-  F x;
-  __builtin_memcpy(&x, &b, sizeof x);
-  return x;
-}
+// x's bits and back: bits_of, of_bits (core/numerics/float_bits.hpp), Format<F>::Bits wide.
+static_assert(std::is_same_v<FloatBitsOf<float>, Format<float>::Bits> &&
+                  std::is_same_v<FloatBitsOf<double>, Format<double>::Bits>,
+              "one bit width per format");
 
 // |x|'s bits.
 template <class F>
