@@ -94,16 +94,14 @@ std::vector<const FamilyDescriptor*> families_in_listing_order() {
 // promises instead (sgemm-ozaki: none, faithful with --accuracy=faithful).
 std::vector<std::string> guarantees_of(const AlgoEntry& e) {
   const Params defaults = registry().resolve_params(e, {});
-  std::vector<std::string> out{to_string(e.guarantee_for(defaults))};
-  if (!e.guarantee_by_params) return out;
-  for (const ParamSpec& p : e.params)
-    for (const std::string& choice : p.choices) {
-      Params q = defaults;
-      q[p.name] = choice;
-      const std::string g = to_string(e.guarantee_for(q));
-      if (std::find(out.begin(), out.end(), g) == out.end()) out.push_back(g);
-    }
-  return out;
+  std::vector<Params> sets{defaults};
+  if (e.guarantee_by_params)
+    for (const ParamSpec& p : e.params)
+      for (const std::string& choice : p.choices) {
+        sets.push_back(defaults);
+        sets.back()[p.name] = choice;
+      }
+  return e.guarantees_for(sets);
 }
 }  // namespace
 

@@ -168,11 +168,7 @@ int run_verify(const VerifyArgs& a, const std::vector<std::string>& argv) {
       ++untested;
       if (t.first_violation.empty()) t.first_violation = "UNTESTED: no case ran";
     }
-    std::vector<std::string> promised;  // what the checked parameter sets promise (--accuracy may change it)
-    for (auto& p : s.param_sets) {
-      const std::string g = to_string(s.entry->guarantee_for(p));
-      if (std::find(promised.begin(), promised.end(), g) == promised.end()) promised.push_back(g);
-    }
+    const std::vector<std::string> promised = s.entry->guarantees_for(s.param_sets);  // --accuracy may change it
     text += fmt::format("{:<14} {:<8} {:<26} {:>7} {:>10} {:>11} {:>10.1f}  {}\n", s.entry->algo, s.entry->backend,
                         fmt::format("{}", fmt::join(promised, "|")) + (s.entry->reproducible ? "+repro" : ""), t.cases,
                         t.violations, json_number_or_string(t.worst_ulps), t.min_digits, t.first_violation);

@@ -55,12 +55,13 @@ class OzakiCpuKernel : public Kernel {
     exact_entries_ = 0;
     const LinesOf<F> rows = summarize_lines(a_, M, K, 1, M), cols = summarize_lines(b_, N, K, K, 1);
     plan_ = plan_for(K, rows, cols, moduli_, accuracy_);
-    row_bound_ = plan_row_bounds(plan_, K, rows, cols, alpha_);
-    const CrtOf<F> crt = make_crt<F>(plan_.moduli);
-    // --accuracy=faithful: each entry's own bound (an exact plan's is 0: nothing to check)
+    // An inexact plan's bounds (per row; --accuracy=faithful: per entry) from the lines' norms; an exact plan's are 0.
+    const LineNorms row_norms = plan_.exact() ? LineNorms{} : norms_of(rows),
+                    col_norms = plan_.exact() ? LineNorms{} : norms_of(cols);
+    row_bound_.assign(static_cast<size_t>(M), 0.0);
+    if (!plan_.exact()) plan_row_bounds(plan_, K, row_norms, col_norms, alpha_, row_bound_);
     const bool checks_faithful = accuracy_ == Accuracy::faithful && !plan_.exact();
-    const LineNorms row_norms = checks_faithful ? norms_of(rows) : LineNorms{},
-                    col_norms = checks_faithful ? norms_of(cols) : LineNorms{};
+    const CrtOf<F> crt = make_crt<F>(plan_.moduli);
     // residue[l][i + j*M]: C'_ij mod p_l in [0, p_l)
     std::vector<std::vector<int>> residue(static_cast<size_t>(plan_.moduli), std::vector<int>(out_.size()));
     for (int l = 0; l < plan_.moduli; ++l) {

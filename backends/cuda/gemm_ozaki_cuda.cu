@@ -26,6 +26,7 @@
 #include "backends/cpu/gemm_host.hpp"
 #include "backends/cuda/cuda_common.cuh"
 #include "backends/cuda/int8_gemm.cuh"
+#include "backends/cuda/warp/warp.cuh"
 #include "core/numerics/float_entry.hpp"
 #include "core/numerics/ozaki.hpp"
 #include "core/families/ozaki_run.hpp"
@@ -44,6 +45,7 @@ constexpr int kPack = 4;         // residues stored per thread and plane (one ch
 static_assert(kTile * kRowsPerPass == kTile * (kTile / kPack),
               "a residue tile block stores its 32 x 32 tile in one pass");
 constexpr int kSummaryChunk = 8192;       // column summaries and norms: entries per block
+constexpr int kFlagBits = 32;             // entries per word of the faithful check's bitmap
 constexpr int kCombineCols = 8;           // columns per combine thread: its set-up (parameters, CRT form) amortized
 constexpr double kInt8PeakOps = 1979e12;  // H100/H200 SXM dense INT8 tensor-core peak (ops/s)
 
@@ -444,7 +446,7 @@ __global__ void combine(const int32_t* __restrict__ t, CombineArgs<F> g, typenam
       out[e] = v;
       if constexpr (FAITHFUL)
         if (!faithful_within(v, ozaki::entry_bound(g.row_terms[i], g.col_terms[j], g.K, g.abs_alpha))) {
-          atomicOr(&g.flagged[e / 32], 1u << (e % 32));
+          atomicOr(&g.flagged[e / kFlagBits], 1u << (e % kFlagBits));
           atomicAdd(g.flagged_count, 1ull);
         }
     }
@@ -460,7 +462,8 @@ __global__ void compact_flagged(const uint32_t* __restrict__ flagged, size_t wor
     uint32_t bits = flagged[w];
     if (bits == 0) continue;
     unsigned long long at = atomicAdd(next, static_cast<unsigned long long>(__popc(bits)));
-    for (; bits != 0; bits &= bits - 1) list[at++] = w * 32 + static_cast<size_t>(__ffs(static_cast<int>(bits)) - 1);
+    for (; bits != 0; bits &= bits - 1)
+      list[at++] = w * kFlagBits + static_cast<size_t>(__ffs(static_cast<int>(bits)) - 1);
   }
 }
 
@@ -469,37 +472,36 @@ __global__ void compact_flagged(const uint32_t* __restrict__ flagged, size_t wor
 // digits below 2^32: 32 of them add without overflow), and lane 0 rounds.
 __global__ void exact_flagged(const uint64_t* __restrict__ list, size_t count, CombineArgs<float> g,
                               float* __restrict__ out) {
-  constexpr unsigned kAll = 0xffffffffu;
   constexpr int kLoadsAhead = 8;  // a lane's products loaded per step
-  const int lane = static_cast<int>(threadIdx.x % 32);
-  const size_t warps = gridDim.x * static_cast<size_t>(blockDim.x) / 32;
+  const int lane = lane_of(threadIdx.x);
+  const size_t warps = gridDim.x * static_cast<size_t>(blockDim.x) / kWarpThreads;
   FloatEntryAcc acc;
-  for (size_t t = (blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x) / 32; t < count; t += warps) {
+  for (size_t t = (blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x) / kWarpThreads; t < count; t += warps) {
     const size_t e = list[t];
     const int64_t i = static_cast<int64_t>(e % static_cast<size_t>(g.M)), j = static_cast<int64_t>(e / g.M);
     acc.clear();
     if (g.alpha != 0.0f)
-      for (int64_t k0 = lane; k0 < g.K; k0 += 32 * kLoadsAhead) {
+      for (int64_t k0 = lane; k0 < g.K; k0 += kWarpThreads * kLoadsAhead) {
         float av[kLoadsAhead], bv[kLoadsAhead];  // loaded together: their latencies overlap
 #pragma unroll
         for (int c = 0; c < kLoadsAhead; ++c) {
-          const int64_t k = k0 + 32 * c;
+          const int64_t k = k0 + kWarpThreads * c;
           av[c] = k < g.K ? g.a[i + k * g.M] : 0.0f;
           bv[c] = k < g.K ? g.b[j * g.K + k] : 0.0f;
         }
 #pragma unroll
         for (int c = 0; c < kLoadsAhead; ++c)
-          if (k0 + 32 * c < g.K) add_float_product(acc, av[c], bv[c], g.alpha);
+          if (k0 + kWarpThreads * c < g.K) add_float_product(acc, av[c], bv[c], g.alpha);
       }
     if (lane == 0 && g.beta != 0.0f) acc.add(static_cast<double>(g.beta) * g.c[e]);
     acc.normalize();
     for (int d = 0; d < FloatEntryAcc::kDigits; ++d)
-      for (int o = 16; o > 0; o /= 2) acc.digit[d] += __shfl_down_sync(kAll, acc.digit[d], o);
-    for (int o = 16; o > 0; o /= 2) {
-      acc.neg_zero_count += __shfl_down_sync(kAll, acc.neg_zero_count, o);
-      acc.not_neg_zero_count += __shfl_down_sync(kAll, acc.not_neg_zero_count, o);
+      for (int o = kWarpThreads / 2; o > 0; o /= 2) acc.digit[d] += __shfl_down_sync(kFullMask, acc.digit[d], o);
+    for (int o = kWarpThreads / 2; o > 0; o /= 2) {
+      acc.neg_zero_count += __shfl_down_sync(kFullMask, acc.neg_zero_count, o);
+      acc.not_neg_zero_count += __shfl_down_sync(kFullMask, acc.not_neg_zero_count, o);
     }
-    acc.pending = 32;
+    acc.pending = kWarpThreads;
     double hi, lo;
     if (lane == 0) out[e] = superacc_round_float(acc, &hi, &lo);
   }
@@ -865,7 +867,7 @@ class OzakiCudaKernel : public Kernel {
 
   // The faithful check's inputs in g: each line's terms of the entry bound (uploaded), a cleared bitmap and count.
   void flag_unproven(CombineArgs<F>& g) {
-    const size_t words = (out_.size() + 31) / 32;
+    const size_t words = flag_words();
     if (flagged_.size() < words) flagged_ = DeviceBuffer<uint32_t>(words);
     const size_t M = static_cast<size_t>(p_.rows), N = static_cast<size_t>(p_.cols);
     line_terms_.resize(M + N);
@@ -886,6 +888,7 @@ class OzakiCudaKernel : public Kernel {
   // --accuracy=faithful (floats) with a plan that leaves lines uncovered: combine flags the entries whose own
   // bound does not prove them faithful, and exact_flagged sums those exactly. An exact plan's entries are correctly
   // rounded already.
+  size_t flag_words() const { return static_cast<size_t>(ceil_div(static_cast<int64_t>(out_.size()), kFlagBits)); }
   bool flags_entries() const {
     return std::is_same_v<F, float> && accuracy_ == ozaki::Accuracy::faithful && !plan_.exact();
   }
@@ -900,13 +903,13 @@ class OzakiCudaKernel : public Kernel {
       if (count == 0) return;
       if (flagged_list_.size() < count) flagged_list_ = DeviceBuffer<uint64_t>(count);
       ACCSUM_CUDA_CHECK(cudaMemsetAsync(flagged_next_.get(), 0, sizeof(unsigned long long)));
-      const size_t words = (out_.size() + 31) / 32;
+      const size_t words = flag_words();
       constexpr int kWarpsPerBlock = 8, kBlocksPerSm = 16;
       const int64_t most = int64_t{sm_count()} * kBlocksPerSm;
       compact_flagged<<<capped((static_cast<int64_t>(words) + 255) / 256, most), 256>>>(
           flagged_.get(), words, flagged_next_.get(), flagged_list_.get());
       exact_flagged<<<capped((static_cast<int64_t>(count) + kWarpsPerBlock - 1) / kWarpsPerBlock, most),
-                      32 * kWarpsPerBlock>>>(flagged_list_.get(), count, args_, out_.get());
+                      kWarpThreads * kWarpsPerBlock>>>(flagged_list_.get(), count, args_, out_.get());
     }
   }
 

@@ -273,14 +273,7 @@ Plan plan_for(int64_t K, const LinesOf<F>& rows, const LinesOf<F>& cols, int mod
 template <class F>
 void plan_row_bounds(const Plan& p, int64_t K, const LineNorms& row_norms, const LineNorms& col_norms, F alpha,
                      std::vector<double>& b) {
-  row_bounds(row_norms, col_norms, p, K, b);
-  for (double& v : b) v *= std::fabs(static_cast<double>(alpha));
-}
-template <class F>
-std::vector<double> plan_row_bounds(const Plan& p, int64_t K, const LinesOf<F>& rows, const LinesOf<F>& cols, F alpha) {
-  std::vector<double> b(rows.low.size(), 0.0);
-  if (!p.exact()) plan_row_bounds(p, K, norms_of(rows), norms_of(cols), alpha, b);
-  return b;
+  row_bounds(row_norms, col_norms, p, K, std::fabs(static_cast<double>(alpha)), b);
 }
 
 // The result's values: the M x N entries, then the M row bounds (Result::what says so; the gemm

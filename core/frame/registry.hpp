@@ -7,6 +7,7 @@
 //                     .baseline()
 //                     .maker(make_naive)
 //                     .bounded_by(naive_bound, "gamma_{n-1} S: Higham 2002, eq. (4.4)"));
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -166,6 +167,15 @@ struct AlgoEntry {
     return *this;
   }
   Guarantee guarantee_for(const Params& p) const { return guarantee_by_params ? guarantee_by_params(p) : guarantee; }
+  // What these parameter sets promise, each guarantee once, in their order ("none", "faithful").
+  std::vector<std::string> guarantees_for(const std::vector<Params>& sets) const {
+    std::vector<std::string> out;
+    for (const Params& p : sets) {
+      const std::string g = to_string(guarantee_for(p));
+      if (std::find(out.begin(), out.end(), g) == out.end()) out.push_back(g);
+    }
+    return out;
+  }
   AlgoEntry& promises_reproducible() {
     reproducible = true;
     return *this;

@@ -186,25 +186,22 @@ struct LineTerms {
 inline LineTerms line_terms(const LineNorms& l, size_t i, int bits) {
   return {l.span[i] > bits ? l.step[i] * std::ldexp(1.0, -bits - 1) : 0.0, l.n1[i]};
 }
-// |alpha| times (1) for one entry, rounded up as row_bounds is (so never above its row's bound_i):
-// --accuracy=faithful's check, on the host and in the CUDA combine (the same operations, no contraction).
+// |alpha| times (1) for one entry, rounded up: --accuracy=faithful's check, on the host and in the CUDA combine
+// (the same operations, no contraction), and row_bounds' value.
 ACCSUM_HD double entry_bound(LineTerms r, LineTerms c, int64_t K, double abs_alpha) {
   return (r.half_step * c.n1 + c.half_step * r.n1 + static_cast<double>(K) * r.half_step * c.half_step) * kRoundUp *
          abs_alpha;
 }
 
-// bound_i / |alpha|: max_j of (1) for row i under a plan (0 for a covered row meeting covered columns), into
-// `out` (its storage reused: the cuda backend plans every call on the host while the GPU waits).
-inline void row_bounds(const LineNorms& rows, const LineNorms& cols, const Plan& p, int64_t K,
+// bound_i: |alpha| max_j of (1) for row i under a plan (0 for a covered row meeting covered columns), into `out`
+// (its storage reused: the cuda backend plans every call on the host while the GPU waits). It is entry_bound with
+// the column terms at their maxima, so no entry's bound exceeds its row's.
+inline void row_bounds(const LineNorms& rows, const LineNorms& cols, const Plan& p, int64_t K, double abs_alpha,
                        std::vector<double>& out) {
   const LineMaxima c = line_maxima(cols, p.bits_b);
-  const double hb = c.step * std::ldexp(1.0, -p.bits_b - 1);  // max_j db_j
-  const double ha = std::ldexp(1.0, -p.bits_a - 1);
+  const LineTerms widest{c.step * std::ldexp(1.0, -p.bits_b - 1), c.n1};  // max_j db_j, max_j ||b_j||_1
   out.resize(rows.span.size());
-  for (size_t i = 0; i < out.size(); ++i) {
-    const double da = rows.span[i] > p.bits_a ? rows.step[i] * ha : 0.0;
-    out[i] = (da * c.n1 + hb * rows.n1[i] + static_cast<double>(K) * da * hb) * kRoundUp;
-  }
+  for (size_t i = 0; i < out.size(); ++i) out[i] = entry_bound(line_terms(rows, i, p.bits_a), widest, K, abs_alpha);
 }
 
 }  // namespace accsum::ozaki
