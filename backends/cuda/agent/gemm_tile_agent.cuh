@@ -121,40 +121,61 @@ __device__ __forceinline__ void cp_async_wait() {
 // Block level, cp.async ring: one k-tile of A (column-major) and of Bt (B copied row-major, K x N,
 // row stride N) straight into ring slot `buf`, 16 bytes per copy, A along m and Bt along n, so
 // both land as the compute reads them ([k][m], [k][n]). A warp copies 32 consecutive 16-byte
-// segments of one row. Edge blocks and the partial last k-tile store element by element (zero
-// outside the matrices): synchronous shared stores, visible after the barrier that precedes the
-// slot's use, like the copies.
+// segments of one row. k-tiles are requested in order, so each thread keeps the global address of
+// its first copy of the next k-tile and steps it by one k-tile per request: a whole k-tile's copies
+// cost one address add each, its shared offsets are constants, and one test picks the fast path.
+// Edge blocks and the partial last k-tile store element by element (zero outside the matrices):
+// synchronous shared stores, visible after the barrier that precedes the slot's use, like the copies.
 template <class P>
 struct AsyncTileLoader {
+  // Threads per k-row of a tile, and k-rows between one thread's successive copies.
+  static constexpr int kAQuadsPerRow = P::BM / 4, kBQuadsPerRow = P::BN / 4;
+  static constexpr int kARowsPerLoad = P::kThreads / kAQuadsPerRow, kBRowsPerLoad = P::kThreads / kBQuadsPerRow;
+  static_assert(P::kThreads % kAQuadsPerRow == 0 && P::kThreads % kBQuadsPerRow == 0,
+                "a thread's copies share one column of A and of Bt");
+
   const float* A;
   const float* Bt;
   Shape sh;
   int m0, n0;
-  bool vector_ok;  // the block's tile is inside C and rows of A and Bt are 16-byte aligned
+  bool vector_ok;       // the block's tile is inside C and rows of A and Bt are 16-byte aligned
+  int ka, ma, kb, nb;   // this thread's first copy: k-row ka, rows ma .. ma + 3 of A; k-row kb, columns nb .. of Bt
+  const float* a_next;  // A at (m0 + ma, k0 + ka) of the next k-tile requested
+  const float* b_next;  // Bt at (k0 + kb, n0 + nb)
+
+  __device__ AsyncTileLoader(const float* A_, const float* Bt_, Shape sh_, int m0_, int n0_, bool vector_ok_)
+      : A(A_), Bt(Bt_), sh(sh_), m0(m0_), n0(n0_), vector_ok(vector_ok_) {
+    ka = threadIdx.x / kAQuadsPerRow, ma = threadIdx.x % kAQuadsPerRow * 4;
+    kb = threadIdx.x / kBQuadsPerRow, nb = threadIdx.x % kBQuadsPerRow * 4;
+    a_next = A + m0 + ma + static_cast<size_t>(ka) * sh.M;
+    b_next = Bt + n0 + nb + static_cast<size_t>(kb) * sh.N;
+  }
 
   // Four consecutive entries (rows r .. r + 3 of k-row k) of X, whose k-rows are ld floats long and
-  // hold ld entries: one 16-byte copy when `fast`, else element by element, zero outside ld x K.
-  __device__ __forceinline__ static void quad(float* dst, const float* X, int ld, int r, int k, int K, bool fast) {
-    if (fast) {
-      cp_async16(dst, X + r + static_cast<size_t>(k) * ld);
-      return;
-    }
+  // hold ld entries, element by element, zero outside ld x K.
+  __device__ static void quad_slow(float* dst, const float* X, int ld, int r, int k, int K) {
 #pragma unroll
     for (int q = 0; q < 4; ++q) dst[q] = r + q < ld && k < K ? X[r + q + static_cast<size_t>(k) * ld] : 0.0f;
   }
 
-  __device__ void load(Smem<P>& s, int buf, int k0) const {
-    const bool fast = vector_ok && k0 + P::BK <= sh.K;
+  // k-tile k0, the one after the previous request.
+  __device__ void load(Smem<P>& s, int buf, int k0) {
+    if (vector_ok && k0 + P::BK <= sh.K) {
+      const int a_step = kARowsPerLoad * sh.M, b_step = kBRowsPerLoad * sh.N;
 #pragma unroll
-    for (int l = 0; l < P::kALoads; ++l) {
-      const int e = threadIdx.x + l * P::kThreads, k = e / (P::BM / 4), m = e % (P::BM / 4) * 4;
-      quad(&s.a[buf][k][m], A, sh.M, m0 + m, k0 + k, sh.K, fast);
-    }
+      for (int l = 0; l < P::kALoads; ++l) cp_async16(&s.a[buf][ka + l * kARowsPerLoad][ma], a_next + l * a_step);
 #pragma unroll
-    for (int l = 0; l < P::kBLoads; ++l) {
-      const int e = threadIdx.x + l * P::kThreads, k = e / (P::BN / 4), n = e % (P::BN / 4) * 4;
-      quad(&s.b[buf][k][n], Bt, sh.N, n0 + n, k0 + k, sh.K, fast);
+      for (int l = 0; l < P::kBLoads; ++l) cp_async16(&s.b[buf][kb + l * kBRowsPerLoad][nb], b_next + l * b_step);
+    } else {
+#pragma unroll
+      for (int l = 0; l < P::kALoads; ++l)
+        quad_slow(&s.a[buf][ka + l * kARowsPerLoad][ma], A, sh.M, m0 + ma, k0 + ka + l * kARowsPerLoad, sh.K);
+#pragma unroll
+      for (int l = 0; l < P::kBLoads; ++l)
+        quad_slow(&s.b[buf][kb + l * kBRowsPerLoad][nb], Bt, sh.N, n0 + nb, k0 + kb + l * kBRowsPerLoad, sh.K);
     }
+    a_next += static_cast<size_t>(P::BK) * sh.M;
+    b_next += static_cast<size_t>(P::BK) * sh.N;
   }
 };
 
@@ -421,7 +442,7 @@ template <class P, int COMP, bool FMA, bool EACH>
 __device__ void k_loop_async(MicroTile<P, COMP, FMA>& acc, Smem<P>& sm, const Shape& sh, int tile, int m0, int n0,
                              bool vector_ok, const float* A, const float* Bt) {
   const int tiles = (sh.K + P::BK - 1) / P::BK;
-  const AsyncTileLoader<P> ld{A, Bt, sh, m0, n0, vector_ok};
+  AsyncTileLoader<P> ld(A, Bt, sh, m0, n0, vector_ok);
 #pragma unroll
   for (int t = 0; t < P::kStages - 1; ++t) {
     if (t < tiles) ld.load(sm, t, t * P::BK);
