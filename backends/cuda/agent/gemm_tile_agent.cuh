@@ -180,8 +180,8 @@ struct AsyncTileLoader {
 };
 
 // Thread level: the TM x TN entries one thread owns. Plain: s accumulates every product.
-// Compensated: p accumulates a strip (its first product enters as mul_add(a, b, 0), as in the
-// definition, so no reset is needed), flush() adds p to the total (s, c) by Kahan or DCS. p lives
+// Compensated: p accumulates a strip from +0 (its first product enters as mul_add(a, b, 0), as in
+// the definition), flush() adds p to the total (s, c) by Kahan or DCS and restarts p. p lives
 // in registers; s and c, touched once per strip, where the policy's kHome says: in registers, or
 // in shared memory as float4 groups of 4 columns, thread-interleaved (group q of thread t at
 // [q * kThreads + t]: conflict-free), which keeps the thread's registers for p.
@@ -217,6 +217,13 @@ struct MicroTile {
       set_s(q, zero);
       set_c(q, zero);
     }
+    restart_strip();
+  }
+  __device__ void restart_strip() {
+#pragma unroll
+    for (int i = 0; i < kPM; ++i)
+#pragma unroll
+      for (int j = 0; j < kPN; ++j) p[i][j] = 0.0f;
   }
   // Row (column) of the block tile held in entry i (j).
   __device__ int row(int i) const { return i / 4 * P::kGroupStrideM + ty * 4 + i % 4; }
@@ -266,7 +273,7 @@ struct MicroTile {
   }
 
   // One k of the shared tile: the thread's fragments of A's column and B's row, TM x TN products.
-  // FIRST: the first product of a strip.
+  // FIRST: p restarts at this product (tile = 1, where every product is a strip).
   template <bool FIRST>
   __device__ void step(const Smem<P>& sm, int buf, int kk) {
     float a[P::TM], b[P::TN];
@@ -304,6 +311,7 @@ struct MicroTile {
         set_s(q, t);
         set_c(q, v);
       }
+      restart_strip();
     }
   }
 };
@@ -316,26 +324,26 @@ constexpr size_t smem_bytes() {
 }
 
 // One k-tile of the shared tiles: all BK steps (FULL, unrolled) or the first kmax. EACH: a
-// compensated addition after every product (tile = 1); FIRST: the tile starts a strip.
-template <class P, int COMP, bool FMA, bool EACH, bool FULL, bool FIRST>
+// compensated addition after every product (tile = 1). A strip's first product enters p = +0
+// (flush() leaves it so), mul_add(a, b, 0) as in the definition, so every k-tile of a strip is
+// one and the same code: a separate unrolled copy for the strip's first k-tile doubled the loop's
+// code, and instruction fetch stalled on it.
+template <class P, int COMP, bool FMA, bool EACH, bool FULL>
 __device__ void consume_tile(MicroTile<P, COMP, FMA>& acc, const Smem<P>& sm, int buf, int kmax) {
 #pragma unroll
   for (int kk = 0; kk < P::BK; ++kk) {
     if (!FULL && kk >= kmax) break;
-    if (EACH || (FIRST && kk == 0))
-      acc.template step<true>(sm, buf, kk);
-    else
-      acc.template step<false>(sm, buf, kk);
+    acc.template step<EACH>(sm, buf, kk);
     if (EACH) acc.flush();
   }
 }
 
-template <class P, int COMP, bool FMA, bool EACH, bool FIRST>
+template <class P, int COMP, bool FMA, bool EACH>
 __device__ void consume(MicroTile<P, COMP, FMA>& acc, const Smem<P>& sm, int buf, int kmax) {
   if (kmax == P::BK)
-    consume_tile<P, COMP, FMA, EACH, true, FIRST>(acc, sm, buf, kmax);
+    consume_tile<P, COMP, FMA, EACH, true>(acc, sm, buf, kmax);
   else
-    consume_tile<P, COMP, FMA, EACH, false, FIRST>(acc, sm, buf, kmax);
+    consume_tile<P, COMP, FMA, EACH, false>(acc, sm, buf, kmax);
 }
 
 // Block (tile_m, tile_n) of the grid, in column strips of kGroupTilesM row tiles.
@@ -401,10 +409,7 @@ __device__ void consume_and_flush(MicroTile<P, COMP, FMA>& acc, const Smem<P>& s
                                   int& in_strip, const Shape& sh) {
   constexpr bool kStrips = COMP != kNone && !EACH;
   const int kmax = sh.K - k0 < P::BK ? sh.K - k0 : P::BK;
-  if (kStrips && in_strip == 0)
-    consume<P, COMP, FMA, EACH, true>(acc, sm, buf, kmax);
-  else
-    consume<P, COMP, FMA, EACH, false>(acc, sm, buf, kmax);
+  consume<P, COMP, FMA, EACH>(acc, sm, buf, kmax);
   in_strip += P::BK;
   if (kStrips && (in_strip == tile || !more)) {
     acc.flush();
