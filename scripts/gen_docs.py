@@ -696,6 +696,45 @@ def ncu(name, n):
                                      "warps active", "instructions / element (FP64)"], body)) + [""] + provenance(name)
 
 
+def ncu_rows(name):
+    """The kernels of an ncu --csv --page raw log (results/NAME), each a dict from metric to its text."""
+    import csv
+    with open(os.path.join(RESULTS, name), encoding="utf-8") as f:
+        lines = [l for l in f.read().splitlines() if not l.startswith("==")]
+    head, _units, *data = list(csv.reader(lines))
+    return [dict(zip(head, row)) for row in data]
+
+
+STALL = re.compile(r"smsp__average_warps_issue_stalled_(\w+)_per_issue_active\.ratio")
+
+
+def gemm_stalls(*names):
+    """What limits the tiled SGEMM kernels (scripts/gpu/gemm_stalls.sh): per kernel of each ncu log its time,
+    warp instructions, issue utilisation, registers and warps per SM, and the stall reasons that cost at least
+    0.1 cycle per issued instruction (selected, the issue itself, and not_selected, another warp issuing,
+    left out)."""
+    body = []
+    for name in names:
+        for k in ncu_rows(name):
+            get = lambda c: float(k[c].replace(",", ""))
+            kernel = k["Kernel Name"]
+            policy = re.search(r"GemmTilePolicy<([^>]*)>, (\d)", kernel)
+            what = (f"`sgemm_blocked` {['plain', 'Kahan', 'DCS'][int(policy.group(2))]} "
+                    f"<{policy.group(1).replace(' ', '')}>" if policy else "cuBLAS `" + kernel.split("_execute")[0][:40] + "`")
+            stalls = sorted(((get(c), m.group(1)) for c in k if (m := STALL.fullmatch(c))), reverse=True)
+            shown = ", ".join(f"{r} {v:.2f}" for v, r in stalls if v >= 0.1 and r not in ("selected", "not_selected"))
+            body.append([name.removeprefix("gemm_stalls").removesuffix(".csv").strip("_") or "–", what,
+                         f"{get('gpu__time_duration.sum') / 1e6:.3f} ms", f"{get('smsp__inst_executed.sum') / 1e9:.2f} G",
+                         f"{100 * get('smsp__inst_executed_pipe_fma.sum') / get('smsp__inst_executed.sum'):.0f} %",
+                         f"{get('smsp__issue_active.avg.pct_of_peak_sustained_active'):.1f} %",
+                         f"{get('smsp__average_warp_latency_per_inst_issued.ratio'):.2f}",
+                         k["launch__registers_per_thread"],
+                         f"{get('sm__warps_active.avg.pct_of_peak_sustained_active') * 64 / 100:.0f}", shown or "–"])
+    head = ["log", "kernel", "time", "warp instructions", "FMA pipe", "issue active", "cycles / issue (per warp)",
+            "registers", "warps / SM", "stalls ≥ 0.1 cycle / issue"]
+    return where(" ".join(names), "gemm-stalls", table(head, body)) + [""] + provenance(*names)
+
+
 def figure(png, *more_sources):
     """A figure with what it shows and how it was drawn: `<!-- generated:figure X.png [more.json ...] -->`."""
     if png not in meta() or not os.path.exists(os.path.join(RESULTS, png)):
@@ -751,7 +790,7 @@ def ab(name, tolerance="0.01"):
 
 
 BLOCKS = {
-    "ratios": ratios, "ab": ab, "ncu": ncu, "sources": sources, "figure": figure, "headline": headline, "superacc-n": superacc_n, "superacc-ranges": superacc_ranges, "dpsumk-k": dpsumk_k,
+    "ratios": ratios, "ab": ab, "ncu": ncu, "gemm-stalls": gemm_stalls, "sources": sources, "figure": figure, "headline": headline, "superacc-n": superacc_n, "superacc-ranges": superacc_ranges, "dpsumk-k": dpsumk_k,
     "cpu-algorithms": cpu_algorithms, "cpu-superacc": cpu_superacc, "peers-cpu": peers_cpu,
     "accuracy-digits": accuracy_digits, "gemm-front": gemm_front, "ozaki": ozaki, "gemm-cpu": gemm_cpu, "gemm-speed": gemm_speed, "ozaki-faithful": ozaki_faithful,
     "moddot-cuda": moddot_cuda, "moddot-cpu": moddot_cpu, "fpe-cuda": fpe_cuda, "fpe-sum-cuda": fpe_sum_cuda,

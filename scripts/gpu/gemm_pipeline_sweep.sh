@@ -46,8 +46,9 @@ bench() {  # name, cap seconds, options...
   run_capped "bench $name" "$limit" "$A" bench --backend=cuda --n=4096,8192 --dist=uniform --reps=5 --warmup=1 \
     --no-repro-check "$@" --json="$PARTS/$name.json" --format=csv >> "$LOG" 2>&1
 }
-bench plain 75 --algo=cublas-sgemm,sgemm --policy="$PLAIN"
-bench compensated 105 --algo=cublas-sgemm,sgemm-kahan,sgemm-dcs --tile=64 --policy="$COMP"
+# Caps sized for the ring lists; a sweep build's whole lists need more (SWEEP_PLAIN_CAP, SWEEP_COMP_CAP).
+bench plain "${SWEEP_PLAIN_CAP:-75}" --algo=cublas-sgemm,sgemm --policy="$PLAIN"
+bench compensated "${SWEEP_COMP_CAP:-105}" --algo=cublas-sgemm,sgemm-kahan,sgemm-dcs --tile=64 --policy="$COMP"
 
 merge_reports "$PARTS" merged.json >> "$LOG" 2>&1 && mv "$PARTS/merged.json" "$OUT/gemm_pipeline_sweep_${GPU}.json"
 step "merge" $?
