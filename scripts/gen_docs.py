@@ -674,20 +674,29 @@ def ratios(name):
                                         "guarantee met"], body)) + [""] + provenance(name)
 
 
-def ncu(name, n):
-    """An ncu --csv --page raw log (results/NAME) of kernels over n elements: per kernel its time, DRAM
-    bytes read per element, DRAM throughput, warps active, and instructions (FP64) per element."""
+def ncu_rows(name):
+    """The kernels of an ncu --csv --page raw log (results/NAME), each a dict from metric to its text (the
+    row of units after the header left out)."""
     import csv
     with open(os.path.join(RESULTS, name), encoding="utf-8") as f:
         lines = [l for l in f.read().splitlines() if not l.startswith("==")]
-    head, *data = list(csv.reader(lines))
-    col = {c: head.index(c) for c in head}
+    head, _units, *data = list(csv.reader(lines))
+    return [dict(zip(head, row)) for row in data]
+
+
+def ncu_get(kernel, metric):
+    return float(kernel[metric].replace(",", ""))
+
+
+def ncu(name, n):
+    """An ncu --csv --page raw log (results/NAME) of kernels over n elements: per kernel its time, DRAM
+    bytes read per element, DRAM throughput, warps active, and instructions (FP64) per element."""
     n, body = int(n), []
-    for row in data[1:]:  # data[0] holds the units
-        get = lambda c: float(row[col[c]].replace(",", ""))
-        kernel = re.sub(r"^void |<.*$|\(.*$", "", row[col["Kernel Name"]].replace("<unnamed>::", ""))
+    for k in ncu_rows(name):
+        get = lambda c: ncu_get(k, c)
+        kernel = re.sub(r"^void |<.*$|\(.*$", "", k["Kernel Name"].replace("<unnamed>::", ""))
         threads = 32  # ncu counts warp instructions
-        body.append([f"`{kernel}` ({row[col['launch__grid_size']]} x {row[col['launch__block_size']]})",
+        body.append([f"`{kernel}` ({k['launch__grid_size']} x {k['launch__block_size']})",
                      f"{get('gpu__time_duration.sum') / 1e3:.0f} µs", f"{get('dram__bytes_read.sum') / n:.1f}",
                      f"{get('dram__throughput.avg.pct_of_peak_sustained_elapsed'):.1f} %",
                      f"{get('sm__warps_active.avg.pct_of_peak_sustained_active'):.1f} %",
@@ -696,16 +705,8 @@ def ncu(name, n):
                                      "warps active", "instructions / element (FP64)"], body)) + [""] + provenance(name)
 
 
-def ncu_rows(name):
-    """The kernels of an ncu --csv --page raw log (results/NAME), each a dict from metric to its text."""
-    import csv
-    with open(os.path.join(RESULTS, name), encoding="utf-8") as f:
-        lines = [l for l in f.read().splitlines() if not l.startswith("==")]
-    head, _units, *data = list(csv.reader(lines))
-    return [dict(zip(head, row)) for row in data]
-
-
 STALL = re.compile(r"smsp__average_warps_issue_stalled_(\w+)_per_issue_active\.ratio")
+MAX_WARPS_PER_SM = 64  # H100 and H200 (compute capability 9.0): ncu's warps active is a share of these
 
 
 def gemm_stalls(*names):
@@ -716,20 +717,20 @@ def gemm_stalls(*names):
     body = []
     for name in names:
         for k in ncu_rows(name):
-            get = lambda c: float(k[c].replace(",", ""))
+            get = lambda c: ncu_get(k, c)
             kernel = k["Kernel Name"]
             policy = re.search(r"GemmTilePolicy<([^>]*)>, (\d)", kernel)
             what = (f"`sgemm_blocked` {['plain', 'Kahan', 'DCS'][int(policy.group(2))]} "
                     f"<{policy.group(1).replace(' ', '')}>" if policy else "cuBLAS `" + kernel.split("_execute")[0][:40] + "`")
             stalls = sorted(((get(c), m.group(1)) for c in k if (m := STALL.fullmatch(c))), reverse=True)
             shown = ", ".join(f"{r} {v:.2f}" for v, r in stalls if v >= 0.1 and r not in ("selected", "not_selected"))
+            warps = get("sm__warps_active.avg.pct_of_peak_sustained_active") * MAX_WARPS_PER_SM / 100
             body.append([name.removeprefix("gemm_stalls").removesuffix(".csv").strip("_") or "–", what,
                          f"{get('gpu__time_duration.sum') / 1e6:.3f} ms", f"{get('smsp__inst_executed.sum') / 1e9:.2f} G",
                          f"{100 * get('smsp__inst_executed_pipe_fma.sum') / get('smsp__inst_executed.sum'):.0f} %",
                          f"{get('smsp__issue_active.avg.pct_of_peak_sustained_active'):.1f} %",
                          f"{get('smsp__average_warp_latency_per_inst_issued.ratio'):.2f}",
-                         k["launch__registers_per_thread"],
-                         f"{get('sm__warps_active.avg.pct_of_peak_sustained_active') * 64 / 100:.0f}", shown or "–"])
+                         k["launch__registers_per_thread"], f"{warps:.0f}", shown or "–"])
     head = ["log", "kernel", "time", "warp instructions", "FMA pipe", "issue active", "cycles / issue (per warp)",
             "registers", "warps / SM", "stalls ≥ 0.1 cycle / issue"]
     return where(" ".join(names), "gemm-stalls", table(head, body)) + [""] + provenance(*names)
