@@ -60,7 +60,8 @@ class OzakiCpuKernel : public Kernel {
                     col_norms = plan_.exact() ? LineNorms{} : norms_of(cols);
     row_bound_.assign(static_cast<size_t>(M), 0.0);
     if (!plan_.exact()) plan_row_bounds(plan_, K, row_norms, col_norms, alpha_, row_bound_);
-    const bool checks_faithful = accuracy_ == Accuracy::faithful && !plan_.exact();
+    const bool checks_faithful = checks_each_entry(accuracy_, plan_);
+    const double abs_alpha = std::fabs(static_cast<double>(alpha_));
     const CrtOf<F> crt = make_crt<F>(plan_.moduli);
     // residue[l][i + j*M]: C'_ij mod p_l in [0, p_l)
     std::vector<std::vector<int>> residue(static_cast<size_t>(plan_.moduli), std::vector<int>(out_.size()));
@@ -92,9 +93,8 @@ class OzakiCpuKernel : public Kernel {
         out_[e] = finish_entry_of<F>(negative, magnitude, scale, alpha_, beta_, c_ + e);
         if constexpr (std::is_same_v<F, float>)
           if (checks_faithful) {
-            const double bound =
-                entry_bound(line_terms(row_norms, static_cast<size_t>(i), plan_.bits_a),
-                            line_terms(col_norms, static_cast<size_t>(j), plan_.bits_b), K, std::fabs(double{alpha_}));
+            const double bound = entry_bound(line_terms(row_norms, static_cast<size_t>(i), plan_.bits_a),
+                                             line_terms(col_norms, static_cast<size_t>(j), plan_.bits_b), K, abs_alpha);
             if (!faithful_within(out_[e], bound)) {
               out_[e] = exact_float_entry(a_ + i, M, b_ + j * K, K, alpha_, beta_, c_ + e);
               ++exact_entries_;

@@ -885,13 +885,10 @@ class OzakiCudaKernel : public Kernel {
     g.flagged_count = flagged_count_.get();
   }
 
-  // --accuracy=faithful (floats) with a plan that leaves lines uncovered: combine flags the entries whose own
-  // bound does not prove them faithful, and exact_flagged sums those exactly. An exact plan's entries are correctly
-  // rounded already.
+  // --accuracy=faithful on floats (ozaki::checks_each_entry): combine flags the entries whose own bound does not
+  // prove them faithful, and exact_flagged sums those exactly.
   size_t flag_words() const { return static_cast<size_t>(ceil_div(static_cast<int64_t>(out_.size()), kFlagBits)); }
-  bool flags_entries() const {
-    return std::is_same_v<F, float> && accuracy_ == ozaki::Accuracy::faithful && !plan_.exact();
-  }
+  bool flags_entries() const { return std::is_same_v<F, float> && ozaki::checks_each_entry(accuracy_, plan_); }
   // The count is read back (the host sizes the list by it, and the report gives it); none flagged: nothing to do.
   void sum_flagged_exactly() {
     exact_entries_ = 0;
@@ -904,11 +901,11 @@ class OzakiCudaKernel : public Kernel {
       if (flagged_list_.size() < count) flagged_list_ = DeviceBuffer<uint64_t>(count);
       ACCSUM_CUDA_CHECK(cudaMemsetAsync(flagged_next_.get(), 0, sizeof(unsigned long long)));
       const size_t words = flag_words();
-      constexpr int kWarpsPerBlock = 8, kBlocksPerSm = 16;
+      constexpr int kWarpsPerBlock = 8, kBlocksPerSm = 16, kCompactThreads = 256;
       const int64_t most = int64_t{sm_count()} * kBlocksPerSm;
-      compact_flagged<<<capped((static_cast<int64_t>(words) + 255) / 256, most), 256>>>(
+      compact_flagged<<<capped(ceil_div(static_cast<int64_t>(words), kCompactThreads), most), kCompactThreads>>>(
           flagged_.get(), words, flagged_next_.get(), flagged_list_.get());
-      exact_flagged<<<capped((static_cast<int64_t>(count) + kWarpsPerBlock - 1) / kWarpsPerBlock, most),
+      exact_flagged<<<capped(ceil_div(static_cast<int64_t>(count), kWarpsPerBlock), most),
                       kWarpThreads * kWarpsPerBlock>>>(flagged_list_.get(), count, args_, out_.get());
     }
   }

@@ -270,6 +270,10 @@ Plan plan_for(int64_t K, const LinesOf<F>& rows, const LinesOf<F>& cols, int mod
 
 // bound_i of every row (core/numerics/ozaki_bound.hpp), |alpha| max_j E_ij, into b (storage reused); an inexact
 // plan needs the lines' norms.
+// Whether --accuracy=faithful checks each entry against its own bound (a plan that leaves lines uncovered; an
+// exact plan's entries are correctly rounded already): the cpu definition and the cuda combine alike.
+inline bool checks_each_entry(Accuracy accuracy, const Plan& p) { return accuracy == Accuracy::faithful && !p.exact(); }
+
 template <class F>
 void plan_row_bounds(const Plan& p, int64_t K, const LineNorms& row_norms, const LineNorms& col_norms, F alpha,
                      std::vector<double>& b) {
