@@ -50,7 +50,7 @@ double peak_data_multiple(const AlgoEntry& e, const Params& params, bool repro_c
   double m = 1;
   if (e.reproducible && repro_check) m += 1;  // app/harness.cpp permuted(): a shuffled copy
   auto v = params.find("variant");
-  if (v != params.end() && v->second == "tree") m += 1;  // core/numerics/dpsum.hpp: the DPSum passes' vector
+  if (v != params.end() && v->second == "tree") m += 1;  // families/sum_dot/dpsum.hpp: the DPSum passes' vector
   if (const BackendInfo* b = registry().backend(e.backend)) m += b->host_copies;  // e.g. PoCL's buffers
   return m;
 }

@@ -1,5 +1,5 @@
 // The dgemm family and dgemm-ozaki on the cpu backend: the 256-bit integers (core/numerics/uwide.hpp)
-// against 128-bit arithmetic, the double rounding steps and the CRT of core/numerics/ozaki.hpp against
+// against 128-bit arithmetic, the double rounding steps and the CRT of families/gemm/ozaki.hpp against
 // MPFR and exact integers, the exact oracle against MPFR entry by entry, then whole products:
 // --accuracy=cr correctly rounded on every kind of data, --accuracy=dgemm within its reported
 // bounds, the plain dgemm and its file input, and bad arguments.
@@ -15,10 +15,10 @@
 
 #include "cli_run.hpp"
 #include "gemm_test_util.hpp"
-#include "core/families/ozaki_run.hpp"
+#include "families/gemm/ozaki_run.hpp"
 #include "core/frame/family.hpp"
 #include "core/frame/registry.hpp"
-#include "core/numerics/ozaki.hpp"
+#include "families/gemm/ozaki.hpp"
 #include "core/numerics/uwide.hpp"
 #include "core/oracle/gemm_oracle.hpp"
 

@@ -12,7 +12,7 @@
 
 #include "tests/exact_of.hpp"
 #include "tests/same_bits.hpp"
-#include "core/numerics/dpsum.hpp"
+#include "families/sum_dot/dpsum.hpp"
 #include "core/oracle/oracle.hpp"
 #include "core/frame/registry.hpp"
 #include "datasets/dataset.hpp"

@@ -13,7 +13,7 @@
 
 #include "tests/dataset_util.hpp"
 #include "tests/same_bits.hpp"
-#include "core/numerics/dpsum.hpp"
+#include "families/sum_dot/dpsum.hpp"
 #include "core/oracle/oracle.hpp"
 #include "core/frame/registry.hpp"
 #include "tests/backend_present.hpp"

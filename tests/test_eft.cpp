@@ -8,7 +8,7 @@
 //  - TwoProduct (FMA or Dekker): exact when e_a + e_b >= -970 (exponents of a and b), so that
 //    a*b - p is a multiple of 2^-1074; below, e loses bits: the error of p + e is then at most
 //    eta/2 (FMA: one rounding in the subnormal range) or 7/2 eta (Dekker; Boldo 2006), eta =
-//    2^-1074 (core/numerics/sum_bounds.hpp uses these).
+//    2^-1074 (families/sum_dot/sum_bounds.hpp uses these).
 //  - Dekker's Split overflows (hi = NaN) when |a| > DBL_MAX / (2^27 + 1), and its high parts can
 //    round up to 2^512 so that a1*b1 overflows when a*b is within about 2^-26 of DBL_MAX.
 #include <gtest/gtest.h>

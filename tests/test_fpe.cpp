@@ -12,9 +12,9 @@
 
 #include "cli_run.hpp"
 #include "core/frame/family.hpp"
-#include "core/families/family_fpe.hpp"
-#include "core/numerics/fpe_ops.hpp"
-#include "core/numerics/qd_ops.hpp"
+#include "families/fpe/family_fpe.hpp"
+#include "families/fpe/fpe_ops.hpp"
+#include "families/fpe/qd_ops.hpp"
 #include "core/frame/registry.hpp"
 #include "datasets/dataset.hpp"
 #include "expect_usage_error.hpp"
@@ -287,7 +287,7 @@ TEST(FpeCli, CommittedAccuracyTableIsReproduced) {
 #endif
 }
 
-// QD's double-double and quad-double algorithms as device code (core/numerics/qd_ops.hpp, Hida, Li, Bailey
+// QD's double-double and quad-double algorithms as device code (families/fpe/qd_ops.hpp, Hida, Li, Bailey
 // 2001) against the QD library itself: bit for bit on every generator, zeros with their signs.
 namespace {
 

@@ -1,4 +1,4 @@
-// fpe-sum / fpe-dot (core/numerics/fpe_sum.hpp) on cpu (the serial definition) and cpu-mt, and on CUDA
+// fpe-sum / fpe-dot (families/sum_dot/fpe_sum.hpp) on cpu (the serial definition) and cpu-mt, and on CUDA
 // where a device is present: against the exact oracle on every distribution (cancellation, huge
 // ranges, ill-conditioned, subnormals, special values), n = 0, 1, signed zeros; the proven bound
 // always holds; the R = 2 step written without its zero operations equals Algorithm 1 +
@@ -16,10 +16,10 @@
 
 #include "tests/exact_of.hpp"
 #include "tests/same_bits.hpp"
-#include "core/numerics/dpsum.hpp"
+#include "families/sum_dot/dpsum.hpp"
 #include "core/numerics/fpe_step.hpp"
 #include "core/numerics/fpe_step_r2.hpp"
-#include "core/numerics/fpe_sum.hpp"
+#include "families/sum_dot/fpe_sum.hpp"
 #include "core/oracle/oracle.hpp"
 #include "core/frame/registry.hpp"
 #include "tests/backend_present.hpp"

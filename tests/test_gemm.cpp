@@ -15,7 +15,7 @@
 #include "cli_run.hpp"
 #include "core/frame/family.hpp"
 #include "core/oracle/gemm_oracle.hpp"
-#include "core/numerics/gemm_serial.hpp"
+#include "families/gemm/gemm_serial.hpp"
 #include "core/frame/registry.hpp"
 #include "datasets/gemm_data.hpp"
 
@@ -46,7 +46,7 @@ double extra(const Metrics& m, const std::string& key) {
 
 bool same_bits(const Result& a, const Result& b) { return test::all_same_bits(a.values, b.values); }
 
-// The readable definition (core/numerics/gemm_serial.hpp), entry by entry.
+// The readable definition (families/gemm/gemm_serial.hpp), entry by entry.
 Result serial(const Dataset& d, int comp, int tile, bool fma) {
   const float alpha = std::strtof(d.data.at("alpha").c_str(), nullptr),
               beta = std::strtof(d.data.at("beta").c_str(), nullptr);

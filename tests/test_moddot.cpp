@@ -16,7 +16,7 @@
 #include "backends/cpu/moddot_rz.hpp"
 #include "cli_run.hpp"
 #include "core/frame/family.hpp"
-#include "core/numerics/moddot.hpp"
+#include "families/moddot/moddot.hpp"
 #include "datasets/residues.hpp"
 
 using namespace accsum;

@@ -1,4 +1,4 @@
-// sgemm-ozaki on the cpu backend (core/numerics/ozaki.hpp): the one-rounding arithmetic against MPFR, the
+// sgemm-ozaki on the cpu backend (families/gemm/ozaki.hpp): the one-rounding arithmetic against MPFR, the
 // CRT, the plan, and whole products against the exact oracle on every kind of hard data: U[0,1],
 // U[-1,1], log-uniform spreads of 1e10 and 1e30 within a row, cancellation, zeros, values near
 // the float overflow threshold and near underflow, NaN / infinities, alpha and beta.
@@ -21,8 +21,8 @@
 #include "core/frame/family.hpp"
 #include "core/oracle/gemm_oracle.hpp"
 #include "core/numerics/float_entry.hpp"
-#include "core/numerics/ozaki.hpp"
-#include "core/families/ozaki_run.hpp"
+#include "families/gemm/ozaki.hpp"
+#include "families/gemm/ozaki_run.hpp"
 #include "core/frame/registry.hpp"
 #include "datasets/gemm_data.hpp"
 #include "cli_run.hpp"
@@ -162,7 +162,7 @@ TEST(Ozaki, RoundSumRoundsTheExactSumOnce) {
   mpfr_init2(x, 600);
   mpfr_init2(y, 600);
   for (int t = 0; t < 200000; ++t) {
-    // alpha C' reaches 125 bits with kMaxModuli moduli; beta c has <= 49 (core/numerics/ozaki.hpp (c)).
+    // alpha C' reaches 125 bits with kMaxModuli moduli; beta c has <= 49 (families/gemm/ozaki.hpp (c)).
     Wide a = random_wide(g, t % 2 ? 125 : 88, -300, 100), b = random_wide(g, t % 5 == 1 ? 125 : 49, -300, 100);
     if (t % 3 == 0) {  // cancellation: b close to -a
       b.neg = !a.neg;
@@ -527,7 +527,7 @@ TEST(Ozaki, IeeeSpecials) {
 }
 
 // A spread of 1e10 or 1e30 within every row and column needs more bits (56 + 56 or more) than
-// kMaxModuli moduli hold (100 at K = 1, core/numerics/ozaki.hpp): the
+// kMaxModuli moduli hold (100 at K = 1, families/gemm/ozaki.hpp): the
 // run says how many lines it could not cover; entries whose row and column are covered stay
 // correctly rounded; the rest keep the scheme's normwise accuracy.
 TEST(Ozaki, WideSpreadsAreReportedAndCoveredEntriesStayExact) {
@@ -685,7 +685,7 @@ TEST(Ozaki, SlicesSweepReportsWhatEachSettingComputes) {
   EXPECT_EQ(named(def.figures, "ozaki_exact"), 1.0);
 }
 
-// ---- accuracy targets (core/numerics/ozaki_bound.hpp) ----
+// ---- accuracy targets (families/gemm/ozaki_bound.hpp) ----
 
 // Every run reports its error bound per row after the entries; the exact oracle finds every judged
 // entry within it (plus half an ulp of the entry), whatever the number of moduli.

@@ -11,7 +11,7 @@
 
 #include "core/frame/family.hpp"
 #include "core/oracle/gemm_oracle.hpp"
-#include "core/numerics/ozaki.hpp"
+#include "families/gemm/ozaki.hpp"
 #include "core/frame/registry.hpp"
 #include "tests/backend_present.hpp"
 #include "tests/gemm_test_util.hpp"

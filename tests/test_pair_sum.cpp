@@ -1,4 +1,4 @@
-// The bounded pair sum (core/numerics/pair_sum.hpp) against the exact oracle: over random merge
+// The bounded pair sum (families/sum_dot/pair_sum.hpp) against the exact oracle: over random merge
 // trees on every distribution, s + c lies within a * pair_bound_scale(D) of the exact sum, and
 // whenever pair_round_within decides, its double is the exact sum (or dot, through its products'
 // TwoProductFMA terms) rounded to nearest; it leaves
@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "core/numerics/eft.hpp"
-#include "core/numerics/pair_sum.hpp"
+#include "families/sum_dot/pair_sum.hpp"
 #include "core/numerics/superacc.hpp"
 #include "tests/dataset_util.hpp"
 #include "tests/exact_of.hpp"

@@ -9,7 +9,7 @@
 #include <random>
 #include <vector>
 
-#include "backends/cpu/superacc_host.hpp"
+#include "families/sum_dot/superacc_host.hpp"
 #include "core/numerics/fpe.hpp"
 #include "core/oracle/oracle.hpp"
 #include "core/frame/registry.hpp"

@@ -1,4 +1,4 @@
-// The cpu superaccumulator kernels (backends/cpu/superacc_cpu.cpp) and their threaded form against the exact
+// The cpu superaccumulator kernels (families/sum_dot/superacc_host.cpp) and their threaded form against the exact
 // MPFR oracle: every configuration on generated data, the narrow blocks at their limits, hand-made edge
 // cases through the fast paths, permutations, any thread count.
 #include <gtest/gtest.h>
@@ -11,7 +11,7 @@
 #include <random>
 #include <vector>
 
-#include "backends/cpu/superacc_host.hpp"
+#include "families/sum_dot/superacc_host.hpp"
 #include "core/oracle/oracle.hpp"
 #include "core/frame/registry.hpp"
 #include "core/numerics/superacc.hpp"
@@ -29,7 +29,7 @@ const double kInf = std::numeric_limits<double>::infinity();
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 const double kMinSub = std::numeric_limits<double>::denorm_min();
 
-// ---- the cpu kernels (backends/cpu/superacc_cpu.cpp) on generated data ----
+// ---- the cpu kernels (families/sum_dot/superacc_host.cpp) on generated data ----
 using test::GenCase;
 
 // Every (fpe, early_exit) configuration the parameters allow, each with the fast paths forced

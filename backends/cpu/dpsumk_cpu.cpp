@@ -1,9 +1,9 @@
-// dpsumk / dpdotk on one core: the serial definitions of core/numerics/dpsum.hpp, both variants. The
+// dpsumk / dpdotk on one core: the serial definitions of families/sum_dot/dpsum.hpp, both variants. The
 // parallel backends compute the same bits (same tree, same lanes) and are tested against these.
 #include <functional>
 #include <memory>
 
-#include "core/numerics/dpsum.hpp"
+#include "families/sum_dot/dpsum.hpp"
 #include "core/frame/registry.hpp"
 
 namespace accsum {

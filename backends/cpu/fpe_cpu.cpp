@@ -1,5 +1,5 @@
 // The cpu backend's expansion arithmetic (the fpe family): each kernel applies the serial
-// definition of core/numerics/fpe_ops.hpp to every pair, and each entry states its proven bound and domain
+// definition of families/fpe/fpe_ops.hpp to every pair, and each entry states its proven bound and domain
 // (Collange, Joldes, Muller, Popescu, "Parallel floating-point expansions for extended-precision
 // GPU computations", ASAP 2016). QD's dd_real / qd_real (Hida, Li, Bailey, "Algorithms for
 // quad-double precision floating point arithmetic", ARITH-15 2001) are the R = 2 and 4 baselines.
@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "backends/cpu/fpe_entries.hpp"
+#include "families/fpe/fpe_entries.hpp"
 
 #ifdef ACCSUM_HAVE_QD
 #include <qd/dd_real.h>

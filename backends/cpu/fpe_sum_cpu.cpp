@@ -1,8 +1,8 @@
-// fpe-sum / fpe-dot on one core: the serial definitions of core/numerics/fpe_sum.hpp. The parallel
+// fpe-sum / fpe-dot on one core: the serial definitions of families/sum_dot/fpe_sum.hpp. The parallel
 // backends compute the same bits (same lanes, same tree) and are tested against these.
 #include <memory>
 
-#include "core/numerics/fpe_sum.hpp"
+#include "families/sum_dot/fpe_sum.hpp"
 #include "core/frame/registry.hpp"
 
 namespace accsum {

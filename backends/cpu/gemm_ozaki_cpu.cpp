@@ -1,4 +1,4 @@
-// sgemm-ozaki and dgemm-ozaki on the cpu backend: the readable definition (core/numerics/ozaki.hpp). Residues as int8
+// sgemm-ozaki and dgemm-ozaki on the cpu backend: the readable definition (families/gemm/ozaki.hpp). Residues as int8
 // arrays, each modulus's integer product as plain loops accumulated in int64 (exact for any K),
 // the CRT and one rounding per entry (--accuracy=faithful: an entry its own bound does not prove faithful
 // is summed exactly instead). The cuda backend reproduces it bit for bit.
@@ -9,10 +9,10 @@
 #include <type_traits>
 #include <vector>
 
-#include "backends/cpu/gemm_host.hpp"
+#include "families/gemm/gemm_host.hpp"
 #include "core/numerics/float_entry.hpp"
-#include "core/numerics/ozaki.hpp"
-#include "core/families/ozaki_run.hpp"
+#include "families/gemm/ozaki.hpp"
+#include "families/gemm/ozaki_run.hpp"
 
 namespace accsum::ozaki {
 namespace {

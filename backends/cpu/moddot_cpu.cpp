@@ -1,6 +1,6 @@
 // The cpu backend's moddot algorithms: the lambda- and (alpha, beta, gamma, delta)-algorithms of
 // Jean, Graillat (SYNASC 2010) in round-toward-zero as published (moddot_rz.cpp) and in our
-// round-to-nearest variants (core/numerics/moddot.hpp), and the baselines: the paper's serial GMP loop,
+// round-to-nearest variants (families/moddot/moddot.hpp), and the baselines: the paper's serial GMP loop,
 // a 64x64->128-bit integer loop with delayed reduction, and FLINT's _nmod_vec_dot.
 #include <gmp.h>
 
@@ -12,7 +12,7 @@
 
 #include "backends/cpu/moddot_rz.hpp"
 #include "core/frame/mergeable.hpp"
-#include "core/numerics/moddot.hpp"
+#include "families/moddot/moddot.hpp"
 #include "core/frame/registry.hpp"
 #include "datasets/residues.hpp"
 
@@ -66,7 +66,7 @@ ModFn serial_kernel(const std::string& algo, const std::string& rounding, int64_
   return [block](const double* x, const double* y, int64_t n, uint64_t p) { return abgd_rn(x, y, n, p, block); };
 }
 
-// The same residues from the AVX2 lane forms (core/numerics/moddot.hpp; tested bit for bit against the
+// The same residues from the AVX2 lane forms (families/moddot/moddot.hpp; tested bit for bit against the
 // serial definitions and GMP): what each thread (cpu-mt) or rank (mpi) runs on its slice.
 ModFn lane_kernel(const std::string& algo, const std::string& rounding, int64_t block) {
   if (algo == "lambda") return rounding == "rz" ? lambda_rz_lanes : lambda_simd;
@@ -143,7 +143,7 @@ KernelOf paper(const std::string& algo, bool lanes) {
 ParamSpec rounding_param() {
   return ParamSpec{"rounding",
                    "rz: the paper's round-toward-zero EFTs (mode set around the kernel only); rn: our "
-                   "round-to-nearest variant (re-derived bounds, core/numerics/moddot.hpp)",
+                   "round-to-nearest variant (re-derived bounds, families/moddot/moddot.hpp)",
                    false,
                    0,
                    0,

@@ -9,7 +9,7 @@
 #include <cfenv>
 #include <stdexcept>
 
-#include "core/numerics/moddot.hpp"
+#include "families/moddot/moddot.hpp"
 
 namespace accsum::moddot {
 namespace {
@@ -83,7 +83,7 @@ __attribute__((noinline)) Sums abgd_block_rz(const double* x, const double* y, i
 // leave pieces <= p - 1; accsum_modp_to_field's other correction, for negative pieces, never
 // applies here). Since lambda (p - 1) < 2^52, each chunk sum of lambda pieces is exact; one
 // reduction per chunk and accumulator. These are the operations of lambda_rn
-// (core/numerics/moddot.hpp), here under FE_TOWARDZERO. Returns the residue.
+// (families/moddot/moddot.hpp), here under FE_TOWARDZERO. Returns the residue.
 __attribute__((noinline)) double lambda_body_rz(const double* x, const double* y, int64_t n, uint64_t p) {
   return static_cast<double>(lambda_rn(x, y, n, p));
 }
@@ -97,7 +97,7 @@ __attribute__((noinline)) double lambda_body_rz(const double* x, const double* y
 // units of 2^79, 2^53, 2^26, 1 the pieces are below 2^25, 2^26, 2^27, 2^26: 2^26 of them sum
 // exactly, in any order (lanes included).
 __attribute__((noinline)) Sums abgd_block_rz_lanes(const double* x, const double* y, int64_t n) {
-  AbgdSums s = abgd_block_simd(x, y, n, 0x1p78);  // core/numerics/moddot.hpp, here under FE_TOWARDZERO
+  AbgdSums s = abgd_block_simd(x, y, n, 0x1p78);  // families/moddot/moddot.hpp, here under FE_TOWARDZERO
   return {s.a, s.b, s.c, s.d};
 }
 
@@ -114,7 +114,7 @@ __attribute__((noinline)) double abgd_body_rz(const double* x, const double* y, 
   return acc;
 }
 
-// core/numerics/moddot.hpp's lambda_simd, here under FE_TOWARDZERO (noinline: nothing moves across
+// families/moddot/moddot.hpp's lambda_simd, here under FE_TOWARDZERO (noinline: nothing moves across
 // the change of mode).
 __attribute__((noinline)) uint64_t lambda_simd_rz(const double* x, const double* y, int64_t n, uint64_t p) {
   return lambda_simd(x, y, n, p);

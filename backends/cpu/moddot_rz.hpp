@@ -6,7 +6,7 @@
 // every exit path (normal return or exception).
 #include <cstdint>
 
-#include "core/numerics/moddot.hpp"
+#include "families/moddot/moddot.hpp"
 
 namespace accsum::moddot {
 
@@ -15,7 +15,7 @@ uint64_t abgd_rz(const double* x, const double* y, int64_t n, uint64_t p, int64_
 // Algorithm 3's four sums without its case analysis, in SIMD lanes (the sliced kernel).
 uint64_t abgd_rz_lanes(const double* x, const double* y, int64_t n, uint64_t p, int64_t block = kAbgdBlock);
 uint64_t lambda_rz(const double* x, const double* y, int64_t n, uint64_t p);  // Theorem 3
-// The lambda-algorithm in AVX2 lanes (core/numerics/moddot.hpp lambda_simd) under FE_TOWARDZERO.
+// The lambda-algorithm in AVX2 lanes (families/moddot/moddot.hpp lambda_simd) under FE_TOWARDZERO.
 uint64_t lambda_rz_lanes(const double* x, const double* y, int64_t n, uint64_t p);
 
 }  // namespace accsum::moddot

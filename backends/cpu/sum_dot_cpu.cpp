@@ -1,14 +1,14 @@
 // The cpu backend's sums and dot products: each kernel calls the serial definition in
-// core/numerics/sum_serial.hpp / core/numerics/dot_serial.hpp, and each entry states its proven bound
-// (core/numerics/sum_bounds.hpp) and guarantee.
+// families/sum_dot/sum_serial.hpp / families/sum_dot/dot_serial.hpp, and each entry states its proven bound
+// (families/sum_dot/sum_bounds.hpp) and guarantee.
 #include <functional>
 #include <memory>
 #include <string>
 
-#include "core/numerics/dot_serial.hpp"
+#include "families/sum_dot/dot_serial.hpp"
 #include "core/frame/registry.hpp"
-#include "core/numerics/sum_bounds.hpp"
-#include "core/numerics/sum_serial.hpp"
+#include "families/sum_dot/sum_bounds.hpp"
+#include "families/sum_dot/sum_serial.hpp"
 
 namespace accsum {
 namespace {
@@ -112,7 +112,7 @@ Registrar reg_dotk(
               return bounds::dot_k(f.n, static_cast<int>(param_int(prm, "K")), f.abs_sum, f.sum_abs);
             },
             "(u + 2 gamma_{4n-2}^2)|s| + gamma_{4n-2}^K S: " + kOro +
-                ", Prop. 5.11 for K >= 3 (no underflow); K = 2 derived in its form (core/numerics/sum_bounds.hpp); + 8 "
+                ", Prop. 5.11 for K >= 3 (no underflow); K = 2 derived in its form (families/sum_dot/sum_bounds.hpp); + 8 "
                 "n eta for "
                 "products that underflow"));
 

@@ -4,17 +4,10 @@
 #include <string>
 #include <thread>
 
-#include "backends/cpu_mt/parallel.hpp"
+#include "core/frame/parallel.hpp"
 #include "core/numerics/eft.hpp"
 
 namespace accsum::cpu_mt {
-
-int default_threads() { return default_thread_count(); }  // base/limits.hpp
-
-std::vector<Params> thread_variants(const Params& p) {
-  return variants_of(p, "threads", {"1", "2", "3", std::to_string(default_threads())});
-}
-
 namespace {
 Registrar reg_cpu_mt(BackendInfo{
     "cpu-mt", "threads + SIMD on all cores", [] { return true; },

@@ -1,7 +1,7 @@
 // cpu-mt versions of every cpu algorithm that has a mergeable state (core/frame/mergeable.hpp): the
 // input is cut into one contiguous slice per thread, each thread accumulates its slice, and the
 // states merge in slice order. Algorithms with a hand-written cpu-mt kernel replace these.
-#include "backends/cpu_mt/parallel.hpp"
+#include "core/frame/parallel.hpp"
 #include "core/frame/mergeable.hpp"
 
 namespace accsum::cpu_mt {

@@ -1,5 +1,5 @@
 // dpsumk / dpdotk on all cores. Both variants compute exactly the operations of the serial
-// definitions (core/numerics/dpsum.hpp), only spread over threads, so the bits do not depend on the thread
+// definitions (families/sum_dot/dpsum.hpp), only spread over threads, so the bits do not depend on the thread
 // count and equal the cpu, CUDA and OpenCL results.
 //  tree : each DPSum/DPRed pass runs its low levels (w < kBlock) in aligned blocks of kBlock
 //         terms, one block at a time per thread (the block stays in L2), then the few high levels
@@ -11,8 +11,8 @@
 #include <memory>
 #include <vector>
 
-#include "backends/cpu_mt/parallel.hpp"
-#include "core/numerics/dpsum.hpp"
+#include "core/frame/parallel.hpp"
+#include "families/sum_dot/dpsum.hpp"
 #include "core/frame/registry.hpp"
 
 namespace accsum::cpu_mt {

@@ -1,20 +1,16 @@
 // cpu-mt expansion arithmetic (the fpe family): the pairs are split among threads in static
 // chunks. The data-parallel algorithms run several expansions at a time across SIMD lanes
 // (backends/cpu_mt/fpe_simd.hpp), the sequential ones pair by pair with the serial definition of
-// core/numerics/fpe_ops.hpp; either way the bits equal the cpu backend's.
+// families/fpe/fpe_ops.hpp; either way the bits equal the cpu backend's.
 #include <memory>
 #include <string>
 
-#include "backends/cpu/fpe_entries.hpp"
+#include "families/fpe/fpe_entries.hpp"
 #include "backends/cpu_mt/fpe_simd.hpp"
-#include "backends/cpu_mt/parallel.hpp"
+#include "core/frame/parallel.hpp"
 
 namespace accsum {
 namespace {
-
-using cpu_mt::thread_variants;
-using cpu_mt::threads_of;
-using cpu_mt::threads_param;
 
 std::unique_ptr<Kernel> threaded(const Problem& p, const Params& prm, FpeBatchFn f, const char* what) {
   return std::make_unique<FpePairKernel>(p, f, what, threads_of(prm));

@@ -1,5 +1,5 @@
 #pragma once
-// The data-parallel expansion algorithms of core/numerics/fpe_ops.hpp on SIMD lanes (Collange, Joldes,
+// The data-parallel expansion algorithms of families/fpe/fpe_ops.hpp on SIMD lanes (Collange, Joldes,
 // Muller, Popescu, ASAP 2016, Sec. III: "the same scheme" fits explicit SIMD such as AVX). W
 // expansions are held structure-of-arrays, term l of expansion w in v[l][w], and every lane-wise
 // operation of the serial definition becomes one operation on a vector of W doubles; the shifts
@@ -11,7 +11,7 @@
 
 #include <cstdint>
 
-#include "core/numerics/fpe_ops.hpp"
+#include "families/fpe/fpe_ops.hpp"
 
 namespace accsum::fpe_simd {
 
@@ -57,7 +57,7 @@ inline void two_prod_fma(Lanes a, Lanes b, Lanes& p, Lanes& e) {
   e = _mm256_fmsub_pd(a, b, p);
 }
 
-// The lane operations of core/numerics/fpe_ops.hpp's algorithms on vectors of lanes: add_safe
+// The lane operations of families/fpe/fpe_ops.hpp's algorithms on vectors of lanes: add_safe
 // and add_fast below are those very definitions, instantiated for Lanes with R fixed.
 struct SimdLanes {
   using V = Lanes;

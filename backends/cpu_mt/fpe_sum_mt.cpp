@@ -1,4 +1,4 @@
-// fpe-sum / fpe-dot on all cores: the lanes of core/numerics/fpe_sum.hpp, each lane's steps in order, then
+// fpe-sum / fpe-dot on all cores: the lanes of families/sum_dot/fpe_sum.hpp, each lane's steps in order, then
 // the lane tree, its low levels per thread. The same operations as the serial definition, so the
 // bits do not depend on the thread count.
 //
@@ -16,10 +16,10 @@
 #include <memory>
 #include <vector>
 
-#include "backends/cpu_mt/parallel.hpp"
+#include "core/frame/parallel.hpp"
 #include "core/numerics/fpe_step.hpp"
 #include "core/numerics/fpe_step_r2.hpp"
-#include "core/numerics/fpe_sum.hpp"
+#include "families/sum_dot/fpe_sum.hpp"
 #include "core/frame/registry.hpp"
 
 namespace accsum::cpu_mt {

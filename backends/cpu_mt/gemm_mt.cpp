@@ -1,20 +1,16 @@
-// The gemm family on cpu-mt: the cpu backend's blocked kernels (backends/cpu/gemm_host.hpp) with
+// The gemm family on cpu-mt: the cpu backend's blocked kernels (families/gemm/gemm_host.hpp) with
 // static chunks of column blocks per thread. Every entry is computed by one thread with the
 // serial definition's operations, so the result is bit for bit the cpu one for any thread count.
 // Baseline: OpenBLAS cblas_sgemm with the same thread count.
 #include <memory>
 #include <vector>
 
-#include "backends/cpu/gemm_host.hpp"
-#include "backends/cpu_mt/parallel.hpp"
-#include "core/families/gemm_params.hpp"
-#include "core/numerics/gemm_serial.hpp"
+#include "families/gemm/gemm_host.hpp"
+#include "core/frame/parallel.hpp"
+#include "families/gemm/gemm_params.hpp"
+#include "families/gemm/gemm_serial.hpp"
 
 namespace accsum::gemm {
-
-#if defined(ACCSUM_HAVE_OPENBLAS)
-std::unique_ptr<Kernel> make_openblas(const Problem& p, int threads);
-#endif
 
 namespace {
 
@@ -25,7 +21,7 @@ class MtGemmKernel : public Kernel {
   void execute() override {
     const int64_t blocks = (p_.cols + kHostColumnBlock - 1) / kHostColumnBlock;
     const int threads = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(threads_, blocks)));
-    cpu_mt::parallel_chunks(blocks, threads, [&](int, int64_t b, int64_t e) {
+    parallel_chunks(blocks, threads, [&](int, int64_t b, int64_t e) {
       if (b < e) host_gemm_columns(p_, s_, out_.data(), b * kHostColumnBlock, std::min(p_.cols, e * kHostColumnBlock));
     });
   }
@@ -40,30 +36,30 @@ class MtGemmKernel : public Kernel {
 
 template <int COMP>
 std::unique_ptr<Kernel> make_mt(const Problem& p, const Params& prm) {
-  return std::make_unique<MtGemmKernel>(p, host_spec(p, COMP, prm), cpu_mt::threads_of(prm));
+  return std::make_unique<MtGemmKernel>(p, host_spec(p, COMP, prm), threads_of(prm));
 }
 
 Registrar reg_sgemm(AlgoEntry("gemm", "sgemm", "cpu-mt", "float GEMM, products summed plainly (threads over columns)")
                         .promises_reproducible()
-                        .with_params({fma_param(), cpu_mt::threads_param()})
+                        .with_params({fma_param(), threads_param()})
                         .maker(make_mt<kNone>)
-                        .shapes(cpu_mt::thread_variants));
+                        .shapes(thread_variants));
 Registrar reg_kahan(AlgoEntry("gemm", "sgemm-kahan", "cpu-mt", "selective Kahan SGEMM (threads over columns)")
                         .promises_reproducible()
-                        .with_params({tile_param(), fma_param(), cpu_mt::threads_param()})
+                        .with_params({tile_param(), fma_param(), threads_param()})
                         .maker(make_mt<kKahan>)
-                        .shapes(cpu_mt::thread_variants));
+                        .shapes(thread_variants));
 Registrar reg_dcs(AlgoEntry("gemm", "sgemm-dcs", "cpu-mt", "selective doubly compensated SGEMM (threads over columns)")
                       .promises_reproducible()
-                      .with_params({tile_param(), fma_param(), cpu_mt::threads_param()})
+                      .with_params({tile_param(), fma_param(), threads_param()})
                       .maker(make_mt<kDcs>)
-                      .shapes(cpu_mt::thread_variants));
+                      .shapes(thread_variants));
 #if defined(ACCSUM_HAVE_OPENBLAS)
 Registrar reg_openblas(AlgoEntry("gemm", "openblas-sgemm", "cpu-mt", "OpenBLAS cblas_sgemm, threaded (baseline)")
                            .baseline()
-                           .with_params({cpu_mt::threads_param()})
+                           .with_params({threads_param()})
                            .maker([](const Problem& p, const Params& prm) {
-                             return make_openblas(p, cpu_mt::threads_of(prm));
+                             return make_openblas(p, threads_of(prm));
                            }));
 #endif
 

@@ -8,9 +8,9 @@
 #include <memory>
 #include <vector>
 
-#include "backends/cpu_mt/parallel.hpp"
+#include "core/frame/parallel.hpp"
 #include "core/frame/registry.hpp"
-#include "core/numerics/sum_bounds.hpp"
+#include "families/sum_dot/sum_bounds.hpp"
 
 namespace accsum::cpu_mt {
 namespace {

@@ -1,14 +1,14 @@
 // Correctly rounded, reproducible sum and dot on all cores (Collange, Defour, Graillat, Iakymchuk 2015, levels 1-4 on a
-// CPU): each thread runs the single-core kernel of backends/cpu/superacc_cpu.cpp (SIMD expansions, chunk table,
+// CPU): each thread runs the single-core kernel of families/sum_dot/superacc_host.cpp (SIMD expansions, chunk table,
 // superaccumulator) on its static slice; the per-thread superaccumulators are merged (integer digit additions: exact,
 // so the result does not depend on the thread count or the order) and rounded once.
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "backends/cpu/superacc_host.hpp"
-#include "backends/cpu_mt/parallel.hpp"
-#include "core/frame/superacc_state.hpp"
+#include "families/sum_dot/superacc_host.hpp"
+#include "core/frame/parallel.hpp"
+#include "families/sum_dot/superacc_state.hpp"
 
 namespace accsum::cpu_mt {
 namespace {
@@ -31,7 +31,7 @@ void accumulate_threads(const Problem& p, const cpu::SuperaccConfig& cfg, int th
       cpu::superacc_dot_accumulate(p.x + b, p.y + b, e - b, cfg, part[t], pb);
   });
   for (int t = 0; t < threads; ++t) acc.merge(part[t]);
-  // The threads' bounds carry the slack for this float sum (backends/cpu/superacc_cpu.cpp, kBoundScale).
+  // The threads' bounds carry the slack for this float sum (families/sum_dot/superacc_host.cpp, kBoundScale).
   if (bound)
     for (double b : part_bound) *bound += b;
 }
@@ -54,7 +54,7 @@ class SuperaccMt : public ScalarKernel {
   bool bounded_;
 };
 
-// The mergeable state (core/frame/superacc_state.hpp): all cores add a slice (an mpi rank's,
+// The mergeable state (families/sum_dot/superacc_state.hpp): all cores add a slice (an mpi rank's,
 // with inner "cpu-mt").
 template <class SA>
 std::unique_ptr<MergeableState> superacc_state(const Params& q) {

@@ -1,6 +1,6 @@
 // dpsumk / dpdotk on CUDA: launch sequences of the kernels in agent/dpsumk_agent.cuh, timed with
 // CUDA events (device time only), and their registration. Results are bitwise those of the cpu
-// backend (core/numerics/dpsum.hpp): deterministic across runs, backends and launch shapes, though not
+// backend (families/sum_dot/dpsum.hpp): deterministic across runs, backends and launch shapes, though not
 // under a permutation of the input (so not "reproducible" in the README's sense).
 //  fused: one pass over the input (fused_lanes(n) lanes, two per thread, 16-byte loads, the
 //         lanes' TwoSums as two_sum_ordered), then one or two small launches merging the block
@@ -18,7 +18,7 @@
 #include "backends/cuda/cuda_common.cuh"
 #include "backends/cuda/agent/dpsumk_agent.cuh"
 #include "backends/cuda/lane_tree.cuh"
-#include "core/numerics/dpsum.hpp"
+#include "families/sum_dot/dpsum.hpp"
 
 namespace accsum::cuda {
 namespace {

@@ -1,11 +1,11 @@
 // The fpe family on CUDA (Collange, Joldes, Muller, Popescu, "Parallel floating-point expansions
 // for extended-precision GPU computations", ASAP 2016, Sec. V):
 //  - data-parallel (fpe-add-safe, fpe-add-fast, fpe-mul): warp-synchronous, one expansion term per
-//    lane, 32/R expansions per warp; the vector shifts of core/numerics/fpe_ops.hpp are width-R shuffles
+//    lane, 32/R expansions per warp; the vector shifts of families/fpe/fpe_ops.hpp are width-R shuffles
 //    and its any() a ballot restricted to the expansion's lanes (so every expansion runs exactly
 //    the rounds of the serial definition: the bits equal the cpu backend's);
 //  - sequential (fpe-seq-add, fpe-seq-mul): one expansion per thread, the serial definition itself;
-//  - QD (fpe-qd-add, fpe-qd-mul): one expansion per thread, core/numerics/qd_ops.hpp (Hida, Li, Bailey 2001).
+//  - QD (fpe-qd-add, fpe-qd-mul): one expansion per thread, families/fpe/qd_ops.hpp (Hida, Li, Bailey 2001).
 // shared=1 is the paper's memory-constrained case (Sec. VI, Tables II and IV): the kernel also
 // holds 256 bytes of shared memory per expansion term (per lane for the data-parallel kernels,
 // R * 256 per thread for the others), which limits how many threads an SM can keep resident; the
@@ -16,12 +16,12 @@
 #include <string>
 #include <utility>
 
-#include "backends/cpu/fpe_entries.hpp"
+#include "families/fpe/fpe_entries.hpp"
 #include "backends/cuda/warp/warp.cuh"
 #include "backends/cuda/cuda_common.cuh"
 #include "core/numerics/eft.hpp"
-#include "core/numerics/fpe_ops.hpp"
-#include "core/numerics/qd_ops.hpp"
+#include "families/fpe/fpe_ops.hpp"
+#include "families/fpe/qd_ops.hpp"
 
 namespace accsum {
 namespace {
@@ -36,7 +36,7 @@ constexpr int kSharedDoublesPerTerm = kSharedBytesPerTerm / 8;
 static_assert(kSharedDoublesPerTerm >= kWarpThreads, "a term's bytes hold a word per lane");
 
 // ---- warp pieces: one R-lane vector per expansion ----
-// A warp re-statement of core/numerics/fpe_ops.hpp's vector algorithms: a thread holds one lane
+// A warp re-statement of families/fpe/fpe_ops.hpp's vector algorithms: a thread holds one lane
 // (not the whole vector the shared text indexes), the shifts are shuffles and any() a ballot;
 // tested bit for bit against the serial definition (tests/test_fpe_cuda.cpp).
 

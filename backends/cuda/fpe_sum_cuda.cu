@@ -1,4 +1,4 @@
-// fpe-sum / fpe-dot on CUDA: the lanes of core/numerics/fpe_sum.hpp, LPT adjacent lanes per thread, each
+// fpe-sum / fpe-dot on CUDA: the lanes of families/sum_dot/fpe_sum.hpp, LPT adjacent lanes per thread, each
 // lane's R-term expansion in registers, fed by 16-byte streaming loads (kFusedUnroll in flight
 // per input vector, as dpsumk's fused kernel: backends/cuda/agent/dpsumk_agent.cuh); then the lane
 // tree: a thread's lanes, warp shuffles, the warps of a block in shared memory, and merge
@@ -16,7 +16,7 @@
 #include "backends/cuda/agent/dpsumk_agent.cuh"
 #include "backends/cuda/lane_tree.cuh"
 #include "core/numerics/fpe_step.hpp"
-#include "core/numerics/fpe_sum.hpp"
+#include "families/sum_dot/fpe_sum.hpp"
 
 namespace accsum::cuda {
 namespace {

@@ -1,5 +1,5 @@
 // The gemm family on CUDA (sm_90): register-blocked, shared-memory tiled SGEMM with selective
-// compensation (core/numerics/gemm_serial.hpp; Badin, Bic, Dillencourt, Nicolau, "Improving accuracy for
+// compensation (families/gemm/gemm_serial.hpp; Badin, Bic, Dillencourt, Nicolau, "Improving accuracy for
 // matrix multiplications on GPUs", 2011, Figs. 1-3), and the cuBLAS front measured in the same
 // process: cublas-sgemm (FP32 pedantic, the baseline), cublas-tf32, cublas-bf16x9,
 // sgemm-via-dgemm, cublas-fixedpoint; and the dgemm family's cublas-dgemm (FP64 pedantic, its
@@ -17,8 +17,8 @@
 
 #include "backends/cuda/cuda_common.cuh"
 #include "backends/cuda/device/gemm_tile_dispatch.cuh"
-#include "core/families/gemm_params.hpp"
-#include "core/numerics/gemm_serial.hpp"
+#include "families/gemm/gemm_params.hpp"
+#include "families/gemm/gemm_serial.hpp"
 
 namespace accsum::cuda {
 

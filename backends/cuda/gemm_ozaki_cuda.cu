@@ -1,9 +1,9 @@
-// sgemm-ozaki and dgemm-ozaki on CUDA: the Ozaki scheme II of core/numerics/ozaki.hpp, bit for bit the
+// sgemm-ozaki and dgemm-ozaki on CUDA: the Ozaki scheme II of families/gemm/ozaki.hpp, bit for bit the
 // cpu backend's; one pipeline templated on the input format F (float, double).
 //
 // Phases of one run (each timed with events; Result::figures report the split):
 //   scale:    row summaries of A and column summaries of B (max |entry| bits, lowest set bit),
-//             then their integer norm sums (core/numerics/ozaki_bound.hpp), read back (3(M + N)
+//             then their integer norm sums (families/gemm/ozaki_bound.hpp), read back (3(M + N)
 //             words) to choose the plan and each row's error bound on the host; then the symmetric int8
 //             residues of the scaled A (transposed through shared memory to row-major, the "T"
 //             operand) and B, one plane per modulus, zero-padded to multiples of 32.
@@ -23,13 +23,13 @@
 #include <utility>
 #include <vector>
 
-#include "backends/cpu/gemm_host.hpp"
+#include "families/gemm/gemm_host.hpp"
 #include "backends/cuda/cuda_common.cuh"
 #include "backends/cuda/int8_gemm.cuh"
 #include "backends/cuda/warp/warp.cuh"
 #include "core/numerics/float_entry.hpp"
-#include "core/numerics/ozaki.hpp"
-#include "core/families/ozaki_run.hpp"
+#include "families/gemm/ozaki.hpp"
+#include "families/gemm/ozaki_run.hpp"
 
 namespace accsum::cuda {
 namespace {
@@ -145,7 +145,7 @@ __global__ void col_summaries(const F* __restrict__ b, int64_t K, int64_t N, Bit
     }
 }
 
-// The integer norm sums S1, S2 of each line (core/numerics/ozaki_bound.hpp), given the lines' max
+// The integer norm sums S1, S2 of each line (families/gemm/ozaki_bound.hpp), given the lines' max
 // bits from the summaries above: integer atomics, so the sums do not depend on the order. Zero and
 // IEEE-special lines keep sums of 0.
 template <class F>
@@ -352,7 +352,7 @@ struct CombineArgs {
 };
 
 // C' of one entry from its residues and the entry rounded once: float through the CRT's 32-bit limbs,
-// double through crt_magnitude (core/numerics/ozaki.hpp). With beta = 0 (C not read; BLAS's common
+// double through crt_magnitude (families/gemm/ozaki.hpp). With beta = 0 (C not read; BLAS's common
 // call) alpha C' 2^scale is rounded by round_to_fast, with alpha split once per call (CombineArgs):
 // the same bits as finish_entry_of at a fraction of its instructions; C' comes from crt_small when
 // the plan's products fit its width, and with alpha = +-2^k is rounded at that width.
@@ -422,7 +422,7 @@ struct CrtFormOf<double> {
   }
 };
 
-// The CRT and one rounding per entry (core/numerics/ozaki.hpp steps 4-5), IEEE specials on their lines; FAITHFUL:
+// The CRT and one rounding per entry (families/gemm/ozaki.hpp steps 4-5), IEEE specials on their lines; FAITHFUL:
 // --accuracy=faithful's flags (an instance of its own, so the other modes' combine carries none of it).
 template <int L, class F, bool FAITHFUL>
 __global__ void combine(const int32_t* __restrict__ t, CombineArgs<F> g, typename CrtFormOf<F>::type crt,

@@ -2,7 +2,7 @@
 // The launch sequence of the fused lane algorithms (dpsumk/dpdotk fused, fpe-sum/fpe-dot): a first
 // launch leaves one state of `width` doubles per block (the root of its lanes' tree), then merge
 // launches combine kThreads states per block until one is left, which is read back to the host.
-// The tree is the serial definition's (core/numerics/dpsum.hpp fused_lanes), so are the bits.
+// The tree is the serial definition's (families/sum_dot/dpsum.hpp fused_lanes), so are the bits.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -12,7 +12,7 @@
 
 #include "backends/cuda/agent/dpsumk_agent.cuh"
 #include "backends/cuda/cuda_common.cuh"
-#include "core/numerics/dpsum.hpp"
+#include "families/sum_dot/dpsum.hpp"
 
 namespace accsum::cuda {
 

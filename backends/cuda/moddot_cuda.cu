@@ -2,7 +2,7 @@
 // "A parallel algorithm for dot product over word-size finite field using floating-point
 // arithmetic", SYNASC 2010, in round-toward-zero as published (__dmul_rz, __fma_rz, __dadd_rz,
 // __dsub_rz: the rounding is in the instruction, nothing global to restore) and in our
-// round-to-nearest variants (bounds derived in core/numerics/moddot.hpp); a 64x64->128-bit integer kernel
+// round-to-nearest variants (bounds derived in families/moddot/moddot.hpp); a 64x64->128-bit integer kernel
 // (__umul64hi) and cuBLAS ddot on the same vectors as the bandwidth yardstick.
 // Each thread sums a grid-strided share read as 16-byte pairs (64-bit indices: n > 2^31 works),
 // reduced mod p every lambda terms (lambda), 2^26 terms (abgd: the paper's one-pass limit, per
@@ -21,7 +21,7 @@
 
 #include "backends/cuda/cuda_common.cuh"
 #include "core/numerics/modp.h"
-#include "core/numerics/moddot.hpp"
+#include "families/moddot/moddot.hpp"
 #include "datasets/residues.hpp"
 
 namespace accsum::cuda {
@@ -51,7 +51,7 @@ __device__ void block_merge(double v, accsum_modp m, double* out) {
 // Per-thread accumulators: put() adds one product's pieces, exact as long as at most `period`
 // terms are put between two flush()es (the kernel counts); residue() is the thread's residue.
 
-// (alpha, beta, gamma, delta): the branch-free splitting. Round to nearest (core/numerics/moddot.hpp)
+// (alpha, beta, gamma, delta): the branch-free splitting. Round to nearest (families/moddot/moddot.hpp)
 // with the last cut by 2^79; round toward zero by 2^78: Algorithm 3's splitting without its
 // case analysis (the derivation in backends/cpu/moddot_rz.cpp: every piece nonnegative, every
 // sum of at most 2^26 of them exact), so no branch divides a warp.

@@ -57,7 +57,7 @@
 #include "backends/cuda/agent/superacc_agent.cuh"
 #include "backends/cuda/thread/superacc_lanes.cuh"
 #include "core/numerics/superacc.hpp"
-#include "core/frame/superacc_state.hpp"
+#include "families/sum_dot/superacc_state.hpp"
 
 namespace accsum::cuda {
 namespace {

@@ -11,12 +11,12 @@
 #include <type_traits>
 #include <vector>
 
-#include "backends/cpu/superacc_host.hpp"
-#include "backends/cpu_mt/parallel.hpp"
+#include "families/sum_dot/superacc_host.hpp"
+#include "core/frame/parallel.hpp"
 #include "backends/mpi/mpi_env.hpp"
 #include "core/numerics/eft.hpp"
 #include "core/numerics/superacc.hpp"
-#include "core/frame/superacc_state.hpp"
+#include "families/sum_dot/superacc_state.hpp"
 #include "datasets/dataset.hpp"
 
 namespace accsum::mpi {
@@ -135,7 +135,7 @@ std::vector<ParamSpec> params() {
   for (auto& b : compiled_backends())
     if (b != "mpi") inners.push_back(b);
   std::vector<ParamSpec> ps = {ParamSpec{"inner", "backend each rank sums its slice with", false, 0, 0, inners, "cpu"},
-                               cpu_mt::threads_param()};
+                               threads_param()};
   for (auto& s : cpu::superacc_params(0, 0)) ps.push_back(s);
   return ps;
 }

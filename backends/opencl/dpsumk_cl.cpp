@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "backends/opencl/cl_common.hpp"
-#include "core/numerics/dpsum.hpp"
+#include "families/sum_dot/dpsum.hpp"
 
 namespace accsum::opencl {
 namespace {

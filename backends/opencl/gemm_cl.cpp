@@ -1,4 +1,4 @@
-// The gemm family on OpenCL: the tiled SGEMM with selective compensation of core/numerics/gemm_serial.hpp
+// The gemm family on OpenCL: the tiled SGEMM with selective compensation of families/gemm/gemm_serial.hpp
 // (Badin, Bic, Dillencourt, Nicolau, "Improving accuracy for matrix multiplications on GPUs",
 // 2011, Figs. 1-3), restated in OpenCL C (kernels/gemm.cl) with the definition's operations in
 // the definition's order, so the result is bit for bit the cpu backend's (tests/test_gemm.cpp
@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "backends/opencl/cl_common.hpp"
-#include "core/families/gemm_params.hpp"
+#include "families/gemm/gemm_params.hpp"
 
 namespace accsum::opencl {
 namespace {

@@ -1,6 +1,6 @@
 // moddot on OpenCL: the round-to-nearest variants of the lambda- and (alpha, beta, gamma,
 // delta)-algorithms of Jean, Graillat (SYNASC 2010), whose splitting bounds are derived in
-// core/numerics/moddot.hpp (OpenCL C has no rounding-mode control, so the paper's round-toward-zero
+// families/moddot/moddot.hpp (OpenCL C has no rounding-mode control, so the paper's round-toward-zero
 // versions cannot run here); the kernels are backends/opencl/kernels/moddot.cl (abgd blocks:
 // default 2^26, the paper's one-pass limit). Residue arithmetic is exact: the same bits as cpu
 // for any launch shape.
@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "backends/opencl/cl_common.hpp"
-#include "core/numerics/moddot.hpp"
+#include "families/moddot/moddot.hpp"
 #include "core/numerics/modp.h"
 #include "datasets/residues.hpp"
 
@@ -83,7 +83,7 @@ std::vector<Params> group_variants(const Params& p) { return variants_of(p, "gro
 
 Registrar reg_lambda(
     AlgoEntry("moddot", "moddot-lambda", "opencl",
-              "lambda-algorithm, round-to-nearest variant (Jean-Graillat Thm. 3; bounds in core/numerics/moddot.hpp)")
+              "lambda-algorithm, round-to-nearest variant (Jean-Graillat Thm. 3; bounds in families/moddot/moddot.hpp)")
         .promises(Guarantee::exact)
         .promises_reproducible()
         .with_params({rn_only(), groups_param()})

@@ -11,10 +11,10 @@
 #include <vector>
 
 #include "backends/opencl/cl_common.hpp"
-#include "backends/cpu/superacc_host.hpp"
+#include "families/sum_dot/superacc_host.hpp"
 #include "core/numerics/superacc.hpp"
 #include "core/numerics/superacc_lanes.h"
-#include "core/frame/superacc_state.hpp"
+#include "families/sum_dot/superacc_state.hpp"
 
 namespace accsum::opencl {
 namespace {
@@ -231,7 +231,7 @@ std::vector<Params> local_variants(const Params& p) {
   return variants_of(p, "local", sizes);
 }
 
-// The mergeable state (core/frame/superacc_state.hpp): the device adds a slice (host memory) and
+// The mergeable state (families/sum_dot/superacc_state.hpp): the device adds a slice (host memory) and
 // hands back the unrounded superaccumulator (the mpi backend's inner=opencl: MPI merges the ranks'
 // and rounds once). Parameters: the opencl entry's, as the caller resolved them.
 template <class SA>

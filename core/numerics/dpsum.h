@@ -1,7 +1,7 @@
 /* core/numerics/dpsum.h: the one definition of the per-element steps of DPSumK and DPDotK
  * (Ogita, Rump, Oishi, "Accurate sum and dot product", SIAM J. Sci. Comput. 26(6), 2005, SumK
  * Alg. 4.8 and DotK Alg. 5.10, as data-parallel reductions: Suzuki, "Parallel algorithms for
- * accurate summation and dot product on the GPU"), shared by host C++ (core/numerics/dpsum.hpp,
+ * accurate summation and dot product on the GPU"), shared by host C++ (families/sum_dot/dpsum.hpp,
  * which holds the variants' definitions and the bound), CUDA device code
  * (backends/cuda/agent/dpsumk_agent.cuh) and OpenCL C (backends/opencl/kernels/dpsumk.cl).
  *

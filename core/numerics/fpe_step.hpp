@@ -1,5 +1,5 @@
 #pragma once
-// The fpe-sum / fpe-dot step of core/numerics/fpe_sum.hpp, a <- Renormalize(Algorithm1(a, y)), with R fixed
+// The fpe-sum / fpe-dot step of families/sum_dot/fpe_sum.hpp, a <- Renormalize(Algorithm1(a, y)), with R fixed
 // at compile time and written once for any lane type: a double (a GPU thread, a CPU core's
 // leftovers) or a SIMD vector of lanes (backends/cpu_mt). Every array index is a compile-time
 // constant, so the state stays in registers.

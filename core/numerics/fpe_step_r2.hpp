@@ -1,5 +1,5 @@
 #pragma once
-// The R = 2 fpe-sum / fpe-dot step (core/numerics/fpe_sum.hpp: fpe_acc_add2_sum, fpe_acc_add2_dot) with
+// The R = 2 fpe-sum / fpe-dot step (families/sum_dot/fpe_sum.hpp: fpe_acc_add2_sum, fpe_acc_add2_dot) with
 // Fast2Sum (T. J. Dekker, "A floating-point technique for extending the available precision", Numer.
 // Math. 18, 1971: s = RN(a+b), err = b - RN(s - a), exact when a = 0 or e_a >= e_b) in place of 2Sum
 // where its precondition is proven below: 13 floating-point additions per element instead of 19

@@ -1,10 +1,10 @@
 /* core/numerics/modp.h: the one definition of arithmetic in Z/pZ on residues held exactly as
- * doubles, shared by host C++ (core/numerics/moddot.hpp), CUDA device code
+ * doubles, shared by host C++ (families/moddot/moddot.hpp), CUDA device code
  * (backends/cuda/moddot_cuda.cu) and OpenCL C (backends/opencl/kernels/moddot.cl): the field
  * operations, and the per-element steps of the lambda- and (alpha, beta, gamma, delta)-algorithms
  * of Jean, Graillat, "A parallel algorithm for dot product over word-size finite field using
  * floating-point arithmetic", SYNASC 2010 (Theorem 3; Algorithm 3), whose round-to-nearest
- * bounds are derived in core/numerics/moddot.hpp.
+ * bounds are derived in families/moddot/moddot.hpp.
  *
  * The modulus travels with its precomputed constants in one struct (as FLINT's nmod_t does),
  * passed by value. Written like core/numerics/numerics.h: the common subset of C99, OpenCL C
@@ -82,7 +82,7 @@ ACCSUM_FN_LOCAL double accsum_modp_reduce52(double x, accsum_modp m) {
  *   [beta, eps] = Split(2^105, beta'); t = eps + r; [gamma, delta] = Split(s3, t)
  * with Split(sigma, v) = ExtractScalar (Rump, Ogita, Oishi, "Accurate floating-point summation
  * part I", SIAM J. Sci. Comput. 31(1), 2008, Alg. 3.2). s3 = 2^79 in round to nearest, 2^78 in
- * round toward zero (the derivations: core/numerics/moddot.hpp, backends/cpu/moddot_rz.cpp);
+ * round toward zero (the derivations: families/moddot/moddot.hpp, backends/cpu/moddot_rz.cpp);
  * each piece is added to its sum A, B, C, D, all exact for blocks of at most 2^26 products.
  * The operations are parameters (ADD, SUB, MUL, FMA: CUDA's round-toward-zero intrinsics are
  * such a set); accsum_abgd_put below is the step with the backend's own operations. */

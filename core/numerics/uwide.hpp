@@ -1,6 +1,6 @@
 #pragma once
 // A fixed-width unsigned integer of W 64-bit limbs (limb 0 the lowest), for the exact integers of
-// dgemm-ozaki that exceed 128 bits (core/numerics/ozaki.hpp). Arithmetic wraps modulo 2^(64 W) as
+// dgemm-ozaki that exceed 128 bits (families/gemm/ozaki.hpp). Arithmetic wraps modulo 2^(64 W) as
 // the built-in unsigned types do; the callers prove that no result wraps. The operators are the
 // ones the Ozaki definitions use on unsigned __int128 too, so one template serves both widths.
 // Host and device (ACCSUM_HD); constexpr so that bounds can be checked by static_assert.

@@ -267,7 +267,7 @@ Metrics measure_gemm(const Result& r, const ExactValue& ref) {
   const int64_t M = ex->rows;
   // A result may carry an error bound per row after its entries (sgemm-ozaki: Result::what
   // "entries+row_bounds"): every judged entry must lie within its row's bound plus half an ulp of
-  // itself (core/numerics/ozaki_bound.hpp).
+  // itself (families/gemm/ozaki_bound.hpp).
   const bool row_bounds = r.what == "entries+row_bounds";
   const size_t entries = static_cast<size_t>(M * ex->cols);
   if (r.values.size() != entries + (row_bounds ? static_cast<size_t>(M) : 0))

@@ -45,7 +45,7 @@ constexpr double kGemmOracleBudget = 0x1p32;
 template <class F = float>
 ExactValue exact_gemm(const Dataset& d);
 
-// Metrics of a column-major M x N result (see families/gemm.cpp for the definitions; errors in
+// Metrics of a column-major M x N result (see families/gemm/gemm.cpp for the definitions; errors in
 // ulps of F).
 template <class F = float>
 Metrics measure_gemm(const Result& r, const ExactValue& ref);

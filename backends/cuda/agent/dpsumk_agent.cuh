@@ -1,6 +1,6 @@
 #pragma once
 // CUDA kernels of dpsumk / dpdotk. Each computes exactly the operations of the serial
-// definitions in core/numerics/dpsum.hpp (same tree pairs, same lanes, same order), so the results are
+// definitions in families/sum_dot/dpsum.hpp (same tree pairs, same lanes, same order), so the results are
 // bitwise those of the cpu backend. Layering after CUB: thread (a lane's K levels, TwoSum),
 // warp (shuffle trees), block (shared memory between warps), device (launch sequences in
 // dpsumk_cuda.cu).
@@ -10,7 +10,7 @@
 
 #include "backends/cuda/thread/lane_stream.cuh"
 #include "backends/cuda/warp/warp.cuh"
-#include "core/numerics/dpsum.hpp"
+#include "families/sum_dot/dpsum.hpp"
 
 namespace accsum::cuda::dp {
 

@@ -1,5 +1,5 @@
 #pragma once
-// The tiled SGEMM kernel with selective compensation (core/numerics/gemm_serial.hpp; Badin, Bic,
+// The tiled SGEMM kernel with selective compensation (families/gemm/gemm_serial.hpp; Badin, Bic,
 // Dillencourt, Nicolau, "Improving accuracy for matrix multiplications on GPUs", 2011, Figs. 1-3),
 // in CUB's layering: the block loads k-tiles (TileLoader), each thread accumulates its micro-tile
 // (MicroTile), the kernel drives them; every size and place is the policy's (agent/gemm_policy.cuh). Every entry
@@ -15,7 +15,7 @@
 #include <cstdint>
 
 #include "backends/cuda/agent/gemm_policy.cuh"
-#include "core/numerics/gemm_serial.hpp"
+#include "families/gemm/gemm_serial.hpp"
 
 namespace accsum::cuda::gemm_tile {
 
@@ -371,7 +371,7 @@ unsigned blocks_of(int64_t M, int64_t N) {
 }
 
 // alpha*s + beta*c_in of entry (i, j) (gemm::finish), with the non-finite fallback of
-// core/numerics/gemm_serial.hpp: a compensated entry that came out NaN or infinite is recomputed plainly.
+// families/gemm/gemm_serial.hpp: a compensated entry that came out NaN or infinite is recomputed plainly.
 template <class P, int COMP, bool FMA>
 __device__ float entry_out(const MicroTile<P, COMP, FMA>& acc, int i, int j, int gm, int gn, const Shape& sh,
                            float alpha, float beta, const float* A, const float* B, const float* C) {

@@ -10,7 +10,7 @@
 #include <cstdint>
 
 #include "backends/cuda/warp/warp.cuh"
-#include "core/numerics/pair_sum.hpp"
+#include "families/sum_dot/pair_sum.hpp"
 
 namespace accsum::cuda {
 

@@ -1,5 +1,5 @@
 /* dpsumk / dpdotk on OpenCL (backends/opencl/dpsumk_cl.cpp launches them): the operations of the
- * serial definitions in core/numerics/dpsum.hpp (same tree pairs, same lanes, same order), with
+ * serial definitions in families/sum_dot/dpsum.hpp (same tree pairs, same lanes, same order), with
  * the per-element steps of core/numerics/dpsum.h, so results are bitwise those of the cpu
  * backend. Compile-time macros: KC (levels), DOT, DEKKER; LS (the work-group size, a power of
  * two); for the tree kernel PLAIN and SRC (0 in place, 1 copy of x, 2 DPDot's TwoProducts).

@@ -1,4 +1,4 @@
-/* The tiled SGEMM with selective compensation of core/numerics/gemm_serial.hpp (Badin, Bic,
+/* The tiled SGEMM with selective compensation of families/gemm/gemm_serial.hpp (Badin, Bic,
  * Dillencourt, Nicolau, "Improving accuracy for matrix multiplications on GPUs", 2011, Figs. 1-3)
  * in OpenCL C, launched by backends/opencl/gemm_cl.cpp: a 16 x 16 work-group stages 16 x 16 tiles
  * of A and B in local memory; each work-item owns one entry and receives its products in the

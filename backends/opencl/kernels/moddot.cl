@@ -1,7 +1,7 @@
 /* moddot on OpenCL: the round-to-nearest lambda- and (alpha, beta, gamma, delta)-algorithms of
  * Jean, Graillat, "A parallel algorithm for dot product over word-size finite field using
  * floating-point arithmetic", SYNASC 2010, with the field operations and per-element steps of
- * core/numerics/modp.h (bounds derived in core/numerics/moddot.hpp). Each work-item sums a
+ * core/numerics/modp.h (bounds derived in families/moddot/moddot.hpp). Each work-item sums a
  * grid-strided share of the products exactly, reduced mod p every lambda terms (lambda) or every
  * `block` terms (abgd); work-group residues are merged by addition mod p in local memory, the
  * group residues on the host (backends/opencl/moddot_cl.cpp).

@@ -1,5 +1,5 @@
 #pragma once
-// The parameters every backend's sgemm / sgemm-kahan / sgemm-dcs take (core/numerics/gemm_serial.hpp).
+// The parameters every backend's sgemm / sgemm-kahan / sgemm-dcs take (families/gemm/gemm_serial.hpp).
 #include "core/frame/registry.hpp"
 
 namespace accsum::gemm {

@@ -20,8 +20,8 @@
 #include <thread>
 
 #include "core/frame/family.hpp"
-#include "core/families/family_fpe.hpp"
-#include "core/numerics/fpe_ops.hpp"
+#include "families/fpe/family_fpe.hpp"
+#include "families/fpe/fpe_ops.hpp"
 #include "datasets/dataset.hpp"
 #include "datasets/rng.hpp"
 

@@ -25,7 +25,7 @@
 // the data in this order. TwoSum breaks on infinities (inf - inf = NaN errors), so the result
 // defers to that plain sum when it is not finite (NaN in -> NaN, +inf with -inf -> NaN, +inf ->
 // +inf) or -0 (every term -0): ieee_result below. Finite data whose partial sums overflow are
-// outside the domain (the bound is +inf there, as for SumK: core/numerics/sum_bounds.hpp).
+// outside the domain (the bound is +inf there, as for SumK: families/sum_dot/sum_bounds.hpp).
 //
 // ---- The proven bound (our derivation; the form of ORO Prop. 4.10 / 5.11) ----
 // u = 2^-53, alpha_D = (1+u)^D - 1 <= gamma_D = D u / (1 - D u). s = exact sum, S = sum |x_i|.
@@ -57,7 +57,7 @@
 //   Dekker: 7/2 eta, Boldo 2006) and zero without underflow; level 1 sums the h (mass
 //   H <= (1+u)S + n eta/2), the t (mass T <= u S + 4.5 n eta) join level 2:
 //   M_2 <= |s'| + 2T + 2E_1, with s' = sum(h + t), |s' - s| <= 4 n eta, S = sum |x_i y_i|.
-// dp_bound evaluates exactly this recursion, each operation rounded up (core/numerics/sum_bounds.hpp).
+// dp_bound evaluates exactly this recursion, each operation rounded up (families/sum_dot/sum_bounds.hpp).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -69,7 +69,7 @@
 #include "core/numerics/eft.hpp"
 #include "base/hd.hpp"
 #include "core/frame/registry.hpp"
-#include "core/numerics/sum_bounds.hpp"
+#include "families/sum_dot/sum_bounds.hpp"
 
 namespace accsum {
 
@@ -300,7 +300,7 @@ inline const char* dp_bound_cite() {
   return "Guarantee: fused is K-fold with first-order term u|s|; tree's first-order term is "
          "gamma_{ceil(log2 n)}|s|, not u|s| (its final DPRed pass rounds at every tree level). "
          "K-fold bound in the form of Ogita-Rump-Oishi 2005 Prop. 4.10/5.11, derived for this summation "
-         "order in core/numerics/dpsum.hpp: tree |res-s| <= a(|s|+2E), fused <= u|s|+(1+u)aE, E the level-(K-1) error "
+         "order in families/sum_dot/dpsum.hpp: tree |res-s| <= a(|s|+2E), fused <= u|s|+(1+u)aE, E the level-(K-1) error "
          "mass (E_k <= a M_k, M_{k+1} <= |s|+2E_k), a = gamma_D, D = ceil(log2 n) (tree) or lane depth "
          "m+K(log2 G+1) (fused)";
 }

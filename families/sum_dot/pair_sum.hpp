@@ -1,7 +1,7 @@
 #pragma once
 // A sum within a proven bound, to decide a correct rounding without exact accumulation where
 // the data allows it (the GPU superacc's bounded pass; the cpu kernels' analogue is
-// backends/cpu/superacc_host.hpp round_within).
+// families/sum_dot/superacc_host.hpp round_within).
 //
 // Sum2 of Ogita, Rump, Oishi ("Accurate sum and dot product", SISC 26(6), 2005, Alg. 4.4) over
 // any tree of merges: a node keeps s, the float sum of its terms, c, the float sum of the

@@ -1,11 +1,11 @@
-// What the fpe family's algorithms share (core/families/family_fpe.hpp): the generators' names,
+// What the fpe family's algorithms share (families/fpe/family_fpe.hpp): the generators' names,
 // the proven bounds (Collange, Joldes, Muller, Popescu, ASAP 2016) and their domains, and the
 // host kernel that applies a per-pair operation.
 #include <algorithm>
 #include <cmath>
 #include <thread>
 
-#include "core/families/family_fpe.hpp"
+#include "families/fpe/family_fpe.hpp"
 
 namespace accsum {
 

@@ -1,6 +1,7 @@
 #pragma once
-// Static-chunk threading for the cpu-mt backend: thread t always gets the same contiguous
-// slice [begin, end) for a given (n, threads), so per-thread results are deterministic.
+// Static-chunk threading for the host backends (cpu-mt, and mpi's threads parameter): thread t always
+// gets the same contiguous slice [begin, end) for a given (n, threads), so per-thread results are
+// deterministic.
 #include <algorithm>
 #include <cstdint>
 #include <thread>
@@ -9,7 +10,7 @@
 #include "base/limits.hpp"
 #include "core/frame/registry.hpp"
 
-namespace accsum::cpu_mt {
+namespace accsum {
 
 // Threads used when the `threads` parameter is 0: ACCSUM_THREADS, else the hardware count.
 int default_threads();
@@ -40,4 +41,4 @@ inline int threads_of(const Params& p) {
 // Thread counts to compare for reproducibility: 1, 2, 3 and the default.
 std::vector<Params> thread_variants(const Params& p);
 
-}  // namespace accsum::cpu_mt
+}  // namespace accsum

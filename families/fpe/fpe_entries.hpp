@@ -3,8 +3,8 @@
 // guarantee, parameters, proven bound with its citation and domain. Each backend adds its maker.
 #include <string>
 
-#include "core/families/family_fpe.hpp"
-#include "core/numerics/fpe_ops.hpp"
+#include "families/fpe/family_fpe.hpp"
+#include "families/fpe/fpe_ops.hpp"
 #include "core/frame/registry.hpp"
 
 namespace accsum {

@@ -1,6 +1,6 @@
 #pragma once
 // The serial dot products: the readable definitions the faster versions are tested against.
-// Special values and the sign of zero follow the plain dot (see core/numerics/sum_serial.hpp): an inf or
+// Special values and the sign of zero follow the plain dot (see families/sum_dot/sum_serial.hpp): an inf or
 // NaN input makes the error terms NaN (fma(inf, 1, -inf)), so the compensated result defers to
 // the plain dot whenever that is not finite or is -0.
 //
@@ -10,14 +10,14 @@
 // the product may be finite: DotK with twoprod=dekker returns that NaN rather than hide it. Both
 // TwoProducts are exact when e_a + e_b >= -970 (the exponents of a and b: then a*b - p is a
 // multiple of 2^-1074 and fits), roughly |x_i y_i| >= 2^-969; below that the error term loses
-// bits, and the bound in core/numerics/sum_bounds.hpp adds a few smallest subnormals per product for it.
+// bits, and the bound in families/sum_dot/sum_bounds.hpp adds a few smallest subnormals per product for it.
 #include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "core/numerics/eft.hpp"
-#include "core/numerics/sum_serial.hpp"
+#include "families/sum_dot/sum_serial.hpp"
 
 namespace accsum {
 
@@ -59,7 +59,7 @@ inline double dot_k_reference(const double* x, const double* y, int64_t n, int K
 }
 
 // DotK without the 2n-vector, bitwise identical to dot_k_reference: the terms r_1..r_2n are fed
-// in their order into a SumK stream (core/numerics/sum_serial.hpp), reading the input twice: first the
+// in their order into a SumK stream (families/sum_dot/sum_serial.hpp), reading the input twice: first the
 // product errors r_1..r_n, then the cascade's errors r_{n+1}..r_{2n-1} (its products p = fl(x_i
 // y_i) recomputed: the same bits) and r_{2n}.
 inline double dot_k(const double* x, const double* y, int64_t n, int K, TwoProd how) {

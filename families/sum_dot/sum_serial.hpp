@@ -11,7 +11,7 @@
 // Domain. Finite data whose partial sums overflow although the exact sum does not (e.g. DBL_MAX,
 // DBL_MAX, -DBL_MAX) is outside the domain of every algorithm here: the plain sum is then +-inf or
 // NaN and is returned as is. Underflow is harmless: a sum that lands in the subnormal range is
-// exact, so TwoSum stays error-free and the bounds of core/numerics/sum_bounds.hpp hold with underflow.
+// exact, so TwoSum stays error-free and the bounds of families/sum_dot/sum_bounds.hpp hold with underflow.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>

@@ -4,7 +4,7 @@
 // host computes it from line summaries both backends produce with the same integers, so the plan
 // and the reported bounds are the same bits on both).
 //
-// Error of the scaling (core/numerics/ozaki.hpp, step 1). Row i of A is rounded to the integer grid
+// Error of the scaling (families/gemm/ozaki.hpp, step 1). Row i of A is rounded to the integer grid
 // 2^(top_i - bits_a): |a~_ik - a_ik| <= da_i = 2^(top_i - bits_a - 1), and 0 when the row is covered
 // (bit span <= bits_a); columns of B likewise (db_j). Everything after the scaling is exact, so
 // the exact value alpha A~B~ + beta C that is rounded once differs from alpha AB + beta C by
@@ -47,7 +47,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/numerics/ozaki.hpp"
+#include "families/gemm/ozaki.hpp"
 
 namespace accsum::ozaki {
 

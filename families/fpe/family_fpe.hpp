@@ -1,5 +1,5 @@
 #pragma once
-// The fpe family (its descriptor: families/fpe.cpp): what its algorithms share — the proven bounds and their
+// The fpe family (its descriptor: families/fpe/fpe.cpp): what its algorithms share — the proven bounds and their
 // domains, the expansion length of a problem, and a kernel that applies a per-pair operation.
 #include <cstdint>
 #include <cstdlib>
@@ -38,7 +38,7 @@ inline int fpe_r_of(const Problem& p) {
 using FpeBatchFn = void (*)(const double* x, const double* y, double* out, int64_t count);
 
 // The batch of a per-pair operation F(x, y, out, R) with R fixed at compile time (so the lane
-// loops of core/numerics/fpe_ops.hpp unroll).
+// loops of families/fpe/fpe_ops.hpp unroll).
 template <int R, void (*F)(const double*, const double*, double*, int)>
 void fpe_batch(const double* x, const double* y, double* out, int64_t count) {
   for (int64_t k = 0; k < count; ++k) F(x + k * R, y + k * R, out + k * R, R);

@@ -1,7 +1,7 @@
 // The moddot family: the dot product of two vectors of residues modulo a prime p
 // (p - 1 < 2^52), judged bit for bit against GMP. Algorithms: Jean, Graillat, "A parallel
 // algorithm for dot product over word-size finite field using floating-point arithmetic",
-// SYNASC 2010 (core/numerics/moddot.hpp, backends/cpu/moddot_*.cpp), and integer/GMP/FLINT baselines.
+// SYNASC 2010 (families/moddot/moddot.hpp, backends/cpu/moddot_*.cpp), and integer/GMP/FLINT baselines.
 #include <fmt/format.h>
 #include <gmp.h>
 

@@ -1,6 +1,6 @@
 #pragma once
 // Host pieces of sgemm-ozaki and dgemm-ozaki shared by the cpu and cuda backends (the numerics:
-// core/numerics/ozaki.hpp): the --slices parameter, the line summaries of A's rows and B's columns, and what a run
+// families/gemm/ozaki.hpp): the --slices parameter, the line summaries of A's rows and B's columns, and what a run
 // reports.
 #include <cmath>
 #include <cstdint>
@@ -12,8 +12,8 @@
 
 #include <fmt/format.h>
 
-#include "core/numerics/ozaki.hpp"
-#include "core/numerics/ozaki_bound.hpp"
+#include "families/gemm/ozaki.hpp"
+#include "families/gemm/ozaki_bound.hpp"
 #include "core/frame/registry.hpp"
 
 namespace accsum::ozaki {
@@ -57,7 +57,7 @@ ParamSpec accuracy_param() {
                    "scaled exactly: correctly rounded), faithful for sgemm-ozaki (cr's moduli; an entry whose bound "
                    "does not prove its rounding faithful is summed exactly instead), sgemm for sgemm-ozaki, dgemm for "
                    "dgemm-ozaki (the fewest whose proven error bound is at most gamma_K ||a_i||_2 ||b_j||_2, u = 2^-24 "
-                   "or 2^-53: SGEMM's or DGEMM's bound in its normwise form; core/numerics/ozaki_bound.hpp). Every run "
+                   "or 2^-53: SGEMM's or DGEMM's bound in its normwise form; families/gemm/ozaki_bound.hpp). Every run "
                    "reports its bound per row",
                    false,
                    0,
@@ -90,7 +90,7 @@ AlgoEntry ozaki_entry(const char* backend, const char* what) {
 }
 
 // Per line: the largest |entry| bits and the lowest set-bit exponent over its entries, then (a
-// second pass, given the line's top) the integer norm sums S1, S2 of core/numerics/ozaki_bound.hpp.
+// second pass, given the line's top) the integer norm sums S1, S2 of families/gemm/ozaki_bound.hpp.
 template <class F>
 struct LinesOf {
   std::vector<typename Format<F>::Bits> max_bits;
@@ -156,7 +156,7 @@ LineNorms norms_of(const LinesOf<F>& l) {
 inline bool chooses_by_bound(Accuracy accuracy, int moduli) { return !exact_plan_target(accuracy) && moduli == 0; }
 
 // An exact plan may take fewer moduli than its rule's K 2^(bits_a + bits_b) asks when the lines' norms bound C'
-// lower. With the norm sums S2 (core/numerics/ozaki_bound.hpp, F = kNormFracBits), each floored term falls short of
+// lower. With the norm sums S2 (families/gemm/ozaki_bound.hpp, F = kNormFracBits), each floored term falls short of
 // x^2 2^(F - 2 top) by less than 2 (1 for floats; doubles add a rounding of relative size 2^-49 on terms <= 2^F),
 // so ||a_i||_2^2 < 2^(2 top_i - F) (S2_i + 2K), and a covered row's A'_i = a_i 2^(bits_a - top_i) gives
 // ||A'_i||_2^2 < 2^(2 bits_a - F) T_a, T_a = max_i S2_i + 2K. Cauchy-Schwarz: every
@@ -220,7 +220,7 @@ bool needs_norms(const Plan& cover, int64_t K, Accuracy accuracy, int moduli) {
 }
 
 // The fewest moduli below the cr plan's whose bound meets the sgemm (dgemm) target
-// (core/numerics/ozaki_bound.hpp), given the lines' norms (norms_of, once per call); else cr itself.
+// (families/gemm/ozaki_bound.hpp), given the lines' norms (norms_of, once per call); else cr itself.
 template <class F>
 Plan plan_by_bound(int64_t K, const LinesOf<F>& rows, const LinesOf<F>& cols, const Plan& cr,
                    const LineNorms& row_norms, const LineNorms& col_norms) {
@@ -268,7 +268,7 @@ Plan plan_for(int64_t K, const LinesOf<F>& rows, const LinesOf<F>& cols, int mod
   return refine_plan(K, rows, cols, cover, accuracy, moduli, norms_of(rows), norms_of(cols));
 }
 
-// bound_i of every row (core/numerics/ozaki_bound.hpp), |alpha| max_j E_ij, into b (storage reused); an inexact
+// bound_i of every row (families/gemm/ozaki_bound.hpp), |alpha| max_j E_ij, into b (storage reused); an inexact
 // plan needs the lines' norms.
 // Whether --accuracy=faithful checks each entry against its own bound (a plan that leaves lines uncovered; an
 // exact plan's entries are correctly rounded already): the cpu definition and the cuda combine alike.

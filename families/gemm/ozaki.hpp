@@ -42,7 +42,7 @@
 // fewest L in [2, kMaxModuli] whose budget covers need_a + need_b (the largest row and column bit
 // spans; 24 + 24 for U[0,1]: L = 8 up to K = 2^14; 25 + 25 for U[-1,1]: L = 9 at K = 2^13),
 // else kMaxModuli and reports what is not covered. An exact plan may then take fewer moduli where
-// the lines' norms allow (core/families/ozaki_run.hpp, tighten_by_norms): |C'_ij| <= ||A'_i||_2
+// the lines' norms allow (families/gemm/ozaki_run.hpp, tighten_by_norms): |C'_ij| <= ||A'_i||_2
 // ||B'_j||_2 (Cauchy-Schwarz), about K 2^(bits_a + bits_b) / 3 on uniform data, which takes U[-1,1]
 // at K = 2^13 from 9 moduli to 8.
 //

@@ -1,11 +1,11 @@
 // fpe-sum / fpe-dot: serial definition, rounding, proven bound and registry entry (derivation in
-// core/numerics/fpe_sum.hpp).
-#include "core/numerics/fpe_sum.hpp"
+// families/sum_dot/fpe_sum.hpp).
+#include "families/sum_dot/fpe_sum.hpp"
 
 #include <algorithm>
 #include <cmath>
 
-#include "core/families/family_fpe.hpp"
+#include "families/fpe/family_fpe.hpp"
 
 namespace accsum {
 
@@ -110,7 +110,7 @@ AlgoEntry fpe_acc_entry(bool dot, const std::string& backend, const std::string&
                   "u|s| + (1+u)E, E = gamma_T^R F D S', T = 3R-2, D = lane depth ceil(m/P) + log2 G (P elements a "
                   "step), F the mass growth: Algorithm 1 "
                   "of Collange, Joldes, Muller, Popescu, ASAP 2016, bounded by its input mass along its error pipeline "
-                  "(the argument of Prop. III.1), accumulated over D steps; derivation in core/numerics/fpe_sum.hpp");
+                  "(the argument of Prop. III.1), accumulated over D steps; derivation in families/sum_dot/fpe_sum.hpp");
 }
 
 }  // namespace accsum

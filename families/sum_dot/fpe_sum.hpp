@@ -2,10 +2,10 @@
 // fpe-sum / fpe-dot: the sum of n doubles (the dot product of two double vectors) accumulated in
 // R-term floating-point expansions, R in {2, 4, 8, 16, 32}, with the safe data-parallel addition
 // of Collange, Joldes, Muller, Popescu, "Parallel floating-point expansions for extended-precision
-// GPU computations", ASAP 2016 (Algorithm 1, core/numerics/fpe_ops.hpp).
+// GPU computations", ASAP 2016 (Algorithm 1, families/fpe/fpe_ops.hpp).
 //
 // Shape (a function of n only, so cpu, cpu-mt and CUDA compute the same bits): the lanes of
-// DPSumK's fused form (core/numerics/dpsum.hpp: G = fused_lanes(n) lanes, element i to lane
+// DPSumK's fused form (families/sum_dot/dpsum.hpp: G = fused_lanes(n) lanes, element i to lane
 // (i / kFusedVec) mod G, each lane in increasing i). A lane holds an R-term expansion a, from 0,
 // and takes its elements P = fpe_acc_batch(R, dot) at a time, in order (the last batch may be
 // shorter):
@@ -46,9 +46,9 @@
 //     E <= gamma_T^R F D S.
 // Rounding the root: |res - s^| <= u |s^| with s^ = s + (<= E): |res - s| <= u |s| + (1 + u) E.
 // Dot: x_i y_i = h_i + t_i exactly unless the product underflows, then |x_i y_i - h_i - t_i| <=
-//   4 eta per product (eta = 2^-1074; ORO 2005 §5 / core/numerics/dpsum.hpp); the mass is
+//   4 eta per product (eta = 2^-1074; ORO 2005 §5 / families/sum_dot/dpsum.hpp); the mass is
 //   sum |h_i| + |t_i| <= (1 + 2u) S + 6 n eta.
-// Comparison: DPSumK K = 2 (core/numerics/dpsum.hpp) has u|s| + ~gamma_D^2 S; R = 2 here has u|s| +
+// Comparison: DPSumK K = 2 (families/sum_dot/dpsum.hpp) has u|s| + ~gamma_D^2 S; R = 2 here has u|s| +
 // ~16 u^2 D S: both double-double accumulators, the expansion's second-order term linear in D.
 #include <algorithm>
 #include <cmath>
@@ -57,12 +57,12 @@
 #include <string>
 #include <vector>
 
-#include "core/numerics/dpsum.hpp"
+#include "families/sum_dot/dpsum.hpp"
 #include "core/numerics/eft.hpp"
-#include "core/numerics/fpe_ops.hpp"
+#include "families/fpe/fpe_ops.hpp"
 #include "base/hd.hpp"
 #include "core/frame/registry.hpp"
-#include "core/numerics/sum_bounds.hpp"
+#include "families/sum_dot/sum_bounds.hpp"
 #include "core/numerics/superacc.hpp"
 
 namespace accsum {

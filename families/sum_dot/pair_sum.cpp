@@ -1,9 +1,9 @@
-// The bound of a pair sum (derivation in core/numerics/pair_sum.hpp), evaluated upward-safe.
-#include "core/numerics/pair_sum.hpp"
+// The bound of a pair sum (derivation in families/sum_dot/pair_sum.hpp), evaluated upward-safe.
+#include "families/sum_dot/pair_sum.hpp"
 
 #include <cmath>
 
-#include "core/numerics/sum_bounds.hpp"
+#include "families/sum_dot/sum_bounds.hpp"
 
 namespace accsum {
 
