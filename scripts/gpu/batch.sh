@@ -4,11 +4,12 @@
 # Usage: scripts/gpu/batch.sh TOPIC:SECONDS ... (e.g. gemm:250 ozaki:160); binaries in build-gpu/bin,
 # or in build-gpu/bin.tar.xz (unpacked first; its lib/ goes on LD_LIBRARY_PATH).
 set -uo pipefail
-OUT=${OUT:-gpu-out}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
 [ -f build-gpu/bin.tar.xz ] && tar -xJf build-gpu/bin.tar.xz -C build-gpu
-export LD_LIBRARY_PATH="$ROOT/build-gpu/bin/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+BIN=${BIN:-$ROOT/build-gpu/bin}
+# shellcheck source=scripts/gpu/common.sh
+source scripts/gpu/common.sh
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 WORK=$(mktemp -d)
 nvidia-smi > "$WORK/nvidia-smi.txt" 2>&1
@@ -20,5 +21,4 @@ for job in "$@"; do
   OUT="$WORK/$topic" timeout "$cap" "scripts/gpu/$topic.sh" > "$WORK/$topic/driver.log" 2>&1
   echo "$topic exit $? after $(( $(date +%s) - start )) s (cap $cap s)" | tee -a "$WORK/batch.log"
 done
-mkdir -p "$OUT"
 tar -czf "$OUT/batch.tgz" -C "$WORK" .

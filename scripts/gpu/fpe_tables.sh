@@ -6,11 +6,9 @@
 # Run from the repository root with the binaries in build-gpu/bin (BIN overrides); everything
 # lands in $OUT. Bounded: about 3 minutes (each step has its own timeout).
 set -uo pipefail
-B=${BIN:-build-gpu/bin}
-OUT=${OUT:-gpu-out}
+# shellcheck source=scripts/gpu/common.sh
+source "$(dirname "$0")/common.sh"
 N=${FPE_N:-2^20}
-mkdir -p "$OUT"
-export LD_LIBRARY_PATH="$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv > "$OUT/fpe_gpu_info.txt" 2>&1
 timeout 100 "$B/accsum_tests" --gtest_brief=1 --gtest_filter='FpeCuda*:QdOps*:Fpe.*' > "$OUT/fpe_tests_cuda.log" 2>&1
 echo "tests exit $?" >> "$OUT/fpe_tests_cuda.log"

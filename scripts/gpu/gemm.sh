@@ -4,10 +4,8 @@
 # 8192 on U[0,1], and the paper-layout table on cuda. Run from the repository root with the binaries
 # built for sm_90 in build-gpu/bin (BIN overrides); everything lands in $OUT.
 set -uo pipefail
-B=${BIN:-build-gpu/bin}
-OUT=${OUT:-gpu-out}
-mkdir -p "$OUT"
-A="$B/accsum"
+# shellcheck source=scripts/gpu/common.sh
+source "$(dirname "$0")/common.sh"
 FRONT=sgemm,sgemm-kahan,sgemm-dcs,cublas-sgemm,cublas-tf32,cublas-bf16x9,sgemm-via-dgemm,cublas-fixedpoint
 {
   nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv

@@ -3,9 +3,8 @@
 # streaming of backends/cuda/thread/lane_stream.cuh: their CUDA tests, then n = 2^28 at range 1e50
 # beside CUB / cuBLAS in one process (a must-not-regress check). Everything lands in $OUT.
 set -uo pipefail
-B=${BIN:-build-gpu/bin}
-OUT=${OUT:-gpu-out}
-mkdir -p "$OUT"
+# shellcheck source=scripts/gpu/common.sh
+source "$(dirname "$0")/common.sh"
 timeout 100 "$B/accsum_tests" --gtest_brief=1 --gtest_filter='DpSumKCuda*:FpeSumCuda*' > "$OUT/lanes_tests.log" 2>&1
 echo "lanes tests exit $?" >> "$OUT/lanes_tests.log"
 timeout 120 "$B/accsum" bench --backend=cuda --algo=dpsumk,dpdotk,fpe-sum,fpe-dot,cub-sum,cublas-dot --K=2,3 \

@@ -13,15 +13,13 @@
 # the main benches (ACCSUM_OPENCL_DUMP: program_<k>.bin, its build options in program_<k>.txt),
 # to read for .local spills. The timeouts bound it to 155 s.
 set -uo pipefail
-B=${BIN:-build-gpu/bin}
-OUT=${OUT:-gpu-out}
+# shellcheck source=scripts/gpu/common.sh
+source "$(dirname "$0")/common.sh"
 N=${OPENCL_N:-2^28}
 RANGES=${OPENCL_RANGES:-1,1e50,1e300}
 FPE=${OPENCL_FPE:-0,8}  # expansion sizes compared (default 0 on both backends)
 GROUPS_SWEEP=${OPENCL_GROUPS:-0,1056,5280}  # 0: 20 per compute unit (2640 on 132 SMs)
 SWEEP_N=${OPENCL_SWEEP_N:-2^22,$N}
-mkdir -p "$OUT"
-A="$B/accsum"
 export ACCSUM_OPENCL_DEVICE=${ACCSUM_OPENCL_DEVICE:-NVIDIA}  # NVIDIA's platform, not PoCL on the host CPU
 LOG="$OUT/opencl_tests_gpu.log"
 { nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv; timeout 10 "$A" info; } > "$LOG" 2>&1

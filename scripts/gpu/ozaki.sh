@@ -6,10 +6,8 @@
 # in $OUT (a log and six JSON reports). About 3 minutes on an H200. OZAKI_N, OZAKI_DISTS and
 # OZAKI_SLICES narrow the sweep (e.g. OZAKI_N=8192 OZAKI_DISTS=uniform-sym OZAKI_SLICES=0).
 set -uo pipefail
-B=${BIN:-build-gpu/bin}
-OUT=${OUT:-gpu-out}
-mkdir -p "$OUT"
-A="$B/accsum"
+# shellcheck source=scripts/gpu/common.sh
+source "$(dirname "$0")/common.sh"
 { nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv; } > "$OUT/ozaki_tests.log" 2>&1
 timeout 120 "$B/accsum_tests" --gtest_brief=1 --gtest_filter='OzakiCuda.*:Ozaki.*' >> "$OUT/ozaki_tests.log" 2>&1
 echo "ozaki tests exit $?" >> "$OUT/ozaki_tests.log"

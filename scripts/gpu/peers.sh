@@ -5,10 +5,8 @@
 # binaries in build-gpu/bin (built with the nvidia-cuda-cccl headers: CMake prints "CCCL 300500").
 # Writes logs and JSON into $OUT; about 3-4 minutes (the tests are capped at 2).
 set -uo pipefail
-B=${BIN:-build-gpu/bin}
-OUT=${OUT:-gpu-out}
-mkdir -p "$OUT"
-A="$B/accsum"
+# shellcheck source=scripts/gpu/common.sh
+source "$(dirname "$0")/common.sh"
 { nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv; "$A" list | grep -E "cub|cublas|superacc"; } \
   > "$OUT/peers_info.txt" 2>&1
 timeout 120 "$B/accsum_tests" --gtest_brief=1 --gtest_filter='CubReproCuda.*:SuperaccCuda.*' > "$OUT/peers_tests.log" 2>&1

@@ -5,9 +5,8 @@
 # cuda and cpu results; `placement` in each JSON row says which rank used which GPU).
 # Run from the repository root with the binaries in build-gpu/bin; everything lands in $OUT.
 set -uo pipefail
-B=${BIN:-build-gpu/bin}
-OUT=${OUT:-gpu-out}
-mkdir -p "$OUT"
+# shellcheck source=scripts/gpu/common.sh
+source "$(dirname "$0")/common.sh"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 LOG="$OUT/placement_tests.log"
 nvidia-smi -L > "$LOG" 2>&1

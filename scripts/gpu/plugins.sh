@@ -6,11 +6,9 @@
 # Run from the repo root on the GPU machine with the built tree in build-gpu (bin/, plugins/, lib/
 # and examples: cmake --build build-gpu). Writes logs and JSON into $OUT; about 2 minutes.
 set -uo pipefail
-B=${BIN:-build-gpu/bin}
+# shellcheck source=scripts/gpu/common.sh
+source "$(dirname "$0")/common.sh"
 P=${PLUGINS:-build-gpu/plugins}
-OUT=${OUT:-gpu-out}
-mkdir -p "$OUT"
-A="$B/accsum"
 export LD_LIBRARY_PATH="$PWD/build-gpu/lib:$PWD/$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | grep -oE 'H100|H200|A100|L40S|[A-Z][0-9]+' | head -1 | tr 'A-Z' 'a-z')
 gpu=${gpu:-gpu}

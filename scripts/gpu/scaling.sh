@@ -8,10 +8,9 @@
 # (--bind-to none: OpenMPI binds a rank to one core by default, and the oracle and cpu-mt use many.)
 # Writes $OUT/scaling_*.json, scaling_tests.log and scaling.md (scripts/gpu/scaling_table.py).
 set -uo pipefail
-B=${BIN:-build-gpu/bin}
-OUT=${OUT:-gpu-out}
+# shellcheck source=scripts/gpu/common.sh
+source "$(dirname "$0")/common.sh"
 REPS=${SCALING_REPS:-10}
-mkdir -p "$OUT"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 LOG="$OUT/scaling_tests.log"
 GPUS=$(nvidia-smi -L | grep -c '^GPU')

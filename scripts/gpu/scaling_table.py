@@ -4,15 +4,16 @@ share, the ratio to CUB / cuBLAS on one GPU at the per-rank size, and whether th
 correctly rounded value (the same bits at every GPU count for the strong-scaling runs).
 Usage: scaling_table.py OUT_DIR GPUS"""
 import glob
-import json
 import os
 import re
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from report_io import load_report, run_main  # noqa: E402
+
 
 def rows(path):
-    with open(path) as f:
-        doc = json.load(f)
+    doc = load_report(path)
     for run in doc.get("runs", []):
         for r in run.get("results", []):
             yield run.get("dataset", doc.get("dataset", {})), r
@@ -56,4 +57,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    run_main(main)
