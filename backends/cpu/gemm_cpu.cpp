@@ -90,9 +90,7 @@ Registrar reg_openblas(AlgoEntry("gemm", "openblas-sgemm", "cpu", "OpenBLAS cbla
                            .maker([](const Problem& p, const Params&) { return make_openblas(p, 1); }));
 Registrar reg_openblas_d(AlgoEntry("dgemm", "openblas-dgemm", "cpu", "OpenBLAS cblas_dgemm on one thread (baseline)")
                              .baseline()
-                             .maker([](const Problem& p, const Params&) {
-                               return make_openblas_dgemm(p, 1);
-                             }));
+                             .maker([](const Problem& p, const Params&) { return make_openblas_dgemm(p, 1); }));
 }  // namespace
 
 #endif

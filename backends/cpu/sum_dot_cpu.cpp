@@ -112,7 +112,8 @@ Registrar reg_dotk(
               return bounds::dot_k(f.n, static_cast<int>(param_int(prm, "K")), f.abs_sum, f.sum_abs);
             },
             "(u + 2 gamma_{4n-2}^2)|s| + gamma_{4n-2}^K S: " + kOro +
-                ", Prop. 5.11 for K >= 3 (no underflow); K = 2 derived in its form (families/sum_dot/sum_bounds.hpp); + 8 "
+                ", Prop. 5.11 for K >= 3 (no underflow); K = 2 derived in its form (families/sum_dot/sum_bounds.hpp); "
+                "+ 8 "
                 "n eta for "
                 "products that underflow"));
 

@@ -300,7 +300,8 @@ inline const char* dp_bound_cite() {
   return "Guarantee: fused is K-fold with first-order term u|s|; tree's first-order term is "
          "gamma_{ceil(log2 n)}|s|, not u|s| (its final DPRed pass rounds at every tree level). "
          "K-fold bound in the form of Ogita-Rump-Oishi 2005 Prop. 4.10/5.11, derived for this summation "
-         "order in families/sum_dot/dpsum.hpp: tree |res-s| <= a(|s|+2E), fused <= u|s|+(1+u)aE, E the level-(K-1) error "
+         "order in families/sum_dot/dpsum.hpp: tree |res-s| <= a(|s|+2E), fused <= u|s|+(1+u)aE, E the level-(K-1) "
+         "error "
          "mass (E_k <= a M_k, M_{k+1} <= |s|+2E_k), a = gamma_D, D = ceil(log2 n) (tree) or lane depth "
          "m+K(log2 G+1) (fused)";
 }

@@ -105,12 +105,14 @@ AlgoEntry fpe_acc_entry(bool dot, const std::string& backend, const std::string&
                               "2",
                               true}})
       .within_domain([dot](const Params& p, const ExactFacts& f) { return fpe_acc_domain(dot, p, f); })
-      .bounded_by([dot](const Params& p,
-                        const ExactFacts& f) { return fpe_acc_bound(dot, fpe_acc_r(p), f.n, f.abs_sum, f.sum_abs); },
-                  "u|s| + (1+u)E, E = gamma_T^R F D S', T = 3R-2, D = lane depth ceil(m/P) + log2 G (P elements a "
-                  "step), F the mass growth: Algorithm 1 "
-                  "of Collange, Joldes, Muller, Popescu, ASAP 2016, bounded by its input mass along its error pipeline "
-                  "(the argument of Prop. III.1), accumulated over D steps; derivation in families/sum_dot/fpe_sum.hpp");
+      .bounded_by(
+          [dot](const Params& p, const ExactFacts& f) {
+            return fpe_acc_bound(dot, fpe_acc_r(p), f.n, f.abs_sum, f.sum_abs);
+          },
+          "u|s| + (1+u)E, E = gamma_T^R F D S', T = 3R-2, D = lane depth ceil(m/P) + log2 G (P elements a "
+          "step), F the mass growth: Algorithm 1 "
+          "of Collange, Joldes, Muller, Popescu, ASAP 2016, bounded by its input mass along its error pipeline "
+          "(the argument of Prop. III.1), accumulated over D steps; derivation in families/sum_dot/fpe_sum.hpp");
 }
 
 }  // namespace accsum
