@@ -14,7 +14,7 @@
 
 #include "app/output.hpp"
 #include "app/report.hpp"
-#include "core/oracle/mann_whitney.hpp"
+#include "app/mann_whitney.hpp"
 #include "core/frame/registry.hpp"
 
 namespace accsum::cli::compare {

@@ -1,18 +1,22 @@
 # The floors of the source tree (docs/architecture.md): base/ includes nothing of the project;
-# core/ and datasets/ include base/ and themselves, never each other; families/ sits on both and
-# below the backends; no backend includes another backend's folder. Run by the `floors` ctest
+# core/ and datasets/ include base/ and themselves, never each other; inside core/, numerics ->
+# simd -> oracle -> frame, never back up; families/ sits on core/ and datasets/ and below the
+# backends; no backend includes another backend's folder; nothing below app/ includes app/ or lib/. Run by the `floors` ctest
 # and by every build (the accsum_floors target):
 #   cmake -DROOT=<source root> -P tests/check_floors.cmake
 # Each rule: a folder (every file under it, recursively), "|", and the include prefixes it may not
 # use, separated by commas.
 set(backends cpu cpu_mt cuda opencl mpi)
 set(rules
-  "base|core/,datasets/,families/,backends/,app/"
-  "core|datasets/,families/,backends/,app/"
-  "datasets|core/,families/,backends/,app/"
-  "families|backends/,app/")
+  "base|core/,datasets/,families/,backends/,app/,lib/"
+  "core|datasets/,families/,backends/,app/,lib/"
+  "core/numerics|core/simd/,core/oracle/,core/frame/"
+  "core/simd|core/oracle/,core/frame/"
+  "core/oracle|core/frame/"
+  "datasets|core/,families/,backends/,app/,lib/"
+  "families|backends/,app/,lib/")
 foreach(backend IN LISTS backends)
-  set(others "app/")
+  set(others "app/,lib/")
   foreach(other IN LISTS backends)
     if(NOT other STREQUAL backend)
       list(APPEND others "backends/${other}/")

@@ -1,4 +1,4 @@
-// The IEEE 754 rule for special values (core/oracle/ieee_special.hpp) on every registered algorithm and
+// The IEEE 754 rule for special values (core/frame/ieee_special.hpp) on every registered algorithm and
 // every backend present: NaN in -> NaN, +inf with -inf -> NaN, one infinity -> that infinity, also
 // when the finite values overflow before it. Iterates the registry, so new algorithms are covered.
 #include <gtest/gtest.h>
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "core/oracle/ieee_special.hpp"
+#include "core/frame/ieee_special.hpp"
 #include "core/frame/family.hpp"
 #include "core/frame/registry.hpp"
 

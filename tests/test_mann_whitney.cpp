@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "core/oracle/mann_whitney.hpp"
+#include "app/mann_whitney.hpp"
 
 using accsum::mann_whitney_u;
 

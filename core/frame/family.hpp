@@ -118,7 +118,7 @@ struct FamilyDescriptor {
   std::function<std::vector<int64_t>(bool full)> verify_sizes;
   std::vector<TableSuite> tables;
   // The result is the sum of x (with y: the dot product x.y): a non-finite result is decided by
-  // IEEE 754 from the special values of the input (core/oracle/ieee_special.hpp), on every backend.
+  // IEEE 754 from the special values of the input (core/frame/ieee_special.hpp), on every backend.
   bool ieee_reduction = false;
   bool info_probe = false;  // `accsum info` times this family's baselines as the machine's yardstick
 };

@@ -28,11 +28,6 @@ const char* to_string(Guarantee g) {
   return "?";
 }
 
-double Result::scalar() const {
-  if (values.size() != 1) throw std::logic_error("result has " + std::to_string(values.size()) + " values, not one");
-  return values[0];
-}
-
 double proven_bound(const AlgoEntry& e, const Params& p, const ExactFacts& f, std::string* outside) {
   if (!e.bound) return -1;
   std::string why = e.domain ? e.domain(p, f) : "";

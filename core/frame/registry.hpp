@@ -18,23 +18,9 @@
 #include <vector>
 
 #include "base/vocabulary.hpp"
+#include "core/oracle/result.hpp"
 
 namespace accsum {
-
-// What a run computed, on the host. The layout is the family's (one value for a sum, a
-// column-major matrix, R terms per expansion, a residue); every element is held exactly in
-// binary64 (floats widen exactly, residues are below 2^52).
-struct Result {
-  std::vector<double> values;
-  // What the values are, in the family's terms, for families whose algorithms compute different
-  // things from the same data (e.g. "sum" or "product" of two expansions); "" otherwise.
-  std::string what;
-  // Figures of the run beyond its values (e.g. a plan's size, a time split); every report lists
-  // them beside the family's metrics.
-  std::vector<std::pair<std::string, double>> figures;
-  static Result scalar(double v) { return Result{{v}, {}, {}}; }
-  double scalar() const;  // the one value; throws std::logic_error when there are several
-};
 
 // What an algorithm promises, checked by `verify`.
 // bound: within an absolute error bound the algorithm states itself (a plugin's claim).
@@ -97,22 +83,6 @@ class SerialKernel : public ScalarKernel {
 
  private:
   std::function<double()> fn_;
-};
-
-// Exact facts about the data that bounds and their domains are expressed in, computed by the
-// family's oracle from the data alone (never from the name of a generator).
-struct ExactFacts {
-  int64_t n = 0;
-  double abs_sum = 0;                      // |s| (s = exact sum or dot), rounded to nearest
-  double sum_abs = 0;                      // S = sum |x_i| (sum) or sum |x_i*y_i| (dot), rounded up
-  double max_abs_x = 0;                    // max |x_i| over finite x_i
-  double max_abs_y = 0;                    // max |y_i| over finite y_i (0 without y)
-  double min_abs_x = 0;                    // min |x_i| over finite nonzero x_i (0 when there is none)
-  bool products_underflow = false;         // some nonzero exact product x_i*y_i is below 2^-1022
-  bool partial_sums_may_overflow = false;  // S exceeds what any partial sum or EFT can hold
-  // Family-specific facts by name (1/0 for yes/no), for families whose bounds are not stated in
-  // the sum-oriented fields above.
-  std::map<std::string, double> family;
 };
 
 // The domain of a proven bound: "" inside, else why the bound claims nothing on these data.
@@ -263,7 +233,7 @@ const std::vector<std::string>& compiled_backends();
 // mergeable state), or returns false.
 using Composer = std::function<bool(const AlgoEntry& from, AlgoEntry& twin)>;
 // Wraps an entry's maker from outside the registry (e.g. the IEEE rule for special values,
-// core/oracle/ieee_special.hpp): the wrapper's kernels stand in for the entry's.
+// core/frame/ieee_special.hpp): the wrapper's kernels stand in for the entry's.
 using MakeWrapper = std::function<MakeFn(MakeFn make, const AlgoEntry& e)>;
 
 class Registry {

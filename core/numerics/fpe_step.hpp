@@ -15,7 +15,7 @@
 //    with 2Sum(v_0, v_1) on the output of VecSum's last 2Sum: the identity, left out. Its output
 //    index j depends on the data; out[l] is chosen by a compare with the constant l instead.
 // On non-finite data the two may differ in which NaN or infinity they hold; the registry's IEEE
-// rule (core/oracle/ieee_special.hpp) replaces any non-finite result.
+// rule (core/frame/ieee_special.hpp) replaces any non-finite result.
 #include <type_traits>
 
 #include "core/numerics/eft.hpp"

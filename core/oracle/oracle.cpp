@@ -6,6 +6,8 @@
 // from flags, not from MPFR.
 #include "core/oracle/oracle.hpp"
 
+#include <stdexcept>
+
 #include <mpfr.h>
 
 #include <algorithm>
@@ -17,6 +19,11 @@
 #include <vector>
 
 namespace accsum {
+
+double Result::scalar() const {
+  if (values.size() != 1) throw std::logic_error("result has " + std::to_string(values.size()) + " values, not one");
+  return values[0];
+}
 namespace {
 
 constexpr mpfr_prec_t kSumPrec = 2240;  // > 1074 + 1024 + 64

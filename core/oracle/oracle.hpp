@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/frame/registry.hpp"
+#include "core/oracle/result.hpp"
 
 namespace accsum {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "core/oracle/ieee_special.hpp"
+#include "core/frame/ieee_special.hpp"
 #include "core/frame/registry.hpp"
 #include "base/vocabulary.hpp"
 

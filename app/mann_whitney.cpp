@@ -1,4 +1,4 @@
-#include "core/oracle/mann_whitney.hpp"
+#include "app/mann_whitney.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "core/oracle/ieee_special.hpp"
+#include "core/frame/ieee_special.hpp"
 
 #include "core/frame/family.hpp"
 
