@@ -8,7 +8,7 @@
 //   superacc, superacc-dot (the harness's permuted copy for the reproducibility check) 2
 //   dpsumk / dpdotk variant=tree (the working vector of the DPSum passes) ........ 2
 //   opencl (PoCL keeps the device buffers in host memory) ........................ +1
-// tests/test_limits.cpp measures the peaks again and checks these figures hold.
+// tests/base/test_limits.cpp measures the peaks again and checks these figures hold.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -28,7 +28,7 @@ void check_run_memory(const std::vector<Selection>& sel, const FamilyDescriptor&
                       double new_bytes, bool repro_check);
 
 // The bytes a generated dataset of `spec` holds: the family's input_bytes (every family that
-// generates data declares it; tests/test_io_rules.cpp checks that).
+// generates data declares it; tests/app/test_io_rules.cpp checks that).
 double spec_bytes(const FamilyDescriptor& family, const GenSpec& spec);
 
 // gen and table: one dataset of `bytes` in memory at a time, with no algorithm selection.

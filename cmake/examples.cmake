@@ -30,7 +30,7 @@ foreach(case RANGE 1 12)
 endforeach()
 
 # examples/use-the-library, built here against the in-tree library too (the GPU scripts run it);
-# tests/test_plugins_library.cpp builds the same sources against the installed package.
+# tests/frame/test_plugins_library.cpp builds the same sources against the installed package.
 if(ACCSUM_LIBRARY)
   add_executable(sum_file examples/use-the-library/sum_file.c)
   target_link_libraries(sum_file PRIVATE accsum_lib)

@@ -64,7 +64,7 @@ double dot_tree(const double* x, const double* y, int64_t n, int K, bool dekker,
 // One lane block: a[k * kLaneBlock + l] is level k of lane l. Adds the values v[0..L) at level 0
 // (and, for a dot, w[0..L) at level 1), as kf_add does for each lane, level by level: a
 // re-statement of core/numerics/dpsum.h's accsum_kf_add laid out across lanes for the compiler's
-// vectoriser, tested bit for bit against the serial definition (tests/test_dpsumk.cpp).
+// vectoriser, tested bit for bit against the serial definition (tests/families/test_dpsumk.cpp).
 void add_levels(double* a, int K, int L, int level, double* v) {
   for (int k = level; k < K - 1; ++k) {
     double* ak = a + k * kLaneBlock;

@@ -80,7 +80,7 @@ void add_fast(const Block<R>& x, const Block<R>& y, Block<R>& s) {
 
 // Algorithm 2's error loops run per expansion (data-dependent round counts), so fpe::propagate
 // and fpe::mul are restated here with masks: a vector re-statement of the serial definition,
-// tested bit for bit against it (tests/test_fpe.cpp: cpu-mt equals cpu on every algorithm).
+// tested bit for bit against it (tests/families/test_fpe.cpp: cpu-mt equals cpu on every algorithm).
 
 // fpe::propagate on a block: a round applies to the expansions whose e is still nonzero (NaN
 // counts), at most R rounds, as in the serial loop.

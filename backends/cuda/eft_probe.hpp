@@ -1,6 +1,6 @@
 #pragma once
 // The error-free transforms of core/numerics/numerics.h run elementwise on the GPU, for the tests
-// (tests/test_shared_corpus.cpp): the device's TwoSum, FastTwoSum, Split, Dekker's TwoProduct and
+// (tests/numerics/test_shared_corpus.cpp): the device's TwoSum, FastTwoSum, Split, Dekker's TwoProduct and
 // TwoProductFMA on a corpus of pairs, compared bit for bit with the exact MPFR oracle.
 #include <vector>
 

@@ -38,7 +38,7 @@ static_assert(kSharedDoublesPerTerm >= kWarpThreads, "a term's bytes hold a word
 // ---- warp pieces: one R-lane vector per expansion ----
 // A warp re-statement of families/fpe/fpe_ops.hpp's vector algorithms: a thread holds one lane
 // (not the whole vector the shared text indexes), the shifts are shuffles and any() a ballot;
-// tested bit for bit against the serial definition (tests/test_fpe_cuda.cpp).
+// tested bit for bit against the serial definition (tests/backends/cuda/test_fpe_cuda.cpp).
 
 template <int R>
 __device__ __forceinline__ double lanes_shift_up(double v, double in, int t) {

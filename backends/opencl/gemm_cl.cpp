@@ -1,7 +1,7 @@
 // The gemm family on OpenCL: the tiled SGEMM with selective compensation of families/gemm/gemm_serial.hpp
 // (Badin, Bic, Dillencourt, Nicolau, "Improving accuracy for matrix multiplications on GPUs",
 // 2011, Figs. 1-3), restated in OpenCL C (kernels/gemm.cl) with the definition's operations in
-// the definition's order, so the result is bit for bit the cpu backend's (tests/test_gemm.cpp
+// the definition's order, so the result is bit for bit the cpu backend's (tests/families/test_gemm.cpp
 // checks it on PoCL).
 #include <algorithm>
 #include <cstdlib>

@@ -2,7 +2,7 @@
 // Host SGEMM with selective compensation (families/gemm/gemm_serial.hpp), cache-blocked: a block of IB
 // rows times JB columns keeps its running totals in small arrays, and every entry still receives
 // its products in the order k = 0..K-1 with exactly the operations of gemm::dot_entry, so the
-// result is bit for bit the readable definition's (tests/test_gemm.cpp checks it). cpu runs the
+// result is bit for bit the readable definition's (tests/families/test_gemm.cpp checks it). cpu runs the
 // column blocks in order, cpu-mt spreads them over threads.
 #include <cstdint>
 #include <memory>

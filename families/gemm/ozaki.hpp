@@ -460,7 +460,7 @@ ACCSUM_HD F u64_to_rn(uint64_t v) {
 // 11 (double) places below F's rounding bit, so it only breaks ties, as the bits it stands for
 // would), are rounded by one conversion, and 2^(lead - 63) is added to the exponent field (exact; a
 // rounding up in the largest binade lands on infinity's bits, as RN overflows). Subnormal and
-// overflowing results take round_to. The same bits as round_to for every input (tests/test_ozaki.cpp);
+// overflowing results take round_to. The same bits as round_to for every input (tests/families/test_ozaki.cpp);
 // the cuda combine uses it, where round_to's variable-width shifts and ldexp cost hundreds of instructions.
 template <class F, class U>
 ACCSUM_HD F round_to_fast(const WideOf<U>& w) {

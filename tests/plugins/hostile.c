@@ -1,4 +1,4 @@
-/* Test plugins that misbehave, one per HOSTILE_CASE (tests/test_plugins.cpp loads each):
+/* Test plugins that misbehave, one per HOSTILE_CASE (tests/frame/test_plugins.cpp loads each):
  *   1 no entry point           2 another ABI version      3 an empty algorithm name
  *   4 an unknown family         5 an unknown backend       6 a built-in's name ("kahan")
  *   7 a compute that fails (returns an error with a message)

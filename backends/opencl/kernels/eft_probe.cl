@@ -1,5 +1,5 @@
 // The error-free transforms of core/numerics/numerics.h on the device, one input pair per
-// work-item, ten outputs each (tests/test_shared_corpus.cpp compares them with the host and the
+// work-item, ten outputs each (tests/numerics/test_shared_corpus.cpp compares them with the host and the
 // exact oracle).
 #include "core/numerics/numerics.h"
 __kernel void eft_probe(__global const double* a, __global const double* b, __global double* out) {

@@ -12,7 +12,7 @@
 
 #include "tests/backend_present.hpp"
 #include "tests/same_bits.hpp"
-#include "cli_run.hpp"
+#include "tests/cli_run.hpp"
 #include "core/frame/family.hpp"
 #include "core/oracle/gemm_oracle.hpp"
 #include "families/gemm/gemm_serial.hpp"

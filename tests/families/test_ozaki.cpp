@@ -25,8 +25,8 @@
 #include "families/gemm/ozaki_run.hpp"
 #include "core/frame/registry.hpp"
 #include "datasets/gemm_data.hpp"
-#include "cli_run.hpp"
-#include "gemm_test_util.hpp"
+#include "tests/cli_run.hpp"
+#include "tests/gemm_test_util.hpp"
 
 using namespace accsum;
 using namespace accsum::ozaki;

@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "cli_run.hpp"
-#include "gemm_test_util.hpp"
+#include "tests/cli_run.hpp"
+#include "tests/gemm_test_util.hpp"
 #include "families/gemm/ozaki_run.hpp"
 #include "core/frame/family.hpp"
 #include "core/frame/registry.hpp"

@@ -10,14 +10,14 @@
 #include <string>
 #include <vector>
 
-#include "cli_run.hpp"
+#include "tests/cli_run.hpp"
 #include "core/frame/family.hpp"
 #include "families/fpe/family_fpe.hpp"
 #include "families/fpe/fpe_ops.hpp"
 #include "families/fpe/qd_ops.hpp"
 #include "core/frame/registry.hpp"
 #include "datasets/dataset.hpp"
-#include "expect_usage_error.hpp"
+#include "tests/expect_usage_error.hpp"
 
 using namespace accsum;
 

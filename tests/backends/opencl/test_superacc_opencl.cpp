@@ -11,7 +11,7 @@
 #include "core/frame/registry.hpp"
 #include "datasets/dataset.hpp"
 #include "tests/dataset_util.hpp"
-#include "tests/opencl_test_util.hpp"
+#include "tests/backends/opencl/opencl_test_util.hpp"
 #include "tests/exact_of.hpp"
 #include "tests/superacc_test_util.hpp"
 

@@ -14,7 +14,7 @@
 #include <set>
 
 #include "backends/cpu/moddot_rz.hpp"
-#include "cli_run.hpp"
+#include "tests/cli_run.hpp"
 #include "core/frame/family.hpp"
 #include "families/moddot/moddot.hpp"
 #include "datasets/residues.hpp"

@@ -1,4 +1,4 @@
-// SuperaccCudaModel: the host model of the CUDA superaccumulator kernel (tests/superacc_cuda_model.hpp),
+// SuperaccCudaModel: the host model of the CUDA superaccumulator kernel (tests/numerics/superacc_cuda_model.hpp),
 // which runs everywhere (CI has no GPU), against the exact MPFR oracle and core's round().
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 
 #include "core/numerics/eft.hpp"
 #include "tests/exact_of.hpp"
-#include "tests/superacc_cuda_model.hpp"
+#include "tests/numerics/superacc_cuda_model.hpp"
 #include "tests/superacc_test_util.hpp"
 
 namespace accsum {

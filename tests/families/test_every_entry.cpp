@@ -1,0 +1,151 @@
+// The generic harness, in the spirit of MPFR's tests/tgeneric.c: every registered entry of every
+// family, on every backend present, on the family's edge cases, held by the one judge `accsum
+// verify` uses (app/harness.hpp: the promised guarantee against the exact oracle, the proven bound
+// inside its domain, the IEEE rule, reproducibility where promised); an entry that promises
+// reproducibility must also give the bits of the cpu entry of the same algorithm, its serial
+// definition. A new algorithm gets these tests by registering.
+//
+// Edge cases: n = 0 and n = 1, each of the family's verify generators at its smallest nonzero
+// verify size (seed 1), and for sums and dot products a hand corpus (signed zeros, subnormals,
+// overflow with cancellation, a huge range, exact cancellation, NaN and infinities).
+#include <gtest/gtest.h>
+
+#include <cfloat>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "app/harness.hpp"
+#include "core/frame/family.hpp"
+#include "core/frame/registry.hpp"
+#include "tests/same_bits.hpp"
+
+namespace accsum {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kMinSub = std::numeric_limits<double>::denorm_min();
+
+// Sums: x only; dot products: x and y, the same length.
+struct HandCase {
+  std::string name;
+  std::vector<double> x, y;
+};
+
+std::vector<HandCase> hand_corpus(bool dot) {
+  std::vector<HandCase> c = {
+      {"one", {0x1.fffffffffffffp-3}, {}},
+      {"signed_zeros_neg", {-0.0, -0.0, -0.0}, {}},
+      {"signed_zeros_mixed", {-0.0, 0.0, -0.0}, {}},
+      {"subnormals", {kMinSub, 3 * kMinSub, -kMinSub, 0x1p-1060, -0x1.8p-1070}, {}},
+      {"overflow_cancel", {DBL_MAX, DBL_MAX, -DBL_MAX, -DBL_MAX, 1.0}, {}},
+      {"huge_range", {0x1p1000, 1.0, -0x1p1000, 0x1p-1000, 3.0, -0x1p-1000}, {}},
+      {"exact_cancel", {1e300, 1.0, -1e300, -1.0, 0x1p-52}, {}},
+      {"nan", {1.0, std::nan(""), 2.0}, {}},
+      {"both_infinities", {kInf, 1.0, -kInf}, {}},
+  };
+  if (dot)
+    for (auto& k : c) {
+      k.y.assign(k.x.size(), 1.0);
+      if (k.name == "overflow_cancel") k.y = {2.0, 2.0, -1.0, -1.0, 0x1p-60};  // finite products past DBL_MAX
+      if (k.name == "subnormals") k.y = {0x1p-20, 1.0, 0x1p30, -1.0, 0x1p-2};  // products below the normal range
+    }
+  return c;
+}
+
+Dataset hand_dataset(const std::string& family, const HandCase& k) {
+  Dataset d;
+  d.family = family;
+  d.generator = "edge:" + k.name;
+  d.x = k.x;
+  d.y = k.y;
+  d.n = static_cast<int64_t>(k.x.size());
+  d.id = next_dataset_id();
+  return d;
+}
+
+// The family's edge cases: n = 0, then each verify generator at n = 1 and at its smallest
+// nonzero verify size, then the hand corpus of sums and dot products.
+std::vector<Dataset> edge_cases(const FamilyDescriptor& fam) {
+  std::vector<Dataset> out;
+  Dataset empty;
+  empty.family = fam.name;
+  empty.generator = "empty";
+  empty.id = next_dataset_id();
+  out.push_back(empty);
+  int64_t smallest = 0;
+  for (int64_t n : fam.verify_sizes(false))
+    if (n > 0 && (smallest == 0 || n < smallest)) smallest = n;
+  for (auto& c : fam.verify_cases(false))
+    for (int64_t n : {int64_t(1), smallest}) {
+      if (n <= 0) continue;
+      try {
+        out.push_back(fam.generate(GenSpec{c.dist, fam.name, n, 1, 1e16, 1e16, c.options}));
+      } catch (const UsageError&) {  // e.g. an ill-conditioned set needs more elements than n
+      }
+    }
+  if (fam.ieee_reduction)
+    for (auto& k : hand_corpus(fam.has_y)) out.push_back(hand_dataset(fam.name, k));
+  return out;
+}
+
+bool backend_present(const std::string& name) {
+  const BackendInfo* b = registry().backend(name);
+  return b && b->available && b->available();
+}
+
+std::string label(const AlgoEntry& e, const Dataset& d) {
+  return e.algo + " on " + e.backend + ", " + d.family + " " + d.generator + " n=" + std::to_string(d.n);
+}
+
+// The values one run of the entry gives on d (the judged run's are not kept by the harness).
+std::vector<double> values_of(const AlgoEntry& e, const Params& params, const Dataset& d) {
+  auto kernel = e.make(d.problem(), params);
+  kernel->execute();
+  return kernel->result().values;
+}
+
+TEST(EveryEntry, KeepsItsPromiseOnTheEdgeCasesOfItsFamily) {
+  const cli::MeasureOptions opt{1, 0, true};
+  int compared = 0;
+  std::map<std::string, int> judged;  // per backend
+  for (const FamilyDescriptor& fam : families()) {
+    for (const Dataset& d : edge_cases(fam)) {
+      cli::RunRecord run = cli::begin_run(d);
+      std::map<std::string, std::vector<double>> cpu_bits;  // algo -> its cpu entry's values on d
+      std::vector<std::pair<const AlgoEntry*, std::vector<double>>> others;
+      for (const AlgoEntry& e : registry().entries()) {
+        if (e.family != fam.name || !backend_present(e.backend)) continue;
+        const Params params = registry().resolve_params(e, {});
+        cli::ResultRow row = cli::measure_entry(e, params, run, opt);
+        EXPECT_TRUE(row.guarantee_met) << label(e, d) << ": " << row.violation;
+        ++judged[e.backend];
+        if (!e.reproducible || !row.error.empty()) continue;
+        if (e.backend == "cpu")
+          cpu_bits[e.algo] = values_of(e, params, d);
+        else
+          others.emplace_back(&e, values_of(e, params, d));
+      }
+      for (auto& [e, values] : others) {
+        auto cpu = cpu_bits.find(e->algo);
+        if (cpu == cpu_bits.end()) continue;  // no serial definition on the cpu backend
+        EXPECT_TRUE(test::all_same_bits(values, cpu->second)) << label(*e, d) << ": not the cpu entry's bits";
+        ++compared;
+      }
+    }
+  }
+  std::string seen;
+  for (auto& [b, k] : judged) seen += " " + b + ":" + std::to_string(k);
+  std::printf("[ NOTICE ] judged runs per backend:%s; %d compared bit for bit with the cpu entry\n", seen.c_str(),
+              compared);
+  EXPECT_GT(judged["cpu"], 0);
+  EXPECT_GT(judged["cpu-mt"], 0);
+  EXPECT_GT(compared, 0);
+}
+
+}  // namespace
+}  // namespace accsum
