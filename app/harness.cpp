@@ -24,12 +24,6 @@ bool same_bits(const Result& a, const Result& b) {
   return true;
 }
 
-std::string params_str(const Params& p) {
-  std::string s;
-  for (auto& [k, v] : p) s += (s.empty() ? "" : ",") + k + "=" + v;
-  return s;
-}
-
 // One timed execution: device time when the backend measured it, else the host's steady clock.
 double timed_execute(Kernel& k) {
   auto t0 = std::chrono::steady_clock::now();
@@ -79,7 +73,7 @@ void check_reproducible(ResultRow& row, const AlgoEntry& e, const RunRecord& run
   if (e.shape_variants)
     for (auto& variant : e.shape_variants(row.params)) {
       if (variant == row.params) continue;
-      row.repro_checks.push_back(params_str(variant));
+      row.repro_checks.push_back(params_str(variant, ","));
       if (!same_bits(run_once(e, d, variant), value)) row.reproducible = false;
     }
   if (d.n > 1 && run.family->permute && !d.generated_by) {  // data made by index are not permuted

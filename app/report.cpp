@@ -37,12 +37,6 @@ std::string json_number_or_string(double v) {
 
 namespace {
 
-std::string params_str(const Params& p) {
-  std::string s;
-  for (auto& [k, v] : p) s += (s.empty() ? "" : " ") + k + "=" + v;
-  return s;
-}
-
 json params_json(const Params& p) {
   json j = json::object();
   for (auto& [k, v] : p) {
@@ -251,7 +245,7 @@ std::string bound_cell(const Metrics& m) {
 std::vector<std::string> row_cells(const ResultRow& r) {
   const AlgoEntry& e = *r.entry;
   if (!r.error.empty())
-    return {e.algo, e.backend, params_str(r.params), std::string(to_string(e.guarantee_for(r.params))),
+    return {e.algo, e.backend, params_str(r.params, " "), std::string(to_string(e.guarantee_for(r.params))),
             "ERROR: " + r.error};
   const Metrics& m = r.metrics;
   std::string ratio = r.baseline.empty()     ? "-"
@@ -259,7 +253,7 @@ std::vector<std::string> row_cells(const ResultRow& r) {
                                              : fmt::format("{:.3f}x", r.ratio_to_baseline);
   return {e.algo,
           e.backend,
-          params_str(r.params),
+          params_str(r.params, " "),
           std::string(to_string(e.guarantee_for(r.params))) + (r.guarantee_met ? "" : " VIOLATED"),
           fmt::format("{:.1f}", m.digits),
           json_number_or_string(m.ulps),
@@ -407,7 +401,7 @@ std::string report_csv(const RunRecord& run) {
                                          {"seed", std::to_string(d.seed)},
                                          {"algo", r.entry->algo},
                                          {"backend", r.entry->backend},
-                                         {"params", params_str(r.params)},
+                                         {"params", params_str(r.params, " ")},
                                          {"guarantee", to_string(r.entry->guarantee)},
                                          {"exact_hex", run.reference.hex},
                                          {"guarantee_met", yes_no(r.guarantee_met)},

@@ -39,6 +39,12 @@ const std::string& param_str(const Params& p, const std::string& name) {
   return it->second;
 }
 
+std::string params_str(const Params& p, const char* sep) {
+  std::string s;
+  for (auto& [k, v] : p) s += (s.empty() ? "" : sep) + k + "=" + v;
+  return s;
+}
+
 uint64_t next_dataset_id() {
   static std::atomic<uint64_t> counter{0};
   return ++counter;

@@ -33,6 +33,8 @@ struct UsageError : std::runtime_error {
 using Params = std::map<std::string, std::string>;
 long long param_int(const Params& p, const std::string& name);
 const std::string& param_str(const Params& p, const std::string& name);
+// "k=v" for every parameter in name order, joined by sep (reports: " ", shape labels: ",").
+std::string params_str(const Params& p, const char* sep);
 // A data option given as a number (--range, --alpha, ...): `def` when absent; a usage error unless
 // it is a finite number >= at_least.
 double option_number(const Params& p, const std::string& name, double def, double at_least = -HUGE_VAL);

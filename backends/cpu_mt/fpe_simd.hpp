@@ -11,6 +11,7 @@
 
 #include <cstdint>
 
+#include "core/simd/eft_avx2.hpp"
 #include "families/fpe/fpe_ops.hpp"
 
 namespace accsum::fpe_simd {
@@ -44,12 +45,8 @@ void store(const Block<R>& b, int64_t count, double* out) {
     for (int l = 0; l < R; ++l) out[w * R + l] = b.v[l][w];
 }
 
-// TwoSum (Ogita, Rump, Oishi 2005, Alg. 3.1; core/numerics/numerics.h's formula) on every lane.
-inline void two_sum(Lanes a, Lanes b, Lanes& s, Lanes& e) {
-  const Lanes t = a + b, v = t - a;
-  e = (a - (t - v)) + (b - v);
-  s = t;
-}
+// TwoSum on every lane (core/simd/eft_avx2.hpp; Lanes is AVX's __m256d).
+inline void two_sum(Lanes a, Lanes b, Lanes& s, Lanes& e) { simd::two_sum(a, b, s, e); }
 
 // TwoProductFMA (ORO Alg. 3.5) on every lane.
 inline void two_prod_fma(Lanes a, Lanes b, Lanes& p, Lanes& e) {

@@ -21,21 +21,16 @@
 #include "core/numerics/fpe_step_r2.hpp"
 #include "families/sum_dot/fpe_sum.hpp"
 #include "core/frame/registry.hpp"
+#include "core/simd/eft_avx2.hpp"
 
 namespace accsum::cpu_mt {
 namespace {
 
 using fpe_step::ScalarOps;
 
-// Where a subtraction off the chain from one element's a0 to the next's is issued: on the adders,
-// or on the FMA units as fnmadd(b, 1, a) = RN(a - b) (b * 1 is exact, so one rounding of the same
-// difference): the adders take two operations a cycle, the FMA units two more.
-struct SubOnAdders {
-  static __m256d sub(__m256d a, __m256d b) { return _mm256_sub_pd(a, b); }
-};
-struct SubOnFma {
-  static __m256d sub(__m256d a, __m256d b) { return _mm256_fnmadd_pd(b, _mm256_set1_pd(1.0), a); }
-};
+// Where a subtraction off the chain from one element's a0 to the next's is issued (core/simd/eft_avx2.hpp).
+using simd::SubOnAdders;
+using simd::SubOnFma;
 
 // Four lanes of the step in one AVX2 register (Knuth's 2Sum: no comparison); the same values
 // whichever unit Off takes the off-chain subtractions to.
@@ -45,11 +40,7 @@ struct AvxOpsOf {
   using M = __m256d;
   using J = __m256d;  // the output index, held as a small double
   static V add(V a, V b) { return _mm256_add_pd(a, b); }
-  static void two_sum(V a, V b, V& s, V& e) {
-    const V t = _mm256_add_pd(a, b), v = Off::sub(t, a);
-    e = _mm256_add_pd(Off::sub(a, _mm256_sub_pd(t, v)), Off::sub(b, v));
-    s = t;
-  }
+  static void two_sum(V a, V b, V& s, V& e) { simd::two_sum<Off>(a, b, s, e); }
   static void fast_two_sum(V a, V b, V& s, V& e) {
     const V t = _mm256_add_pd(a, b);
     e = Off::sub(b, _mm256_sub_pd(t, a));

@@ -34,6 +34,7 @@
 
 #include "families/sum_dot/superacc_host.hpp"
 #include "core/numerics/fpe.hpp"
+#include "core/simd/eft_avx2.hpp"
 #include "families/sum_dot/superacc_state.hpp"
 
 namespace accsum::cpu {
@@ -437,10 +438,7 @@ template <int N, bool kEarlyExit, class ResidueFn>
 inline void through_expansion(v4d* a, v4d x, const ResidueFn& residue) {
   const v4d zero = _mm256_setzero_pd();
   for (int j = 0; j < N; ++j) {
-    v4d sum = _mm256_add_pd(a[j], x);
-    v4d z = _mm256_sub_pd(sum, a[j]);
-    x = _mm256_add_pd(_mm256_sub_pd(a[j], _mm256_sub_pd(sum, z)), _mm256_sub_pd(x, z));
-    a[j] = sum;
+    simd::two_sum(a[j], x, a[j], x);
     if (kEarlyExit && _mm256_movemask_pd(_mm256_cmp_pd(x, zero, _CMP_NEQ_UQ)) == 0) return;
   }
   if (_mm256_movemask_pd(_mm256_cmp_pd(x, zero, _CMP_NEQ_UQ))) residue(x);
