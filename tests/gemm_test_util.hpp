@@ -55,4 +55,13 @@ inline accsum::Metrics judge(const accsum::Dataset& d, const accsum::Result& r) 
   return f.measure(r, f.oracle(d), -1);
 }
 
+// The sgemm-ozaki tests' shorthands: a gemm dataset of one shape, and a run of the cpu entry.
+inline accsum::Dataset ozaki_gen(const std::string& dist, const std::string& shape, uint64_t seed = 1,
+                                 accsum::Params extra = {}) {
+  return generate("gemm", dist, shape, seed, std::move(extra));
+}
+inline accsum::Result run_ozaki(const accsum::Dataset& d, const accsum::Params& user = {}) {
+  return run_cpu("sgemm-ozaki", d, user);
+}
+
 }  // namespace gemm_test
