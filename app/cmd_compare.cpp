@@ -88,6 +88,7 @@ void compare_directories(const std::string& base, const std::string& fresh, cons
   const auto nb = json_files(base), nn = json_files(fresh);
   for (auto& name : nb) {
     if (!std::binary_search(nn.begin(), nn.end(), name)) {
+      ++out.files_only_base;
       out.changes.push_back(file_presence(name, true, fresh));
       continue;
     }
@@ -103,7 +104,10 @@ void compare_directories(const std::string& base, const std::string& fresh, cons
     compare_reports(rb, rn, o, name, out);
   }
   for (auto& name : nn)
-    if (!std::binary_search(nb.begin(), nb.end(), name)) out.changes.push_back(file_presence(name, false, base));
+    if (!std::binary_search(nb.begin(), nb.end(), name)) {
+      ++out.files_only_new;
+      out.changes.push_back(file_presence(name, false, base));
+    }
 }
 
 std::string p_text(double p) { return p < 0 ? "" : fmt::format("{:.2g}", p); }
@@ -179,20 +183,25 @@ std::string as_csv(const Outcome& out) {
 std::string as_json(const Outcome& out, const CompareArgs& a, const Options& o, int code) {
   json j;
   j["schema"] = "accsum-compare/1";
-  j["tool"] = {{"name", "accsum"}, {"version", ACCSUM_VERSION}, {"git", ACCSUM_GIT_REV}};
+  j["tool"] = tool_json();
   j["base"] = utf8_safe(a.base);
   j["new"] = utf8_safe(a.fresh);
-  j["options"] = {{"speed_tolerance", o.speed_tolerance},
+  j["options"] = {{"speed", o.speed_basis == SpeedBasis::ratio ? "ratio" : "time"},
+                  {"speed_tolerance", o.speed_tolerance},
                   {"accuracy_tolerance", o.accuracy_tolerance},
                   {"accuracy_only", o.accuracy_only},
                   {"force", o.force},
                   {"alpha", kAlpha},
                   {"min_samples", kMinSamples}};
   j["rows"] = {{"matched", out.matched}, {"only_in_base", out.only_base}, {"only_in_new", out.only_new}};
+  j["files"] = {{"only_in_base", out.files_only_base}, {"only_in_new", out.files_only_new}};
   j["speed"] = {{"compared", out.speed_compared},
                 {"judged", out.speed_judged},
                 {"too_few_samples", out.speed_too_few},
-                {"without_samples", out.speed_without_samples}};
+                {"without_samples", out.speed_without_samples},
+                {"baselines", out.speed_baselines},
+                {"not_comparable", out.speed_not_comparable},
+                {"method", out.speed_method}};
   json changes = json::array();
   for (auto& c : out.changes)
     changes.push_back({{"file", c.file},
@@ -222,6 +231,7 @@ int run_compare(const CompareArgs& a) {
   o.speed_tolerance = parse_fraction(a.speed_tolerance, "--speed-tolerance");
   o.accuracy_tolerance = parse_fraction(a.accuracy_tolerance, "--accuracy-tolerance");
   o.accuracy_only = a.accuracy_only;
+  o.speed_basis = a.speed == "time" ? SpeedBasis::time : SpeedBasis::ratio;
   o.force = a.force;
   if (o.accuracy_only && o.force) throw UsageError("--force compares speed, --accuracy-only leaves it out: give one");
   const Kind kb = kind_of(a.base, "BASE"), kn = kind_of(a.fresh, "NEW");

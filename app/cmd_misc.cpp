@@ -82,13 +82,6 @@ int listing_rank(const std::string& family) {
   const FamilyDescriptor* f = find_family(family);
   return f ? f->listing_rank : std::numeric_limits<int>::max();
 }
-// By the descriptors' listing_rank, then registration order.
-std::vector<const FamilyDescriptor*> families_in_listing_order() {
-  std::vector<const FamilyDescriptor*> fs;
-  for (auto& f : families()) fs.push_back(&f);
-  std::stable_sort(fs.begin(), fs.end(), [](auto* a, auto* b) { return a->listing_rank < b->listing_rank; });
-  return fs;
-}
 
 // What the entry promises with its default parameters first, then what any one other choice of a parameter
 // promises instead (sgemm-ozaki: none, faithful with --accuracy=faithful).

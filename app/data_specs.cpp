@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
+#include <stdexcept>
 
 #include "app/commands.hpp"
 #include "app/inputs.hpp"
@@ -19,6 +21,20 @@ bool option_for_files(const std::string& name) {
 }
 
 namespace {
+
+// --n=small: a size every family accepts and measures in milliseconds on one core, for a quick
+// check of the whole registry (docs/compare.md's CI recipe runs `--algo=all --n=small`).
+const std::map<std::string, std::string> kSmallSizes{{"sum", "2^16"}, {"dot", "2^16"},  {"fpe", "2^12"},
+                                                     {"gemm", "64"},  {"dgemm", "64"}, {"moddot", "2^16"}};
+
+std::string sizes_for(const DataArgs& d, const FamilyDescriptor& f) {
+  if (d.n == kSmallSizesKeyword) {
+    auto it = kSmallSizes.find(f.name);
+    if (it == kSmallSizes.end()) throw std::logic_error("no --n=small size for the " + f.name + " family");
+    return it->second;
+  }
+  return !d.n.empty() ? d.n : !f.default_n.empty() ? f.default_n : std::string("2^24");
+}
 
 std::string pick_dist(const DataArgs& d, const FamilyDescriptor& f) {
   if (!d.dist.empty()) return d.dist;
@@ -48,8 +64,7 @@ std::vector<GenSpec> specs_of(const DataArgs& d, const FamilyDescriptor& f) {
     combos = next;
   }
   std::vector<GenSpec> out;
-  const std::string& sizes = !d.n.empty() ? d.n : !f.default_n.empty() ? f.default_n : std::string("2^24");
-  for (int64_t n : parse_sizes(sizes))
+  for (int64_t n : parse_sizes(sizes_for(d, f)))
     for (auto& opts : combos) {
       GenSpec s;
       s.dist = dist;

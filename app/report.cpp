@@ -139,6 +139,12 @@ json row_json(const RunRecord& run, const ResultRow& r) {
                  {"max", r.time.max},
                  {"reps", r.time.reps},
                  {"samples", r.time.samples}};
+  if (!r.ratio_samples.empty()) {  // timed beside its baseline, repetitions interleaved
+    j["time_s"]["interleaving"] = kInterleaving;
+    j["time_s"]["paired_with"] = {{"algo", r.paired_baseline}, {"params", params_json(r.paired_baseline_params)}};
+    j["time_s"]["baseline_samples"] = r.paired_baseline_samples;
+    j["time_s"]["ratio_samples"] = r.ratio_samples;
+  }
   j["timer"] = r.device_timed ? "device-events" : "steady-clock";
   j["transfer_s"] = r.transfer_s;
   if (!r.placement.empty()) j["placement"] = r.placement;
@@ -184,6 +190,14 @@ json reference_json(const RunRecord& run) {
 }
 
 }  // namespace
+
+json tool_json() {
+  return {{"name", "accsum"},
+          {"version", ACCSUM_VERSION},
+          {"git", ACCSUM_GIT_REV},
+          {"compiler", ACCSUM_COMPILER},
+          {"cuda_arch", ACCSUM_CUDA_ARCH}};
+}
 
 json run_json(const RunRecord& run) {
   json r;
