@@ -17,6 +17,7 @@
 #include "app/compare.hpp"
 #include "app/output.hpp"
 #include "app/report.hpp"
+#include "app/text_table.hpp"
 
 namespace accsum::cli {
 
@@ -127,44 +128,20 @@ std::vector<std::string> cells(const Change& c) {
           c.detail};
 }
 
+TextRows change_rows(const Outcome& out) {
+  TextRows rows{kColumns};
+  for (auto& c : out.changes) rows.push_back(cells(c));
+  return rows;
+}
+
 std::string as_table(const Outcome& out) {
-  std::string s;
-  if (!out.changes.empty()) {
-    std::vector<std::vector<std::string>> rows{kColumns};
-    for (auto& c : out.changes) rows.push_back(cells(c));
-    std::vector<size_t> w(kColumns.size(), 0);
-    for (auto& r : rows)
-      for (size_t i = 0; i < r.size(); ++i) w[i] = std::max(w[i], r[i].size());
-    for (auto& r : rows) {
-      std::string line;
-      for (size_t i = 0; i < r.size(); ++i) line += fmt::format("{:<{}}  ", r[i], i + 1 < r.size() ? w[i] : 0);
-      while (!line.empty() && line.back() == ' ') line.pop_back();
-      s += line + "\n";
-    }
-  } else {
-    s += "no changes\n";
-  }
+  std::string s = out.changes.empty() ? "no changes\n" : aligned_table(change_rows(out));
   for (auto& n : out.notes) s += "note: " + n + "\n";
   return s + out.summary() + "\n";
 }
 
 std::string as_markdown(const Outcome& out) {
-  std::string s;
-  if (!out.changes.empty()) {
-    s += "|";
-    for (auto& h : kColumns) s += " " + h + " |";
-    s += "\n|";
-    for (size_t i = 0; i < kColumns.size(); ++i) s += " --- |";
-    s += "\n";
-    for (auto& c : out.changes) {
-      s += "|";
-      for (auto& cell : cells(c)) s += " " + markdown_cell(cell) + " |";
-      s += "\n";
-    }
-    s += "\n";
-  } else {
-    s += "No changes.\n\n";
-  }
+  std::string s = out.changes.empty() ? "No changes.\n\n" : markdown_table(change_rows(out)) + "\n";
   for (auto& n : out.notes) s += "- " + markdown_cell(n) + "\n";
   if (!out.notes.empty()) s += "\n";
   return s + "**" + markdown_cell(out.summary()) + "**\n";

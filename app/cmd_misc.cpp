@@ -17,6 +17,7 @@
 #include "app/output.hpp"
 #include "app/parse.hpp"
 #include "app/report.hpp"
+#include "app/text_table.hpp"
 #include "core/frame/plugins.hpp"
 
 namespace accsum::cli {
@@ -102,8 +103,7 @@ int run_list(const std::string& format) {
   using nlohmann::json;
   Registry& reg = registry();
   json j = json::array();
-  std::string text = fmt::format("{:<14} {:<6} {:<18} {:<6} {:<34} {}\n", "algo", "family", "guarantee", "repro",
-                                 "backends", "parameters");
+  TextRows table{{"algo", "family", "guarantee", "repro", "backends", "parameters"}};
   std::vector<std::string> names = reg.algo_names();
   auto family_of = [&](const std::string& algo) {
     for (auto& e : reg.entries())
@@ -152,9 +152,8 @@ int run_list(const std::string& format) {
       jb.push_back(entry);
     }
     const std::vector<std::string> promised = guarantees_of(first);
-    text +=
-        fmt::format("{:<14} {:<6} {:<18} {:<6} {:<34} {}\n", name, first.family,
-                    fmt::format("{}", fmt::join(promised, "|")), first.reproducible ? "yes" : "no", backends, params);
+    table.push_back({name, first.family, fmt::format("{}", fmt::join(promised, "|")),
+                     first.reproducible ? "yes" : "no", backends, params});
     j.push_back({{"algo", name},
                  {"family", first.family},
                  {"guarantee", promised.front()},
@@ -163,7 +162,7 @@ int run_list(const std::string& format) {
                  {"summary", first.summary},
                  {"backends", jb}});
   }
-  text += "\nfamilies:\n";
+  std::string text = aligned_table(table) + "\nfamilies:\n";
   json jf = json::array();
   for (auto* fp : families_in_listing_order()) {
     const FamilyDescriptor& f = *fp;

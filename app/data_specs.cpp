@@ -36,44 +36,47 @@ std::string sizes_for(const DataArgs& d, const FamilyDescriptor& f) {
   return !d.n.empty() ? d.n : !f.default_n.empty() ? f.default_n : std::string("2^24");
 }
 
-std::string pick_dist(const DataArgs& d, const FamilyDescriptor& f) {
-  if (!d.dist.empty()) return d.dist;
+// --dist as given (a comma list sweeps, for every family), or the one a data option implies, or
+// the family's first.
+std::vector<std::string> pick_dists(const DataArgs& d, const FamilyDescriptor& f) {
+  if (!d.dist.empty()) return split_list(d.dist);
   for (auto& [name, value] : d.options)
-    if (auto* o = find_option(f, name); o && !o->implies_dist.empty()) return o->implies_dist;
-  return f.dists.front();
+    if (auto* o = find_option(f, name); o && !o->implies_dist.empty()) return {o->implies_dist};
+  return {f.dists.front()};
 }
 
 }  // namespace
 
 std::vector<GenSpec> specs_of(const DataArgs& d, const FamilyDescriptor& f) {
-  const std::string dist = pick_dist(d, f);
-  // Every data option this family has, as a list; the sweep is their product.
-  std::vector<Params> combos{Params{}};
-  for (auto& [name, list] : d.options) {
-    const DataOption* o = find_option(f, name);
-    if (!o) continue;  // another family's option
-    if (!o->dists.empty() && std::find(o->dists.begin(), o->dists.end(), dist) == o->dists.end())
-      throw UsageError("--" + name + " applies to --dist=" + fmt::format("{}", fmt::join(o->dists, "|")) + " only");
-    std::vector<Params> next;
-    for (auto& base : combos)
-      for (auto& v : o->sweeps ? split_list(list) : std::vector<std::string>{list}) {
-        Params p = base;
-        p[name] = v;
-        next.push_back(p);
-      }
-    combos = next;
-  }
   std::vector<GenSpec> out;
-  for (int64_t n : parse_sizes(sizes_for(d, f)))
-    for (auto& opts : combos) {
-      GenSpec s;
-      s.dist = dist;
-      s.family = f.name;
-      s.n = n;
-      s.seed = d.seed;
-      s.options = opts;
-      out.push_back(s);
+  for (const std::string& dist : pick_dists(d, f)) {
+    // Every data option this family has, as a list; the sweep is their product.
+    std::vector<Params> combos{Params{}};
+    for (auto& [name, list] : d.options) {
+      const DataOption* o = find_option(f, name);
+      if (!o) continue;  // another family's option
+      if (!o->dists.empty() && std::find(o->dists.begin(), o->dists.end(), dist) == o->dists.end())
+        throw UsageError("--" + name + " applies to --dist=" + fmt::format("{}", fmt::join(o->dists, "|")) + " only");
+      std::vector<Params> next;
+      for (auto& base : combos)
+        for (auto& v : o->sweeps ? split_list(list) : std::vector<std::string>{list}) {
+          Params p = base;
+          p[name] = v;
+          next.push_back(p);
+        }
+      combos = next;
     }
+    for (int64_t n : parse_sizes(sizes_for(d, f)))
+      for (auto& opts : combos) {
+        GenSpec s;
+        s.dist = dist;
+        s.family = f.name;
+        s.n = n;
+        s.seed = d.seed;
+        s.options = opts;
+        out.push_back(s);
+      }
+  }
   return out;
 }
 
