@@ -312,3 +312,26 @@ def ratios(name):
                              ratio(r["ratio_to_baseline"]), "yes" if r.get("guarantee_met") else "NO"])
     return where(name, "ratios", table(["bench", "algo", "backend", "params", "n", "range", "× baseline",
                                         "guarantee met"], body)) + [""] + provenance(name)
+
+
+def speed_gate(*names):
+    """compare's false-alarm and detection rates (scripts/speed_gate_rates.py), per file and condition, on
+    each basis."""
+    body = []
+    for name in names:
+        doc = report(name)
+        for c in doc["conditions"]:
+            rates = c["rates"]
+            cells = []
+            for basis in ("ratio", "time"):
+                for kind in ("same", "slowed 10 %", "slowed 5 %"):
+                    r = rates[basis][kind]
+                    cells.append(f"{r['hits']}/{r['pairs']} ({pct(r['rate'])})")
+            load = f"{' '.join(c['loadavg_before'])} → {' '.join(c['loadavg_after'])}"
+            bench = doc["bench"]
+            body.append([f"`{name}`", f"{bench['algo']}@{bench['backend']} n={bench['n']} reps={bench['reps']}",
+                         "CPU hog beside" if c["hog"] else "no hog", load, *cells])
+    head = ["file", "bench", "condition", "load average before → after",
+            "false alarms (ratio)", "caught at 10 % (ratio)", "caught at 5 % (ratio)",
+            "false alarms (raw time)", "caught at 10 % (raw time)", "caught at 5 % (raw time)"]
+    return where(" ".join(names), "speed-gate", table(head, body)) + [""] + provenance(*names)

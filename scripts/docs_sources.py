@@ -3,6 +3,7 @@ their provenance (command, machine, date, git revision) and the formatting every
 import json
 import os
 import re
+import subprocess
 
 import report_io
 
@@ -263,3 +264,26 @@ def where(name, block, lines):
     if not lines:
         raise SystemExit(f"gen_docs: block {block}: results/{name} gave no rows")
     return lines
+
+
+# ---------------------------------------------------------------- the binary
+
+def run_accsum(accsum, *args):
+    env = dict(os.environ, ACCSUM_PROGRESS="0", COLUMNS="100")
+    # argv[0] "accsum", so that the usage lines do not carry this build's path
+    p = subprocess.run(["accsum", *args], executable=accsum, capture_output=True, text=True, env=env, timeout=60)
+    if p.returncode != 0:
+        raise SystemExit(f"gen_docs: `accsum {' '.join(args)}` exited {p.returncode}: {p.stderr.strip()[:200]}")
+    return p.stdout
+
+
+def build_config(accsum):
+    """What the help text depends on: the backends and optional libraries compiled into the binary."""
+    entries = json.loads(run_accsum(accsum, "list", "--format=json"))["algorithms"]
+    have = {(e["algo"], b["backend"]) for e in entries for b in e["backends"]}
+    algos = {a for a, _ in have}
+    backends = sorted({b for _, b in have}, key=["cpu", "cpu-mt", "cuda", "opencl", "mpi"].index)
+    extras = [name for name, present in (("QD", ("fpe-qd-add", "cpu") in have),
+                                         ("OpenBLAS", "openblas-sgemm" in algos),
+                                         ("CCCL >= 3.1", "cub-sum-repro" in algos)) if present]
+    return "backends " + ", ".join(backends) + "; " + (", ".join(extras) if extras else "no optional libraries")

@@ -22,19 +22,22 @@ import re
 import subprocess
 import sys
 
-from docs_sources import CLOSE, OPEN, RESULTS, ROOT, SKIPPED, commands_of, date_of, git_of, machine_of, meta, table
+from docs_sources import (CLOSE, OPEN, RESULTS, ROOT, SKIPPED, build_config, commands_of, date_of, git_of,
+                          machine_of, meta, run_accsum, table)
 from docs_blocks_gemm import (ab, figure, gemm_cpu, gemm_front, gemm_speed, gemm_stalls, ncu, ozaki, ozaki_faithful,
                               sources)
+import docs_tour
 from docs_blocks_vectors import (accuracy_digits, cpu_algorithms, cpu_superacc, dpsumk_k, fpe_cpu, fpe_cuda,
                                  fpe_sum_cuda, headline, moddot_cpu, moddot_cuda, opencl_ratios, peers_cpu, ratios,
-                                 scaling, superacc_n, superacc_ranges)
+                                 scaling, speed_gate, superacc_n, superacc_ranges)
 
 BLOCKS = {
     "ratios": ratios, "ab": ab, "ncu": ncu, "gemm-stalls": gemm_stalls, "sources": sources, "figure": figure, "headline": headline, "superacc-n": superacc_n, "superacc-ranges": superacc_ranges, "dpsumk-k": dpsumk_k,
     "cpu-algorithms": cpu_algorithms, "cpu-superacc": cpu_superacc, "peers-cpu": peers_cpu,
     "accuracy-digits": accuracy_digits, "gemm-front": gemm_front, "ozaki": ozaki, "gemm-cpu": gemm_cpu, "gemm-speed": gemm_speed, "ozaki-faithful": ozaki_faithful,
     "moddot-cuda": moddot_cuda, "moddot-cpu": moddot_cpu, "fpe-cuda": fpe_cuda, "fpe-sum-cuda": fpe_sum_cuda,
-    "fpe-cpu": fpe_cpu, "opencl-ratios": opencl_ratios, "scaling": scaling,
+    "fpe-cpu": fpe_cpu, "opencl-ratios": opencl_ratios, "scaling": scaling, "speed-gate": speed_gate,
+    "tour": docs_tour.tour, "tour-line": docs_tour.tour_line, "tour-source": docs_tour.tour_source,
 }
 
 
@@ -68,27 +71,6 @@ def fill_blocks(path):
 
 
 # ---------------------------------------------------------------- docs/cli.md
-
-def run_accsum(accsum, *args):
-    env = dict(os.environ, ACCSUM_PROGRESS="0", COLUMNS="100")
-    # argv[0] "accsum", so that the usage lines do not carry this build's path
-    p = subprocess.run(["accsum", *args], executable=accsum, capture_output=True, text=True, env=env, timeout=60)
-    if p.returncode != 0:
-        raise SystemExit(f"gen_docs: `accsum {' '.join(args)}` exited {p.returncode}: {p.stderr.strip()[:200]}")
-    return p.stdout
-
-
-def build_config(accsum):
-    """What the help text depends on: the backends and optional libraries compiled into the binary."""
-    entries = json.loads(run_accsum(accsum, "list", "--format=json"))["algorithms"]
-    have = {(e["algo"], b["backend"]) for e in entries for b in e["backends"]}
-    algos = {a for a, _ in have}
-    backends = sorted({b for _, b in have}, key=["cpu", "cpu-mt", "cuda", "opencl", "mpi"].index)
-    extras = [name for name, present in (("QD", ("fpe-qd-add", "cpu") in have),
-                                         ("OpenBLAS", "openblas-sgemm" in algos),
-                                         ("CCCL >= 3.1", "cub-sum-repro" in algos)) if present]
-    return "backends " + ", ".join(backends) + "; " + (", ".join(extras) if extras else "no optional libraries")
-
 
 CLI_HEAD = """# Command-line reference
 
@@ -182,7 +164,25 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--accsum", help="the accsum binary whose --help becomes docs/cli.md (omit to leave cli.md alone)")
     ap.add_argument("--check", action="store_true", help="change nothing; exit 1 naming every stale file")
+    ap.add_argument("--record-tour", action="store_true",
+                    help="run the README tour with --accsum and record its output in results/tour_cpu.json")
+    ap.add_argument("--check-tour", action="store_true",
+                    help="run the README tour with --accsum; exit 1 when the recorded output is stale")
     a = ap.parse_args()
+    if (a.record_tour or a.check_tour) and not a.accsum:
+        ap.error("--record-tour and --check-tour run the binary given by --accsum")
+    if a.check_tour:
+        stale = docs_tour.check(a.accsum)
+        if stale is None:
+            print(f"not checked: the tour was recorded with a build of {docs_tour.recorded_config()}; this binary "
+                  f"has {build_config(a.accsum)}", file=sys.stderr)
+            return SKIPPED
+        for key in stale:
+            print(f"stale: the tour's `{key}` output (run scripts/gen_docs.py --accsum <build>/bin/accsum "
+                  f"--record-tour, then without --record-tour)", file=sys.stderr)
+        return 1 if stale else 0
+    if a.record_tour:
+        docs_tour.record(a.accsum)
 
     wanted = {p: fill_blocks(p) for p in pages()}
     wanted[os.path.join(RESULTS, "README.md")] = results_index()

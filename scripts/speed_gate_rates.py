@@ -67,6 +67,12 @@ def median_ratio_change(base, new, algo):
     return median_ratio(base) / median_ratio(new) - 1
 
 
+def machine_and_tool(path):
+    with open(path) as f:
+        doc = json.load(f)
+    return doc["machine"], doc["tool"]
+
+
 def condition(args, hog, work):
     procs = [multiprocessing.Process(target=spin, daemon=True) for _ in range(args.hog_processes if hog else 0)]
     for p in procs:
@@ -88,8 +94,10 @@ def condition(args, hog, work):
         for p in procs:
             p.terminate()
             p.join()
+    machine, tool = machine_and_tool(os.path.join(work, "base.json"))
     return {"hog": hog, "hog_processes": len(procs), "loadavg_before": before, "loadavg_after": loadavg(),
-            "seconds": round(time.time() - started, 1), "rates": rates(trials), "trials": trials}
+            "seconds": round(time.time() - started, 1), "machine": machine, "tool": tool, "rates": rates(trials),
+            "trials": trials}
 
 
 def rates(trials):
@@ -122,15 +130,17 @@ def main():
     conditions = args.conditions.split(",")
     if not set(conditions) <= {"quiet", "hog"}:
         sys.exit("--conditions takes quiet and/or hog")
-    version = subprocess.run([args.accsum, "--version"], capture_output=True, text=True).stdout.strip()
     with tempfile.TemporaryDirectory() as work:
         results = [condition(args, c == "hog", work) for c in conditions]
-    doc = {"schema": "accsum-speed-gate/1", "tool": version, "cpu_count": os.cpu_count(),
-           "command": sys.argv, "bench": {"algo": args.algo, "backend": args.backend, "n": args.n,
+    doc = {"schema": "accsum-speed-gate/1", "tool": results[0].pop("tool"), "machine": results[0].pop("machine"),
+           "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "command": ["scripts/speed_gate_rates.py"] +
+           sys.argv[1:], "bench": {"algo": args.algo, "backend": args.backend, "n": args.n,
                                           "reps": args.reps},
            "note": "'hog' runs CPU-bound processes beside the benches; other work on the machine (its load average "
                    "is recorded) loads both conditions",
            "conditions": results}
+    for c in results[1:]:
+        c.pop("tool"), c.pop("machine")
     with open(args.out, "w") as f:
         json.dump(doc, f, indent=1)
         f.write("\n")
