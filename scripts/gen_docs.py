@@ -92,7 +92,8 @@ every algorithm whose family the file fits. Bad input of any kind is one line on
 | `ACCSUM_CUDA_DEVICE` | the CUDA device when `--device` is not given |
 | `ACCSUM_OPENCL_DEVICE` | a name substring choosing the OpenCL device (default: a GPU with fp64 first) |
 | `ACCSUM_OPENCL_DUMP` | a directory where the built OpenCL programs are written (PTX on NVIDIA) |
-| `ACCSUM_PROGRESS` | `0` turns the progress bar on stderr off, `1` forces it (default: on when stderr is a terminal) |
+| `ACCSUM_PROGRESS` | `0` turns progress on stderr off, `1` forces the bar, `lines` prints one line per finished dataset (default: the bar when stderr is a terminal, lines when `CI` is set) |
+| `CI` | set (to anything but `0` or `false`) by CI services: progress as one line per finished dataset instead of a bar |
 """
 
 

@@ -82,6 +82,8 @@ def condition(args, hog, work):
     trials = []
     try:
         for i in range(args.pairs):
+            if args.max_seconds and time.time() - started > args.max_seconds:
+                break  # out of time: the pairs measured so far are the result
             for kind, percent in KINDS:
                 base, new = os.path.join(work, "base.json"), os.path.join(work, "new.json")
                 bench(args, os.path.join(args.plugins, f"{args.plugin_stem}_0.so"), base)
@@ -125,6 +127,8 @@ def main():
     ap.add_argument("--pairs", type=int, default=100, help="pairs of each kind per condition")
     ap.add_argument("--conditions", default="quiet,hog", help="quiet, hog or both")
     ap.add_argument("--hog-processes", type=int, default=1)
+    ap.add_argument("--max-seconds", type=float, default=0,
+                    help="per condition: start no pair after this many seconds (0: no limit)")
     ap.add_argument("--out", required=True)
     args = ap.parse_args()
     conditions = args.conditions.split(",")
