@@ -2,7 +2,7 @@
 // baseline timed beside it in the same run (bench interleaves their repetitions), so a machine
 // that slows down as a whole moves numerator and denominator alike; --speed=time judges the raw
 // times. Either way: a two-sided Mann-Whitney U test at kAlpha plus a minimum effect, the
-// tolerance. Rows that cannot be judged are listed as "not speed-comparable" with the reason.
+// tolerance; ratios beyond Tukey's far-out fences (interrupted repetitions) are left out first. Rows that cannot be judged are listed as "not speed-comparable" with the reason.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -26,6 +26,31 @@ std::vector<double> series(const json& r, const char* key) {
   for (auto& v : t[key])
     if (v.is_number() && std::isfinite(v.get<double>()) && v.get<double>() > 0) s.push_back(v.get<double>());
   return s;
+}
+
+// Tukey's far-out fences (Tukey, Exploratory Data Analysis, 1977): a ratio whose logarithm lies more
+// than 3 interquartile ranges beyond the quartiles is a repetition the scheduler interrupted (on a
+// loaded host a time slice of milliseconds lands in one side of a pair and moves its ratio by a
+// factor of ten). Those are left out before the test; the count is reported.
+constexpr double kFenceIqrs = 3;
+
+double quantile(const std::vector<double>& sorted, double q) {
+  const double at = q * static_cast<double>(sorted.size() - 1);
+  const size_t lo = static_cast<size_t>(at);
+  const size_t hi = std::min(lo + 1, sorted.size() - 1);
+  return sorted[lo] + (at - static_cast<double>(lo)) * (sorted[hi] - sorted[lo]);
+}
+
+std::vector<double> within_fences(const std::vector<double>& ratios) {
+  std::vector<double> logs;
+  for (double r : ratios) logs.push_back(std::log(r));
+  std::vector<double> sorted = logs;
+  std::sort(sorted.begin(), sorted.end());
+  const double q1 = quantile(sorted, 0.25), q3 = quantile(sorted, 0.75), iqr = q3 - q1;
+  std::vector<double> kept;
+  for (size_t i = 0; i < ratios.size(); ++i)
+    if (logs[i] >= q1 - kFenceIqrs * iqr && logs[i] <= q3 + kFenceIqrs * iqr) kept.push_back(ratios[i]);
+  return kept;
 }
 
 double median_of(std::vector<double> v) {
@@ -80,8 +105,10 @@ std::string obstacle(const json& rb, const json& rn, const Options& o) {
 
 std::string speed_method(const Options& o) {
   return fmt::format("{}; two-sided Mann-Whitney U, p < {:g}, change > {:g} %",
-                     o.speed_basis == SpeedBasis::ratio ? "ratio to the baseline timed beside each row in the same run"
-                                                        : "raw times",
+                     o.speed_basis == SpeedBasis::ratio
+                         ? "ratio to the baseline timed beside each row in the same run, interrupted repetitions "
+                           "(beyond 3 IQR) left out"
+                         : "raw times",
                      kAlpha, 100 * o.speed_tolerance);
 }
 
@@ -98,7 +125,9 @@ void judge_speed(const Row& b, const Row& n, const Options& o, const std::string
     return;
   }
   const char* key = ratio ? "ratio_samples" : "samples";
-  const std::vector<double> sb = series(rb, key), sn = series(rn, key);
+  const std::vector<double> all_b = series(rb, key), all_n = series(rn, key);
+  const std::vector<double> sb = ratio ? within_fences(all_b) : all_b, sn = ratio ? within_fences(all_n) : all_n;
+  const size_t fenced = all_b.size() - sb.size() + all_n.size() - sn.size();
   if (sb.size() < kMinSamples || sn.size() < kMinSamples) {
     ++out.speed_too_few;
     return not_comparable(
@@ -122,8 +151,9 @@ void judge_speed(const Row& b, const Row& n, const Options& o, const std::string
   c.verdict = change > 0 ? "slower" : "faster";
   c.regression = change > 0;
   c.improvement = change < 0;
-  c.detail = ratio ? fmt::format("median ratio to {} over {} and {} interleaved repetitions (time {} -> {})",
+  c.detail = ratio ? fmt::format("median ratio to {} over {} and {} interleaved repetitions{} (time {} -> {})",
                                  rn.value("baseline", std::string("the baseline")), sb.size(), sn.size(),
+                                 fenced ? fmt::format(", {} interrupted one(s) left out", fenced) : "",
                                  seconds(median_of(series(rb, "samples"))), seconds(median_of(series(rn, "samples"))))
                    : fmt::format("medians of {} and {} repetitions", sb.size(), sn.size());
   out.changes.push_back(std::move(c));
