@@ -57,7 +57,7 @@ int run_gen(const GenArgs& a) {
   warn_if_cond_missed(specs.front(), ref.cond);
   fmt::print("wrote {} ({} n={} dist={} seed={}): exact cond {}, dynamic range {}, exact result {}\n",
              printable(a.output), a.family, d.n, specs.front().dist, specs.front().seed,
-             json_number_or_string(ref.cond), fmt::format("1e{:.1f}", dynamic_range_log10_of(d)), ref.hex);
+             json_number_or_string(ref.cond), fmt::format("10^{:.1f}", dynamic_range_log10_of(d)), ref.hex);
   return 0;
 }
 

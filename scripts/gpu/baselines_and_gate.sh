@@ -32,6 +32,6 @@ dgemm_bench loguniform_n4096 25 --n=4096 --dist=loguniform --range=1e10
 run_capped "gemm baselines" 50 "$A" bench --backend=cuda --algo=cublas-sgemm,cublas-sgemm-pedantic,sgemm-via-dgemm \
   --n=8192 --dist=uniform --reps="$REPS" --warmup=1 --no-repro-check --json="$OUT/gemm_baselines_n8192_${GPU}.json" \
   --format=csv >> "$LOG" 2>&1
-run_capped "speed gate" 120 python3 scripts/speed_gate_rates.py --accsum "$A" --plugins "$B/plugins" \
+run_capped "speed gate" 120 python3 "$(dirname "$0")/../speed_gate_rates.py" --accsum "$A" --plugins "$B/plugins" \
   --plugin-stem paced_sum_cuda --algo paced-sum-cuda --backend cuda --n 2^22 --reps 20 \
   --pairs "${GATE_PAIRS:-15}" --max-seconds "$(( $(cap 120) - 15 ))" --conditions quiet --out "$OUT/speed_gate_${GPU}.json" >> "$LOG" 2>&1
