@@ -22,7 +22,7 @@ build: configure
 install: build
 	cmake --install $(BUILD) $(if $(PREFIX),--prefix $(PREFIX))
 
-# The default benchmark: every algorithm on the best backend present, n = 2^24, beside its baseline.
+# The default benchmark: every algorithm on the best backend present at its family's default size, beside its baseline.
 run: build
 	$(ACCSUM) bench
 

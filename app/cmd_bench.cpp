@@ -38,12 +38,12 @@ void emit(const OutArgs& o, const std::string& text, const std::string& json) {
 
 namespace {
 
-// Every family the selection touches, in registration order.
+// Every family the selection touches, in listing order (sums and dots first, as `list` shows them).
 std::vector<const FamilyDescriptor*> families_of(const std::vector<Selection>& sel) {
   std::vector<const FamilyDescriptor*> out;
-  for (auto& f : families())
-    if (std::any_of(sel.begin(), sel.end(), [&](const Selection& s) { return s.entry->family == f.name; }))
-      out.push_back(&f);
+  for (auto* f : families_in_listing_order())
+    if (std::any_of(sel.begin(), sel.end(), [&](const Selection& s) { return s.entry->family == f->name; }))
+      out.push_back(f);
   return out;
 }
 
@@ -68,17 +68,21 @@ bool bench_dataset(const Dataset& d, const std::vector<Selection>& sel, const Me
                    Progress& progress) {
   progress.status(fmt::format("exact reference of {} n={}", d.family, format_size(d.n)));
   RunRecord run = begin_run(d);
+  std::vector<Pace> baselines;  // each row is timed beside its baseline, repetitions interleaved
+  for (auto& s : sel)
+    if (s.entry->family == d.family && s.entry->is_baseline)
+      for (auto& p : s.param_sets) baselines.push_back({s.entry, p});
   bool ok = true;
   for (auto& s : sel) {
     if (s.entry->family != d.family) continue;
     for (auto& p : s.param_sets) {
       progress.tick(s.entry->algo + " on " + s.entry->backend);
-      run.rows.push_back(measure_entry(*s.entry, p, run, opt));
+      run.rows.push_back(measure_entry(*s.entry, p, run, opt, pace_for(*s.entry, p, baselines)));
       ok &= run.rows.back().guarantee_met;  // a failed run or a VIOLATED row fails the bench
     }
   }
   attach_baselines(run.rows);
-  progress.finish();
+  progress.finish(fmt::format("{} n={} {}", d.family, format_size(d.n), d.generator));
   out.dataset_done(run);
   return ok;
 }

@@ -17,6 +17,7 @@
 #include "app/compare.hpp"
 #include "app/output.hpp"
 #include "app/report.hpp"
+#include "app/text_table.hpp"
 
 namespace accsum::cli {
 
@@ -88,6 +89,7 @@ void compare_directories(const std::string& base, const std::string& fresh, cons
   const auto nb = json_files(base), nn = json_files(fresh);
   for (auto& name : nb) {
     if (!std::binary_search(nn.begin(), nn.end(), name)) {
+      ++out.files_only_base;
       out.changes.push_back(file_presence(name, true, fresh));
       continue;
     }
@@ -103,7 +105,10 @@ void compare_directories(const std::string& base, const std::string& fresh, cons
     compare_reports(rb, rn, o, name, out);
   }
   for (auto& name : nn)
-    if (!std::binary_search(nb.begin(), nb.end(), name)) out.changes.push_back(file_presence(name, false, base));
+    if (!std::binary_search(nb.begin(), nb.end(), name)) {
+      ++out.files_only_new;
+      out.changes.push_back(file_presence(name, false, base));
+    }
 }
 
 std::string p_text(double p) { return p < 0 ? "" : fmt::format("{:.2g}", p); }
@@ -123,44 +128,20 @@ std::vector<std::string> cells(const Change& c) {
           c.detail};
 }
 
+TextRows change_rows(const Outcome& out) {
+  TextRows rows{kColumns};
+  for (auto& c : out.changes) rows.push_back(cells(c));
+  return rows;
+}
+
 std::string as_table(const Outcome& out) {
-  std::string s;
-  if (!out.changes.empty()) {
-    std::vector<std::vector<std::string>> rows{kColumns};
-    for (auto& c : out.changes) rows.push_back(cells(c));
-    std::vector<size_t> w(kColumns.size(), 0);
-    for (auto& r : rows)
-      for (size_t i = 0; i < r.size(); ++i) w[i] = std::max(w[i], r[i].size());
-    for (auto& r : rows) {
-      std::string line;
-      for (size_t i = 0; i < r.size(); ++i) line += fmt::format("{:<{}}  ", r[i], i + 1 < r.size() ? w[i] : 0);
-      while (!line.empty() && line.back() == ' ') line.pop_back();
-      s += line + "\n";
-    }
-  } else {
-    s += "no changes\n";
-  }
+  std::string s = out.changes.empty() ? "no changes\n" : aligned_table(change_rows(out));
   for (auto& n : out.notes) s += "note: " + n + "\n";
   return s + out.summary() + "\n";
 }
 
 std::string as_markdown(const Outcome& out) {
-  std::string s;
-  if (!out.changes.empty()) {
-    s += "|";
-    for (auto& h : kColumns) s += " " + h + " |";
-    s += "\n|";
-    for (size_t i = 0; i < kColumns.size(); ++i) s += " --- |";
-    s += "\n";
-    for (auto& c : out.changes) {
-      s += "|";
-      for (auto& cell : cells(c)) s += " " + markdown_cell(cell) + " |";
-      s += "\n";
-    }
-    s += "\n";
-  } else {
-    s += "No changes.\n\n";
-  }
+  std::string s = out.changes.empty() ? "No changes.\n\n" : markdown_table(change_rows(out)) + "\n";
   for (auto& n : out.notes) s += "- " + markdown_cell(n) + "\n";
   if (!out.notes.empty()) s += "\n";
   return s + "**" + markdown_cell(out.summary()) + "**\n";
@@ -179,20 +160,25 @@ std::string as_csv(const Outcome& out) {
 std::string as_json(const Outcome& out, const CompareArgs& a, const Options& o, int code) {
   json j;
   j["schema"] = "accsum-compare/1";
-  j["tool"] = {{"name", "accsum"}, {"version", ACCSUM_VERSION}, {"git", ACCSUM_GIT_REV}};
+  j["tool"] = tool_json();
   j["base"] = utf8_safe(a.base);
   j["new"] = utf8_safe(a.fresh);
-  j["options"] = {{"speed_tolerance", o.speed_tolerance},
+  j["options"] = {{"speed", o.speed_basis == SpeedBasis::ratio ? "ratio" : "time"},
+                  {"speed_tolerance", o.speed_tolerance},
                   {"accuracy_tolerance", o.accuracy_tolerance},
                   {"accuracy_only", o.accuracy_only},
                   {"force", o.force},
                   {"alpha", kAlpha},
                   {"min_samples", kMinSamples}};
   j["rows"] = {{"matched", out.matched}, {"only_in_base", out.only_base}, {"only_in_new", out.only_new}};
+  j["files"] = {{"only_in_base", out.files_only_base}, {"only_in_new", out.files_only_new}};
   j["speed"] = {{"compared", out.speed_compared},
                 {"judged", out.speed_judged},
                 {"too_few_samples", out.speed_too_few},
-                {"without_samples", out.speed_without_samples}};
+                {"without_samples", out.speed_without_samples},
+                {"baselines", out.speed_baselines},
+                {"not_comparable", out.speed_not_comparable},
+                {"method", out.speed_method}};
   json changes = json::array();
   for (auto& c : out.changes)
     changes.push_back({{"file", c.file},
@@ -222,6 +208,7 @@ int run_compare(const CompareArgs& a) {
   o.speed_tolerance = parse_fraction(a.speed_tolerance, "--speed-tolerance");
   o.accuracy_tolerance = parse_fraction(a.accuracy_tolerance, "--accuracy-tolerance");
   o.accuracy_only = a.accuracy_only;
+  o.speed_basis = a.speed == "time" ? SpeedBasis::time : SpeedBasis::ratio;
   o.force = a.force;
   if (o.accuracy_only && o.force) throw UsageError("--force compares speed, --accuracy-only leaves it out: give one");
   const Kind kb = kind_of(a.base, "BASE"), kn = kind_of(a.fresh, "NEW");

@@ -17,6 +17,7 @@
 #include "app/output.hpp"
 #include "app/parse.hpp"
 #include "app/report.hpp"
+#include "app/text_table.hpp"
 #include "core/frame/plugins.hpp"
 
 namespace accsum::cli {
@@ -56,7 +57,7 @@ int run_gen(const GenArgs& a) {
   warn_if_cond_missed(specs.front(), ref.cond);
   fmt::print("wrote {} ({} n={} dist={} seed={}): exact cond {}, dynamic range {}, exact result {}\n",
              printable(a.output), a.family, d.n, specs.front().dist, specs.front().seed,
-             json_number_or_string(ref.cond), fmt::format("1e{:.1f}", dynamic_range_log10_of(d)), ref.hex);
+             json_number_or_string(ref.cond), fmt::format("10^{:.1f}", dynamic_range_log10_of(d)), ref.hex);
   return 0;
 }
 
@@ -82,13 +83,6 @@ int listing_rank(const std::string& family) {
   const FamilyDescriptor* f = find_family(family);
   return f ? f->listing_rank : std::numeric_limits<int>::max();
 }
-// By the descriptors' listing_rank, then registration order.
-std::vector<const FamilyDescriptor*> families_in_listing_order() {
-  std::vector<const FamilyDescriptor*> fs;
-  for (auto& f : families()) fs.push_back(&f);
-  std::stable_sort(fs.begin(), fs.end(), [](auto* a, auto* b) { return a->listing_rank < b->listing_rank; });
-  return fs;
-}
 
 // What the entry promises with its default parameters first, then what any one other choice of a parameter
 // promises instead (sgemm-ozaki: none, faithful with --accuracy=faithful).
@@ -109,8 +103,7 @@ int run_list(const std::string& format) {
   using nlohmann::json;
   Registry& reg = registry();
   json j = json::array();
-  std::string text = fmt::format("{:<14} {:<6} {:<18} {:<6} {:<34} {}\n", "algo", "family", "guarantee", "repro",
-                                 "backends", "parameters");
+  TextRows table{{"algo", "family", "guarantee", "repro", "backends", "parameters"}};
   std::vector<std::string> names = reg.algo_names();
   auto family_of = [&](const std::string& algo) {
     for (auto& e : reg.entries())
@@ -159,9 +152,8 @@ int run_list(const std::string& format) {
       jb.push_back(entry);
     }
     const std::vector<std::string> promised = guarantees_of(first);
-    text +=
-        fmt::format("{:<14} {:<6} {:<18} {:<6} {:<34} {}\n", name, first.family,
-                    fmt::format("{}", fmt::join(promised, "|")), first.reproducible ? "yes" : "no", backends, params);
+    table.push_back({name, first.family, fmt::format("{}", fmt::join(promised, "|")),
+                     first.reproducible ? "yes" : "no", backends, params});
     j.push_back({{"algo", name},
                  {"family", first.family},
                  {"guarantee", promised.front()},
@@ -170,7 +162,7 @@ int run_list(const std::string& format) {
                  {"summary", first.summary},
                  {"backends", jb}});
   }
-  text += "\nfamilies:\n";
+  std::string text = aligned_table(table) + "\nfamilies:\n";
   json jf = json::array();
   for (auto* fp : families_in_listing_order()) {
     const FamilyDescriptor& f = *fp;

@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cmath>
 #include <map>
 #include <memory>
@@ -14,6 +15,7 @@
 #include "app/parse.hpp"
 #include "app/progress.hpp"
 #include "app/report.hpp"
+#include "app/text_table.hpp"
 
 namespace accsum::cli {
 
@@ -72,9 +74,11 @@ int run_verify(const VerifyArgs& a, const std::vector<std::string>& argv) {
   check_outputs(a.out);
   const int seeds = a.seeds > 0 ? a.seeds : (a.full ? 5 : 2);
   MeasureOptions opt{1, 0, true};
+  // --format=json: the report itself on stdout (or -o); other formats: the summary table there.
+  const bool json_out = a.out.format == "json";
   OutArgs json_only;
   json_only.json = a.out.json;
-  Reporters reporters(json_only, argv, backends_of(sel), /*text_to_stdout=*/false);
+  Reporters reporters(json_out ? a.out : json_only, argv, backends_of(sel), /*text_to_stdout=*/json_out);
   const std::string ce_dir = counterexample_dir(a.out.json, a.out.out);
 
   std::map<const AlgoEntry*, Tally> tally;
@@ -159,8 +163,7 @@ int run_verify(const VerifyArgs& a, const std::vector<std::string>& argv) {
 
   progress.finish();
   int violations = 0, untested = 0;
-  std::string text = fmt::format("{:<14} {:<8} {:<26} {:>7} {:>10} {:>11} {:>10}  {}\n", "algo", "backend", "guarantee",
-                                 "cases", "violations", "worst ulps", "min digits", "first violation");
+  TextRows table{{"algo", "backend", "guarantee", "cases", "violations", "worst ulps", "min digits", "first violation"}};
   for (auto& s : sel) {
     Tally& t = tally[s.entry];
     violations += t.violations;
@@ -169,15 +172,24 @@ int run_verify(const VerifyArgs& a, const std::vector<std::string>& argv) {
       if (t.first_violation.empty()) t.first_violation = "UNTESTED: no case ran";
     }
     const std::vector<std::string> promised = s.entry->guarantees_for(s.param_sets);  // --accuracy may change it
-    text += fmt::format("{:<14} {:<8} {:<26} {:>7} {:>10} {:>11} {:>10.1f}  {}\n", s.entry->algo, s.entry->backend,
-                        fmt::format("{}", fmt::join(promised, "|")) + (s.entry->reproducible ? "+repro" : ""), t.cases,
-                        t.violations, json_number_or_string(t.worst_ulps), t.min_digits, t.first_violation);
+    table.push_back({s.entry->algo, s.entry->backend,
+                     fmt::format("{}", fmt::join(promised, "|")) + (s.entry->reproducible ? "+repro" : ""),
+                     std::to_string(t.cases), std::to_string(t.violations), json_number_or_string(t.worst_ulps),
+                     fmt::format("{:.1f}", t.min_digits), t.first_violation});
   }
-  for (auto& s : sel) text += tally[s.entry].counterexample;
-  text += fmt::format("{} result(s) broke their guarantee; {} generator case(s) skipped (n too small for them)\n",
-                      violations, skipped);
-  if (untested) text += fmt::format("{} algorithm(s) ran no case: verify fails\n", untested);
-  reporters.finish({{a.out.out, text}}, a.out.out.empty() ? text : "");
+  std::string notes;
+  for (auto& s : sel) notes += tally[s.entry].counterexample;
+  notes += fmt::format("{} result(s) broke their guarantee; {} generator case(s) skipped (n too small for them)\n",
+                       violations, skipped);
+  if (untested) notes += fmt::format("{} algorithm(s) ran no case: verify fails\n", untested);
+  if (json_out || a.out.format == "csv") {  // machine-readable output keeps stdout (or -o) to itself
+    reporters.finish(json_out ? std::vector<OutputItem>{} : std::vector<OutputItem>{{a.out.out, csv_table(table)}},
+                     a.out.out.empty() && !json_out ? csv_table(table) : "");
+    std::fputs(notes.c_str(), stderr);
+  } else {
+    const std::string text = a.out.format == "md" ? markdown_table(table) + "\n" + notes : aligned_table(table) + notes;
+    reporters.finish({{a.out.out, text}}, a.out.out.empty() ? text : "");
+  }
   return violations || untested ? 1 : 0;
 }
 

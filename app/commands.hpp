@@ -12,8 +12,11 @@
 
 namespace accsum::cli {
 
+// --n=small: each family's own small size (app/data_specs.cpp).
+constexpr const char* kSmallSizesKeyword = "small";
+
 struct DataArgs {
-  std::string n;                               // "" = the family's default_n, else 2^24
+  std::string n;                               // "" = the family's default_n, else 2^24; "small"
   std::string dist;                            // "" = the family's first generator, or the one a data option implies
   std::map<std::string, std::string> options;  // family data options (--range, --cond, ...): lists
   std::string input;                           // a file instead of a generator
@@ -78,6 +81,7 @@ struct CompareArgs {
   std::string base, fresh;  // report files, or directories of them matched by file name
   std::string format = "table";
   std::string speed_tolerance = "5%", accuracy_tolerance = "0";
+  std::string speed = "ratio";  // ratio: to the baseline timed beside each row; time: raw times
   bool accuracy_only = false, force = false;
 };
 int run_compare(const CompareArgs& a);

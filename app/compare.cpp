@@ -225,47 +225,6 @@ void judge_accuracy(const Row& b, const Row& n, const Options& o, const std::str
   }
 }
 
-std::vector<double> samples_of(const json& r) {
-  std::vector<double> s;
-  if (!r.contains("time_s") || !r["time_s"].is_object() || !r["time_s"].contains("samples")) return s;
-  for (auto& v : r["time_s"]["samples"])
-    if (v.is_number() && std::isfinite(v.get<double>())) s.push_back(v.get<double>());
-  return s;
-}
-
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t m = v.size();
-  return m % 2 ? v[m / 2] : 0.5 * (v[m / 2 - 1] + v[m / 2]);
-}
-
-std::string seconds(double s) {
-  if (s >= 1) return fmt::format("{:.4g} s", s);
-  if (s >= 1e-3) return fmt::format("{:.4g} ms", s * 1e3);
-  return fmt::format("{:.4g} us", s * 1e6);
-}
-
-void judge_speed(const Row& b, const Row& n, const Options& o, const std::string& file, Outcome& out) {
-  if (b.row.contains("error") || n.row.contains("error")) return;
-  const std::vector<double> sb = samples_of(b.row), sn = samples_of(n.row);
-  if (sb.empty() || sn.empty()) {
-    ++out.speed_without_samples;
-    return;
-  }
-  if (sb.size() < kMinSamples || sn.size() < kMinSamples) {
-    ++out.speed_too_few;
-    return;
-  }
-  ++out.speed_judged;
-  const MannWhitneyResult t = mann_whitney_u(sb, sn);
-  const double mb = median_of(sb), mn = median_of(sn);
-  const double change = mb > 0 ? mn / mb - 1 : 0;
-  if (t.p_value >= kAlpha || std::fabs(change) <= o.speed_tolerance) return;
-  add(out, file, b.key, "speed", seconds(mb), seconds(mn), change > 0 ? "slower" : "faster", change > 0 ? -1 : +1,
-      fmt::format("medians of {} and {} repetitions", sb.size(), sn.size()), fmt::format("{:+.1f} %", 100 * change),
-      t.p_value);
-}
-
 std::vector<std::string> devices_of(const json& machine, const std::vector<Row>& rows) {
   std::vector<std::string> d;
   if (machine.contains("devices") && machine["devices"].is_array()) {
@@ -308,6 +267,17 @@ Report load(const std::string& path, bool* not_report) {
   rep.path = path;
   rep.machine =
       doc.contains("machine") ? member(doc, "machine", json::value_t::object, path, "the report") : json::object();
+  rep.tool = doc.contains("tool") ? member(doc, "tool", json::value_t::object, path, "the report") : json::object();
+  // A one-dataset report has its rows at the top level and in runs[0]: both are read, and a
+  // document where they differ is not one accsum wrote.
+  if (doc.contains("runs") && doc.contains("results")) {
+    const json& runs = member(doc, "runs", json::value_t::array, path, "the report");
+    if (runs.size() != 1 || !runs[0].is_object())
+      bad(path, "top-level results beside runs[] of " + std::to_string(runs.size()) + " datasets");
+    for (const char* key : {"dataset", "reference", "results"})
+      if (doc.value(key, json()) != runs[0].value(key, json()))
+        bad(path, std::string("the top-level '") + key + "' differs from runs[0]'s");
+  }
   // Every dataset's rows are in runs[]; a one-dataset report has them at the top level too.
   json runs = doc.contains("runs") ? member(doc, "runs", json::value_t::array, path, "the report")
                                    : json::array({json{{"dataset", doc.value("dataset", json())},
@@ -344,6 +314,21 @@ Report load(const std::string& path, bool* not_report) {
 }
 
 namespace {
+// What else moves timings besides the change itself, said when it differs: the build (revision,
+// compiler, CUDA architectures) and the host's thread count. Thread counts of cpu-mt rows and
+// the device of every row are part of the row (its parameters, its placement).
+void note_identity(const Report& b, const Report& n, const std::string& prefix, Outcome& out) {
+  std::vector<std::string> diffs;
+  for (const char* key : {"git", "compiler", "cuda_arch"}) {
+    const json vb = b.tool.value(key, json()), vn = n.tool.value(key, json());
+    if (vb != vn) diffs.push_back(fmt::format("{} {} -> {}", key, text_of(vb), text_of(vn)));
+  }
+  const json hb = b.machine.value("hardware_threads", json()), hn = n.machine.value("hardware_threads", json());
+  if (hb != hn) diffs.push_back(fmt::format("hardware threads {} -> {}", text_of(hb), text_of(hn)));
+  if (!diffs.empty())
+    out.notes.push_back(prefix + "the runs differ in more than the change under test: " + fmt::format("{}", fmt::join(diffs, "; ")));
+}
+
 std::string describe_machine(const json& m, const std::vector<std::string>& devices) {
   std::string s = "CPU " + (m.contains("cpu") ? text_of(m["cpu"]) : std::string("unknown"));
   if (!devices.empty()) s += fmt::format(", devices {}", fmt::join(devices, ", "));
@@ -370,6 +355,8 @@ void compare_reports(const Report& base, const Report& fresh, const Options& o, 
                         describe_machine(fresh.machine, dev_n) + ")" + (o.force ? "" : "; --force compares anyway"));
   }
   out.speed_compared |= speed;
+  out.speed_method = speed_method(o);
+  if (speed) note_identity(base, fresh, prefix, out);
   for (auto& b : base.rows) {
     auto it = by_key.find(b.key);
     if (it == by_key.end()) {
@@ -404,14 +391,16 @@ std::string Outcome::summary() const {
   const size_t other = changes.size() - static_cast<size_t>(reg + imp);
   std::string s = fmt::format(
       "{}: {} regression(s), {} improvement(s), {} other change(s); {} row(s) matched, {} only in "
-      "base, {} only in new; speed: ",
+      "base, {} only in new",
       reg ? "REGRESSION" : "OK", reg, imp, other, matched, only_base, only_new);
+  if (files_only_base || files_only_new)
+    s += fmt::format("; {} file(s) only in base, {} only in new", files_only_base, files_only_new);
+  s += "; speed: ";
   if (!speed_compared) return s + "not compared";
   s += fmt::format("{} row(s) judged", speed_judged);
-  if (speed_too_few)
-    s += fmt::format(", {} not judged (fewer than {} repetitions on a side)", speed_too_few, kMinSamples);
-  if (speed_without_samples) s += fmt::format(", {} without samples", speed_without_samples);
-  return s;
+  if (speed_baselines) s += fmt::format(", {} baseline(s) (the ratios' yardstick)", speed_baselines);
+  if (speed_not_comparable) s += fmt::format(", {} not speed-comparable (listed)", speed_not_comparable);
+  return s + " [" + speed_method + "]";
 }
 
 }  // namespace accsum::cli::compare

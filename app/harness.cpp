@@ -51,15 +51,20 @@ const Dataset& permuted(const FamilyDescriptor& f, const Dataset& d) {
   return *cached;
 }
 
-TimeStats stats_of(std::vector<double> times) {
+double median_of(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t m = v.size();
+  return m % 2 ? v[m / 2] : 0.5 * (v[m / 2 - 1] + v[m / 2]);
+}
+
+TimeStats stats_of(const std::vector<double>& times) {
   TimeStats t;
   t.samples = times;
-  std::sort(times.begin(), times.end());
-  size_t m = times.size();
-  t.median = m % 2 ? times[m / 2] : 0.5 * (times[m / 2 - 1] + times[m / 2]);
-  t.min = times.front();
-  t.max = times.back();
-  t.reps = static_cast<int>(m);
+  t.median = median_of(times);
+  t.min = *std::min_element(times.begin(), times.end());
+  t.max = *std::max_element(times.begin(), times.end());
+  t.reps = static_cast<int>(times.size());
   return t;
 }
 
@@ -124,7 +129,44 @@ RunRecord begin_run(const Dataset& d) {
   return run;
 }
 
-ResultRow measure_entry(const AlgoEntry& e, const Params& params, const RunRecord& run, const MeasureOptions& opt) {
+namespace {
+
+// Shared parameters that agree, minus those that differ.
+int agreement(const Params& a, const Params& b) {
+  int n = 0;
+  for (auto& [k, v] : a) {
+    auto it = b.find(k);
+    if (it != b.end()) n += it->second == v ? 1 : -1;
+  }
+  return n;
+}
+
+// The pace's kernel, or null when it cannot be made here (the row is then timed alone).
+std::unique_ptr<Kernel> make_pace(const Pace* pace, const Dataset& d) {
+  if (!pace || !pace->entry) return nullptr;
+  try {
+    return pace->entry->make(d.problem(), pace->params);
+  } catch (const std::bad_alloc&) {
+    return nullptr;
+  } catch (const std::exception&) {
+    return nullptr;
+  }
+}
+
+}  // namespace
+
+const Pace* pace_for(const AlgoEntry& e, const Params& params, const std::vector<Pace>& candidates) {
+  if (e.is_baseline) return nullptr;
+  const Pace* best = nullptr;
+  for (auto& c : candidates)
+    if (c.entry->is_baseline && c.entry->backend == e.backend && c.entry->family == e.family &&
+        (!best || agreement(c.params, params) > agreement(best->params, params)))
+      best = &c;
+  return best;
+}
+
+ResultRow measure_entry(const AlgoEntry& e, const Params& params, const RunRecord& run, const MeasureOptions& opt,
+                        const Pace* pace) {
   const Dataset& d = *run.dataset;
   ResultRow row;
   row.entry = &e;
@@ -140,12 +182,30 @@ ResultRow measure_entry(const AlgoEntry& e, const Params& params, const RunRecor
       std::string bound = placement::recorded(e.backend);
       if (!bound.empty()) row.placement = {bound};
     }
-    for (int i = 0; i < opt.warmup; ++i) timed_execute(*kernel);
+    std::unique_ptr<Kernel> pace_kernel = make_pace(pace, d);
+    for (int i = 0; i < opt.warmup; ++i) {
+      timed_execute(*kernel);
+      if (pace_kernel) timed_execute(*pace_kernel);
+    }
     std::vector<double> times;
     bool runs_identical = true;
     Result first, value;
     for (int i = 0; i < std::max(1, opt.reps); ++i) {
-      times.push_back(timed_execute(*kernel));
+      if (pace_kernel) {  // ABBA: each side runs first as often as second
+        double row_t = 0, base_t = 0;
+        if (i % 2 == 0) {
+          row_t = timed_execute(*kernel);
+          base_t = timed_execute(*pace_kernel);
+        } else {
+          base_t = timed_execute(*pace_kernel);
+          row_t = timed_execute(*kernel);
+        }
+        times.push_back(row_t);
+        row.paired_baseline_samples.push_back(base_t);
+        row.ratio_samples.push_back(row_t > 0 ? base_t / row_t : 0);
+      } else {
+        times.push_back(timed_execute(*kernel));
+      }
       value = kernel->result();
       if (i == 0)
         first = value;
@@ -153,6 +213,11 @@ ResultRow measure_entry(const AlgoEntry& e, const Params& params, const RunRecor
         runs_identical = false;
     }
     row.device_timed = kernel->last_device_seconds() >= 0;
+    if (pace_kernel) {
+      row.paired_baseline = pace->entry->algo;
+      row.paired_baseline_params = pace->params;
+    }
+    pace_kernel.reset();
     kernel.reset();
     row.time = stats_of(times);
     const double per_s = row.time.median > 0 ? 1.0 / row.time.median : 0;
@@ -212,15 +277,8 @@ void judge(ResultRow& row, const ExactValue& ref) {
 
 void attach_baselines(std::vector<ResultRow>& rows) {
   // The baseline of the same backend and family; among several (e.g. --threads=1,2), the one
-  // whose shared parameters (threads, local, ...) agree with the row's.
-  auto agreement = [](const Params& a, const Params& b) {
-    int n = 0;
-    for (auto& [k, v] : a) {
-      auto it = b.find(k);
-      if (it != b.end()) n += it->second == v ? 1 : -1;
-    }
-    return n;
-  };
+  // whose shared parameters (threads, local, ...) agree with the row's. A row timed beside its
+  // baseline takes the median of its paired ratios (the same machine state on both sides).
   for (auto& r : rows) {
     if (!r.error.empty()) continue;
     const ResultRow* best = nullptr;
@@ -231,7 +289,10 @@ void attach_baselines(std::vector<ResultRow>& rows) {
         best = &b;
     if (!best) continue;
     r.baseline = best->entry->algo;
-    r.ratio_to_baseline = r.time.median > 0 ? best->time.median / r.time.median : 0;
+    if (!r.ratio_samples.empty() && r.paired_baseline == r.baseline)
+      r.ratio_to_baseline = median_of(r.ratio_samples);
+    else
+      r.ratio_to_baseline = r.time.median > 0 ? best->time.median / r.time.median : 0;
   }
 }
 

@@ -37,6 +37,12 @@ struct ResultRow {
   double units_per_s = 0, bytes_per_s = 0;  // in the family's unit (additions, elements, FLOP, ...)
   std::string baseline;                     // algo name of the baseline on this backend
   double ratio_to_baseline = 0;             // baseline time / this time (1 = as fast)
+  // The baseline timed beside this row, repetition by repetition (ABBA order: row, baseline,
+  // baseline, row, ...): its times and, per repetition, baseline time / row time. A machine's
+  // drift (load, clocks) moves both alike, so the ratios keep what the row itself changes.
+  std::string paired_baseline;
+  Params paired_baseline_params;
+  std::vector<double> paired_baseline_samples, ratio_samples;
   bool guarantee_met = true;
   std::string violation;  // why guarantee_met is false
   std::string error;      // the run failed (message), nothing else valid
@@ -55,9 +61,23 @@ struct RunRecord {
 RunRecord begin_run(const Dataset& d);
 double dynamic_range_log10_of(const Dataset& d);
 
+// The baseline to time beside a row (measure_entry's `pace`).
+struct Pace {
+  const AlgoEntry* entry = nullptr;
+  Params params;
+};
+
 // Runs entry with resolved params on run's dataset; never throws for failures of the run
-// itself (they land in ResultRow::error), only for usage errors.
-ResultRow measure_entry(const AlgoEntry& e, const Params& params, const RunRecord& run, const MeasureOptions& opt);
+// itself (they land in ResultRow::error), only for usage errors. With a pace, its kernel is
+// timed beside the row's, the repetitions interleaved (ResultRow::ratio_samples); a pace that
+// cannot be made leaves the row unpaired.
+ResultRow measure_entry(const AlgoEntry& e, const Params& params, const RunRecord& run, const MeasureOptions& opt,
+                        const Pace* pace = nullptr);
+
+// The baseline among `candidates` (entry, params) for a row: same family and backend, and among
+// several (e.g. --threads=1,2) the one whose shared parameters agree most with the row's.
+// Null for a baseline row and where none is given.
+const Pace* pace_for(const AlgoEntry& e, const Params& params, const std::vector<Pace>& candidates);
 
 // Decides whether the row keeps the entry's promise on this dataset. Outside the bound's
 // domain (stated by the algorithm from the exact facts) only the IEEE special-value rules and

@@ -89,7 +89,7 @@ void reject_ignored_data_options(CLI::App* cmd, const DataArgs& d, bool is_gen) 
 void add_data_options(CLI::App* cmd, DataArgs& d) {
   cmd->add_option("--n", d.n,
                   "elements: 1e6, 2^24, a list 2^10,2^20 or a doubling range 2^10:2^28 (default 2^24, or the "
-                  "family's own default)");
+                  "family's own default); small: a quick size each family accepts (2^16, fpe 2^12, gemm 64)");
   std::string dists, formats;
   std::map<std::string, std::string> option_help;  // every family's data options, once each
   for (auto& f : accsum::families()) {
@@ -317,6 +317,11 @@ int main(int argc, char** argv) {
   c->add_option("NEW", cmp.fresh, "the report (or directory) to judge")->required();
   c->add_option("--format", cmp.format, "table | json | csv | md")
       ->check(CLI::IsMember({"table", "json", "csv", "md"}))
+      ->capture_default_str();
+  c->add_option("--speed", cmp.speed,
+                "what speed is judged on: ratio (each repetition's ratio to the baseline timed beside it in the "
+                "same run) or time (raw times)")
+      ->check(CLI::IsMember({"ratio", "time"}))
       ->capture_default_str();
   c->add_option("--speed-tolerance", cmp.speed_tolerance,
                 "smallest change of the median time that is a verdict, when the rank test finds one (0.05 or 5%)")

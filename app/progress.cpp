@@ -10,16 +10,23 @@
 #include <cstring>
 
 #include "app/commands.hpp"
+#include "app/harness.hpp"
 
 namespace accsum::cli {
 namespace {
 
-bool want_progress() {
+Progress::Mode want_progress() {
   if (const char* s = std::getenv("ACCSUM_PROGRESS")) {
-    if (std::strcmp(s, "1") == 0) return true;
-    if (std::strcmp(s, "0") == 0) return false;
+    if (std::strcmp(s, "1") == 0) return Progress::Mode::bar;
+    if (std::strcmp(s, "0") == 0) return Progress::Mode::off;
+    if (std::strcmp(s, "lines") == 0) return Progress::Mode::lines;
   }
-  return progress_enabled();
+  if (progress_enabled()) return Progress::Mode::bar;
+  // A CI job's log (GitHub Actions, GitLab CI and most others set CI): no bar redrawn in place,
+  // one line per finished block of work.
+  const char* ci = std::getenv("CI");
+  const bool in_ci = ci && *ci && std::strcmp(ci, "0") != 0 && std::strcmp(ci, "false") != 0;
+  return in_ci && process_rank() == 0 ? Progress::Mode::lines : Progress::Mode::off;
 }
 
 int terminal_width() {
@@ -59,12 +66,23 @@ std::string progress_line(const std::string& title, int64_t done, int64_t total,
 }
 
 Progress::Progress(std::string title, int64_t total)
-    : title_(std::move(title)), total_(total), enabled_(want_progress()), start_(std::chrono::steady_clock::now()) {}
+    : title_(std::move(title)),
+      total_(total),
+      mode_(want_progress()),
+      enabled_(mode_ != Mode::off),
+      start_(std::chrono::steady_clock::now()) {}
 
 Progress::~Progress() { finish(); }
 
-void Progress::finish() {
-  if (enabled_ && drawn_) std::fprintf(stderr, "\r\033[K");
+void Progress::finish(const std::string& block) {
+  if (mode_ == Mode::lines && done_ + 1 > logged_) {  // the block's units are done: one line for the log
+    logged_ = done_ + 1;
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    std::fprintf(stderr, "%s: %lld/%lld done after %.1f s%s\n", title_.c_str(), static_cast<long long>(logged_),
+                 static_cast<long long>(std::max<int64_t>(total_, 1)), elapsed,
+                 block.empty() ? "" : (" (" + block + ")").c_str());
+  }
+  if (mode_ == Mode::bar && drawn_) std::fprintf(stderr, "\r\033[K");
   drawn_ = false;
   std::fflush(stderr);
 }
@@ -72,14 +90,14 @@ void Progress::finish() {
 void Progress::status(const std::string& what) {
   if (!enabled_) return;
   what_ = what;
-  draw(true);
+  if (mode_ == Mode::bar) draw(true);
 }
 
 void Progress::tick(const std::string& what) {
   if (!enabled_) return;
   ++done_;
   what_ = what;
-  draw(done_ == 0);
+  if (mode_ == Mode::bar) draw(done_ == 0);
 }
 
 void Progress::draw(bool force) {

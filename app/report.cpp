@@ -17,6 +17,7 @@
 
 #include "app/output.hpp"
 #include "app/parse.hpp"
+#include "app/text_table.hpp"
 #include "core/frame/machine.hpp"
 
 namespace accsum::cli {
@@ -94,6 +95,20 @@ std::string content_hash(const Dataset& d) {
 
 namespace {
 
+enum class Shape { rounding, expansion, residue };
+
+Shape shape_of(const std::string& family) {
+  if (family == "fpe") return Shape::expansion;
+  if (family == "moddot") return Shape::residue;
+  return Shape::rounding;
+}
+
+// A moddot row that promises nothing computes no residue: cuBLAS ddot on the same vectors, timed
+// as the family's bandwidth yardstick.
+bool is_yardstick(const ResultRow& r) {
+  return shape_of(r.entry->family) == Shape::residue && r.entry->guarantee_for(r.params) == Guarantee::none;
+}
+
 json row_json(const RunRecord& run, const ResultRow& r) {
   const AlgoEntry& e = *r.entry;
   json j;
@@ -104,6 +119,7 @@ json row_json(const RunRecord& run, const ResultRow& r) {
   j["guarantee"] = to_string(e.guarantee_for(r.params));
   j["promises_reproducible"] = e.reproducible;
   j["is_baseline"] = e.is_baseline;
+  if (is_yardstick(r)) j["yardstick"] = true;  // computes no result of the family: timed for scale only
   if (!r.error.empty()) {
     j["error"] = r.error;
     j["guarantee_met"] = false;
@@ -133,6 +149,12 @@ json row_json(const RunRecord& run, const ResultRow& r) {
                  {"max", r.time.max},
                  {"reps", r.time.reps},
                  {"samples", r.time.samples}};
+  if (!r.ratio_samples.empty()) {  // timed beside its baseline, repetitions interleaved
+    j["time_s"]["interleaving"] = kInterleaving;
+    j["time_s"]["paired_with"] = {{"algo", r.paired_baseline}, {"params", params_json(r.paired_baseline_params)}};
+    j["time_s"]["baseline_samples"] = r.paired_baseline_samples;
+    j["time_s"]["ratio_samples"] = r.ratio_samples;
+  }
   j["timer"] = r.device_timed ? "device-events" : "steady-clock";
   j["transfer_s"] = r.transfer_s;
   if (!r.placement.empty()) j["placement"] = r.placement;
@@ -178,6 +200,14 @@ json reference_json(const RunRecord& run) {
 }
 
 }  // namespace
+
+json tool_json() {
+  return {{"name", "accsum"},
+          {"version", ACCSUM_VERSION},
+          {"git", ACCSUM_GIT_REV},
+          {"compiler", ACCSUM_COMPILER},
+          {"cuda_arch", ACCSUM_CUDA_ARCH}};
+}
 
 json run_json(const RunRecord& run) {
   json r;
@@ -233,37 +263,96 @@ json machine_json(const std::vector<std::string>& backends, const std::vector<st
 }
 
 namespace {
-struct Cols {
-  std::vector<std::string> head{"algo", "backend", "params", "guarantee", "digits",  "ulps",
-                                "CR",   "bound",   "repro",  "median",    "ns/unit", "vs base"};
-};
+// The console and Markdown columns of a family's rows: each column means something for every row
+// it is shown for. Sums, dots and GEMMs (one number, or the worst entry): correct digits, ulps,
+// correctly rounded, the proven bound. fpe: the worst relative error of the expansions in bits
+// against the exact one, and the bound; no ulps or correct rounding of one double. moddot: the
+// residue and whether it is exact. The CSV and JSON keep every column for every family.
+constexpr const char* kNotApplicable = "—";
+
+std::vector<std::string> head_of(Shape shape) {
+  std::vector<std::string> h{"algo", "backend", "params", "guarantee"};
+  switch (shape) {
+    case Shape::rounding:
+      h.insert(h.end(), {"digits", "ulps", "CR", "bound"});
+      break;
+    case Shape::expansion:
+      h.insert(h.end(), {"max rel err", "bound"});
+      break;
+    case Shape::residue:
+      h.insert(h.end(), {"residue", "exact"});
+      break;
+  }
+  h.insert(h.end(), {"repro", "median", "ns/unit", "vs base"});
+  return h;
+}
+
 std::string bound_cell(const Metrics& m) {
   if (!m.has_bound) return "-";
   if (!m.outside_domain.empty()) return "no claim";
   return m.within_bound ? "within" : "EXCEEDED";
 }
-std::vector<std::string> row_cells(const ResultRow& r) {
-  const AlgoEntry& e = *r.entry;
-  if (!r.error.empty())
-    return {e.algo, e.backend, params_str(r.params, " "), std::string(to_string(e.guarantee_for(r.params))),
-            "ERROR: " + r.error};
+
+double extra_of(const Metrics& m, const char* key) {
+  for (auto& [k, v] : m.extra)
+    if (k == key) return v;
+  return NAN;
+}
+
+// "2^-104.3", or "exact" when every expansion is.
+std::string relative_error_bits(const Metrics& m) {
+  const double e = extra_of(m, "max_rel_err_log2");
+  if (std::isinf(e) && e < 0) return "exact";
+  return std::isfinite(e) ? fmt::format("2^{:.1f}", e) : json_number_or_string(e);
+}
+
+std::vector<std::string> accuracy_cells(const ResultRow& r, Shape shape) {
   const Metrics& m = r.metrics;
+  if (is_yardstick(r)) return {kNotApplicable, kNotApplicable};
+  switch (shape) {
+    case Shape::expansion:
+      return {relative_error_bits(m), bound_cell(m)};
+    case Shape::residue:
+      return {fmt::format("{:.0f}", m.value), m.correctly_rounded ? "yes" : "NO"};
+    case Shape::rounding:
+      break;
+  }
+  return {fmt::format("{:.1f}", m.digits), json_number_or_string(m.ulps), m.correctly_rounded ? "yes" : "no",
+          bound_cell(m)};
+}
+
+std::vector<std::string> row_cells(const ResultRow& r, Shape shape) {
+  const AlgoEntry& e = *r.entry;
+  const std::string algo = e.algo + (is_yardstick(r) ? " (yardstick)" : "");
+  if (!r.error.empty())
+    return {algo, e.backend, params_str(r.params, " "), std::string(to_string(e.guarantee_for(r.params))),
+            "ERROR: " + r.error};
   std::string ratio = r.baseline.empty()     ? "-"
                       : r.entry->is_baseline ? "baseline"
                                              : fmt::format("{:.3f}x", r.ratio_to_baseline);
-  return {e.algo,
-          e.backend,
-          params_str(r.params, " "),
-          std::string(to_string(e.guarantee_for(r.params))) + (r.guarantee_met ? "" : " VIOLATED"),
-          fmt::format("{:.1f}", m.digits),
-          json_number_or_string(m.ulps),
-          m.correctly_rounded ? "yes" : "no",
-          bound_cell(m),
-          r.reproducible ? "yes" : "no",
-          fmt::format("{:.4g} s", r.time.median),
-          fmt::format("{:.4g}", r.units_per_s > 0 ? 1e9 / r.units_per_s : 0.0),
-          ratio};
+  std::vector<std::string> cells{
+      algo, e.backend, params_str(r.params, " "),
+      std::string(to_string(e.guarantee_for(r.params))) + (r.guarantee_met ? "" : " VIOLATED")};
+  for (auto& c : accuracy_cells(r, shape)) cells.push_back(c);
+  cells.insert(cells.end(), {r.reproducible ? "yes" : "no", fmt::format("{:.4g} s", r.time.median),
+                             fmt::format("{:.4g}", r.units_per_s > 0 ? 1e9 / r.units_per_s : 0.0), ratio});
+  return cells;
 }
+
+// The dataset's exact facts as far as they mean something for its family.
+std::string facts_of(const RunRecord& run, Shape shape) {
+  switch (shape) {
+    case Shape::residue:
+      return fmt::format("exact residue {:.0f}", run.reference.rounded);
+    case Shape::expansion:
+      return "exact reference: " + run.reference.hex;
+    case Shape::rounding:
+      break;
+  }
+  return fmt::format("exact cond={} dynamic range=10^{:.1f} | exact result (RN) {}",
+                     json_number_or_string(run.reference.cond), run.dynamic_range_log10, run.reference.hex);
+}
+
 std::string dataset_line(const RunRecord& run) {
   const Dataset& d = *run.dataset;
   std::string s = fmt::format("{} n={} dist={}", d.family, format_size(d.n), d.generator);
@@ -271,9 +360,7 @@ std::string dataset_line(const RunRecord& run) {
   for (auto& [k, v] : d.data) s += fmt::format(" {}={}", k, v);
   if (d.range > 0) s += fmt::format(" range={:g}", d.range);
   if (d.target_cond > 0) s += fmt::format(" cond_target={:g}", d.target_cond);
-  s += fmt::format(" seed={} | exact cond={} dynamic range={} | exact result (RN) {} | throughput unit: {}", d.seed,
-                   json_number_or_string(run.reference.cond), fmt::format("1e{:.1f}", run.dynamic_range_log10),
-                   run.reference.hex, run.family->unit);
+  s += fmt::format(" seed={} | {} | throughput unit: {}", d.seed, facts_of(run, shape_of(d.family)), run.family->unit);
   std::string outside;
   for (auto& r : run.rows)
     if (r.error.empty() && !r.metrics.outside_domain.empty() &&
@@ -284,19 +371,10 @@ std::string dataset_line(const RunRecord& run) {
 }  // namespace
 
 std::string report_table(const RunRecord& run) {
-  std::ostringstream out;
-  out << dataset_line(run) << "\n";
-  std::vector<std::vector<std::string>> rows{Cols{}.head};
-  for (auto& r : run.rows) rows.push_back(row_cells(r));
-  std::vector<size_t> w(rows[0].size(), 0);
-  for (auto& r : rows)
-    for (size_t i = 0; i < r.size() && i < w.size(); ++i) w[i] = std::max(w[i], r[i].size());
-  for (auto& r : rows) {
-    for (size_t i = 0; i < r.size(); ++i) out << fmt::format("{:<{}}  ", r[i], i < w.size() ? w[i] : 0);
-    out << "\n";
-  }
-  out << "\n";
-  return out.str();
+  const Shape shape = shape_of(run.dataset->family);
+  TextRows rows{head_of(shape)};
+  for (auto& r : run.rows) rows.push_back(row_cells(r, shape));
+  return dataset_line(run) + "\n" + aligned_table(rows) + "\n";
 }
 
 std::string markdown_cell(const std::string& text) {
@@ -313,24 +391,13 @@ std::string markdown_cell(const std::string& text) {
 }
 
 std::string report_markdown(const RunRecord& run) {
-  std::ostringstream out;
-  std::string title;
-  for (char c : dataset_line(run)) title += c == '|' ? std::string("\\|") : std::string(1, c);
-  out << "**" << title << "**\n\n";
-  auto head = Cols{}.head;
-  out << "|";
-  for (auto& h : head) out << " " << markdown_cell(h) << " |";
-  out << "\n|";
-  for (size_t i = 0; i < head.size(); ++i) out << " --- |";
-  out << "\n";
+  const Shape shape = shape_of(run.dataset->family);
+  TextRows rows{head_of(shape)};
   for (auto& r : run.rows) {
-    out << "|";
-    auto cells = row_cells(r);
-    for (size_t i = 0; i < head.size(); ++i) out << " " << (i < cells.size() ? markdown_cell(cells[i]) : "") << " |";
-    out << "\n";
+    rows.push_back(row_cells(r, shape));
+    rows.back().resize(rows[0].size());  // a failed row's message fills one cell
   }
-  out << "\n";
-  return out.str();
+  return "**" + markdown_cell(dataset_line(run)) + "**\n\n" + markdown_table(rows) + "\n";
 }
 
 namespace {

@@ -55,6 +55,10 @@ std::string device_name(const std::string& placement);
 // Identifies a dataset's numbers (x, y, matrices, data parameters): "fnv1a64:<16 hex digits>".
 std::string content_hash(const Dataset& d);
 nlohmann::json run_json(const RunRecord& run);
+// The build: name, version, git revision, compiler, CUDA architectures ("" without CUDA).
+nlohmann::json tool_json();
+// How a row's repetitions alternate with its baseline's (app/harness.cpp measure_entry).
+constexpr const char* kInterleaving = "ABBA";
 std::string report_table(const RunRecord& run);  // console
 std::string report_markdown(const RunRecord& run);
 std::string csv_header();

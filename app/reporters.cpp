@@ -61,7 +61,7 @@ class JsonReporter : public Reporter {
   JsonReporter(std::string path, const std::vector<std::string>& argv, const std::vector<std::string>& backends)
       : sink_(std::move(path)), backends_(backends) {
     doc_["schema"] = "accsum-report/1";
-    doc_["tool"] = {{"name", "accsum"}, {"version", ACCSUM_VERSION}, {"git", ACCSUM_GIT_REV}};
+    doc_["tool"] = tool_json();
     doc_["command"] = argv;
     runs_ = json::array();
   }

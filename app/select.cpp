@@ -146,4 +146,11 @@ std::vector<std::string> backends_of(const std::vector<Selection>& sel) {
   return out;
 }
 
+std::vector<const FamilyDescriptor*> families_in_listing_order() {
+  std::vector<const FamilyDescriptor*> fs;
+  for (auto& f : families()) fs.push_back(&f);
+  std::stable_sort(fs.begin(), fs.end(), [](auto* a, auto* b) { return a->listing_rank < b->listing_rank; });
+  return fs;
+}
+
 }  // namespace accsum::cli

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "core/frame/family.hpp"
 #include "core/frame/registry.hpp"
 
 namespace accsum::cli {
@@ -22,6 +23,10 @@ using ParamLists = std::map<std::string, std::string>;
 // an explicit algorithm missing on an explicit backend, or a parameter no selected algorithm has.
 std::vector<Selection> select(const std::string& algos, const std::string& backends, const ParamLists& params,
                               bool add_baselines);
+
+// Every family by its descriptor's listing_rank, then registration order: the order `list`
+// shows them and bench runs them in.
+std::vector<const FamilyDescriptor*> families_in_listing_order();
 
 // The backends the selection uses, in registry order.
 std::vector<std::string> backends_of(const std::vector<Selection>& sel);

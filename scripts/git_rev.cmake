@@ -1,5 +1,6 @@
-# Writes OUT with the current git revision (+ "-dirty" for uncommitted changes), only when it
-# changed, so every build's report names the code it ran.
+# Writes OUT with the current git revision (+ "-dirty" for uncommitted changes), the compiler
+# (COMPILER) and the CUDA architectures (CUDA_ARCH, empty without CUDA), only when they changed, so
+# every build's report names the code it ran and how it was built.
 execute_process(COMMAND git rev-parse --short=12 HEAD WORKING_DIRECTORY ${SRC}
   OUTPUT_VARIABLE rev OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
 if(NOT rev)
@@ -10,7 +11,7 @@ else()
     set(rev "${rev}-dirty")
   endif()
 endif()
-set(content "#pragma once\n#define ACCSUM_GIT_REV \"${rev}\"\n")
+set(content "#pragma once\n#define ACCSUM_GIT_REV \"${rev}\"\n#define ACCSUM_COMPILER \"${COMPILER}\"\n#define ACCSUM_CUDA_ARCH \"${CUDA_ARCH}\"\n")
 if(EXISTS ${OUT})
   file(READ ${OUT} old)
 endif()

@@ -38,6 +38,7 @@ python3 -c "import xsum" 2>/dev/null || pip_install xsum || echo "install-deps: 
 python3 -c "import accupy" 2>/dev/null || pip_install accupy || echo "install-deps: accupy did not build; scripts/peers.py runs without it"
 # jsonschema: tests/test_reports.py validates every report against docs/accsum-report-1.schema.json.
 python3 -c "import jsonschema" 2>/dev/null || pip_install jsonschema || echo "install-deps: jsonschema not installed; the reports_py test is left out"
+python3 -c "import yaml" 2>/dev/null || pip_install pyyaml || echo "install-deps: PyYAML not installed; the ci_recipes_py test is left out"
 # CCCL >= 3.1 headers (the nvidia-cuda-cccl wheel) for CUB's reproducible reduction (cub-sum-repro,
 # cub-dot-repro): installed into .deps/cccl, where CMake looks first; without it the CUDA toolkit's CCCL is used.
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"

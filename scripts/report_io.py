@@ -44,7 +44,11 @@ def load_json(path, what="JSON document"):
 
 def load_report(path):
     """An accsum-report/1 document, its runs checked to be a list of objects with results."""
-    doc = load_json(path, SCHEMA + " document")
+    return check_report(load_json(path, SCHEMA + " document"), path)
+
+
+def check_report(doc, path):
+    """doc, when it is an accsum-report/1 document whose runs are a list of objects with results."""
     if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
         raise ScriptError(f"{path}: not an {SCHEMA} document (schema: {doc.get('schema') if isinstance(doc, dict) else type(doc).__name__})")
     runs = doc.get("runs", [doc])

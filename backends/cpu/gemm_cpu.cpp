@@ -20,7 +20,7 @@ class HostGemmKernel : public Kernel {
  public:
   HostGemmKernel(const Problem& p, HostGemmSpec s) : p_(p), s_(s), out_(static_cast<size_t>(p.rows * p.cols)) {}
   void execute() override { host_gemm_columns(p_, s_, out_.data(), 0, p_.cols); }
-  Result result() override { return Result{std::vector<double>(out_.begin(), out_.end())}; }
+  Result result() override { return Result{std::vector<double>(out_.begin(), out_.end()), {}, {}}; }
 
  private:
   Problem p_;
@@ -66,7 +66,7 @@ class DgemmKernel : public Kernel {
         out_[static_cast<size_t>(i + j * M)] = finish(s, alpha_, beta_, p_.c64 + i + j * M, fma_);
       }
   }
-  Result result() override { return Result{out_}; }
+  Result result() override { return Result{out_, {}, {}}; }
 
  private:
   Problem p_;

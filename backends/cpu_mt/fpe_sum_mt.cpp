@@ -119,7 +119,16 @@ constexpr int64_t kLineDoubles = 8;  // a 64-byte cache line
 template <int R, bool Dot>
 void lane_tile(const double* x, const double* y, int64_t n, int64_t G, int64_t g, int64_t blocks, double* st) {
   constexpr int RB = kRoundsPerStep<R, Dot>, E = kFusedVec * RB, P = kBatch<R, Dot>;  // E elements a lane
-  std::unique_ptr<__m256d[]> state(new __m256d[blocks * kVecs * R]);
+  // Owned without a template (operator new[] aligns __m256d since C++17): as a template argument,
+  // __m256d would lose its vector attributes (GCC's -Wignored-attributes).
+  struct Lanes {
+    explicit Lanes(int64_t n) : p(new __m256d[n]) {}
+    ~Lanes() { delete[] p; }
+    Lanes(const Lanes&) = delete;
+    Lanes& operator=(const Lanes&) = delete;
+    __m256d* p;
+  } lanes(blocks * kVecs * R);
+  __m256d* state = lanes.p;
   for (int64_t k = 0; k < blocks * kVecs * R; ++k) state[k] = _mm256_setzero_pd();
   const int64_t width = kFusedVec * kBlockLanes * blocks;  // doubles of the tile per round
   const int64_t stride = kFusedVec * G, step = RB * stride;

@@ -25,7 +25,7 @@ class MtGemmKernel : public Kernel {
       if (b < e) host_gemm_columns(p_, s_, out_.data(), b * kHostColumnBlock, std::min(p_.cols, e * kHostColumnBlock));
     });
   }
-  Result result() override { return Result{std::vector<double>(out_.begin(), out_.end())}; }
+  Result result() override { return Result{std::vector<double>(out_.begin(), out_.end()), {}, {}}; }
 
  private:
   Problem p_;

@@ -1,9 +1,10 @@
 // The gemm family on CUDA (sm_90): register-blocked, shared-memory tiled SGEMM with selective
 // compensation (families/gemm/gemm_serial.hpp; Badin, Bic, Dillencourt, Nicolau, "Improving accuracy for
 // matrix multiplications on GPUs", 2011, Figs. 1-3), and the cuBLAS front measured in the same
-// process: cublas-sgemm (FP32 pedantic, the baseline), cublas-tf32, cublas-bf16x9,
-// sgemm-via-dgemm, cublas-fixedpoint; and the dgemm family's cublas-dgemm (FP64 pedantic, its
-// baseline) and cublas-dgemm-fixedpoint.
+// process: cublas-sgemm (cublasSgemm with the default math mode, the baseline: the call a user
+// makes), cublas-sgemm-pedantic, cublas-tf32, cublas-bf16x9, sgemm-via-dgemm, cublas-fixedpoint; and
+// the dgemm family's cublas-dgemm (cublasDgemm, default math, its baseline), cublas-dgemm-pedantic
+// (CUBLAS_COMPUTE_64F_PEDANTIC, slower on Hopper) and cublas-dgemm-fixedpoint.
 //
 // The tiled kernels: backends/cuda/agent/gemm_tile_agent.cuh, one translation unit per variant
 // (gemm_tiled_plain.cu, gemm_tiled_{kahan,dcs}_fma{0,1}.cu), each under any compiled-in policy of its
@@ -263,7 +264,7 @@ __global__ void narrow(const double* __restrict__ x, float* __restrict__ y, size
 }
 unsigned grid_for(size_t n) { return static_cast<unsigned>(std::min<size_t>((n + 255) / 256, 65535)); }
 
-enum class Front { sgemm, tf32, bf16x9, via_dgemm, fixedpoint };
+enum class Front { sgemm, sgemm_pedantic, tf32, bf16x9, via_dgemm, fixedpoint };
 
 // CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT on this handle with a fixed `bits` mantissa bits, always emulated.
 void use_fixed_point(cublasHandle_t h, int bits) {
@@ -300,19 +301,29 @@ class CublasKernel : public GemmCudaKernel {
       widen<<<grid_for(db_.size()), 256>>>(dev_->b.get(), db_.get(), db_.size());
       if (beta_ != 0.0f) widen<<<grid_for(dc_.size()), 256>>>(dev_->c.get(), dc_.get(), dc_.size());
       const double alpha = alpha_, beta = beta_;
-      const cublasComputeType_t ct =
-          front_ == Front::fixedpoint ? CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT : CUBLAS_COMPUTE_64F_PEDANTIC;
-      check_cublas(cublasGemmEx(h_, CUBLAS_OP_N, CUBLAS_OP_N, M, N, K, &alpha, da_.get(), CUDA_R_64F, M, db_.get(),
-                                CUDA_R_64F, K, &beta, dc_.get(), CUDA_R_64F, M, ct, CUBLAS_GEMM_DEFAULT),
-                   "cublasGemmEx (double)");
+      if (front_ == Front::fixedpoint)
+        check_cublas(cublasGemmEx(h_, CUBLAS_OP_N, CUBLAS_OP_N, M, N, K, &alpha, da_.get(), CUDA_R_64F, M, db_.get(),
+                                  CUDA_R_64F, K, &beta, dc_.get(), CUDA_R_64F, M,
+                                  CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT, CUBLAS_GEMM_DEFAULT),
+                     "cublasGemmEx (double)");
+      else
+        check_cublas(cublasDgemm(h_, CUBLAS_OP_N, CUBLAS_OP_N, M, N, K, &alpha, da_.get(), M, db_.get(), K, &beta,
+                                 dc_.get(), M),
+                     "cublasDgemm");
       narrow<<<grid_for(dc_.size()), 256>>>(dc_.get(), out_.get(), dc_.size());
       return;
     }
     if (beta_ != 0.0f)
       ACCSUM_CUDA_CHECK(cudaMemcpyAsync(out_.get(), dev_->c.get(), out_.size() * 4, cudaMemcpyDeviceToDevice));
-    const cublasComputeType_t ct = front_ == Front::sgemm  ? CUBLAS_COMPUTE_32F_PEDANTIC
-                                   : front_ == Front::tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32
-                                                           : CUBLAS_COMPUTE_32F_EMULATED_16BFX9;
+    if (front_ == Front::sgemm) {  // the default math mode: no tensor-core down-conversion
+      check_cublas(cublasSgemm(h_, CUBLAS_OP_N, CUBLAS_OP_N, M, N, K, &alpha_, dev_->a.get(), M, dev_->b.get(), K,
+                               &beta_, out_.get(), M),
+                   "cublasSgemm");
+      return;
+    }
+    const cublasComputeType_t ct = front_ == Front::sgemm_pedantic ? CUBLAS_COMPUTE_32F_PEDANTIC
+                                   : front_ == Front::tf32         ? CUBLAS_COMPUTE_32F_FAST_TF32
+                                                                   : CUBLAS_COMPUTE_32F_EMULATED_16BFX9;
     check_cublas(cublasGemmEx(h_, CUBLAS_OP_N, CUBLAS_OP_N, M, N, K, &alpha_, dev_->a.get(), CUDA_R_32F, M,
                               dev_->b.get(), CUDA_R_32F, K, &beta_, out_.get(), CUDA_R_32F, M, ct, CUBLAS_GEMM_DEFAULT),
                  "cublasGemmEx (float)");
@@ -325,13 +336,17 @@ class CublasKernel : public GemmCudaKernel {
   DeviceBuffer<double> da_, db_, dc_;
 };
 
-// The dgemm family's cuBLAS DGEMM: FP64 pedantic (bits = 0), or its fixed-point emulation with `bits`
-// mantissa bits.
+// The dgemm family's cuBLAS DGEMM: cublasDgemm with the default math mode (the call a user makes;
+// on Hopper it may use the FP64 tensor cores), CUBLAS_COMPUTE_64F_PEDANTIC, or the fixed-point
+// emulation with `bits` mantissa bits.
+enum class DgemmMode { default_math, pedantic, fixedpoint };
+
 class CublasDgemmKernel : public GemmCudaKernelOf<double> {
  public:
-  CublasDgemmKernel(const Problem& p, int bits) : GemmCudaKernelOf<double>(p), bits_(bits) {
+  CublasDgemmKernel(const Problem& p, DgemmMode mode, int bits)
+      : GemmCudaKernelOf<double>(p), mode_(mode), bits_(bits) {
     check_cublas(cublasCreate(&h_), "cublasCreate");
-    if (bits_ > 0) use_fixed_point(h_, bits_);
+    if (mode_ == DgemmMode::fixedpoint) use_fixed_point(h_, bits_);
   }
   ~CublasDgemmKernel() override { cublasDestroy(h_); }
 
@@ -341,13 +356,21 @@ class CublasDgemmKernel : public GemmCudaKernelOf<double> {
     const int M = static_cast<int>(p_.rows), N = static_cast<int>(p_.cols), K = static_cast<int>(p_.inner);
     if (beta_ != 0.0)
       ACCSUM_CUDA_CHECK(cudaMemcpyAsync(out_.get(), dev_->c.get(), out_.size() * 8, cudaMemcpyDeviceToDevice));
-    const cublasComputeType_t ct = bits_ > 0 ? CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT : CUBLAS_COMPUTE_64F_PEDANTIC;
+    if (mode_ == DgemmMode::default_math) {
+      check_cublas(cublasDgemm(h_, CUBLAS_OP_N, CUBLAS_OP_N, M, N, K, &alpha_, dev_->a.get(), M, dev_->b.get(), K,
+                               &beta_, out_.get(), M),
+                   "cublasDgemm");
+      return;
+    }
+    const cublasComputeType_t ct =
+        mode_ == DgemmMode::fixedpoint ? CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT : CUBLAS_COMPUTE_64F_PEDANTIC;
     check_cublas(cublasGemmEx(h_, CUBLAS_OP_N, CUBLAS_OP_N, M, N, K, &alpha_, dev_->a.get(), CUDA_R_64F, M,
                               dev_->b.get(), CUDA_R_64F, K, &beta_, out_.get(), CUDA_R_64F, M, ct, CUBLAS_GEMM_DEFAULT),
                  "cublasGemmEx (dgemm)");
   }
 
  private:
+  DgemmMode mode_;
   int bits_;
   cublasHandle_t h_{};
 };
@@ -380,14 +403,17 @@ Registrar reg_kahan(tiled_entry<kKahan>("sgemm-kahan", "tiled float GEMM, select
 Registrar reg_dcs(tiled_entry<kDcs>("sgemm-dcs", "tiled float GEMM, selective doubly compensated summation",
                                     {gemm::tile_param(), gemm::fma_param()}));
 Registrar reg_cublas(
-    front_entry("cublas-sgemm", "cuBLAS SGEMM, CUBLAS_COMPUTE_32F_PEDANTIC (baseline)", Front::sgemm).baseline());
+    front_entry("cublas-sgemm", "cuBLAS cublasSgemm, default math mode (baseline)", Front::sgemm).baseline());
+Registrar reg_cublas_pedantic(front_entry("cublas-sgemm-pedantic",
+                                          "cuBLAS SGEMM, CUBLAS_COMPUTE_32F_PEDANTIC (a front row)",
+                                          Front::sgemm_pedantic));
 Registrar reg_tf32(front_entry("cublas-tf32", "cuBLAS GEMM on TF32 tensor cores (CUBLAS_COMPUTE_32F_FAST_TF32)",
                                Front::tf32));
 Registrar reg_bf16x9(front_entry("cublas-bf16x9",
                                  "cuBLAS FP32 via BF16x9 emulation (CUBLAS_COMPUTE_32F_EMULATED_16BFX9); not supported "
                                  "on Hopper: cuBLAS falls back to SGEMM there",
                                  Front::bf16x9));
-Registrar reg_dgemm(front_entry("sgemm-via-dgemm", "widen to double, cuBLAS DGEMM (pedantic), round to float",
+Registrar reg_dgemm(front_entry("sgemm-via-dgemm", "widen to double, cuBLAS cublasDgemm (default math), round to float",
                                 Front::via_dgemm));
 Registrar reg_fixed(
     front_entry("cublas-fixedpoint",
@@ -396,12 +422,16 @@ Registrar reg_fixed(
         .with_params({ParamSpec{
             "bits", "mantissa bits of the fixed-point emulation", true, 24, 40, {"24", "32", "40"}, "24"}}));
 
-Registrar reg_cublas_dgemm(AlgoEntry("dgemm", "cublas-dgemm", "cuda",
-                                     "cuBLAS DGEMM, CUBLAS_COMPUTE_64F_PEDANTIC (baseline)")
+Registrar reg_cublas_dgemm(AlgoEntry("dgemm", "cublas-dgemm", "cuda", "cuBLAS cublasDgemm, default math mode (baseline)")
                                .baseline()
                                .maker([](const Problem& p, const Params&) -> std::unique_ptr<Kernel> {
-                                 return std::make_unique<CublasDgemmKernel>(p, 0);
+                                 return std::make_unique<CublasDgemmKernel>(p, DgemmMode::default_math, 0);
                                }));
+Registrar reg_cublas_dgemm_pedantic(
+    AlgoEntry("dgemm", "cublas-dgemm-pedantic", "cuda", "cuBLAS DGEMM, CUBLAS_COMPUTE_64F_PEDANTIC (a front row)")
+        .maker([](const Problem& p, const Params&) -> std::unique_ptr<Kernel> {
+          return std::make_unique<CublasDgemmKernel>(p, DgemmMode::pedantic, 0);
+        }));
 // The dgemm entry's --bits: its own range (the same option name as cublas-fixedpoint's, other choices).
 constexpr int kDgemmFixedPointBits = 55;  // 53 + 2 guard bits
 Registrar reg_dgemm_fixed(
@@ -416,7 +446,7 @@ Registrar reg_dgemm_fixed(
                                 {"40", "48", std::to_string(kDgemmFixedPointBits), "63", "71", "79"},
                                 std::to_string(kDgemmFixedPointBits)}})
         .maker([](const Problem& p, const Params& prm) -> std::unique_ptr<Kernel> {
-          return std::make_unique<CublasDgemmKernel>(p, static_cast<int>(param_int(prm, "bits")));
+          return std::make_unique<CublasDgemmKernel>(p, DgemmMode::fixedpoint, static_cast<int>(param_int(prm, "bits")));
         }));
 
 }  // namespace

@@ -67,7 +67,7 @@ class FpePairKernel : public Kernel {
  public:
   FpePairKernel(const Problem& p, FpeBatchFn op, std::string what, int threads = 1);
   void execute() override;
-  Result result() override { return Result{out_, what_}; }
+  Result result() override { return Result{out_, what_, {}}; }
 
  private:
   const double* x_;

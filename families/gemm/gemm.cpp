@@ -120,7 +120,7 @@ Dataset generate(const GenSpec& s) {
 }
 
 std::vector<VerifyCase> verify_cases(bool full) {
-  std::vector<VerifyCase> c{{"uniform"}, {"uniform-sym"}, {"specials", {}, 4}};
+  std::vector<VerifyCase> c{{"uniform", {}}, {"uniform-sym", {}}, {"specials", {}, 4}};
   for (const char* r : {"1e6", "1e20"}) c.push_back({"loguniform", {{"range", r}}});
   for (const char* k : {"1e6", "1e20"}) c.push_back({"illcond", {{"cond", k}}});
   // Odd shapes (not multiples of any tile) and BLAS scalars.
@@ -162,13 +162,13 @@ TableSuite paper_suite() {
       "N = n/5, 2n/5, ..., n; with --reps, the median GFLOP/s of each cell.";
   t.row_head = {"N", "dist"};
   t.columns = [](const std::string&, const std::vector<const AlgoEntry*>& algos) {
-    std::vector<TableColumn> cols{{"sgemm", {}, "sgemm"}};
+    std::vector<TableColumn> cols{{"sgemm", {}, "sgemm", ""}};
     for (const char* algo : {"sgemm-kahan", "sgemm-dcs"})
       for (int tile : {1, 16, 32, 64})
-        cols.push_back({algo, {{"tile", std::to_string(tile)}}, fmt::format("{} tile {}", algo, tile)});
+        cols.push_back({algo, {{"tile", std::to_string(tile)}}, fmt::format("{} tile {}", algo, tile), ""});
     for (const AlgoEntry* e : algos)  // the vendor front on this backend
       if (e->algo != "sgemm" && e->algo != "sgemm-kahan" && e->algo != "sgemm-dcs")
-        cols.push_back({e->algo, {}, e->algo});
+        cols.push_back({e->algo, {}, e->algo, ""});
     return cols;
   };
   t.rows = [](int64_t n, uint64_t seed) {

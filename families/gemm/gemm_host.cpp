@@ -125,7 +125,7 @@ class OpenblasKernel : public Kernel {
     blas_gemm(static_cast<int>(p_.rows), static_cast<int>(p_.cols), static_cast<int>(p_.inner), alpha_,
               p_.*MatricesOf<F>::pa, p_.*MatricesOf<F>::pb, beta_, out_.data());
   }
-  Result result() override { return Result{std::vector<double>(out_.begin(), out_.end())}; }
+  Result result() override { return Result{std::vector<double>(out_.begin(), out_.end()), {}, {}}; }
 
  private:
   Problem p_;

@@ -30,7 +30,8 @@ ExactValue exact_vectors(const Dataset& d, bool dot) {
 }
 
 std::vector<VerifyCase> verify_cases(bool full) {
-  std::vector<VerifyCase> c{{"uniform"}, {"uniform-sym"}, {"subnormal"}, {"ties"}, {"overflow-cancel"}, {"huge"}};
+  std::vector<VerifyCase> c{{"uniform", {}}, {"uniform-sym", {}}, {"subnormal", {}},
+                            {"ties", {}},    {"overflow-cancel", {}}, {"huge", {}}};
   // specials picks its special values by seed % 6: six seeds see every IEEE case.
   c.push_back({"specials", {}, 6});
   for (double r : full ? std::vector<double>{1, 1e10, 1e50, 1e100, 1e200, 1e300} : std::vector<double>{1, 1e50, 1e300})
@@ -74,13 +75,14 @@ TableSuite kfold_suite(const std::string& family, bool dot) {
   t.intro = kIllcondIntro;
   t.row_head = {"target cond", "cond"};
   t.columns = [dot](const std::string&, const std::vector<const AlgoEntry*>&) {
-    std::vector<TableColumn> cols{{dot ? "dot" : "naive", {}, dot ? "dot" : "naive"}};
+    std::vector<TableColumn> cols{{dot ? "dot" : "naive", {}, dot ? "dot" : "naive", ""}};
     const char* k_algo = dot ? "dotk" : "sumk";
-    for (int k : {2, 3, 4, 20}) cols.push_back({k_algo, {{"K", std::to_string(k)}}, fmt::format("{} K={}", k_algo, k)});
+    for (int k : {2, 3, 4, 20}) cols.push_back({k_algo, {{"K", std::to_string(k)}}, fmt::format("{} K={}", k_algo, k), ""});
     const char* dp_algo = dot ? "dpdotk" : "dpsumk";
     for (const char* v : {"tree", "fused"})
       for (int k : {2, 3, 4})
-        cols.push_back({dp_algo, {{"K", std::to_string(k)}, {"variant", v}}, fmt::format("{} {} K={}", dp_algo, v, k)});
+        cols.push_back(
+            {dp_algo, {{"K", std::to_string(k)}, {"variant", v}}, fmt::format("{} {} K={}", dp_algo, v, k), ""});
     return cols;
   };
   t.rows = [family](int64_t n, uint64_t seed) {
@@ -106,9 +108,9 @@ TableSuite accuracy_suite(const std::string& family) {
     for (const AlgoEntry* e : algos) {
       bool has_k = std::any_of(e->params.begin(), e->params.end(), [](const ParamSpec& p) { return p.name == "K"; });
       if (has_k)
-        for (int k : {2, 3}) cols.push_back({e->algo, {{"K", std::to_string(k)}}, fmt::format("{} K={}", e->algo, k)});
+        for (int k : {2, 3}) cols.push_back({e->algo, {{"K", std::to_string(k)}}, fmt::format("{} K={}", e->algo, k), ""});
       else
-        cols.push_back({e->algo, {}, e->algo});
+        cols.push_back({e->algo, {}, e->algo, ""});
     }
     return cols;
   };

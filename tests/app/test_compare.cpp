@@ -34,18 +34,31 @@ json& row_of(json& doc, const std::string& algo) {
   return none;
 }
 
-// Fixed times, so the rank test sees exactly the intended change: 1.00 ms .. 1.09 ms.
-void set_samples(json& row, double scale) {
-  json s = json::array();
-  for (int i = 0; i < 10; ++i) s.push_back(1e-3 * (1 + 0.01 * i) * scale);
+// Fixed times, so the rank test sees exactly the intended change: 1.00 ms .. 1.09 ms for the row,
+// `baseline_scale` times 2 ms for its baseline at every repetition; the ratios are their quotients.
+void set_samples(json& row, double scale, double baseline_scale = 1.0) {
+  json s = json::array(), b = json::array(), q = json::array();
+  for (int i = 0; i < 10; ++i) {
+    const double t = 1e-3 * (1 + 0.01 * i) * scale, base = 2e-3 * baseline_scale;
+    s.push_back(t);
+    b.push_back(base);
+    q.push_back(base / t);
+  }
   row["time_s"]["samples"] = s;
   row["time_s"]["median"] = 1.045e-3 * scale;
   row["time_s"]["min"] = 1e-3 * scale;
   row["time_s"]["max"] = 1.09e-3 * scale;
   row["time_s"]["reps"] = 10;
+  if (row["time_s"].contains("ratio_samples")) {  // a row timed beside its baseline
+    row["time_s"]["baseline_samples"] = b;
+    row["time_s"]["ratio_samples"] = q;
+  }
 }
 
-std::string save(const json& doc, const std::string& name) {
+// A one-dataset report holds its rows twice (top level and runs[0]); the edits go to runs[0].
+std::string save(json doc, const std::string& name) {
+  if (doc.contains("results") && doc["runs"].size() == 1)
+    for (const char* k : {"dataset", "reference", "results"}) doc[k] = doc["runs"][0][k];
   const std::string path = tmpdir() + "/" + name;
   write_file(path, doc.dump(1));
   return path;
@@ -165,9 +178,12 @@ TEST(Compare, TooFewSamplesAreNotJudged) {
   CliRun r = compare_edited([](json& d) {
     json& row = row_of(d, "sumk");
     row["time_s"]["samples"] = json::array({5e-3, 5e-3, 5e-3});
+    row["time_s"]["ratio_samples"] = json::array({0.4, 0.4, 0.4});
   });
   EXPECT_EQ(r.code, 0) << r.out;
-  EXPECT_NE(r.out.find("1 not judged (fewer than 5 repetitions on a side)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("not speed-comparable"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("fewer than 5 on a side"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1 not speed-comparable (listed)"), std::string::npos) << r.out;
   CliRun off = compare_edited([](json& d) { set_samples(row_of(d, "sumk"), 1.5); }, "--accuracy-only");
   EXPECT_EQ(off.code, 0) << off.out;
   EXPECT_NE(off.out.find("--accuracy-only"), std::string::npos) << off.out;
@@ -221,6 +237,7 @@ TEST(Compare, DirectoriesAreMatchedByFileName) {
   EXPECT_NE(same.out.find("notes.json: skipped"), std::string::npos) << same.out;
   write_file(b + "/gone.json", base_report().dump());
   expect_compare(b + " " + n, 1, "gone.json");
+  expect_compare(b + " " + n, 1, "1 file(s) only in base, 0 only in new");  // the summary counts it
 }
 
 TEST(Compare, BadInputIsOneLineAndExitTwo) {
@@ -273,4 +290,68 @@ TEST(Compare, ListNamesFamiliesAndSuitesOnce) {
   // The first algorithm listed is of the sum family.
   const std::string first = l.out.substr(l.out.find('\n') + 1);
   EXPECT_NE(first.substr(0, first.find('\n')).find(" sum "), std::string::npos) << first.substr(0, 200);
+}
+
+// The ratio to the baseline timed beside each row is the default basis: a machine slowed as a
+// whole (row and baseline alike) is no verdict; the raw times on request see it.
+TEST(Compare, DriftThatMovesRowAndBaselineAlikeIsNoVerdictOnRatios) {
+  auto machine_slowed = [](json& d) {
+    for (auto& r : d["runs"][0]["results"]) set_samples(r, 1.5, 1.5);
+  };
+  CliRun r = compare_edited(machine_slowed);
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_EQ(r.out.find("slower"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("ratio to the baseline timed beside each row"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("baseline(s) (the ratios' yardstick)"), std::string::npos) << r.out;
+  CliRun t = compare_edited(machine_slowed, "--speed=time");
+  EXPECT_EQ(t.code, 1) << t.out;
+  EXPECT_NE(t.out.find("slower"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("raw times"), std::string::npos) << t.out;
+  // The row alone slowed: its ratio falls, a regression on either basis.
+  CliRun row = compare_edited([](json& d) { set_samples(row_of(d, "sumk"), 1.5, 1.0); });
+  EXPECT_EQ(row.code, 1) << row.out;
+  EXPECT_NE(row.out.find("median ratio to naive"), std::string::npos) << row.out;
+  expect_usage_error("compare " + save(base_report(), "x.json") + " " + save(base_report(), "y.json") +
+                         " --speed=fast",
+                     "--speed");
+}
+
+// Reports written before the ratios were recorded still compare: accuracy as ever, speed listed
+// as not speed-comparable with the reason (never silently passed), and judged with --speed=time.
+TEST(Compare, RowsWithoutRatiosAreListedNotPassed) {
+  auto old_report = [](json& d) {
+    d["tool"].erase("compiler");
+    d["tool"].erase("cuda_arch");
+    for (auto& r : d["runs"][0]["results"])
+      for (const char* k : {"interleaving", "paired_with", "baseline_samples", "ratio_samples"}) r["time_s"].erase(k);
+    set_samples(row_of(d, "sumk"), 1.5);
+  };
+  CliRun r = compare_edited(old_report);
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("not speed-comparable"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("no per-repetition ratios"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("2 not speed-comparable (listed)"), std::string::npos) << r.out;  // superacc, sumk
+  EXPECT_NE(r.out.find("compiler"), std::string::npos) << "the build difference is noted: " << r.out;
+  CliRun t = compare_edited(old_report, "--speed=time");
+  EXPECT_EQ(t.code, 1) << t.out;
+  EXPECT_NE(t.out.find("slower"), std::string::npos) << t.out;
+}
+
+TEST(Compare, TheBuildAndTheDeviceArePartOfTheJudgement) {
+  CliRun r = compare_edited([](json& d) { d["tool"]["git"] = "0123456789ab"; });
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("note: the runs differ in more than the change under test: git"), std::string::npos) << r.out;
+  CliRun dev = compare_edited([](json& d) {
+    row_of(d, "sumk")["placement"] = json::array({"cuda device 1 of 2: NVIDIA H100, PCI 0000:1b:00.0"});
+  });
+  EXPECT_NE(dev.out.find("ran on other devices"), std::string::npos) << dev.out;
+}
+
+TEST(Compare, TopLevelRowsAreReadToo) {
+  json doc = base_report();
+  const std::string b = save(doc, "top_b.json");
+  json edited = json::parse(slurp(b));
+  edited["results"][0]["ulps"] = 12345.0;  // the top-level copy only
+  write_file(tmpdir() + "/top_n.json", edited.dump());
+  expect_usage_error("compare " + b + " " + tmpdir() + "/top_n.json", "differs from runs[0]");
 }

@@ -1,6 +1,6 @@
 // Progress on stderr (app/progress.hpp is linked into the accsum binary only, so through the CLI):
-// shown when forced (ACCSUM_PROGRESS=1, as on a terminal), never on stdout, and absent when
-// stderr is not a terminal.
+// shown when forced (ACCSUM_PROGRESS=1, as on a terminal), never on stdout, absent when stderr is
+// not a terminal, and one plain line per finished dataset in a CI job's log (CI set).
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -49,9 +49,23 @@ TEST(Progress, ForcedBarGoesToStderrOnly) {
 }
 
 TEST(Progress, NothingWhenStderrIsNotATerminal) {
-  Result r = run("ACCSUM_PROGRESS=", "bench --algo=naive --backend=cpu --n=1000 --reps=1 --warmup=0");
+  Result r = run("ACCSUM_PROGRESS= CI=", "bench --algo=naive --backend=cpu --n=1000 --reps=1 --warmup=0");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_TRUE(r.err.empty()) << r.err;
   Result off = run("ACCSUM_PROGRESS=0", "verify --algo=naive --backend=cpu");
   EXPECT_EQ(off.err.find("ETA"), std::string::npos) << off.err;
+}
+
+TEST(Progress, OneLinePerFinishedDatasetInACiLog) {
+  Result r = run("ACCSUM_PROGRESS= CI=true", "bench --algo=naive,kahan --backend=cpu --n=1000,2000 --reps=1 --warmup=0");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err.find('\r'), std::string::npos) << r.err;  // nothing redrawn in place
+  EXPECT_EQ(r.err.find("ETA"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("bench: 2/4 done after "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("bench: 4/4 done after "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("(sum n=2000 uniform)"), std::string::npos) << r.err;
+  size_t lines = 0;
+  for (char c : r.err) lines += c == '\n';
+  EXPECT_EQ(lines, 2u) << r.err;  // one per dataset
+  EXPECT_EQ(r.out.find("done after"), std::string::npos);
 }

@@ -86,10 +86,14 @@ double extra(const Metrics& m, const std::string& key) {
 
 TEST(GemmCuda, RegisteredWithTheFront) {
   if (!registry().backend("cuda")) GTEST_SKIP() << "built without the CUDA backend";
-  for (const char* a : {"sgemm", "sgemm-kahan", "sgemm-dcs", "cublas-sgemm", "cublas-tf32", "cublas-bf16x9",
-                        "sgemm-via-dgemm", "cublas-fixedpoint"})
+  for (const char* a : {"sgemm", "sgemm-kahan", "sgemm-dcs", "cublas-sgemm", "cublas-sgemm-pedantic", "cublas-tf32",
+                        "cublas-bf16x9", "sgemm-via-dgemm", "cublas-fixedpoint"})
     EXPECT_NE(registry().find(a, "cuda"), nullptr) << a;
+  // The baselines are the calls a user makes (default math); the pedantic modes are front rows.
   EXPECT_TRUE(registry().find("cublas-sgemm", "cuda")->is_baseline);
+  EXPECT_FALSE(registry().find("cublas-sgemm-pedantic", "cuda")->is_baseline);
+  EXPECT_TRUE(registry().find("cublas-dgemm", "cuda")->is_baseline);
+  EXPECT_FALSE(registry().find("cublas-dgemm-pedantic", "cuda")->is_baseline);
 }
 
 // Every tiled kernel (plain, Kahan and DCS at every tile, fma 0 and 1) against the cpu
@@ -160,7 +164,7 @@ TEST(GemmCuda, CublasFrontAgainstTheExactProduct) {
   Dataset d = gen("uniform", "300,200,1000", 1);
   ExactValue ref = f.oracle(d);
   const double plain_bound = (1000 + 4) * 0x1p-24;
-  for (const char* algo : {"cublas-sgemm", "cublas-bf16x9", "sgemm-via-dgemm"}) {
+  for (const char* algo : {"cublas-sgemm", "cublas-sgemm-pedantic", "cublas-bf16x9", "sgemm-via-dgemm"}) {
     Metrics m = f.measure(run(algo, "cuda", d), ref, -1);
     EXPECT_LE(extra(m, "normwise_rel_err"), plain_bound) << algo;
   }
