@@ -1,0 +1,86 @@
+"""accsum on CUDA arrays (torch.Tensor, cupy.ndarray, any DLPack CUDA array).
+
+The array is passed to the CUDA backend without a copy; the work is ordered after what is queued
+on the array library's current stream (no device-wide synchronisation), and the result comes back
+as a 0-d array of the same library on the same device.
+"""
+
+from __future__ import annotations
+
+from . import _accsum
+
+
+def _library(x):
+    mod = type(x).__module__.split(".")[0]
+    return mod if mod in ("torch", "cupy") else "dlpack"
+
+
+def _stream(x, lib):
+    """The cudaStream_t (as an integer) the caller's library queues work on for x's device."""
+    if lib == "torch":
+        import torch
+
+        return torch.cuda.current_stream(x.device).cuda_stream
+    if lib == "cupy":
+        import cupy
+
+        return cupy.cuda.get_current_stream().ptr
+    return 0
+
+
+def _contiguous(x, lib, name):
+    if lib == "torch":
+        return x.contiguous()
+    if lib == "cupy":
+        import cupy
+
+        return cupy.ascontiguousarray(x)
+    return x
+
+
+def _wrap(value, like, lib):
+    """value as a 0-d array of like's library, dtype and device."""
+    if lib == "torch":
+        import torch
+
+        return torch.tensor(value, dtype=like.dtype, device=like.device)
+    if lib == "cupy":
+        import cupy
+
+        with cupy.cuda.Device(like.device.id):
+            return cupy.asarray(value, dtype=like.dtype)
+    return value
+
+
+def _require_cuda():
+    if not _accsum.has_cuda():
+        raise RuntimeError("this accsum has no CUDA backend or no CUDA device; pass a NumPy array or a CPU tensor")
+
+
+def _check_dtype(x, name):
+    dtype = str(x.dtype).split(".")[-1]
+    if dtype != "float64":
+        raise TypeError(f"{name} has dtype {dtype}; CUDA arrays must be float64 (convert with .double() / .astype)")
+
+
+def reduce(algo, x, y, axis, K):
+    _require_cuda()
+    lib = _library(x)
+    _check_dtype(x, "x")
+    if y is not None:
+        if _library(y) != lib or tuple(y.shape) != tuple(x.shape):
+            raise ValueError(f"x is {tuple(x.shape)} and y {tuple(y.shape)} of {_library(y)}: a dot product needs equal shapes")
+        _check_dtype(y, "y")
+    if axis is not None and tuple(range(len(x.shape))) != tuple(sorted(a % max(len(x.shape), 1) for a in
+                                                                      ((axis,) if isinstance(axis, int) else axis))):
+        raise NotImplementedError("axis reductions of CUDA arrays are not available yet; reduce over all axes")
+    stream = _stream(x, lib)
+    xc = _contiguous(x, lib, "x")
+    yc = None if y is None else _contiguous(y, lib, "y")
+    value = _accsum.reduce_cuda(algo, xc, yc, stream, K)
+    return _wrap(value, x, lib)
+
+
+def matmul(a, b, accuracy):
+    _require_cuda()
+    raise NotImplementedError("matmul of CUDA arrays is not available yet; pass NumPy arrays")

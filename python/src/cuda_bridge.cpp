@@ -1,0 +1,96 @@
+#include "python/src/cuda_bridge.hpp"
+
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/string.h>
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/frame/registry.hpp"
+#include "core/oracle/ieee_special.hpp"
+
+#if defined(ACCSUM_HAVE_CUDA)
+#include <cuda_runtime.h>
+#endif
+
+namespace nb = nanobind;
+
+namespace accsum::python {
+namespace {
+
+using DeviceArray = nb::ndarray<nb::ro, nb::c_contig, nb::device::cuda>;
+
+#if defined(ACCSUM_HAVE_CUDA)
+void check(cudaError_t err, const char* what) {
+  if (err != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(err));
+}
+
+bool has_cuda() {
+  const BackendInfo* b = registry().backend("cuda");
+  try {
+    return b && (!b->available || b->available());
+  } catch (...) {
+    return false;
+  }
+}
+
+// The IEEE rule on device data reads a host copy, only when the computed result is not finite.
+double ieee_on_device(double r, const double* x, const double* y, int64_t n) {
+  if (std::isfinite(r) || n == 0) return r;
+  std::vector<double> hx(static_cast<size_t>(n)), hy(y ? static_cast<size_t>(n) : 0);
+  check(cudaMemcpy(hx.data(), x, hx.size() * sizeof(double), cudaMemcpyDeviceToHost), "copying x to the host");
+  if (y) check(cudaMemcpy(hy.data(), y, hy.size() * sizeof(double), cudaMemcpyDeviceToHost), "copying y to the host");
+  return ieee_result(r, hx.data(), y ? hy.data() : nullptr, n);
+}
+
+// The cuda entry `algo` on float64 device vectors x (and y) of n elements, after the work queued on
+// `stream` (a cudaStream_t as an integer, 0: the legacy default stream).
+double reduce_cuda(const std::string& algo, const DeviceArray& x, nb::object y_obj, uintptr_t stream, int K) {
+  if (!has_cuda()) throw std::runtime_error("no CUDA device is present");
+  if (x.dtype() != nb::dtype<double>()) throw nb::type_error("CUDA arrays must be float64");
+  const bool dot = algo == "superacc-dot" || algo == "dpdotk";
+  DeviceArray y;
+  if (dot) {
+    y = nb::cast<DeviceArray>(y_obj);
+    if (y.dtype() != x.dtype() || y.size() != x.size()) throw nb::value_error("y must have x's shape and dtype");
+    if (y.device_id() != x.device_id()) throw nb::value_error("x and y are on different devices");
+  }
+  int current = 0;
+  check(cudaGetDevice(&current), "cudaGetDevice");
+  if (x.device_id() != current)
+    throw nb::value_error(("the array is on cuda:" + std::to_string(x.device_id()) + ", the current device is cuda:" +
+                           std::to_string(current))
+                              .c_str());
+  const int64_t n = static_cast<int64_t>(x.size());
+  const double* px = static_cast<const double*>(x.data());
+  const double* py = dot ? static_cast<const double*>(y.data()) : nullptr;
+  nb::gil_scoped_release unlocked;
+  check(cudaStreamSynchronize(reinterpret_cast<cudaStream_t>(stream)), "waiting for the array's stream");
+  const AlgoEntry* e = registry().find(algo, "cuda");
+  if (!e) throw UsageError(algo + " is not built in on cuda");
+  Params user;
+  if (algo == "dpsumk" || algo == "dpdotk") user["K"] = std::to_string(K);
+  Problem p = Problem::vectors(px, py, n, next_dataset_id());
+  p.on_device = true;
+  auto kernel = e->make(p, registry().resolve_params(*e, user));
+  kernel->execute();
+  return ieee_on_device(kernel->result().scalar(), px, py, n);
+}
+#else
+bool has_cuda() { return false; }
+double reduce_cuda(const std::string&, const DeviceArray&, nb::object, uintptr_t, int) {
+  throw std::runtime_error("this accsum was built without the CUDA backend; pass a NumPy (host) array");
+}
+#endif
+
+}  // namespace
+
+void bind_cuda(nb::module_& m) {
+  m.def("has_cuda", &has_cuda, "Whether this build has the CUDA backend and a device is present.");
+  m.def("reduce_cuda", &reduce_cuda, nb::arg("algo"), nb::arg("x"), nb::arg("y").none(), nb::arg("stream"),
+        nb::arg("K") = 0);
+}
+
+}  // namespace accsum::python
