@@ -25,8 +25,10 @@ target_link_libraries(_accsum PRIVATE accsum_objs)
 set(ACCSUM_PY_STAGE ${CMAKE_BINARY_DIR}/python/accsum)
 set_target_properties(_accsum PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${ACCSUM_PY_STAGE})
 file(GLOB ACCSUM_PY_FILES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/python/accsum/*)
-add_custom_command(TARGET _accsum POST_BUILD
+add_custom_target(accsum_py_files ALL
+  COMMAND ${CMAKE_COMMAND} -E make_directory ${ACCSUM_PY_STAGE}
   COMMAND ${CMAKE_COMMAND} -E copy_if_different ${ACCSUM_PY_FILES} ${ACCSUM_PY_STAGE}/)
+add_dependencies(_accsum accsum_py_files)
 if(SKBUILD)  # pip install .: the module goes into the wheel's accsum/ beside the Python files
   install(TARGETS _accsum LIBRARY DESTINATION accsum COMPONENT python)
 endif()
