@@ -36,6 +36,11 @@ fi
 pip_install() { python3 -m pip install -q "$@" 2>/dev/null || python3 -m pip install -q --break-system-packages "$@"; }
 python3 -c "import xsum" 2>/dev/null || pip_install xsum || echo "install-deps: xsum not installed; the peers_py test is left out"
 python3 -c "import accupy" 2>/dev/null || pip_install accupy || echo "install-deps: accupy did not build; scripts/peers.py runs without it"
+# The Python package (pyproject.toml, docs/python.md): nanobind builds its module, scikit-build-core
+# drives CMake for `pip install .`, pytest + hypothesis run tests/python (the python_pytest test).
+for mod in nanobind scikit_build_core pytest hypothesis; do
+  python3 -c "import $mod" 2>/dev/null || pip_install "${mod//_/-}" || echo "install-deps: $mod not installed; the Python package or its tests are left out"
+done
 # jsonschema: tests/test_reports.py validates every report against docs/accsum-report-1.schema.json.
 python3 -c "import jsonschema" 2>/dev/null || pip_install jsonschema || echo "install-deps: jsonschema not installed; the reports_py test is left out"
 # CCCL >= 3.1 headers (the nvidia-cuda-cccl wheel) for CUB's reproducible reduction (cub-sum-repro,

@@ -28,13 +28,20 @@ def _stream(x, lib):
     return 0
 
 
-def _contiguous(x, lib, name):
+# The cuda kernels load pairs of doubles: the data must start on a 16-byte boundary.
+_ALIGNMENT = 16
+
+
+def _contiguous(x, lib):
+    """x contiguous and 16-byte aligned: as is when it already is, else a device copy (on the current stream)."""
     if lib == "torch":
-        return x.contiguous()
+        x = x.contiguous()
+        return x if x.data_ptr() % _ALIGNMENT == 0 else x.clone()
     if lib == "cupy":
         import cupy
 
-        return cupy.ascontiguousarray(x)
+        x = cupy.ascontiguousarray(x)
+        return x if x.data.ptr % _ALIGNMENT == 0 else x.copy()
     return x
 
 
@@ -74,9 +81,11 @@ def reduce(algo, x, y, axis, K):
     if axis is not None and tuple(range(len(x.shape))) != tuple(sorted(a % max(len(x.shape), 1) for a in
                                                                       ((axis,) if isinstance(axis, int) else axis))):
         raise NotImplementedError("axis reductions of CUDA arrays are not available yet; reduce over all axes")
+    if x.numel() == 0 if lib == "torch" else x.size == 0:
+        return _wrap(0.0, x, lib)  # an empty sum is +0.0
     stream = _stream(x, lib)
-    xc = _contiguous(x, lib, "x")
-    yc = None if y is None else _contiguous(y, lib, "y")
+    xc = _contiguous(x, lib)
+    yc = None if y is None else _contiguous(y, lib)
     value = _accsum.reduce_cuda(algo, xc, yc, stream, K)
     return _wrap(value, x, lib)
 
