@@ -47,6 +47,8 @@ def _host(x, name):
         arr = np.from_dlpack(x)
     else:
         arr = np.asarray(x)
+    if arr.dtype.kind == "f" and not arr.dtype.isnative:
+        arr = arr.astype(arr.dtype.newbyteorder("="))  # byte-swapped floats: the same values, native order
     if arr.dtype not in _FLOAT_DTYPES:
         raise TypeError(f"{name} has dtype {arr.dtype}; accsum takes float64 or float32 arrays")
     return arr

@@ -95,3 +95,9 @@ def test_a_raising_callable_is_a_reported_violation():
     result = accsum.verify(broken, seeds=1)
     assert not result.ok and result.errors == result.cases
     assert "ZeroDivisionError: boom" in repr(result)
+
+
+def test_byte_swapped_floats_are_read_as_their_values():
+    x = np.array([1e100, 1.0, -1e100], dtype=">f8")
+    assert accsum.sum(x) == 1.0
+    assert accsum.sum(np.array([3e38, 1.0, -3e38], dtype=">f4")) == np.float32(1.0)
