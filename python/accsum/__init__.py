@@ -107,10 +107,14 @@ def _pair(x, y):
     return x, y
 
 
-def _device_reduce(algo, x, y, axis, K):
+def _device_reduce(algo, x, y, axis, K, keepdims):
     from . import _device
 
-    return _device.reduce(algo, x, y, axis, K)
+    out = _device.reduce(algo, x, y, axis, K)
+    if keepdims:
+        axes = _axes(axis, len(x.shape))
+        out = out.reshape(tuple(1 if d in axes else s for d, s in enumerate(x.shape)))
+    return out
 
 
 def sum(x, axis=None, *, threads=0, keepdims=False):
@@ -124,7 +128,7 @@ def sum(x, axis=None, *, threads=0, keepdims=False):
     ``superacc`` row for the same float64 data.
     """
     if _device_type(x) == _DLPACK_CUDA:
-        return _device_reduce("superacc", x, None, axis, 0)
+        return _device_reduce("superacc", x, None, axis, 0, keepdims)
     threads = _threads(threads)
     x = _host(x, "x")
     if axis is None and not keepdims and x.ndim == 1 and x.flags.c_contiguous:
@@ -139,7 +143,7 @@ def dot(x, y, axis=None, *, threads=0, keepdims=False):
     exact, the sum is rounded once to the inputs' dtype. The same bits as ``superacc-dot``.
     """
     if _device_type(x) == _DLPACK_CUDA or _device_type(y) == _DLPACK_CUDA:
-        return _device_reduce("superacc-dot", x, y, axis, 0)
+        return _device_reduce("superacc-dot", x, y, axis, 0, keepdims)
     threads = _threads(threads)
     x, y = _pair(x, y)
     return _reduce("superacc-dot", x, y, axis, threads, 0, keepdims)
@@ -152,14 +156,14 @@ def sum_k(x, K=2, axis=None, *, threads=0, keepdims=False):
     correctly rounded in general (use accsum.sum); float32 inputs are summed in float64, then rounded.
     """
     if _device_type(x) == _DLPACK_CUDA:
-        return _device_reduce("dpsumk", x, None, axis, operator.index(K))
+        return _device_reduce("dpsumk", x, None, axis, operator.index(K), keepdims)
     return _reduce("dpsumk", _host(x, "x"), None, axis, _threads(threads), operator.index(K), keepdims)
 
 
 def dot_k(x, y, K=2, axis=None, *, threads=0, keepdims=False):
     """DPDotK: a dot product as accurate as if computed in K-fold working precision, then rounded."""
     if _device_type(x) == _DLPACK_CUDA or _device_type(y) == _DLPACK_CUDA:
-        return _device_reduce("dpdotk", x, y, axis, operator.index(K))
+        return _device_reduce("dpdotk", x, y, axis, operator.index(K), keepdims)
     x, y = _pair(x, y)
     return _reduce("dpdotk", x, y, axis, _threads(threads), operator.index(K), keepdims)
 

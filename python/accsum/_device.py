@@ -78,9 +78,10 @@ def reduce(algo, x, y, axis, K):
         if _library(y) != lib or tuple(y.shape) != tuple(x.shape):
             raise ValueError(f"x is {tuple(x.shape)} and y {tuple(y.shape)} of {_library(y)}: a dot product needs equal shapes")
         _check_dtype(y, "y")
-    if axis is not None and tuple(range(len(x.shape))) != tuple(sorted(a % max(len(x.shape), 1) for a in
-                                                                      ((axis,) if isinstance(axis, int) else axis))):
-        raise NotImplementedError("axis reductions of CUDA arrays are not available yet; reduce over all axes")
+    ndim = len(x.shape)
+    axes = _axes(axis, ndim)
+    if axes != tuple(range(ndim)):
+        return _reduce_rows(algo, x, y, axes, lib)
     if x.numel() == 0 if lib == "torch" else x.size == 0:
         return _wrap(0.0, x, lib)  # an empty sum is +0.0
     stream = _stream(x, lib)
@@ -88,6 +89,50 @@ def reduce(algo, x, y, axis, K):
     yc = None if y is None else _contiguous(y, lib)
     value = _accsum.reduce_cuda(algo, xc, yc, stream, K)
     return _wrap(value, x, lib)
+
+
+def _axes(axis, ndim):
+    from . import _axes as host_axes
+
+    return host_axes(axis, ndim)
+
+
+def _reduce_rows(algo, x, y, axes, lib):
+    """A reduction over some axes: the kept axes become rows of a C-ordered matrix (a device copy when
+    x is not already laid out so), reduced by one segmented launch on the current stream."""
+    if algo not in ("superacc", "superacc-dot"):
+        raise NotImplementedError("sum_k and dot_k along an axis are not available for CUDA arrays")
+    if lib not in ("torch", "cupy"):
+        raise NotImplementedError("axis reductions of CUDA arrays need torch or cupy arrays")
+    ndim = len(x.shape)
+    kept = tuple(d for d in range(ndim) if d not in axes)
+    out_shape = tuple(x.shape[d] for d in kept)
+    rows, n = 1, 1
+    for d in kept:
+        rows *= x.shape[d]
+    for d in axes:
+        n *= x.shape[d]
+    order = kept + axes
+
+    def as_rows(a):
+        if lib == "torch":
+            return a.permute(order).contiguous().reshape(rows, n)
+        import cupy
+
+        return cupy.ascontiguousarray(a.transpose(order)).reshape(rows, n)
+
+    if lib == "torch":
+        import torch
+
+        out = torch.zeros(rows, dtype=x.dtype, device=x.device)
+    else:
+        import cupy
+
+        with cupy.cuda.Device(x.device.id):
+            out = cupy.zeros(rows, dtype=x.dtype)
+    if rows and n:  # an empty reduction is +0.0
+        _accsum.reduce_rows_cuda(as_rows(x), None if y is None else as_rows(y), out, _stream(x, lib))
+    return out.reshape(out_shape)
 
 
 def matmul(a, b, accuracy):

@@ -13,6 +13,8 @@
 
 #if defined(ACCSUM_HAVE_CUDA)
 #include <cuda_runtime.h>
+
+#include "backends/cuda/superacc_rows.hpp"
 #endif
 
 namespace nb = nanobind;
@@ -78,8 +80,39 @@ double reduce_cuda(const std::string& algo, const DeviceArray& x, nb::object y_o
   kernel->execute();
   return ieee_on_device(kernel->result().scalar(), px, py, n);
 }
+
+// Row sums (dots) of (rows x n) C-ordered float64 device matrices into out (rows,), one launch queued on
+// `stream` (not waited for: out is ready in stream order).
+void reduce_rows_cuda(const DeviceArray& x, nb::object y_obj, nb::ndarray<nb::c_contig, nb::device::cuda> out,
+                      uintptr_t stream) {
+  if (!has_cuda()) throw std::runtime_error("no CUDA device is present");
+  if (x.ndim() != 2 || x.dtype() != nb::dtype<double>()) throw nb::type_error("x must be a 2-D float64 CUDA array");
+  if (out.ndim() != 1 || out.shape(0) != x.shape(0) || out.dtype() != x.dtype() || out.device_id() != x.device_id())
+    throw nb::value_error("out must be a float64 CUDA vector with one entry per row, on x's device");
+  const double* py = nullptr;
+  DeviceArray y;
+  if (!y_obj.is_none()) {
+    y = nb::cast<DeviceArray>(y_obj);
+    if (y.ndim() != 2 || y.shape(0) != x.shape(0) || y.shape(1) != x.shape(1) || y.dtype() != x.dtype() ||
+        y.device_id() != x.device_id())
+      throw nb::value_error("y must have x's shape, dtype and device");
+    py = static_cast<const double*>(y.data());
+  }
+  int current = 0;
+  check(cudaGetDevice(&current), "cudaGetDevice");
+  if (x.device_id() != current)
+    throw nb::value_error(("the array is on cuda:" + std::to_string(x.device_id()) + ", the current device is cuda:" +
+                           std::to_string(current))
+                              .c_str());
+  cuda::superacc_rows(static_cast<const double*>(x.data()), py, static_cast<int64_t>(x.shape(0)),
+                      static_cast<int64_t>(x.shape(1)), static_cast<double*>(out.data()),
+                      reinterpret_cast<void*>(stream));
+}
 #else
 bool has_cuda() { return false; }
+void reduce_rows_cuda(const DeviceArray&, nb::object, nb::ndarray<nb::c_contig, nb::device::cuda>, uintptr_t) {
+  throw std::runtime_error("this accsum was built without the CUDA backend; pass a NumPy (host) array");
+}
 double reduce_cuda(const std::string&, const DeviceArray&, nb::object, uintptr_t, int) {
   throw std::runtime_error("this accsum was built without the CUDA backend; pass a NumPy (host) array");
 }
@@ -89,6 +122,7 @@ double reduce_cuda(const std::string&, const DeviceArray&, nb::object, uintptr_t
 
 void bind_cuda(nb::module_& m) {
   m.def("has_cuda", &has_cuda, "Whether this build has the CUDA backend and a device is present.");
+  m.def("reduce_rows_cuda", &reduce_rows_cuda, nb::arg("x"), nb::arg("y").none(), nb::arg("out"), nb::arg("stream"));
   m.def("reduce_cuda", &reduce_cuda, nb::arg("algo"), nb::arg("x"), nb::arg("y").none(), nb::arg("stream"),
         nb::arg("K") = 0);
 }

@@ -60,7 +60,39 @@ def test_gpu_errors_are_clear():
     with pytest.raises(ValueError):
         accsum.dot(torch.ones(4, dtype=torch.float64, device="cuda"), torch.ones(5, dtype=torch.float64, device="cuda"))
     with pytest.raises(NotImplementedError):
-        accsum.sum(torch.ones((4, 4), dtype=torch.float64, device="cuda"), axis=1)
+        accsum.sum_k(torch.ones((4, 4), dtype=torch.float64, device="cuda"), 2, axis=1)
+
+
+SHAPES_AND_AXES = [((0,), 0), ((5, 0), 1), ((0, 5), 1), ((1, 1), 1), ((7, 1001), 1), ((7, 1001), 0), ((3, 4, 5), (0, 2)),
+                   ((3, 4, 5), -1), ((2, 3, 4, 5), (1, 3)), ((257, 3), 1), ((2, 70000), 1)]
+
+
+@pytest.mark.parametrize("shape,axis", SHAPES_AND_AXES)
+def test_axis_reductions_are_one_segmented_launch_with_the_hosts_bits(shape, axis):
+    rng = np.random.default_rng(abs(hash(shape)) % 1000)
+    x = rng.standard_normal(shape) * np.power(10.0, rng.uniform(-250, 250, shape))
+    y = rng.standard_normal(shape)
+    if x.size > 3:
+        x.flat[1], x.flat[2] = 1e308, 1e308  # an intermediate overflow the exact sum does not have
+        x.flat[3] = -1e308
+    stream = torch.cuda.Stream()
+    with torch.cuda.stream(stream):
+        t = torch.from_numpy(x).to("cuda", non_blocking=True)
+        u = torch.from_numpy(y).to("cuda", non_blocking=True)
+        s = accsum.sum(t, axis=axis)
+        d = accsum.dot(t, u, axis=axis)
+        k = accsum.sum(t, axis=axis, keepdims=True)
+    stream.synchronize()
+    assert isinstance(s, torch.Tensor) and s.device == t.device
+    assert same_bits(s.cpu().numpy(), np.asarray(accsum.sum(x, axis=axis))), (shape, axis)
+    assert same_bits(d.cpu().numpy(), np.asarray(accsum.dot(x, y, axis=axis))), (shape, axis)
+    assert tuple(k.shape) == np.sum(x, axis=axis, keepdims=True).shape
+
+
+def test_axis_special_values_and_signed_zeros():
+    x = np.array([[np.nan, 1.0], [np.inf, -np.inf], [np.inf, 1e308], [-0.0, -0.0], [0.0, -0.0], [-np.inf, 1e308]])
+    got = accsum.sum(torch.from_numpy(x).cuda(), axis=1).cpu().numpy()
+    assert same_bits(got, accsum.sum(x, axis=1))
 
 
 def test_cpu_tensors_go_through_dlpack_on_the_host():
