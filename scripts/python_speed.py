@@ -13,11 +13,13 @@ Usage: python3 scripts/python_speed.py --machine NAME [--out PATH] [--reps R] [-
 """
 
 import argparse
+import datetime
 import json
 import math
 import os
 import platform
 import statistics
+import subprocess
 import sys
 import time
 
@@ -88,12 +90,27 @@ def host_section(n, reps):
     base = rows[0]["median_s"]
     for r in rows[1:]:
         r["accsum_speedup"] = r["median_s"] / base
-    small = x[:1000].copy()
+    small, one = x[:1000].copy(), x[:1].copy()
     overhead = {"accsum.sum": per_call(lambda: accsum.sum(small), 20000, 9),
+                "accsum.sum, 1 element (the call alone)": per_call(lambda: accsum.sum(one), 20000, 9),
                 "numpy.sum": per_call(lambda: np.sum(small), 20000, 9),
                 "math.fsum (list)": per_call(lambda: math.fsum(small.tolist()), 2000, 9)}
     return {"n": n, "data": "normal * 10^uniform(-100, 100), float64", "threads": "all (accsum threads=0)",
             "rows": rows, "per_call_1000": overhead}
+
+
+def summary(host):
+    """The targets of the Python package on this host, each met or not."""
+    by = {r["name"]: r for r in host["rows"]}
+    out = {}
+    if "math.fsum" in by:
+        out["accsum.sum vs math.fsum (target >= 30x)"] = by["math.fsum"]["accsum_speedup"]
+    for peer in ("xsum (large accumulator)", "accupy.fsum"):
+        if peer in by:
+            out[f"accsum.sum vs {peer} (target > 1x)"] = by[peer]["accsum_speedup"]
+    out["accsum.sum vs numpy.sum (target >= 0.8x)"] = by["numpy.sum"]["accsum_speedup"]
+    out["accsum.sum per call at 1000 elements, us (target <= 5)"] = host["per_call_1000"]["accsum.sum"]["median_s"] * 1e6
+    return out
 
 
 def gpu_section(reps):
@@ -155,12 +172,18 @@ def main():
     ap.add_argument("--skip-gpu", action="store_true")
     ap.add_argument("--skip-host", action="store_true")
     a = ap.parse_args()
+    git = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                         cwd=os.path.dirname(os.path.abspath(__file__)))
     report = {"schema": "accsum-python-speed/1", "accsum": accsum.__version__, "python": sys.version.split()[0],
+              "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+              # ACCSUM_GIT names the revision where the tree travelled without its git history (the GPU machine).
+              "tool": {"git": os.environ.get("ACCSUM_GIT") or (git.stdout.strip() if git.returncode == 0 else "–")},
               "numpy": np.__version__, "machine": a.machine, "cpus": os.cpu_count(), "platform": platform.platform(),
               "command": " ".join([os.path.basename(sys.executable)] + sys.argv),
               "load_average_at_start": os.getloadavg()}
     if not a.skip_host:
         report["host"] = host_section(a.n, a.reps)
+        report["host"]["summary"] = summary(report["host"])
     if not a.skip_gpu:
         try:
             report["gpu"] = gpu_section(a.reps)

@@ -5,7 +5,11 @@
 
 #include <cmath>
 #include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "core/frame/registry.hpp"
@@ -47,6 +51,40 @@ double ieee_on_device(double r, const double* x, const double* y, int64_t n) {
   return ieee_result(r, hx.data(), y ? hy.data() : nullptr, n);
 }
 
+// Kernels made for device arrays, kept for the next call on the same arrays: making one allocates device
+// memory (cudaMalloc, and cudaFree when it goes), which would cost more than a sum of a few million
+// doubles. A kernel on 16-byte aligned device arrays reads them in place at every execute(), so it is
+// valid for whatever the arrays hold then (misaligned arrays are copied when the kernel is made: those
+// kernels are not kept).
+class KernelCache {
+ public:
+  using Key = std::tuple<std::string, int, const double*, const double*, int64_t, int>;
+  static constexpr size_t kMostKept = 8;
+
+  // Runs `make`'s kernel (or the one kept for `key`) and returns its scalar result.
+  template <class Make>
+  double run(const Key& key, bool keep, Make&& make) {
+    std::lock_guard<std::mutex> lock(mutex_);  // one call at a time on a kept kernel
+    auto it = kept_.find(key);
+    std::shared_ptr<Kernel> k = it != kept_.end() ? it->second : std::shared_ptr<Kernel>(make());
+    if (keep && it == kept_.end()) {
+      if (kept_.size() >= kMostKept) kept_.clear();
+      kept_[key] = k;
+    }
+    k->execute();
+    return k->result().scalar();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::map<Key, std::shared_ptr<Kernel>> kept_;
+};
+
+KernelCache& kernel_cache() {
+  static KernelCache* cache = new KernelCache;  // never destroyed: no CUDA call after the runtime is gone
+  return *cache;
+}
+
 // The cuda entry `algo` on float64 device vectors x (and y) of n elements, after the work queued on
 // `stream` (a cudaStream_t as an integer, 0: the legacy default stream).
 double reduce_cuda(const std::string& algo, const DeviceArray& x, nb::object y_obj, uintptr_t stream, int K) {
@@ -74,11 +112,15 @@ double reduce_cuda(const std::string& algo, const DeviceArray& x, nb::object y_o
   if (!e) throw UsageError(algo + " is not built in on cuda");
   Params user;
   if (algo == "dpsumk" || algo == "dpdotk") user["K"] = std::to_string(K);
-  Problem p = Problem::vectors(px, py, n, next_dataset_id());
-  p.on_device = true;
-  auto kernel = e->make(p, registry().resolve_params(*e, user));
-  kernel->execute();
-  return ieee_on_device(kernel->result().scalar(), px, py, n);
+  constexpr uintptr_t kAligned = 16;  // the kernels load pairs of doubles
+  const bool aligned = ((reinterpret_cast<uintptr_t>(px) | reinterpret_cast<uintptr_t>(py)) % kAligned) == 0;
+  const KernelCache::Key key{algo, K, px, py, n, current};
+  const double r = kernel_cache().run(key, aligned, [&] {
+    Problem p = Problem::vectors(px, py, n, next_dataset_id());
+    p.on_device = true;
+    return e->make(p, registry().resolve_params(*e, user));
+  });
+  return ieee_on_device(r, px, py, n);
 }
 
 // Row sums (dots) of (rows x n) C-ordered float64 device matrices into out (rows,), one launch queued on
