@@ -34,7 +34,8 @@ __device__ __forceinline__ void block_add(int64_t* shared, int64_t v) {
 
 template <bool DOT>
 __global__ void __launch_bounds__(kRowThreads)
-    superacc_rows_kernel(const double* __restrict__ x, const double* __restrict__ y, int64_t n, double* __restrict__ out) {
+    superacc_rows_kernel(const double* __restrict__ x, const double* __restrict__ y, int64_t n,
+                         double* __restrict__ out) {
   using SA = SuperaccOf<DOT>;
   __shared__ SA block;
   const int64_t row = blockIdx.x;

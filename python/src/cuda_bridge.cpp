@@ -100,8 +100,8 @@ double reduce_cuda(const std::string& algo, const DeviceArray& x, nb::object y_o
   int current = 0;
   check(cudaGetDevice(&current), "cudaGetDevice");
   if (x.device_id() != current)
-    throw nb::value_error(("the array is on cuda:" + std::to_string(x.device_id()) + ", the current device is cuda:" +
-                           std::to_string(current))
+    throw nb::value_error(("the array is on cuda:" + std::to_string(x.device_id()) +
+                           ", the current device is cuda:" + std::to_string(current))
                               .c_str());
   const int64_t n = static_cast<int64_t>(x.size());
   const double* px = static_cast<const double*>(x.data());
@@ -143,8 +143,8 @@ void reduce_rows_cuda(const DeviceArray& x, nb::object y_obj, nb::ndarray<nb::c_
   int current = 0;
   check(cudaGetDevice(&current), "cudaGetDevice");
   if (x.device_id() != current)
-    throw nb::value_error(("the array is on cuda:" + std::to_string(x.device_id()) + ", the current device is cuda:" +
-                           std::to_string(current))
+    throw nb::value_error(("the array is on cuda:" + std::to_string(x.device_id()) +
+                           ", the current device is cuda:" + std::to_string(current))
                               .c_str());
   cuda::superacc_rows(static_cast<const double*>(x.data()), py, static_cast<int64_t>(x.shape(0)),
                       static_cast<int64_t>(x.shape(1)), static_cast<double*>(out.data()),

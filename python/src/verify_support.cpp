@@ -34,7 +34,8 @@ template <class T>
 Numpy<T> matrix_to_numpy(const std::vector<T>& colmajor, int64_t rows, int64_t cols) {
   std::vector<T> c(colmajor.size());
   for (int64_t i = 0; i < rows; ++i)
-    for (int64_t j = 0; j < cols; ++j) c[static_cast<size_t>(i * cols + j)] = colmajor[static_cast<size_t>(i + j * rows)];
+    for (int64_t j = 0; j < cols; ++j)
+      c[static_cast<size_t>(i * cols + j)] = colmajor[static_cast<size_t>(i + j * rows)];
   return to_numpy(std::move(c), {static_cast<size_t>(rows), static_cast<size_t>(cols)});
 }
 
@@ -70,8 +71,8 @@ class Case {
     if (is_gemm(*f_)) {
       auto m = nb::cast<nb::ndarray<const double, nb::ndim<2>, nb::c_contig, nb::device::cpu>>(answer);
       if (static_cast<int64_t>(m.shape(0)) != d_.rows || static_cast<int64_t>(m.shape(1)) != d_.cols)
-        throw nb::value_error(fmt::format("the callable returned a {}x{} matrix for a {}x{} product",
-                                          m.shape(0), m.shape(1), d_.rows, d_.cols)
+        throw nb::value_error(fmt::format("the callable returned a {}x{} matrix for a {}x{} product", m.shape(0),
+                                          m.shape(1), d_.rows, d_.cols)
                                   .c_str());
       r.values.resize(static_cast<size_t>(d_.rows * d_.cols));
       for (int64_t i = 0; i < d_.rows; ++i)
