@@ -53,6 +53,10 @@ def per_call(fn, calls, repeats):
             "batches": repeats}
 
 
+# Peers that take seconds on 10^7 elements: fewer repetitions.
+SLOW_PEERS = ("math.fsum", "accupy.fsum")
+
+
 def host_peers(x):
     """(name, callable, correctly rounded?) of the Python sums present."""
     as_list = x.tolist()
@@ -95,7 +99,7 @@ def host_section(n, reps, kind):
     t, want = timed(lambda: accsum.sum(x), reps)
     rows.append({"name": "accsum.sum", "correctly_rounded": True, **t, "value_hex": float(want).hex()})
     for name, fn, cr in host_peers(x):
-        t, got = timed(fn, reps if name != "math.fsum" else max(3, reps // 3))
+        t, got = timed(fn, reps if name not in SLOW_PEERS else max(3, reps // 3))
         rows.append({"name": name, "correctly_rounded": cr, **t, "value_hex": float(got).hex(),
                      "same_value_as_accsum": float(got) == float(want)})
     base = rows[0]["median_s"]

@@ -5,9 +5,12 @@ accsum's own oracle)."""
 import os
 import sys
 
-from hypothesis import HealthCheck, settings
-
 sys.path.insert(0, os.path.dirname(__file__))
-settings.register_profile("accsum", max_examples=60, derandomize=True, deadline=None,
-                          suppress_health_check=[HealthCheck.too_slow])
-settings.load_profile("accsum")
+try:
+    from hypothesis import HealthCheck, settings
+except ImportError:  # a machine without hypothesis (the GPU machine) runs the other tests
+    settings = None
+if settings is not None:
+    settings.register_profile("accsum", max_examples=60, derandomize=True, deadline=None,
+                              suppress_health_check=[HealthCheck.too_slow])
+    settings.load_profile("accsum")

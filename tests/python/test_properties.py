@@ -5,12 +5,15 @@ axis reductions and float32 inputs."""
 import math
 
 import numpy as np
+import pytest
 from exact import exact_dot, exact_sum, same_bits
-from hypothesis import given
-from hypothesis import strategies as st
-from hypothesis.extra import numpy as hnp
 
-import accsum
+pytest.importorskip("hypothesis")
+from hypothesis import given  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+from hypothesis.extra import numpy as hnp  # noqa: E402
+
+import accsum  # noqa: E402
 
 TINY = 2.0**-1074
 DBL_MAX = np.finfo(np.float64).max
