@@ -13,7 +13,7 @@ PKGS=(
   libgtest-dev          # GoogleTest: unit, property and CLI tests
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo  # OpenCL ICD loader + PoCL CPU device
   libopenmpi-dev openmpi-bin  # MPI backend
-  python3 python3-pip   # plots
+  python3 python3-pip python3-dev  # plots; the headers build the Python package's module
   libeigen3-dev         # Eigen headers: building the accupy wheel (scripts/peers.py)
   clang libclang-rt-dev llvm clang-format  # clang + its compiler-rt (libFuzzer, ASan, UBSan) + llvm-symbolizer: fuzzing, sanitizer build, the offline OpenCL compile test; clang-format: the format check
 )

@@ -47,3 +47,13 @@ def test_gemm_corpus_judges_matmul():
     assert result.ok and result.cases > 10 and result.skipped > 0, repr(result)
     plain = accsum.verify(lambda a, b: a @ b, family="gemm", claim="cr", seeds=1, shrink=False)
     assert not plain.ok
+
+
+def test_reproducibility_claims_are_checked():
+    rng = np.random.default_rng(0)
+
+    def shuffled_sum(x):  # the same values added in a new order at every call
+        return float(sum(rng.permutation(x).tolist()))
+
+    result = accsum.verify(shuffled_sum, claim="none", reproducible=True, seeds=1)
+    assert not result.ok and "not reproducible" in result.first_violation and result.counterexample is None
