@@ -41,6 +41,10 @@ def _device_type(x):
 
 def _host(x, name):
     """x as a float64 or float32 NumPy array (host DLPack arrays without a copy)."""
+    kind = _device_type(x)
+    if kind not in (None, _DLPACK_CPU):
+        raise ValueError(f"{name} is on a device accsum does not handle here (DLPack device type {kind}); "
+                         "pass host arrays or CUDA arrays")
     if isinstance(x, np.ndarray):
         arr = x
     elif _device_type(x) == _DLPACK_CPU:
@@ -110,6 +114,8 @@ def _pair(x, y):
 def _device_reduce(algo, x, y, axis, K, keepdims):
     from . import _device
 
+    if y is not None and (_device_type(x) != _DLPACK_CUDA or _device_type(y) != _DLPACK_CUDA):
+        raise ValueError("one of x and y is a CUDA array and the other is not; pass both on the same device")
     out = _device.reduce(algo, x, y, axis, K)
     if keepdims:
         axes = _axes(axis, len(x.shape))

@@ -101,3 +101,15 @@ def test_byte_swapped_floats_are_read_as_their_values():
     x = np.array([1e100, 1.0, -1e100], dtype=">f8")
     assert accsum.sum(x) == 1.0
     assert accsum.sum(np.array([3e38, 1.0, -3e38], dtype=">f4")) == np.float32(1.0)
+
+
+class FakeOtherDeviceArray(FakeCudaArray):
+    def __dlpack_device__(self):
+        return (10, 0)  # ROCm
+
+
+def test_arrays_on_other_devices_are_value_errors():
+    with pytest.raises(ValueError, match="device"):
+        accsum.sum(FakeOtherDeviceArray())
+    with pytest.raises(ValueError, match="same device"):
+        accsum.dot(FakeCudaArray(), np.ones(4))
