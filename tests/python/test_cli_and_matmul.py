@@ -77,17 +77,31 @@ def test_matmul_cr_is_every_entry_correctly_rounded(dtype):
     assert same_bits(accsum.matmul(np.asfortranarray(a), b.T.copy().T), got)
 
 
-def test_matmul_other_accuracies_stay_close():
+def exact_entries(a, b):
+    return [[sum((Fraction(float(a[i, k])) * Fraction(float(b[k, j])) for k in range(a.shape[1])), Fraction(0))
+             for j in range(b.shape[1])] for i in range(a.shape[0])]
+
+
+def test_matmul_faithful_and_blas_accuracies():
     rng = np.random.default_rng(6)
-    a = rng.standard_normal((8, 33)).astype(np.float32)
-    b = rng.standard_normal((33, 6)).astype(np.float32)
-    want = exact_product(a, b, np.float32).astype(np.float64)
-    for accuracy in ("faithful", "sgemm"):
-        got = accsum.matmul(a, b, accuracy=accuracy).astype(np.float64)
-        assert np.all(np.abs(got - want) <= 33 * 2.0**-24 * (np.abs(a) @ np.abs(b)) + 1e-30)
-    assert np.array_equal(accsum.matmul(a, b, "faithful"), exact_product(a, b, np.float32)) or True
+    a = (rng.standard_normal((8, 33)) * np.logspace(-12, 12, 33)).astype(np.float32)
+    b = (rng.standard_normal((33, 6)) * np.logspace(12, -12, 6)).astype(np.float32)
+    exact = exact_entries(a, b)
+    got = accsum.matmul(a, b, accuracy="faithful")
+    for i in range(8):
+        for j in range(6):  # faithful: the exact value lies strictly between the entry's neighbours
+            g = got[i, j]
+            below, above = np.nextafter(g, np.float32(-np.inf)), np.nextafter(g, np.float32(np.inf))
+            assert Fraction(float(below)) < exact[i][j] < Fraction(float(above)), (i, j)
+    # sgemm: SGEMM's normwise bound gamma_K |a_i| |b_j| (Cauchy-Schwarz form), per entry.
+    got = accsum.matmul(a, b, accuracy="sgemm").astype(np.float64)
+    K = a.shape[1]
+    bound = K * 2.0**-24 / (1 - K * 2.0**-24) * np.outer(np.linalg.norm(a.astype(np.float64), axis=1),
+                                                         np.linalg.norm(b.astype(np.float64), axis=0))
+    err = np.array([[abs(Fraction(got[i, j]) - exact[i][j]) for j in range(6)] for i in range(8)], dtype=np.float64)
+    assert np.all(err <= bound)
     d = accsum.matmul(a.astype(np.float64), b.astype(np.float64), accuracy="dgemm")
-    assert d.dtype == np.float64
+    assert d.dtype == np.float64 and d.shape == (8, 6)
 
 
 def test_matmul_empty_and_zero_inner():
