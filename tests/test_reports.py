@@ -13,7 +13,8 @@ outputs:
   same number of fields on every row; --format=md has the same number of cells on every line.
 committed:
 - every JSON file committed under results/ validates (accsum-report/1 documents, and each report
-  of a bundle under "reports"); only scripts/peers.py's own accsum-peers/1 files are not reports.
+  of a bundle under "reports"); only scripts/peers.py's own accsum-peers/1 files and
+  scripts/python_speed.py's accsum-python-speed/1 files are not reports.
 Exit 0 when all hold; the failures are printed otherwise.
 """
 import csv
@@ -203,8 +204,8 @@ def check_committed():
         except ValueError as e:
             failures.append(f"{name}: not JSON: {e}")
             continue
-        if isinstance(doc, dict) and doc.get("schema") == "accsum-peers/1":
-            continue  # scripts/peers.py's comparison with other libraries, not an accsum report
+        if isinstance(doc, dict) and doc.get("schema") in ("accsum-peers/1", "accsum-python-speed/1"):
+            continue  # scripts/peers.py's and python_speed.py's comparisons with other libraries, not accsum reports
         bundle = doc.get("reports") if isinstance(doc, dict) and "schema" not in doc else None
         for i, rep in enumerate(bundle if isinstance(bundle, list) else [doc]):
             validate(rep, name if bundle is None else f"{name} reports[{i}]")
