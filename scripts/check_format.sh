@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 fix=0
 [ "${1:-}" = --fix ] && { fix=1; shift; }
 cf=${1:-clang-format}
-mapfile -t files < <(find app base core datasets families backends include tests examples \
+mapfile -t files < <(find app base core datasets families backends include tests examples python \
   \( -name '*.cpp' -o -name '*.hpp' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh' -o -name '*.cl' -o -name '*.c' \) \
   -not -path '*/corpus/*' 2>/dev/null | sort)
 (( ${#files[@]} > 0 )) || { echo "no source files found" >&2; exit 1; }

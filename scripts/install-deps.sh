@@ -13,7 +13,7 @@ PKGS=(
   libgtest-dev          # GoogleTest: unit, property and CLI tests
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo  # OpenCL ICD loader + PoCL CPU device
   libopenmpi-dev openmpi-bin  # MPI backend
-  python3 python3-pip   # plots
+  python3 python3-pip python3-dev  # plots; the headers build the Python package's module
   libeigen3-dev         # Eigen headers: building the accupy wheel (scripts/peers.py)
   clang libclang-rt-dev llvm clang-format  # clang + its compiler-rt (libFuzzer, ASan, UBSan) + llvm-symbolizer: fuzzing, sanitizer build, the offline OpenCL compile test; clang-format: the format check
 )
@@ -36,6 +36,11 @@ fi
 pip_install() { python3 -m pip install -q "$@" 2>/dev/null || python3 -m pip install -q --break-system-packages "$@"; }
 python3 -c "import xsum" 2>/dev/null || pip_install xsum || echo "install-deps: xsum not installed; the peers_py test is left out"
 python3 -c "import accupy" 2>/dev/null || pip_install accupy || echo "install-deps: accupy did not build; scripts/peers.py runs without it"
+# The Python package (pyproject.toml, docs/python.md): nanobind builds its module, scikit-build-core
+# drives CMake for `pip install .`, pytest + hypothesis run tests/python (the python_pytest test).
+for mod in nanobind scikit_build_core pytest hypothesis; do
+  python3 -c "import $mod" 2>/dev/null || pip_install "${mod//_/-}" || echo "install-deps: $mod not installed; the Python package or its tests are left out"
+done
 # jsonschema: tests/test_reports.py validates every report against docs/accsum-report-1.schema.json.
 python3 -c "import jsonschema" 2>/dev/null || pip_install jsonschema || echo "install-deps: jsonschema not installed; the reports_py test is left out"
 python3 -c "import yaml" 2>/dev/null || pip_install pyyaml || echo "install-deps: PyYAML not installed; the ci_recipes_py test is left out"

@@ -13,8 +13,9 @@ outputs:
   same number of fields on every row; --format=md has the same number of cells on every line.
 committed:
 - every JSON file committed under results/ validates (accsum-report/1 documents, and each report
-  of a bundle under "reports"); only scripts/peers.py's accsum-peers/1 files and
-  scripts/speed_gate_rates.py's accsum-speed-gate/1 and gen_docs.py's accsum-tour/1 files are not reports.
+  of a bundle under "reports"); only scripts/peers.py's accsum-peers/1 files,
+  scripts/speed_gate_rates.py's accsum-speed-gate/1, gen_docs.py's accsum-tour/1 and
+  scripts/python_speed.py's accsum-python-speed/1 files are not reports.
 Exit 0 when all hold; the failures are printed otherwise.
 """
 import csv
@@ -204,8 +205,9 @@ def check_committed():
         except ValueError as e:
             failures.append(f"{name}: not JSON: {e}")
             continue
-        if isinstance(doc, dict) and doc.get("schema") in ("accsum-peers/1", "accsum-speed-gate/1", "accsum-tour/1"):
-            continue  # scripts/peers.py's and scripts/speed_gate_rates.py's own documents, not accsum reports
+        if isinstance(doc, dict) and doc.get("schema") in ("accsum-peers/1", "accsum-speed-gate/1", "accsum-tour/1",
+                                                            "accsum-python-speed/1"):
+            continue  # comparisons and records of scripts/, not accsum reports
         bundle = doc.get("reports") if isinstance(doc, dict) and "schema" not in doc else None
         for i, rep in enumerate(bundle if isinstance(bundle, list) else [doc]):
             validate(rep, name if bundle is None else f"{name} reports[{i}]")
