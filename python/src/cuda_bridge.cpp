@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "core/frame/registry.hpp"
-#include "core/oracle/ieee_special.hpp"
+#include "core/frame/ieee_special.hpp"
 
 #if defined(ACCSUM_HAVE_CUDA)
 #include <cuda_runtime.h>

@@ -9,7 +9,7 @@
 #include <memory>
 #include <vector>
 
-#include "backends/cpu_mt/parallel.hpp"
+#include "core/frame/parallel.hpp"
 #include "core/frame/mergeable.hpp"
 #include "core/frame/registry.hpp"
 
@@ -31,7 +31,7 @@ const AlgoEntry& entry(const std::string& algo, const std::string& backend) {
 // Threads worth starting for `work` elements when the caller allows `threads` (0: all).
 int useful_threads(int threads, int64_t work) {
   if (work < 2 * kMinPerThread) return 1;  // without asking how many cores there are (a system call)
-  const int allowed = threads == 0 ? cpu_mt::default_threads() : threads;
+  const int allowed = threads == 0 ? default_threads() : threads;
   return static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(allowed, work / kMinPerThread)));
 }
 
