@@ -119,7 +119,7 @@ void reduce_rows(const std::string& algo, const Rows& r, int threads, int K) {
   const Chosen c = choose(algo, 1, K);
   const int t =
       static_cast<int>(std::min<int64_t>(useful_threads(threads, r.rows * std::max<int64_t>(r.n, 1)), r.rows));
-  cpu_mt::parallel_chunks(r.rows, t, [&](int, int64_t b, int64_t e) {
+  parallel_chunks(r.rows, t, [&](int, int64_t b, int64_t e) {
     for (int64_t i = b; i < e; ++i) reduce_row(c, r, i);
   });
 }
