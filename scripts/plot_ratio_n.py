@@ -136,12 +136,15 @@ def main():
     ap.add_argument("--params", default="fpe=0", help="keep results with these parameters (k=v,...)")
     ap.add_argument("--range", type=float, help="keep datasets of this requested dynamic range only")
     ap.add_argument("--bench", help="keep the runs of these benches of a merged report (comma list)")
+    ap.add_argument("--targets", help="log2 n:ratio,... (the target from each n on) instead of the defaults")
     ap.add_argument("--spread", action="store_true", help="every dataset of a size: its worst and best ratio")
     ap.add_argument("-o", "--out", help="figure (PNG)")
     ap.add_argument("--md", help="Markdown table")
     ap.add_argument("--title", default="Correctly rounded superacc on CUDA vs CUB Sum / cuBLAS ddot")
     a = ap.parse_args()
     check_outputs(a.reports + a.before, [a.out, a.md])
+    if a.targets:
+        TARGETS[:] = [(int(k), float(v)) for k, v in (t.split(":") for t in a.targets.split(","))]
     algos = set(a.algo.split(",")) if a.algo else None
     params = dict(kv.split("=", 1) for kv in a.params.split(",") if kv) if a.params else None
     benches = set(a.bench.split(",")) if a.bench else None
