@@ -473,7 +473,6 @@ TEST(SuperaccCuda, BoundedPassHandCases) {
   EXPECT_TRUE(same_bits(r.scalar(), exact_of(x, y).rounded));
 }
 
-
 double figure(const Result& r, const std::string& name) {
   for (const auto& f : r.figures)
     if (f.first == name) return f.second;
@@ -488,8 +487,8 @@ double figure(const Result& r, const std::string& name) {
 TEST(SuperaccCuda, AutoBoundedPassBoundary) {
   REQUIRE_CUDA();
   const std::vector<double> probe = {1.0};
-  const Result r0 = run_cuda_result("superacc", Problem::vectors(probe.data(), nullptr, 1, next_dataset_id()),
-                                    {{"bounded", "auto"}});
+  const Result r0 =
+      run_cuda_result("superacc", Problem::vectors(probe.data(), nullptr, 1, next_dataset_id()), {{"bounded", "auto"}});
   const auto l2 = static_cast<int64_t>(figure(r0, "l2_bytes"));
   ASSERT_GT(l2, 0);
   const double tiny = 0x1p-1074;

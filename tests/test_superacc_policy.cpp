@@ -48,9 +48,13 @@ TEST(SuperaccPolicy, ParameterTakesAutoZeroOne) {
 // tie, buried in terms that cancel exactly (so the bound cannot decide) or alone (so it can).
 TEST(SuperaccPolicy, EveryChoiceSameBitsOnTiesOnCpu) {
   const double tiny = 0x1p-1074;
-  const std::vector<std::vector<double>> edges = {
-      {1.0, 0x1p-53}, {1.0, 0x1p-53, tiny}, {1.0, 0x1p-53, -tiny}, {1.0, 0x1.8p-53}, {1.0, 0x1.fffffffffffffp-54},
-      {-0x1p-1022, 0x1p-1075 * 2, -tiny}, {0x1p1023, 0x1p970, -0x1p1023}};
+  const std::vector<std::vector<double>> edges = {{1.0, 0x1p-53},
+                                                  {1.0, 0x1p-53, tiny},
+                                                  {1.0, 0x1p-53, -tiny},
+                                                  {1.0, 0x1.8p-53},
+                                                  {1.0, 0x1.fffffffffffffp-54},
+                                                  {-0x1p-1022, 0x1p-1075 * 2, -tiny},
+                                                  {0x1p1023, 0x1p970, -0x1p1023}};
   for (bool cancel : {false, true})
     for (const auto& edge : edges) {
       std::vector<double> x = edge;
@@ -63,7 +67,8 @@ TEST(SuperaccPolicy, EveryChoiceSameBitsOnTiesOnCpu) {
           Problem p = Problem::vectors(x.data(), nullptr, static_cast<int64_t>(x.size()), next_dataset_id());
           auto k = e->make(p, registry().resolve_params(*e, {{"bounded", b}}));
           k->execute();
-          EXPECT_TRUE(test::same_bits(k->result().scalar(), want)) << backend << " bounded=" << b << " " << test::dump(edge);
+          EXPECT_TRUE(test::same_bits(k->result().scalar(), want))
+              << backend << " bounded=" << b << " " << test::dump(edge);
         }
     }
 }
