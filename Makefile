@@ -82,6 +82,8 @@ plots: deps
 	python3 scripts/plot_fpe.py results/fpe_table_cpu.json -o results/fpe_tables_cpu.png
 	python3 scripts/plot_fpe.py results/fpe_tables_cuda.json -o results/fpe_tables_cuda.png
 	python3 scripts/plot_ratio_n.py results/sum_speed_h100.json --bench superacc_n_sum,superacc_n_dot --range 1e50 --title "superacc on CUDA vs CUB Sum / cuBLAS ddot (H100, range 1e50)" -o results/superacc_n_ratio_h100.png --md results/superacc_n_ratios_h100.md
+	python3 scripts/plot_ratio_n.py results/superacc_policy_h100.json --params fpe=0,bounded=auto --spread --targets 20:0.80,22:0.85,24:0.93 --title "superacc default (bounded=auto) on the H100: worst and best over the data" -o results/superacc_policy_ratio_h100.png --md results/superacc_policy_ratios_h100.md
+	python3 scripts/plot_ratio_n.py results/superacc_policy_h200.json --params fpe=0,bounded=auto --spread --targets 20:0.80,22:0.85,24:0.93 --title "superacc default (bounded=auto) on the H200: worst and best over the data" -o results/superacc_policy_ratio_h200.png --md results/superacc_policy_ratios_h200.md
 	python3 scripts/plot_gemm.py results/gemm_front_auto_h200.json results/ozaki_packed_uniform_n8192_h200.json results/ozaki13_uniform_n16384_h200.json -o results/gemm_front.png
 
 docs: build

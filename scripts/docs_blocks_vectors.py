@@ -1,5 +1,6 @@
 """gen_docs.py's blocks of the vector families: the headline, sums and dots (cpu, peers, accuracy),
 moddot, fpe, OpenCL and MPI scaling, and ratio tables."""
+import collections
 from docs_sources import *  # noqa: F401,F403 (the shared readers and formatters)
 
 
@@ -335,3 +336,33 @@ def speed_gate(*names):
             "false alarms (ratio)", "caught at 10 % (ratio)", "caught at 5 % (ratio)",
             "false alarms (raw time)", "caught at 10 % (raw time)", "caught at 5 % (raw time)"]
     return where(" ".join(names), "speed-gate", table(head, body)) + [""] + provenance(*names)
+
+
+def superacc_policy(name):
+    """superacc / superacc-dot with each `bounded` choice (scripts/gpu/superacc_policy.sh): per algorithm and n,
+    the worst ratio to the baseline over every dataset (log-uniform ranges, condition numbers) and the best,
+    the data of the worst, whether the default ran the bounded pass first, and whether every result was
+    correctly rounded."""
+    cells = collections.defaultdict(list)  # (algo, n, bounded) -> [(ratio, data, ran bounded pass, cr)]
+    for doc in subreports(report(name)):
+        for run in doc.get("runs", []):
+            ds = run.get("dataset", {})
+            data = f"cond {ds['cond_requested']:.0e}" if ds.get("cond_requested") else f"range {rng(ds)}"
+            for r in run.get("results", []):
+                if r.get("is_baseline") or r["algo"] not in ("superacc", "superacc-dot") or r["backend"] != "cuda":
+                    continue
+                cells[(r["algo"], ds["n"], str(r["params"]["bounded"]))].append(
+                    (r["ratio_to_baseline"], data, r.get("bounded_pass"), r.get("correctly_rounded")))
+    body = []
+    for algo, n in sorted({(a, n) for a, n, _ in cells}):
+        def spread(b):
+            v = cells.get((algo, n, b))
+            return f"{ratio(min(v)[0])} – {ratio(max(v)[0])}" if v else "–"
+        auto = cells[(algo, n, "auto")]
+        ran = {x[2] for x in auto}
+        body.append([f"`{algo}`", pow2(n), spread("auto"), min(auto)[1], "yes" if ran == {1} else "no" if ran == {0} else "?",
+                     spread("0"), spread("1"),
+                     "yes" if all(x[3] for b in ("auto", "0", "1") for x in cells.get((algo, n, b), [])) else "NO"])
+    head = ["algo", "n", "default: worst – best", "worst on", "bounded pass first", "bounded=0", "bounded=1",
+            "correctly rounded"]
+    return where(name, "superacc-policy", table(head, body)) + [""] + provenance(name)

@@ -6,7 +6,8 @@ of scripts/gpu/superacc_n.sh, and for every dataset size takes each non-baseline
 `ratio_to_baseline` (its median time beside CUB DeviceReduce::Sum or cuBLAS ddot, measured in the
 same process). One line per algorithm; the targets (>= 0.80 from n = 2^20, >= 0.90 from 2^22) are
 drawn in. --before adds an earlier report's line (dashed) for comparison; --md writes the table
-(no matplotlib needed for that).
+(no matplotlib needed for that). --spread keeps every dataset of a size (ranges, condition numbers) and
+draws each line's worst ratio over them (solid) beside its best (dotted).
 
   scripts/plot_ratio_n.py results/superacc_n_sum_h200.json results/superacc_n_dot_h200.json --range 1 \\
       --before results/superacc_cuda_sum_n.json -o results/superacc_n_ratio.png
@@ -31,11 +32,11 @@ def target(n):
     return t
 
 
-def rows(paths, algos=None, params=None, rng=None, benches=None):
+def rows(paths, algos=None, params=None, rng=None, benches=None, spread=False):
     """{label: {n: (ratio, time, baseline time, baseline name, correctly rounded)}}, label "algo/backend" and its
     `bounded` parameter where it has one (one range: rng; benches: only the runs a merged report tags with one of
-    these `bench` names)."""
-    out = collections.defaultdict(dict)
+    these `bench` names). spread: {label: {n: [every dataset's tuple]}} instead."""
+    out = collections.defaultdict(lambda: collections.defaultdict(list)) if spread else collections.defaultdict(dict)
     for path in paths:
         doc = load_report(path)
         for run in doc.get("runs") or [doc]:
@@ -57,9 +58,12 @@ def rows(paths, algos=None, params=None, rng=None, benches=None):
                     continue
                 b = base.get(r.get("baseline")) or {}
                 label = "%s/%s" % (r["algo"], r["backend"]) + (" bounded=%s" % p["bounded"] if "bounded" in p else "")
-                out[label][n] = (
-                    r["ratio_to_baseline"], (r.get("time_s") or {}).get("median"),
-                    (b.get("time_s") or {}).get("median"), r.get("baseline"), r.get("correctly_rounded"))
+                row = (r["ratio_to_baseline"], (r.get("time_s") or {}).get("median"),
+                       (b.get("time_s") or {}).get("median"), r.get("baseline"), r.get("correctly_rounded"))
+                if spread:
+                    out[label][n].append(row)
+                else:
+                    out[label][n] = row
     return out
 
 
@@ -85,6 +89,15 @@ def write_md(data, path):
     write_text(path, "\n".join(lines) + "\n")
 
 
+def worst_best(data):
+    """{label (worst): {n: row}, label (best): {n: row}} from rows(..., spread=True)."""
+    out = {}
+    for label, by_n in data.items():
+        out[label + " (worst)"] = {n: min(v) for n, v in by_n.items()}
+        out[label + " (best)"] = {n: max(v) for n, v in by_n.items()}
+    return out
+
+
 def plot(data, before, out, title):
     import matplotlib
     matplotlib.use("Agg")
@@ -92,7 +105,9 @@ def plot(data, before, out, title):
     fig, ax = plt.subplots(figsize=(8, 4.8))
     for label, by_n in sorted(data.items()):
         ns = sorted(by_n)
-        ax.plot(ns, [by_n[n][0] for n in ns], marker="o", label=label)
+        best = label.endswith(" (best)")
+        ax.plot(ns, [by_n[n][0] for n in ns], marker="." if best else "o", linestyle=":" if best else "-",
+                label=label)
     for label, by_n in sorted(before.items()):
         ns = sorted(by_n)
         ax.plot(ns, [by_n[n][0] for n in ns], linestyle="--", marker=".", alpha=0.6, label="%s (before)" % label)
@@ -121,15 +136,21 @@ def main():
     ap.add_argument("--params", default="fpe=0", help="keep results with these parameters (k=v,...)")
     ap.add_argument("--range", type=float, help="keep datasets of this requested dynamic range only")
     ap.add_argument("--bench", help="keep the runs of these benches of a merged report (comma list)")
+    ap.add_argument("--targets", help="log2 n:ratio,... (the target from each n on) instead of the defaults")
+    ap.add_argument("--spread", action="store_true", help="every dataset of a size: its worst and best ratio")
     ap.add_argument("-o", "--out", help="figure (PNG)")
     ap.add_argument("--md", help="Markdown table")
     ap.add_argument("--title", default="Correctly rounded superacc on CUDA vs CUB Sum / cuBLAS ddot")
     a = ap.parse_args()
     check_outputs(a.reports + a.before, [a.out, a.md])
+    if a.targets:
+        TARGETS[:] = [(int(k), float(v)) for k, v in (t.split(":") for t in a.targets.split(","))]
     algos = set(a.algo.split(",")) if a.algo else None
     params = dict(kv.split("=", 1) for kv in a.params.split(",") if kv) if a.params else None
     benches = set(a.bench.split(",")) if a.bench else None
-    data = rows(a.reports, algos, params, a.range, benches)
+    data = rows(a.reports, algos, params, a.range, benches, a.spread)
+    if a.spread:
+        data = worst_best(data)
     if not data:
         raise SystemExit("no results of %s with %s in %s" % (a.algo, a.params, " ".join(a.reports)))
     if a.md:

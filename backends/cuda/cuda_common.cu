@@ -121,6 +121,13 @@ int sm_count() {
   return sms;
 }
 
+int64_t l2_cache_bytes() {
+  int dev = 0, bytes = 0;
+  ACCSUM_CUDA_CHECK(cudaGetDevice(&dev));
+  ACCSUM_CUDA_CHECK(cudaDeviceGetAttribute(&bytes, cudaDevAttrL2CacheSize, dev));
+  return bytes;
+}
+
 EventTimer::EventTimer() {
   bind_device();
   ACCSUM_CUDA_CHECK(cudaEventCreate(&a_));

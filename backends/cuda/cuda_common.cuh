@@ -27,6 +27,8 @@ bool available();  // a CUDA device is present and usable
 int bind_device();
 // The streaming multiprocessors of the device this thread computes on.
 int sm_count();
+// The bound device's L2 cache size in bytes (cudaDevAttrL2CacheSize).
+int64_t l2_cache_bytes();
 
 inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 

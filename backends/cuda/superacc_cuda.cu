@@ -214,7 +214,10 @@ class SuperaccCuda : public CudaKernel {
     grid_ = static_cast<int>(std::min<int64_t>(grid, Policy::kMaxGrid));
     ACCSUM_CUDA_CHECK(cudaMemset(done_.get(), 0, sizeof(unsigned)));
     ACCSUM_CUDA_CHECK(cudaMemset(totals_.get(), 0, sizeof(DeviceTotals<Record<DOT>>)));
-    if (superacc_bounded(params)) bounded_ = std::make_unique<BoundedPass<DOT>>(*in_);
+    const int64_t bytes = in_->n * static_cast<int64_t>(sizeof(double)) * (DOT ? 2 : 1);
+    l2_bytes_ = l2_cache_bytes();
+    if (bounded_pass_first(superacc_bounded_mode(params), bytes, l2_bytes_))
+      bounded_ = std::make_unique<BoundedPass<DOT>>(*in_);
   }
 
   // With the bounded pass: it runs first and the exact kernel, queued behind it, returns at once
@@ -232,9 +235,13 @@ class SuperaccCuda : public CudaKernel {
     return r;
   }
 
+  // bounded_pass: whether the bounded pass ran first (bounded=auto chooses by size and l2_bytes, the
+  // L2 size the device reports); bounded_decided: whether it decided the rounding.
   std::vector<std::pair<std::string, double>> figures() const override {
-    if (!bounded_) return {};
-    return {{"bounded_decided", decided_ ? 1.0 : 0.0}};
+    std::vector<std::pair<std::string, double>> f = {{"l2_bytes", double(l2_bytes_)},
+                                                     {"bounded_pass", bounded_ ? 1.0 : 0.0}};
+    if (bounded_) f.push_back({"bounded_decided", decided_ ? 1.0 : 0.0});
+    return f;
   }
 
   // The exact, unrounded result (levels 1-4, without rounding) for the mpi backend's inner=cuda:
@@ -253,12 +260,13 @@ class SuperaccCuda : public CudaKernel {
  private:
   LaunchFn launch_ = nullptr;
   int block_ = 256, grid_ = 1, adaptive_ = 1;
+  int64_t l2_bytes_ = 0;
   size_t smem_ = 0;
   DeviceBuffer<double> out_;
   DeviceBuffer<unsigned> done_;                     // blocks finished; the last one resets it
   DeviceBuffer<DeviceTotals<Record<DOT>>> totals_;  // the blocks' records summed; the last block resets them
   DeviceBuffer<Record<DOT>> merged_;                // run_unrounded's result
-  std::unique_ptr<BoundedPass<DOT>> bounded_;       // with bounded=1
+  std::unique_ptr<BoundedPass<DOT>> bounded_;       // when it runs first (bounded_pass_first)
   bool decided_ = false;                            // the last run's bounded pass decided
   EventTimer timer_;
 };
@@ -295,7 +303,7 @@ std::vector<Params> superacc_shapes(const Params& p) {
   return v;
 }
 
-// The mergeable state (core/frame/superacc_state.hpp): the GPU adds a slice and hands back the
+// The mergeable state (families/sum_dot/superacc_state.hpp): the GPU adds a slice and hands back the
 // exact, unrounded superaccumulator (the mpi backend's inner=cuda: MPI merges the ranks' and rounds
 // once, Collange et al. 2015, level 4). Parameters: the cuda entry's, as the caller resolved them.
 template <bool DOT>

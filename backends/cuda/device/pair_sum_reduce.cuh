@@ -1,5 +1,5 @@
 #pragma once
-// The bounded pass of the CUDA superacc sum and dot (core/numerics/pair_sum.hpp): every thread sums
+// The bounded pass of the CUDA superacc sum and dot (families/sum_dot/pair_sum.hpp): every thread sums
 // its share of the terms (a dot: its products' TwoProductFMA terms) as a pair (Sum2), the pairs
 // are merged per warp (shuffles), per block (shared memory) and, in the last block to finish, over
 // the blocks' pairs; that block decides the rounding from the proven bound and writes the result

@@ -16,6 +16,7 @@
 #include "backends/cuda/thread/superacc_lanes.cuh"
 #include "core/frame/family.hpp"
 #include "core/frame/registry.hpp"
+#include "families/sum_dot/superacc_state.hpp"
 #include "tests/backend_present.hpp"
 #include "datasets/dataset.hpp"
 #include "tests/exact_of.hpp"
@@ -470,6 +471,50 @@ TEST(SuperaccCuda, BoundedPassHandCases) {
   const Result r = run_cuda_result("superacc-dot", p, {{"bounded", "1"}});
   EXPECT_EQ(bounded_decided(r), 1);
   EXPECT_TRUE(same_bits(r.scalar(), exact_of(x, y).rounded));
+}
+
+double figure(const Result& r, const std::string& name) {
+  for (const auto& f : r.figures)
+    if (f.first == name) return f.second;
+  return -1;
+}
+
+// bounded=auto at the size where it stops running the bounded pass first (the input filling
+// L2 / kBoundedL2Divisor of the L2 the device reports) and one element past it: the pass runs
+// below, not above, and the bits are the exact ones on both sides, for ties +- 2^-1074 and sums just
+// off a tie buried in terms that cancel exactly (the bound cannot decide), and a well-conditioned
+// sum (it decides where it runs).
+TEST(SuperaccCuda, AutoBoundedPassBoundary) {
+  REQUIRE_CUDA();
+  const std::vector<double> probe = {1.0};
+  const Result r0 =
+      run_cuda_result("superacc", Problem::vectors(probe.data(), nullptr, 1, next_dataset_id()), {{"bounded", "auto"}});
+  const auto l2 = static_cast<int64_t>(figure(r0, "l2_bytes"));
+  ASSERT_GT(l2, 0);
+  const double tiny = 0x1p-1074;
+  const std::vector<std::vector<double>> edges = {
+      {1.0, 0x1p-53}, {1.0, 0x1p-53, tiny}, {1.0, 0x1p-53, -tiny}, {1.0, 0x1.8p-53}, {3.0, 0x1.fffffffffffffp-53}};
+  std::mt19937_64 rng(41);
+  std::uniform_real_distribution<double> u(0.5, 2.0);
+  for (bool dot : {false, true}) {
+    const int64_t limit = l2 / kBoundedL2Divisor / static_cast<int64_t>(sizeof(double) * (dot ? 2 : 1));
+    for (int64_t n : {limit, limit + 1}) {
+      const bool first = n == limit;
+      std::vector<double> x(n), y(dot ? n : 0, 1.0);
+      for (size_t e = 0; e <= edges.size(); ++e) {
+        const bool well = e == edges.size();  // positive terms only
+        const int64_t body = n - (well ? 0 : static_cast<int64_t>(edges[e].size()));
+        for (int64_t i = 0; i < body; ++i)  // cancelling pairs (v, -v), a lone last term 0
+          x[i] = well ? u(rng) * 0x1p40 : (i & 1) ? -x[i - 1] : i + 1 < body ? u(rng) * 0x1p40 : 0.0;
+        for (int64_t i = body; i < n; ++i) x[i] = edges[e][i - body];
+        Problem p = Problem::vectors(x.data(), dot ? y.data() : nullptr, n, next_dataset_id());
+        const Result r = run_cuda_result(dot ? "superacc-dot" : "superacc", p, {{"bounded", "auto"}});
+        EXPECT_EQ(figure(r, "bounded_pass"), first ? 1.0 : 0.0) << "n=" << n << " dot " << dot;
+        if (first) EXPECT_EQ(figure(r, "bounded_decided"), well ? 1.0 : 0.0) << "n=" << n << " dot " << dot;
+        EXPECT_TRUE(same_bits(r.scalar(), exact_of(x, y).rounded)) << "n=" << n << " dot " << dot << " case " << e;
+      }
+    }
+  }
 }
 
 }  // namespace
