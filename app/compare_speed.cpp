@@ -9,7 +9,7 @@
 #include <cmath>
 
 #include "app/compare.hpp"
-#include "core/oracle/mann_whitney.hpp"
+#include "app/mann_whitney.hpp"
 
 namespace accsum::cli::compare {
 
