@@ -160,8 +160,9 @@ int run_list(const std::string& format) {
     }
     const std::vector<std::string> promised = guarantees_of(first);
     text +=
-        fmt::format("{:<14} {:<6} {:<18} {:<6} {:<34} {}\n", name, first.family,
-                    fmt::format("{}", fmt::join(promised, "|")), first.reproducible ? "yes" : "no", backends, params);
+        fmt::format("{:<14} {:<6} {:<18} {:<6} {:<34} {}\n  {}\n", name, first.family,
+                    fmt::format("{}", fmt::join(promised, "|")), first.reproducible ? "yes" : "no", backends, params,
+                    printable(first.summary));
     j.push_back({{"algo", name},
                  {"family", first.family},
                  {"guarantee", promised.front()},

@@ -56,11 +56,12 @@ std::string slurp(const std::string& path) {
   return s.str();
 }
 
-// Runs `prefix accsum args` through sh (prefix: environment and ulimit settings); the exec'd
-// shell becomes accsum, so wait4's rusage is accsum's own.
-CliResult run_accsum(const std::string& prefix, const std::string& args) {
+// Runs `prefix accsum args` through sh (prefix: environment and ulimit settings; wrapper: a
+// command accsum runs under, e.g. "timeout 60 "); the exec'd shell becomes accsum, so wait4's
+// rusage is accsum's own.
+CliResult run_accsum(const std::string& prefix, const std::string& args, const std::string& wrapper = "") {
   std::string out = tmpdir() + "/out.txt", err = tmpdir() + "/err.txt";
-  std::string cmd = prefix + " exec " + ACCSUM_BIN + " " + args + " >" + out + " 2>" + err;
+  std::string cmd = prefix + " exec " + wrapper + ACCSUM_BIN + " " + args + " >" + out + " 2>" + err;
   const char* argv[] = {"/bin/sh", "-c", cmd.c_str(), nullptr};
   pid_t pid;
   if (posix_spawn(&pid, "/bin/sh", nullptr, nullptr, const_cast<char**>(argv), environ) != 0) return {-1, "", "", 0};
@@ -152,6 +153,53 @@ TEST(Limits, MemoryPreCheckRefusesBeforeAllocating) {
   // More than any machine has: refused by the pre-check, not by the allocator.
   CliResult r = run_accsum("", "bench --algo=superacc --backend=cpu --n=2^50 --reps=1 --warmup=0");
   expect_one_line_exit2(r, "of memory is available", "n=2^50");
+}
+
+// The pre-check counts what the process limits leave, not only MemAvailable: 1 GiB of data under
+// a limit that leaves about 256 MiB is refused before anything is allocated.
+TEST(Limits, MemoryPreCheckHonoursTheProcessLimits) {
+  if (kAsan) GTEST_SKIP() << "ulimit -v and -d cannot be used under AddressSanitizer";
+  const long kib = startup_vm_limit_kib();
+  if (kib == 0) GTEST_SKIP() << "accsum does not start under any ulimit -v up to 16 GiB";
+  const std::string gib_of_data = "bench --algo=naive --backend=cpu --n=2^27 --reps=1 --warmup=0";
+  expect_one_line_exit2(run_accsum("ulimit -v " + std::to_string(kib + (256 << 10)) + ";", gib_of_data),
+                        "of memory is available", "n=2^27 under ulimit -v");
+  expect_one_line_exit2(run_accsum("ulimit -d " + std::to_string(256 << 10) + ";", gib_of_data),
+                        "of memory is available", "n=2^27 under ulimit -d");
+  EXPECT_GT(accsum::memory_available_bytes(), 0);  // this process: MemAvailable at least
+}
+
+// OpenBLAS's threads each take a 128 MiB buffer and retry for ever when a process limit refuses
+// it (at load for its worker threads, at the first large product for the caller): under such a
+// limit an OpenBLAS product runs or is refused with one line, and never hangs. GOTO_NUM_THREADS
+// gives OpenBLAS worker threads on a machine of few cores too.
+TEST(Limits, OpenblasUnderAMemoryLimitRunsOrIsRefusedAndNeverHangs) {
+  if (kAsan) GTEST_SKIP() << "ulimit -v and -d cannot be used under AddressSanitizer";
+  const long kib = startup_vm_limit_kib();
+  if (kib == 0) GTEST_SKIP() << "accsum does not start under any ulimit -v up to 16 GiB";
+  const std::string limits[] = {"ulimit -v " + std::to_string(kib + (512 << 10)),
+                                "ulimit -v " + std::to_string(kib + (64 << 10)), "ulimit -d 300000"};
+  const std::string products[] = {"--algo=sgemm --backend=cpu --n=8", "--algo=sgemm --backend=cpu --n=300",
+                                  "--algo=openblas-sgemm --backend=cpu-mt --threads=8 --n=64"};
+  for (auto& limit : limits)
+    for (auto& product : products) {
+      const std::string what = limit + ": " + product;
+      CliResult r =
+          run_accsum(limit + "; export GOTO_NUM_THREADS=8;", "bench " + product + " --reps=1 --warmup=0", "timeout 60 ");
+      ASSERT_NE(r.code, 124) << what << ": hangs";
+      if (r.code == 0) {
+        EXPECT_NE(r.out.find("openblas-sgemm"), std::string::npos) << what << "\n" << r.out;
+        continue;
+      }
+      expect_one_line_exit2(r, "", what);
+      EXPECT_TRUE(r.err.find("OpenBLAS needs about") != std::string::npos ||
+                  r.err.find("of memory is available") != std::string::npos)
+          << what << "\n" << r.err;
+    }
+  // 512 MiB above what accsum starts in: a small product runs (one OpenBLAS buffer fits).
+  CliResult r = run_accsum("ulimit -v " + std::to_string(kib + (512 << 10)) + "; export GOTO_NUM_THREADS=8;",
+                           "bench --algo=sgemm --backend=cpu --n=8 --reps=1 --warmup=0", "timeout 60 ");
+  EXPECT_EQ(r.code, 0) << r.err;
 }
 
 TEST(Limits, RunThreadsCarriesExceptionsToTheCaller) {

@@ -12,6 +12,7 @@
 #include <memory>
 #include <vector>
 
+#include "backends/cpu/openblas_limits.hpp"
 #include "backends/cpu/gemm_host.hpp"
 #include "core/numerics/gemm_serial.hpp"
 #include "core/families/gemm_params.hpp"
@@ -185,6 +186,7 @@ template <class F>
 class OpenblasKernel : public Kernel {
  public:
   OpenblasKernel(const Problem& p, int threads) : p_(p), threads_(threads), out_(static_cast<size_t>(p.rows * p.cols)) {
+    openblas::require_room(threads);
     alpha_ = data_scalar<F>(p.data, "alpha", F(1));
     beta_ = data_scalar<F>(p.data, "beta", F(0));
   }

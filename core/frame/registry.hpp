@@ -53,6 +53,10 @@ struct ParamSpec {
   bool verify_every_choice = false;  // `verify` sweeps every choice (it changes the numerics)
 };
 
+// The values of a parameter that `verify` sweeps: its choices; else an integer range whole when
+// it is short, or its ends, its default, 0 where inside, and log-spaced points between.
+std::vector<std::string> swept_values(const ParamSpec& spec);
+
 // A prepared computation: data already on the backend (upload time reported separately).
 class Kernel {
  public:
@@ -108,7 +112,7 @@ struct ExactFacts {
   double max_abs_x = 0;                    // max |x_i| over finite x_i
   double max_abs_y = 0;                    // max |y_i| over finite y_i (0 without y)
   double min_abs_x = 0;                    // min |x_i| over finite nonzero x_i (0 when there is none)
-  bool products_underflow = false;         // some nonzero exact product x_i*y_i is below 2^-1022
+  bool products_underflow = false;         // some nonzero exact product |x_i*y_i| is below 2^-969 (kExactProductMin)
   bool partial_sums_may_overflow = false;  // S exceeds what any partial sum or EFT can hold
   // Family-specific facts by name (1/0 for yes/no), for families whose bounds are not stated in
   // the sum-oriented fields above.
