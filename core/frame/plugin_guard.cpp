@@ -6,6 +6,7 @@
 #include <cstring>
 #include <new>
 #include <utility>
+#include <vector>
 
 namespace accsum::plugins {
 
@@ -65,9 +66,8 @@ GuardedBuffer& GuardedBuffer::operator=(GuardedBuffer&& o) noexcept {
 }
 
 bool GuardedBuffer::slack_intact() const {
-  for (size_t i = 0; i < slack_; ++i)
-    if (static_cast<unsigned char>(base_[page_bytes() + i]) != kSlackPattern) return false;
-  return true;
+  static const std::vector<unsigned char> pattern(page_bytes(), kSlackPattern);  // slack_ < one page
+  return std::memcmp(base_ + page_bytes(), pattern.data(), slack_) == 0;
 }
 
 }  // namespace accsum::plugins

@@ -225,7 +225,8 @@ GuardedBuffer input_copy(const T* p, int64_t count) {
 }
 
 // The cpu kernel: the inputs copied into read-only guarded buffers and the outputs guarded
-// (core/frame/plugin_guard.hpp) when the kernel is made; the call alone is what is timed.
+// (core/frame/plugin_guard.hpp), and stdout and the locale guarded, for the kernel's life; the
+// call alone is what is timed.
 class CpuKernel : public Kernel {
  public:
   CpuKernel(const PluginAlgo& a, const Problem& p, const Params& q) : a_(a), crash_(crash_message(a)) {
@@ -264,7 +265,7 @@ class CpuKernel : public Kernel {
     args_.message[0] = 0;
     int rc;
     {
-      CallGuard guard(crash_.c_str());
+      CallGuard guard(crash_.c_str(), /*isolate=*/false);  // isolation_ lives around every call
       rc = a_.desc.compute(&call_);
     }
     check_rc(a_, rc, args_.message);
@@ -282,6 +283,7 @@ class CpuKernel : public Kernel {
   CallArgs args_;
   accsum_call call_{};
   GuardedBuffer x_in_, y_in_, a_in_, b_in_, c_in_, out_;
+  StdoutAndLocaleGuard isolation_;
 };
 
 std::unique_ptr<Kernel> make_kernel(const PluginAlgo& a, const Problem& p, const Params& q) {
@@ -420,24 +422,30 @@ void load_one(const std::string& path) {
 
 }  // namespace
 
-// What a plugin may change for the whole process and the host relies on: the standard output
-// (pointed at the standard error during the call) and the locale (a plugin's setlocale() would
-// make strtod and printf read and write decimal commas in the reports and the command line).
-CallGuard::CallGuard(const char* message) {
+int g_isolation_depth = 0;
+
+StdoutAndLocaleGuard::StdoutAndLocaleGuard() {
+  if (g_isolation_depth++ > 0) return;
   std::fflush(stdout);
   if (g_stdout_copy >= 0) ::dup2(2, 1);
-  g_running = message;
 }
 
-CallGuard::~CallGuard() {
-  g_running = nullptr;
-  std::fflush(stdout);  // what the plugin printed, to the standard error
-  if (g_stdout_copy >= 0) ::dup2(g_stdout_copy, 1);
+StdoutAndLocaleGuard::~StdoutAndLocaleGuard() {
   const char* now = std::setlocale(LC_ALL, nullptr);
   if (!now || std::strcmp(now, "C") != 0) std::setlocale(LC_ALL, "C");
   ::uselocale(LC_GLOBAL_LOCALE);
   if (std::locale() != std::locale::classic()) std::locale::global(std::locale::classic());
+  if (--g_isolation_depth > 0) return;
+  std::fflush(stdout);  // what the plugin printed, to the standard error
+  if (g_stdout_copy >= 0) ::dup2(g_stdout_copy, 1);
 }
+
+CallGuard::CallGuard(const char* message, bool isolate) {
+  if (isolate) isolation_.emplace();
+  g_running = message;
+}
+
+CallGuard::~CallGuard() { g_running = nullptr; }
 
 std::string crash_message(const PluginAlgo& a) {
   return "accsum: error: plugin '" + a.plugin + "' (" + a.path + ") crashed in algorithm '" + a.name + "' on dataset " +
