@@ -159,10 +159,9 @@ int run_list(const std::string& format) {
       jb.push_back(entry);
     }
     const std::vector<std::string> promised = guarantees_of(first);
-    text +=
-        fmt::format("{:<14} {:<6} {:<18} {:<6} {:<34} {}\n  {}\n", name, first.family,
-                    fmt::format("{}", fmt::join(promised, "|")), first.reproducible ? "yes" : "no", backends, params,
-                    printable(first.summary));
+    text += fmt::format("{:<14} {:<6} {:<18} {:<6} {:<34} {}\n  {}\n", name, first.family,
+                        fmt::format("{}", fmt::join(promised, "|")), first.reproducible ? "yes" : "no", backends,
+                        params, printable(first.summary));
     j.push_back({{"algo", name},
                  {"family", first.family},
                  {"guarantee", promised.front()},

@@ -176,8 +176,7 @@ CounterExample write_counterexample(const AlgoEntry& e, const Params& params, co
     write_all_or_none({c.path}, {bytes});
     input = shell_quote(c.path);
   }
-  c.command =
-      "accsum bench --input=" + input + " --algo=" + shell_quote(e.algo) + " --backend=" + e.backend;
+  c.command = "accsum bench --input=" + input + " --algo=" + shell_quote(e.algo) + " --backend=" + e.backend;
   for (auto& [k, v] : params) c.command += " --param=" + shell_quote(k + "=" + v);
   if (const plugins::PluginAlgo* a = plugins::find(e.algo)) c.command += " --plugin=" + shell_quote(a->path);
   return c;

@@ -36,34 +36,6 @@ double cgroup_number(const std::string& path) {
   return *end == '\0' ? v : -1;
 }
 
-// What the memory cgroups of this process leave (limit - usage, least over the cgroup and its
-// ancestors), +inf when none limits it.
-double cgroup_headroom_bytes() {
-  std::ifstream self("/proc/self/cgroup");
-  std::string line;
-  double least = INFINITY;
-  while (std::getline(self, line)) {
-    // "0::/path" (v2), or "N:memory:/path" (v1, the memory controller).
-    const size_t c1 = line.find(':'), c2 = line.find(':', c1 + 1);
-    if (c1 == std::string::npos || c2 == std::string::npos) continue;
-    const std::string controllers = line.substr(c1 + 1, c2 - c1 - 1);
-    const bool v2 = controllers.empty();
-    if (!v2 && controllers.find("memory") == std::string::npos) continue;
-    std::string path = line.substr(c2 + 1);
-    const std::string root = v2 ? "/sys/fs/cgroup" : "/sys/fs/cgroup/memory";
-    while (true) {
-      const std::string dir = root + (path == "/" ? "" : path);
-      const double limit = cgroup_number(dir + (v2 ? "/memory.max" : "/memory.limit_in_bytes"));
-      const double used = cgroup_number(dir + (v2 ? "/memory.current" : "/memory.usage_in_bytes"));
-      if (limit >= 0 && std::isfinite(limit) && used >= 0) least = std::min(least, std::max(limit - used, 0.0));
-      if (path.empty() || path == "/") break;
-      const size_t slash = path.find_last_of('/');
-      path = slash == 0 ? "/" : path.substr(0, slash);
-    }
-  }
-  return least;
-}
-
 }  // namespace
 
 double rlimit_headroom_bytes() {
@@ -78,10 +50,36 @@ double rlimit_headroom_bytes() {
   return least;
 }
 
+double cgroup_headroom_bytes(const std::string& self_cgroup, const std::string& cgroup_root) {
+  std::ifstream self(self_cgroup);
+  std::string line;
+  double least = INFINITY;
+  while (std::getline(self, line)) {
+    // "0::/path" (v2), or "N:memory:/path" (v1, the memory controller).
+    const size_t c1 = line.find(':'), c2 = line.find(':', c1 + 1);
+    if (c1 == std::string::npos || c2 == std::string::npos) continue;
+    const std::string controllers = line.substr(c1 + 1, c2 - c1 - 1);
+    const bool v2 = controllers.empty();
+    if (!v2 && controllers.find("memory") == std::string::npos) continue;
+    std::string path = line.substr(c2 + 1);
+    const std::string root = v2 ? cgroup_root : cgroup_root + "/memory";
+    while (true) {
+      const std::string dir = root + (path == "/" ? "" : path);
+      const double limit = cgroup_number(dir + (v2 ? "/memory.max" : "/memory.limit_in_bytes"));
+      const double used = cgroup_number(dir + (v2 ? "/memory.current" : "/memory.usage_in_bytes"));
+      if (limit >= 0 && std::isfinite(limit) && used >= 0) least = std::min(least, std::max(limit - used, 0.0));
+      if (path.empty() || path == "/") break;
+      const size_t slash = path.find_last_of('/');
+      path = slash == 0 ? "/" : path.substr(0, slash);
+    }
+  }
+  return least;
+}
+
 double memory_available_bytes() {
   double least = proc_kib_field("/proc/meminfo", "MemAvailable:");
   if (least < 0) least = INFINITY;
-  least = std::min({least, rlimit_headroom_bytes(), cgroup_headroom_bytes()});
+  least = std::min({least, rlimit_headroom_bytes(), cgroup_headroom_bytes("/proc/self/cgroup", "/sys/fs/cgroup")});
   return std::isfinite(least) ? least : -1;
 }
 

@@ -39,6 +39,12 @@ double memory_available_bytes();
 // What the process limits alone (RLIMIT_AS, RLIMIT_DATA) leave, or +inf when unlimited.
 double rlimit_headroom_bytes();
 
+// What the memory cgroups named in `self_cgroup` (/proc/self/cgroup) leave under `cgroup_root`
+// (/sys/fs/cgroup): limit - usage, the least over each cgroup and its ancestors; v2 (memory.max,
+// memory.current) and v1 (memory/memory.limit_in_bytes, memory.usage_in_bytes). +inf when none
+// limits the process.
+double cgroup_headroom_bytes(const std::string& self_cgroup, const std::string& cgroup_root);
+
 // fn(t) for t = 0 .. threads-1, t = 0 on the caller, the others on new threads (see above).
 template <class Fn>
 void run_threads(int threads, Fn&& fn) {

@@ -168,7 +168,6 @@ Dataset read_text(const std::string& path, const std::string& family, bool with_
 
 // ---- writing ----
 
-
 // Shortest text that reads back to exactly v ("nan", "inf", "-inf" for specials).
 void append_number(std::string& out, double v) {
   if (std::isnan(v)) {

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <new>
@@ -184,8 +185,8 @@ TEST(Limits, OpenblasUnderAMemoryLimitRunsOrIsRefusedAndNeverHangs) {
   for (auto& limit : limits)
     for (auto& product : products) {
       const std::string what = limit + ": " + product;
-      CliResult r =
-          run_accsum(limit + "; export GOTO_NUM_THREADS=8;", "bench " + product + " --reps=1 --warmup=0", "timeout 60 ");
+      CliResult r = run_accsum(limit + "; export GOTO_NUM_THREADS=8;", "bench " + product + " --reps=1 --warmup=0",
+                               "timeout 60 ");
       ASSERT_NE(r.code, 124) << what << ": hangs";
       if (r.code == 0) {
         EXPECT_NE(r.out.find("openblas-sgemm"), std::string::npos) << what << "\n" << r.out;
@@ -194,12 +195,37 @@ TEST(Limits, OpenblasUnderAMemoryLimitRunsOrIsRefusedAndNeverHangs) {
       expect_one_line_exit2(r, "", what);
       EXPECT_TRUE(r.err.find("OpenBLAS needs about") != std::string::npos ||
                   r.err.find("of memory is available") != std::string::npos)
-          << what << "\n" << r.err;
+          << what << "\n"
+          << r.err;
     }
   // 512 MiB above what accsum starts in: a small product runs (one OpenBLAS buffer fits).
   CliResult r = run_accsum("ulimit -v " + std::to_string(kib + (512 << 10)) + "; export GOTO_NUM_THREADS=8;",
                            "bench --algo=sgemm --backend=cpu --n=8 --reps=1 --warmup=0", "timeout 60 ");
   EXPECT_EQ(r.code, 0) << r.err;
+}
+
+// The memory cgroup's limit counts, for the process's cgroup and each above it, in both layouts.
+TEST(Limits, CgroupLimitsAreRead) {
+  const std::string root = tmpdir() + "/cgroup";
+  auto put = [&](const std::string& rel, const std::string& text) {
+    ASSERT_EQ(std::system(("mkdir -p $(dirname " + root + rel + ")").c_str()), 0);
+    std::ofstream(root + rel) << text;
+  };
+  put("/self_v2", "0::/a/b\n");
+  put("/a/b/memory.max", "max\n");
+  put("/a/b/memory.current", "100\n");
+  put("/a/memory.max", "1000000\n");
+  put("/a/memory.current", "400000\n");
+  EXPECT_EQ(accsum::cgroup_headroom_bytes(root + "/self_v2", root), 600000.0);
+  put("/a/b/memory.max", "500100\n");  // the cgroup's own limit is the tighter one
+  EXPECT_EQ(accsum::cgroup_headroom_bytes(root + "/self_v2", root), 500000.0);
+  put("/self_v1", "12:cpu,cpuacct:/x\n7:memory:/m\n");
+  put("/memory/m/memory.limit_in_bytes", "2000\n");
+  put("/memory/m/memory.usage_in_bytes", "500\n");
+  EXPECT_EQ(accsum::cgroup_headroom_bytes(root + "/self_v1", root), 1500.0);
+  put("/self_none", "0::/\n");
+  EXPECT_TRUE(std::isinf(accsum::cgroup_headroom_bytes(root + "/self_none", root)));
+  EXPECT_TRUE(std::isinf(accsum::cgroup_headroom_bytes(root + "/missing", root)));
 }
 
 TEST(Limits, RunThreadsCarriesExceptionsToTheCaller) {

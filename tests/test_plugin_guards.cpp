@@ -69,8 +69,9 @@ TEST(PluginGuards, WritesOutsideTheOutputOrIntoAConstInputAreOneLineAndExitThree
   const std::pair<std::string, std::string> cases[] = {
       {"escaping_1", "crashed in algorithm 'escaping-algo' on dataset sum uniform n=100 seed=1 (SIGSEGV)"},
       {"escaping_2", "crashed in algorithm 'escaping-algo' on dataset sum uniform n=100 seed=1 (SIGSEGV)"},
-      {"escaping_11", "crashed in algorithm 'escaping-algo' on dataset sum uniform n=100 seed=1 (wrote before its "
-                      "output buffer)"},
+      {"escaping_11",
+       "crashed in algorithm 'escaping-algo' on dataset sum uniform n=100 seed=1 (wrote before its "
+       "output buffer)"},
   };
   for (auto& [name, expected] : cases) expect_plugin_line(cli_test::accsum(bench(name)), expected, name);
   auto gemm = cli_test::accsum("bench --plugin=" + plugin("escaping_10") +

@@ -225,8 +225,9 @@ TEST(Plugins, AGemmCounterExampleIsWrittenAsTwoMatricesThatReproduceIt) {
   auto r = shell_in(dir, std::string(ACCSUM_BIN) + " verify --plugin=" + plugin("hostile_11") +
                              " --algo=hostile-sum --backend=cpu --seeds=1");
   EXPECT_EQ(r.code, 1) << r.out << r.err;
-  auto at = r.out.find("reproduce: accsum bench --input=counterexample-hostile-sum-cpu-A.npy,"
-                       "counterexample-hostile-sum-cpu-B.npy ");
+  auto at = r.out.find(
+      "reproduce: accsum bench --input=counterexample-hostile-sum-cpu-A.npy,"
+      "counterexample-hostile-sum-cpu-B.npy ");
   ASSERT_NE(at, std::string::npos) << r.out;
   EXPECT_EQ(shell_in(dir, "ls").out, "counterexample-hostile-sum-cpu-A.npy\ncounterexample-hostile-sum-cpu-B.npy\n");
   const std::string command = r.out.substr(at + 11, r.out.find('\n', at) - at - 11);

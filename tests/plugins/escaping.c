@@ -48,7 +48,8 @@ static int escaping_gemm(const accsum_call* call) {
       double s = 0.0;
       for (int64_t l = 0; l < call->inner; ++l)
         s += (double)call->a[i + l * call->rows] * (double)call->b[l + j * call->inner];
-      call->c_out[i + j * call->rows] = (float)(call->alpha * s + (call->c ? call->beta * call->c[i + j * call->rows] : 0.0));
+      call->c_out[i + j * call->rows] =
+          (float)(call->alpha * s + (call->c ? call->beta * call->c[i + j * call->rows] : 0.0));
     }
   call->c_out[call->rows * call->cols] = 1.0f; /* one past the end */
   return 0;
