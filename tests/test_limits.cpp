@@ -283,6 +283,11 @@ TEST(Limits, MeasuredPeaksMatchThePreCheck) {
       {"--algo=dpsumk --variant=tree --backend=cpu-mt", sum_mib, 2},
       {"--algo=dpdotk --variant=tree --backend=cpu", dot_mib, 2},
   };
+#if defined(ACCSUM_HAVE_EXAMPLE_PLUGINS)
+  // a cpu plugin's guarded, read-only copy of its inputs (core/frame/plugin_guard.hpp)
+  cases.push_back(
+      {"--plugin=" + std::string(ACCSUM_PLUGIN_DIR) + "/kahan_sum.so --algo=kahan-plugin --backend=cpu", sum_mib, 2});
+#endif
   // what the process holds without data: code, libraries (cuBLAS in a CUDA build), the oracle
   CliResult base = run_accsum("", "bench --algo=naive --backend=cpu --n=1000 --reps=1 --warmup=0");
   ASSERT_EQ(base.code, 0) << base.err;

@@ -94,6 +94,7 @@ extern "C" void on_exit_in_plugin() {
 // A copy of the real standard output: during a plugin call fd 1 is the standard error, so what a
 // plugin prints never lands inside a JSON or CSV document on stdout.
 int g_stdout_copy = -1;
+int g_isolation_depth = 0;  // StdoutAndLocaleGuards alive
 
 void install_crash_handler() {
   static bool done = false;
@@ -421,8 +422,6 @@ void load_one(const std::string& path) {
 }
 
 }  // namespace
-
-int g_isolation_depth = 0;
 
 StdoutAndLocaleGuard::StdoutAndLocaleGuard() {
   if (g_isolation_depth++ > 0) return;
