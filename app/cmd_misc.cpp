@@ -97,6 +97,18 @@ std::vector<std::string> guarantees_of(const AlgoEntry& e) {
       }
   return e.guarantees_for(sets);
 }
+
+// The table's lines with lines[k] indented under its k-th row (the header row has none).
+std::string with_lines_below(const std::string& table, const std::vector<std::string>& lines) {
+  std::string out;
+  size_t row = 0, start = 0;
+  for (size_t end; (end = table.find('\n', start)) != std::string::npos; start = end + 1, ++row) {
+    out += table.substr(start, end - start + 1);
+    if (row > 0 && row - 1 < lines.size()) out += "  " + lines[row - 1] + "\n";
+  }
+  return out;
+}
+
 }  // namespace
 
 int run_list(const std::string& format) {
@@ -104,6 +116,7 @@ int run_list(const std::string& format) {
   Registry& reg = registry();
   json j = json::array();
   TextRows table{{"algo", "family", "guarantee", "repro", "backends", "parameters"}};
+  std::vector<std::string> summaries;  // one indented line under each algorithm's row
   std::vector<std::string> names = reg.algo_names();
   auto family_of = [&](const std::string& algo) {
     for (auto& e : reg.entries())
@@ -154,6 +167,7 @@ int run_list(const std::string& format) {
     const std::vector<std::string> promised = guarantees_of(first);
     table.push_back({name, first.family, fmt::format("{}", fmt::join(promised, "|")),
                      first.reproducible ? "yes" : "no", backends, params});
+    summaries.push_back(printable(first.summary));
     j.push_back({{"algo", name},
                  {"family", first.family},
                  {"guarantee", promised.front()},
@@ -162,7 +176,7 @@ int run_list(const std::string& format) {
                  {"summary", first.summary},
                  {"backends", jb}});
   }
-  std::string text = aligned_table(table) + "\nfamilies:\n";
+  std::string text = with_lines_below(aligned_table(table), summaries) + "\nfamilies:\n";
   json jf = json::array();
   for (auto* fp : families_in_listing_order()) {
     const FamilyDescriptor& f = *fp;

@@ -21,9 +21,6 @@ namespace accsum::cli {
 
 namespace {
 
-// An integer parameter swept by verify without a choice list has at most this many values.
-constexpr long long kMaxSweptRange = 16;
-
 struct Tally {
   const AlgoEntry* entry = nullptr;
   int cases = 0, violations = 0, errors = 0;
@@ -38,21 +35,13 @@ std::string case_label(const VerifyCase& c, int64_t n, int seed) {
   return s;
 }
 
-// Every choice of each parameter the user left open that changes the numerics (twoprod
-// fma|dekker, variant tree|fused, renormalize 0..1, ...): a guarantee must hold for each. An
-// integer parameter without a choice list sweeps its range [min, max].
-std::vector<std::string> choices_of(const ParamSpec& spec) {
-  if (!spec.choices.empty()) return spec.choices;
-  std::vector<std::string> range;
-  if (spec.is_int && spec.max >= spec.min && spec.max - spec.min < kMaxSweptRange)
-    for (long long v = spec.min; v <= spec.max; ++v) range.push_back(std::to_string(v));
-  return range;
-}
-
+// Every value of each parameter the user left open that changes the numerics (twoprod
+// fma|dekker, variant tree|fused, renormalize 0..1, a plugin's integer range at its ends and
+// log-spaced points, ...; swept_values): a guarantee must hold for each.
 void expand_choices(Selection& s, const ParamLists& given) {
   for (auto& spec : s.entry->params) {
     if (!spec.verify_every_choice || given.count(spec.name)) continue;
-    const auto choices = choices_of(spec);
+    const auto choices = swept_values(spec);
     if (choices.empty())  // a registration error: the sweep would be empty
       throw std::logic_error(s.entry->algo + ": parameter " + spec.name + " is swept by verify but has no values");
     std::vector<Params> next;

@@ -263,7 +263,7 @@ void judge(ResultRow& row, const ExactValue& ref) {
           fail(std::string("not ") + to_string(promised) + " (" + m.hex + " vs " + ref.hex + ")");
         break;
       case Guarantee::faithful:
-        if (!m.faithful) fail("not faithful");
+        if (!m.faithful) fail("not faithful (" + m.hex + " vs " + ref.hex + ")");
         break;
       case Guarantee::kfold:
       case Guarantee::bound:

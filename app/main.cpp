@@ -18,6 +18,7 @@
 #include "app/harness.hpp"
 #include "app/inputs.hpp"
 #include "app/output.hpp"
+#include "families/gemm/openblas_limits.hpp"
 #include "core/frame/family.hpp"
 #include "base/limits.hpp"
 #include "core/frame/placement.hpp"
@@ -218,6 +219,7 @@ void add_run_options(CLI::App* cmd, ParamLists& params, std::vector<std::string>
 }  // namespace
 
 int main(int argc, char** argv) {
+  accsum::openblas::start_within_memory_limits(argv);
   install_signal_handlers();
   std::vector<std::string> args(argv, argv + argc);
   for (auto& s : args) s = utf8_safe(s);   // the report's `command`: JSON text must be UTF-8

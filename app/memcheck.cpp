@@ -6,6 +6,8 @@
 #include <map>
 #include <stdexcept>
 
+#include "base/limits.hpp"
+
 namespace accsum::cli {
 namespace {
 
@@ -23,7 +25,8 @@ std::string human(double b) {
 double available_memory_bytes();
 
 namespace {
-// Throws UsageError with the bytes needed when `need` exceeds 90% of MemAvailable (or 2^62).
+// Throws UsageError with the bytes needed when `need` exceeds 90% of the memory available
+// (memory_available_bytes: MemAvailable, the process limits, the cgroup) or 2^62.
 void refuse_unless_fits(const FamilyDescriptor& family, double need, double worst, const std::string& who) {
   const double avail = available_memory_bytes();
   if ((avail >= 0 && need > 0.9 * avail) || need > 0x1p62 || !(need >= 0)) {
@@ -37,14 +40,7 @@ void refuse_unless_fits(const FamilyDescriptor& family, double need, double wors
 }
 }  // namespace
 
-double available_memory_bytes() {
-  std::ifstream in("/proc/meminfo");
-  std::string key, unit;
-  double kib;
-  while (in >> key >> kib >> unit)
-    if (key == "MemAvailable:") return kib * 1024.0;
-  return -1;
-}
+double available_memory_bytes() { return memory_available_bytes(); }
 
 double peak_data_multiple(const AlgoEntry& e, const Params& params, bool repro_check) {
   if (e.peak_data_multiple > 0) return e.peak_data_multiple;

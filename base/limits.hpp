@@ -29,6 +29,22 @@ int threads_from_env();
 // ACCSUM_THREADS when set, else the hardware thread count (at least 1).
 int default_thread_count();
 
+// The memory this process may still take, in bytes: the least of MemAvailable, what the address
+// space limit (RLIMIT_AS, `ulimit -v`) and the data limit (RLIMIT_DATA, `ulimit -d`) leave above
+// the current virtual and data sizes, and what the memory cgroup (v2 memory.max, or v1
+// memory.limit_in_bytes) leaves above its usage, for this cgroup and each one above it. -1 when
+// none of them can be read (not Linux). Every memory pre-check uses it.
+double memory_available_bytes();
+
+// What the process limits alone (RLIMIT_AS, RLIMIT_DATA) leave, or +inf when unlimited.
+double rlimit_headroom_bytes();
+
+// What the memory cgroups named in `self_cgroup` (/proc/self/cgroup) leave under `cgroup_root`
+// (/sys/fs/cgroup): limit - usage, the least over each cgroup and its ancestors; v2 (memory.max,
+// memory.current) and v1 (memory/memory.limit_in_bytes, memory.usage_in_bytes). +inf when none
+// limits the process.
+double cgroup_headroom_bytes(const std::string& self_cgroup, const std::string& cgroup_root);
+
 // fn(t) for t = 0 .. threads-1, t = 0 on the caller, the others on new threads (see above).
 template <class Fn>
 void run_threads(int threads, Fn&& fn) {

@@ -168,20 +168,6 @@ Dataset read_text(const std::string& path, const std::string& family, bool with_
 
 // ---- writing ----
 
-std::string npy_header(const std::string& descr, const std::vector<int64_t>& shape) {
-  std::string dict = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + npy_shape_text(shape) + ", }";
-  // Version 1.0: magic (6) + version (2) + length (2) + dict + padding + '\n', total a multiple of 64.
-  size_t total = 10 + dict.size() + 1;
-  dict.append((64 - total % 64) % 64, ' ');
-  dict += '\n';
-  std::string out(kNpyMagic, 6);
-  out += '\x01';
-  out += '\x00';
-  out += static_cast<char>(dict.size() & 0xff);
-  out += static_cast<char>(dict.size() >> 8);
-  return out + dict;
-}
-
 // Shortest text that reads back to exactly v ("nan", "inf", "-inf" for specials).
 void append_number(std::string& out, double v) {
   if (std::isnan(v)) {
@@ -200,6 +186,21 @@ void append_number(std::string& out, double v) {
 std::atomic<unsigned> temp_counter{0};
 
 }  // namespace
+
+std::string npy_header(const std::string& descr, const std::vector<int64_t>& shape, bool fortran_order) {
+  std::string dict = "{'descr': '" + descr + "', 'fortran_order': " + (fortran_order ? "True" : "False") +
+                     ", 'shape': " + npy_shape_text(shape) + ", }";
+  // Version 1.0: magic (6) + version (2) + length (2) + dict + padding + '\n', total a multiple of 64.
+  size_t total = 10 + dict.size() + 1;
+  dict.append((64 - total % 64) % 64, ' ');
+  dict += '\n';
+  std::string out(kNpyMagic, 6);
+  out += '\x01';
+  out += '\x00';
+  out += static_cast<char>(dict.size() & 0xff);
+  out += static_cast<char>(dict.size() >> 8);
+  return out + dict;
+}
 
 FileFormat format_from_path(const std::string& path) {
   const std::string ext = file_extension(path);

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "base/limits.hpp"
 #include "datasets/dataset.hpp"
 #include "datasets/elements.hpp"
 #include "datasets/illcond.hpp"
@@ -33,17 +34,6 @@ std::string human_bytes(double b) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.1f %s", b, units[u]);
   return buf;
-}
-
-// MemAvailable from /proc/meminfo in bytes, or -1 when it cannot be read (not Linux).
-double mem_available_bytes() {
-  std::ifstream in("/proc/meminfo");
-  std::string key;
-  double kib;
-  std::string unit;
-  while (in >> key >> kib >> unit)
-    if (key == "MemAvailable:") return kib * 1024.0;
-  return -1;
 }
 
 std::string fmt_double(double v) {
@@ -147,7 +137,7 @@ Dataset generate(const GenSpec& spec) {
   // illcond builds its data in scratch arrays and then shuffles: twice the memory.
   const double arrays = (dot ? 2.0 : 1.0) * (counter_based(spec.dist) ? 1.0 : 2.0);
   const double need = arrays * 8.0 * static_cast<double>(spec.n);
-  const double avail = mem_available_bytes();
+  const double avail = memory_available_bytes();
   if ((avail >= 0 && need > 0.9 * avail) || need > 0x1p62)
     throw UsageError("n = " + std::to_string(spec.n) + " needs " + human_bytes(need) + " but only " +
                      human_bytes(std::max(avail, 0.0)) + " of memory is available");

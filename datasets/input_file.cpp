@@ -11,6 +11,7 @@
 #include <cstring>
 #include <limits>
 
+#include "base/limits.hpp"
 #include "datasets/dataset.hpp"
 #include "datasets/npy_input.hpp"
 
@@ -42,22 +43,6 @@ FILE* open_regular(const std::string& path) {
     fail(path, std::string("cannot open: ") + std::strerror(errno));
   }
   return f;
-}
-
-// MemAvailable from /proc/meminfo in bytes, or -1 when it cannot be read (not Linux).
-double mem_available_bytes() {
-  FILE* f = std::fopen("/proc/meminfo", "r");
-  if (!f) return -1;
-  char key[64];
-  double kib;
-  double out = -1;
-  while (std::fscanf(f, "%63s %lf kB\n", key, &kib) == 2)
-    if (std::strcmp(key, "MemAvailable:") == 0) {
-      out = kib * 1024.0;
-      break;
-    }
-  std::fclose(f);
-  return out;
 }
 
 // The value text after 'key': in the header dict (up to the next top-level comma or brace),
@@ -249,7 +234,7 @@ NpyHeader peek_npy_header(const std::string& path) {
 
 std::string read_text_input(const std::string& path) {
   InFile in(path);
-  const double avail = mem_available_bytes();
+  const double avail = memory_available_bytes();
   const uint64_t limit = avail > 0 ? static_cast<uint64_t>(0.9 * avail / kTextBytesPerFileByte) : uint64_t(1) << 34;
   auto too_big = [&] {
     fail(path, "text file larger than " + std::to_string(limit >> 20) +

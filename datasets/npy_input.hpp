@@ -54,6 +54,9 @@ NpyHeader peek_npy_header(const std::string& path);
 
 // "(2, 5)", "(7,)".
 std::string npy_shape_text(const std::vector<int64_t>& shape);
+// The preamble and header of a version 1.0 .npy file (a multiple of 64 bytes); fortran_order:
+// the data that follow are column-major.
+std::string npy_header(const std::string& descr, const std::vector<int64_t>& shape, bool fortran_order = false);
 
 // The whole of a text input, refused when the file is so large that reading it and its numbers
 // (kTextBytesPerFileByte bytes of memory per byte of text) would not fit in the memory available.

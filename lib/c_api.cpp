@@ -59,11 +59,17 @@ double ieee_on_device(double r, const Call& c) {
 }
 #endif
 
-int run(const Call& c, double* result) {
-  last_error.clear();
+// ACCSUM_EINVAL for a NULL or negative argument, else ACCSUM_OK.
+int invalid_arguments(const Call& c, const double* result) {
   if (!result) return fail(ACCSUM_EINVAL, "result is NULL");
   if (c.n < 0) return fail(ACCSUM_EINVAL, "n is negative");
   if (c.n > 0 && !c.x) return fail(ACCSUM_EINVAL, "x is NULL");
+  return ACCSUM_OK;
+}
+
+int run(const Call& c, double* result) {
+  last_error.clear();
+  if (invalid_arguments(c, result)) return ACCSUM_EINVAL;
   try {
     double r = compute(c);
 #if defined(ACCSUM_HAVE_CUDA)
@@ -84,19 +90,28 @@ int run(const Call& c, double* result) {
 
 int check_y(const double* y, int64_t n) { return n > 0 && !y ? fail(ACCSUM_EINVAL, "y is NULL") : ACCSUM_OK; }
 
-#if defined(ACCSUM_HAVE_CUDA)
+// The device functions: invalid arguments first (ACCSUM_EINVAL, as on the host, judged by the
+// host entry's parameters), then ACCSUM_EUNAVAILABLE without a CUDA device, then the stream.
 int on_stream(void* stream, const Call& c, double* result) {
   last_error.clear();
+  if (invalid_arguments(c, result)) return ACCSUM_EINVAL;
+  try {
+    if (const accsum::AlgoEntry* host = accsum::registry().find(c.algo, "cpu"))
+      accsum::registry().resolve_params(*host, c.params);
+  } catch (const accsum::UsageError& e) {
+    return fail(ACCSUM_EINVAL, e.what());
+  }
+  if (!accsum_has_cuda())
+    return fail(ACCSUM_EUNAVAILABLE, "no CUDA device here, or this accsum library was built without CUDA");
+#if defined(ACCSUM_HAVE_CUDA)
   cudaError_t err = cudaStreamSynchronize(static_cast<cudaStream_t>(stream));
   if (err != cudaSuccess)
     return fail(ACCSUM_EFAILED, std::string("waiting for the stream: ") + cudaGetErrorString(err));
+#else
+  (void)stream;
+#endif
   return run(c, result);
 }
-#else
-int on_stream(void*, const Call&, double*) {
-  return fail(ACCSUM_EUNAVAILABLE, "this accsum library was built without CUDA");
-}
-#endif
 
 }  // namespace
 

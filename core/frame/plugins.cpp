@@ -6,16 +6,20 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <clocale>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <initializer_list>
+#include <locale>
 #include <map>
 #include <mutex>
 #include <set>
 #include <utility>
 
 #include "core/frame/family.hpp"
+#include "core/frame/plugin_guard.hpp"
 
 namespace accsum::plugins {
 
@@ -77,10 +81,28 @@ extern "C" void on_plugin_crash(int sig) {
   ::raise(sig);
 }
 
+// A plugin that calls exit() or quick_exit() during a call would end the run with its status
+// (0: a CI gate passes with no output); the process leaves through here instead.
+extern "C" void on_exit_in_plugin() {
+  const char* line = g_running;
+  if (!line) return;
+  write_all(line, std::strlen(line));
+  write_all("called exit)\n", 13);
+  ::_exit(kCrashExit);
+}
+
+// A copy of the real standard output: during a plugin call fd 1 is the standard error, so what a
+// plugin prints never lands inside a JSON or CSV document on stdout.
+int g_stdout_copy = -1;
+int g_isolation_depth = 0;  // StdoutAndLocaleGuards alive
+
 void install_crash_handler() {
   static bool done = false;
   if (done) return;
   done = true;
+  g_stdout_copy = ::fcntl(1, F_DUPFD_CLOEXEC, 3);
+  std::atexit(on_exit_in_plugin);
+  std::at_quick_exit(on_exit_in_plugin);
   // An alternate stack, so a plugin that overflows its stack is still reported.
   static char alt[1 << 16];
   stack_t ss{};
@@ -138,6 +160,7 @@ ParamSpec param_spec(const std::string& where, const accsum_param& q) {
       throw UsageError(where + ": parameter '" + s.name + "' default '" + s.def + "' is not one of its choices");
   } else {
     s.is_int = true;
+    s.verify_every_choice = true;  // its ends and log-spaced points (swept_values)
     s.min = q.min;
     s.max = q.max;
     char* end = nullptr;
@@ -149,20 +172,15 @@ ParamSpec param_spec(const std::string& where, const accsum_param& q) {
   return s;
 }
 
-// Every combination of the parameters' values (choices, or an integer range's ends and default):
-// what a reproducible algorithm must give the same bits for.
+// Every combination of the parameters' values (swept_values: choices, or an integer range's ends,
+// default and log-spaced points): what a reproducible algorithm must give the same bits for.
 std::vector<Params> every_value(const std::vector<ParamSpec>& specs) {
   constexpr size_t kMaxVariants = 16;
   std::vector<Params> sets{Params{}};
   for (auto& s : specs) {
-    std::vector<std::string> vals = s.choices;
-    if (s.is_int) {
-      std::set<long long> ends{s.min, s.max, std::stoll(s.def)};
-      for (long long v : ends) vals.push_back(std::to_string(v));
-    }
     std::vector<Params> next;
     for (auto& base : sets)
-      for (auto& v : vals) {
+      for (auto& v : swept_values(s)) {
         if (next.size() >= kMaxVariants) break;
         Params p = base;
         p[s.name] = v;
@@ -194,26 +212,51 @@ double stated_bound(const PluginAlgo& a, const Params& p, const ExactFacts& f) {
   return a.desc.bound(&facts, args.pointers.data());
 }
 
-// The cpu kernel: host pointers straight into the dataset; the call is what is timed.
+// The one line and exit code of a plugin that broke out of its call in a way no signal reports.
+[[noreturn]] void die(const std::string& line, const char* why) {
+  std::fflush(stdout);
+  const std::string text = line + why + ")\n";
+  write_all(text.data(), text.size());
+  ::_exit(kCrashExit);
+}
+
+template <class T>
+GuardedBuffer input_copy(const T* p, int64_t count) {
+  return GuardedBuffer::read_only_copy(p, p ? static_cast<size_t>(count) * sizeof(T) : 0);
+}
+
+// The cpu kernel: the inputs copied into read-only guarded buffers and the outputs guarded
+// (core/frame/plugin_guard.hpp), and stdout and the locale guarded, for the kernel's life; the
+// call alone is what is timed.
 class CpuKernel : public Kernel {
  public:
   CpuKernel(const PluginAlgo& a, const Problem& p, const Params& q) : a_(a), crash_(crash_message(a)) {
     args_.fill(a, q);
-    call_.x = p.x;
-    call_.y = p.y;
+    const bool gemm = a.desc.family == ACCSUM_FAMILY_GEMM;
+    const float beta = data_float(p.data, "beta", 0.0f);
+    if (gemm) {
+      a_in_ = input_copy(p.a, p.rows * p.inner);
+      b_in_ = input_copy(p.b, p.inner * p.cols);
+      if (beta != 0.0f) c_in_ = input_copy(p.c, p.rows * p.cols);
+      out_ = GuardedBuffer(static_cast<size_t>(p.rows * p.cols) * sizeof(float));
+    } else {
+      x_in_ = input_copy(p.x, p.n);
+      y_in_ = input_copy(p.y, p.n);
+      out_ = GuardedBuffer(sizeof(double));
+    }
+    call_.x = p.x ? static_cast<const double*>(x_in_.data()) : nullptr;
+    call_.y = p.y ? static_cast<const double*>(y_in_.data()) : nullptr;
     call_.n = p.n;
-    call_.a = p.a;
-    call_.b = p.b;
-    call_.c = p.c;
+    call_.a = p.a ? static_cast<const float*>(a_in_.data()) : nullptr;
+    call_.b = p.b ? static_cast<const float*>(b_in_.data()) : nullptr;
+    call_.c = beta != 0.0f && p.c ? static_cast<const float*>(c_in_.data()) : nullptr;
     call_.rows = p.rows;
     call_.cols = p.cols;
     call_.inner = p.inner;
     call_.alpha = data_float(p.data, "alpha", 1.0f);
-    call_.beta = data_float(p.data, "beta", 0.0f);
-    if (call_.beta == 0.0f) call_.c = nullptr;
-    if (a.desc.family == ACCSUM_FAMILY_GEMM) c_out_.assign(static_cast<size_t>(p.rows * p.cols), 0.0f);
-    call_.result = &value_;
-    call_.c_out = c_out_.empty() ? nullptr : c_out_.data();
+    call_.beta = beta;
+    call_.result = gemm ? nullptr : static_cast<double*>(out_.data());
+    call_.c_out = gemm ? static_cast<float*>(out_.data()) : nullptr;
     call_.param_values = args_.pointers.data();
     call_.param_count = static_cast<int>(args_.values.size());
     call_.message = args_.message;
@@ -223,14 +266,16 @@ class CpuKernel : public Kernel {
     args_.message[0] = 0;
     int rc;
     {
-      CallGuard guard(crash_.c_str());
+      CallGuard guard(crash_.c_str(), /*isolate=*/false);  // isolation_ lives around every call
       rc = a_.desc.compute(&call_);
     }
     check_rc(a_, rc, args_.message);
   }
   Result result() override {
-    if (a_.desc.family != ACCSUM_FAMILY_GEMM) return Result::scalar(value_);
-    return Result{std::vector<double>(c_out_.begin(), c_out_.end()), {}, {}};
+    if (!out_.slack_intact()) die(crash_, "wrote before its output buffer");
+    if (call_.result) return Result::scalar(call_.result[0]);
+    const size_t count = static_cast<size_t>(call_.rows * call_.cols);
+    return Result{std::vector<double>(call_.c_out, call_.c_out + count), {}, {}};
   }
 
  private:
@@ -238,8 +283,8 @@ class CpuKernel : public Kernel {
   std::string crash_;
   CallArgs args_;
   accsum_call call_{};
-  double value_ = 0;
-  std::vector<float> c_out_;
+  GuardedBuffer x_in_, y_in_, a_in_, b_in_, c_in_, out_;
+  StdoutAndLocaleGuard isolation_;
 };
 
 std::unique_ptr<Kernel> make_kernel(const PluginAlgo& a, const Problem& p, const Params& q) {
@@ -278,8 +323,9 @@ AlgoEntry entry_of(const PluginAlgo& a, const std::string& where) {
     default:
       throw UsageError(where + ": unknown claim " + std::to_string(d.claim));
   }
-  if (d.claim == ACCSUM_CLAIM_BOUND && (!d.bound || d.family == ACCSUM_FAMILY_GEMM))
-    throw UsageError(where + ": claims a bound but states none (a bound function, sum or dot only)");
+  if (d.claim == ACCSUM_CLAIM_BOUND && d.family == ACCSUM_FAMILY_GEMM)
+    throw UsageError(where + ": claims a bound, which only a sum or dot plugin may (accsum_facts describe a vector)");
+  if (d.claim == ACCSUM_CLAIM_BOUND && !d.bound) throw UsageError(where + ": claims a bound but states none");
   std::set<std::string> seen;
   for (int i = 0; i < d.param_count; ++i) {
     ParamSpec s = param_spec(where, d.params[i]);
@@ -287,6 +333,9 @@ AlgoEntry entry_of(const PluginAlgo& a, const std::string& where) {
     e.params.push_back(std::move(s));
   }
   e.reproducible = d.reproducible != 0;
+  // cpu: the guarded copy of the inputs (core/frame/plugin_guard.hpp) beside the data, and the
+  // harness's permuted copy for a reproducibility claim.
+  if (d.backend == ACCSUM_BACKEND_CPU) e.peak_data_multiple = e.reproducible ? 3 : 2;
   if (e.reproducible && !e.params.empty()) {
     auto specs = e.params;
     e.shape_variants = [specs](const Params&) { return every_value(specs); };
@@ -312,9 +361,18 @@ void load_one(const std::string& path) {
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) refuse(path, std::strerror(errno));
   if (!S_ISREG(st.st_mode)) refuse(path, "not a regular file");
+  // One file named twice (in $ACCSUM_PLUGINS and --plugin, by two spellings or a link) is loaded once.
+  static std::set<std::pair<dev_t, ino_t>> files;
+  if (!files.insert({st.st_dev, st.st_ino}).second) return;
   // dlopen searches the library path for a bare name: a file in the current directory is meant.
   const std::string open_path = path.find('/') == std::string::npos ? "./" + path : path;
-  void* lib = ::dlopen(open_path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  install_crash_handler();  // dlopen runs the library's constructors
+  void* lib;
+  {
+    const std::string line = "accsum: error: plugin '" + path + "' crashed while loading (";
+    CallGuard guard(line.c_str());
+    lib = ::dlopen(open_path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  }
   if (!lib) {
     const char* err = ::dlerror();
     refuse(path, std::string("not a loadable shared library (") + (err ? err : "dlopen failed") + ")");
@@ -322,7 +380,6 @@ void load_one(const std::string& path) {
   ::dlerror();
   auto reg = reinterpret_cast<accsum_plugin_register_fn>(::dlsym(lib, ACCSUM_PLUGIN_ENTRY_POINT));
   if (!reg) refuse(path, "no entry point " ACCSUM_PLUGIN_ENTRY_POINT " (see include/accsum/plugin.h)");
-  install_crash_handler();
   const accsum_plugin* desc;
   {
     const std::string line = "accsum: error: plugin '" + path + "' crashed while registering (";
@@ -366,7 +423,27 @@ void load_one(const std::string& path) {
 
 }  // namespace
 
-CallGuard::CallGuard(const char* message) { g_running = message; }
+StdoutAndLocaleGuard::StdoutAndLocaleGuard() {
+  if (g_isolation_depth++ > 0) return;
+  std::fflush(stdout);
+  if (g_stdout_copy >= 0) ::dup2(2, 1);
+}
+
+StdoutAndLocaleGuard::~StdoutAndLocaleGuard() {
+  const char* now = std::setlocale(LC_ALL, nullptr);
+  if (!now || std::strcmp(now, "C") != 0) std::setlocale(LC_ALL, "C");
+  ::uselocale(LC_GLOBAL_LOCALE);
+  if (std::locale() != std::locale::classic()) std::locale::global(std::locale::classic());
+  if (--g_isolation_depth > 0) return;
+  std::fflush(stdout);  // what the plugin printed, to the standard error
+  if (g_stdout_copy >= 0) ::dup2(g_stdout_copy, 1);
+}
+
+CallGuard::CallGuard(const char* message, bool isolate) {
+  if (isolate) isolation_.emplace();
+  g_running = message;
+}
+
 CallGuard::~CallGuard() { g_running = nullptr; }
 
 std::string crash_message(const PluginAlgo& a) {

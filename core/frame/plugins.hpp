@@ -4,6 +4,7 @@
 // `verify`, `table`, the reproducibility checks and the reports treat it as they treat a
 // built-in. The host owns every buffer and the oracle; the plugin only computes.
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,15 +36,33 @@ const PluginAlgo* find(const std::string& algo_name);
 // What is running, for the crash report: set by the harness for each dataset.
 void note_dataset(const std::string& label);
 
-// While alive, a fatal signal (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT) prints one line naming
-// the plugin, the algorithm and the dataset, and the process exits with kCrashExit.
+// What a plugin may change for the whole process and the host relies on: while one of these is
+// alive the standard output is the standard error (what a plugin prints never lands inside a
+// JSON or CSV document on stdout); when it ends, the standard output is back and the locale is
+// "C" again (a plugin's setlocale() would make strtod and printf read and write decimal commas
+// in the command line and the reports). Nested guards share the outermost one's redirection.
+class StdoutAndLocaleGuard {
+ public:
+  StdoutAndLocaleGuard();
+  ~StdoutAndLocaleGuard();
+  StdoutAndLocaleGuard(const StdoutAndLocaleGuard&) = delete;
+  StdoutAndLocaleGuard& operator=(const StdoutAndLocaleGuard&) = delete;
+};
+
+// While alive, a fatal signal (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT) or a call of exit() or
+// quick_exit() prints one line naming the plugin, the algorithm and the dataset, and the process
+// exits with kCrashExit. `isolate`: the call also gets a StdoutAndLocaleGuard (false where one
+// lives around many timed calls: its two dup2 calls would be timed with each).
 constexpr int kCrashExit = 3;
 class CallGuard {
  public:
-  explicit CallGuard(const char* message);
+  explicit CallGuard(const char* message, bool isolate = true);
   ~CallGuard();
   CallGuard(const CallGuard&) = delete;
   CallGuard& operator=(const CallGuard&) = delete;
+
+ private:
+  std::optional<StdoutAndLocaleGuard> isolation_;
 };
 // The crash line for algo on the dataset noted last (prepared before the call, written by the
 // signal handler without formatting).

@@ -1,6 +1,9 @@
 #include "core/frame/registry.hpp"
 
 #include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstdlib>
 #include <mutex>
 #include <set>
 
@@ -9,6 +12,45 @@
 #endif
 
 namespace accsum {
+
+namespace {
+constexpr double kWholeRangeSweep = 16;  // a shorter integer range is swept value by value
+constexpr int kLogSteps = 4;             // log-spaced steps between the ends of each sign
+
+// Log-spaced magnitudes from lo to hi (1 <= lo <= hi), the ends included.
+std::vector<long long> log_spaced(long long lo, long long hi) {
+  std::vector<long long> out;
+  const double a = std::log(static_cast<double>(lo)), b = std::log(static_cast<double>(hi));
+  for (int k = 0; k <= kLogSteps; ++k) {
+    const double m = std::exp(a + (b - a) * k / kLogSteps);
+    out.push_back(k == 0 ? lo : k == kLogSteps || m >= static_cast<double>(hi) ? hi : std::max(lo, std::llround(m)));
+  }
+  return out;
+}
+}  // namespace
+
+std::vector<std::string> swept_values(const ParamSpec& spec) {
+  if (!spec.choices.empty() || !spec.is_int || spec.min > spec.max) return spec.choices;
+  std::set<long long> v;
+  if (static_cast<double>(spec.max) - static_cast<double>(spec.min) < kWholeRangeSweep) {
+    for (long long x = spec.min; x <= spec.max; ++x) v.insert(x);
+  } else {
+    v = {spec.min, spec.max};
+    char* end = nullptr;
+    const long long def = std::strtoll(spec.def.c_str(), &end, 10);
+    if (!spec.def.empty() && !*end) v.insert(def);
+    if (spec.max >= 1)
+      for (long long m : log_spaced(std::max(spec.min, 1LL), spec.max)) v.insert(m);
+    if (spec.min <= -1) {
+      const long long hi = spec.min == LLONG_MIN ? LLONG_MAX : -spec.min;
+      for (long long m : log_spaced(spec.max <= -1 ? -spec.max : 1, hi)) v.insert(m == hi ? spec.min : -m);
+    }
+    if (spec.min <= 0 && spec.max >= 0) v.insert(0);
+  }
+  std::vector<std::string> out;
+  for (long long x : v) out.push_back(std::to_string(x));
+  return out;
+}
 
 const char* to_string(Guarantee g) {
   switch (g) {

@@ -39,6 +39,10 @@ struct ParamSpec {
   bool verify_every_choice = false;  // `verify` sweeps every choice (it changes the numerics)
 };
 
+// The values of a parameter that `verify` sweeps: its choices; else an integer range whole when
+// it is short, or its ends, its default, 0 where inside, and log-spaced points between.
+std::vector<std::string> swept_values(const ParamSpec& spec);
+
 // A prepared computation: data already on the backend (upload time reported separately).
 class Kernel {
  public:

@@ -33,7 +33,7 @@ struct ExactFacts {
   double max_abs_x = 0;                    // max |x_i| over finite x_i
   double max_abs_y = 0;                    // max |y_i| over finite y_i (0 without y)
   double min_abs_x = 0;                    // min |x_i| over finite nonzero x_i (0 when there is none)
-  bool products_underflow = false;         // some nonzero exact product x_i*y_i is below 2^-1022
+  bool products_underflow = false;         // some nonzero exact product |x_i*y_i| is below 2^-969 (kExactProductMin)
   bool partial_sums_may_overflow = false;  // S exceeds what any partial sum or EFT can hold
   // Family-specific facts by name (1/0 for yes/no), for families whose bounds are not stated in
   // the sum-oriented fields above.

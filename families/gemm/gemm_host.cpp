@@ -14,6 +14,7 @@
 #include "families/gemm/gemm_host.hpp"
 #include "families/gemm/gemm_params.hpp"
 #include "families/gemm/gemm_serial.hpp"
+#include "families/gemm/openblas_limits.hpp"
 
 namespace accsum::gemm {
 
@@ -115,6 +116,7 @@ template <class F>
 class OpenblasKernel : public Kernel {
  public:
   OpenblasKernel(const Problem& p, int threads) : p_(p), threads_(threads), out_(static_cast<size_t>(p.rows * p.cols)) {
+    openblas::require_room(threads);
     alpha_ = data_scalar<F>(p.data, "alpha", F(1));
     beta_ = data_scalar<F>(p.data, "beta", F(0));
   }

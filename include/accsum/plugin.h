@@ -46,14 +46,18 @@ enum accsum_backend {
 /* The guarantee the algorithm claims; `accsum verify` holds it to it on every dataset. */
 enum accsum_claim {
   ACCSUM_CLAIM_NONE = 0,             /* no accuracy claim (the error is still measured)      */
-  ACCSUM_CLAIM_BOUND = 1,            /* |error| <= bound(facts), see accsum_bound_fn        */
+  ACCSUM_CLAIM_BOUND = 1,            /* |error| <= bound(facts), see accsum_bound_fn; sum and
+                                        dot only (the facts describe a vector)              */
   ACCSUM_CLAIM_FAITHFUL = 2,         /* the result is one of the two doubles around the exact value */
   ACCSUM_CLAIM_CORRECTLY_ROUNDED = 3 /* the exact value rounded to nearest (sum, dot)       */
 };
 
 /* One parameter: a name (an accsum command-line parameter, swept with --param NAME=a,b), and
  * its allowed values: the NULL-terminated list `choices`, or, when choices is NULL, the
- * integers min..max. Values reach the plugin as text, in the order the parameters are given. */
+ * integers min..max. Values reach the plugin as text, in the order the parameters are given.
+ * `accsum verify` holds the claim for every choice, and for an integer range at every value
+ * when it has fewer than 16, else at its ends, its default, 0 (when inside) and log-spaced
+ * points between; a reproducibility claim is checked over the same values. */
 typedef struct accsum_param {
   const char* name;           /* [a-z][a-z0-9_]*                                              */
   const char* help;           /* one line                                                      */
@@ -62,7 +66,11 @@ typedef struct accsum_param {
   const char* default_value;  /* one of the allowed values                                     */
 } accsum_param;
 
-/* One computation. Inputs and outputs are owned by accsum and live for the call. */
+/* One computation. Inputs and outputs are owned by accsum and live for the call. On cpu each
+ * buffer ends against an inaccessible page and the inputs are read-only: reading or writing past
+ * a buffer, or writing an input, is a crash that ends the run (exit 3, one line naming the
+ * plugin), as is calling exit(). During a call the standard output is the standard error, and
+ * the locale a plugin sets is reset to "C" when the call returns. */
 typedef struct accsum_call {
   /* sum: x[0..n); dot: x[0..n), y[0..n) */
   const double* x;
@@ -98,7 +106,8 @@ typedef struct accsum_facts {
   double sum_abs;                /* sum |x_i| (sum) or sum |x_i y_i| (dot), rounded up                    */
   double max_abs_x;              /* max |x_i|                                                             */
   double max_abs_y;              /* max |y_i| (0 for a sum)                                               */
-  int products_underflow;        /* dot: some nonzero exact product x_i*y_i is below 2^-1022   */
+  int products_underflow;        /* dot: some nonzero exact product |x_i*y_i| is below 2^-969,
+                                    where its TwoProduct error term need not be a double     */
   int partial_sums_may_overflow; /* sum |x_i| (or |x_i y_i|) exceeds 2^1021                    */
 } accsum_facts;
 
@@ -108,7 +117,7 @@ typedef double (*accsum_bound_fn)(const accsum_facts* facts, const char* const* 
 
 typedef struct accsum_algorithm {
   const char* name;      /* the --algo name: [a-z0-9][a-z0-9_.-]*, unique among all algorithms   */
-  const char* summary;   /* one line for `accsum list`                                          */
+  const char* summary;   /* one line, shown under the algorithm by `accsum list`                */
   int family;            /* enum accsum_family                                                  */
   int backend;           /* enum accsum_backend                                                 */
   int claim;             /* enum accsum_claim                                                   */

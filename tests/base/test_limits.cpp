@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <new>
@@ -56,11 +57,12 @@ std::string slurp(const std::string& path) {
   return s.str();
 }
 
-// Runs `prefix accsum args` through sh (prefix: environment and ulimit settings); the exec'd
-// shell becomes accsum, so wait4's rusage is accsum's own.
-CliResult run_accsum(const std::string& prefix, const std::string& args) {
+// Runs `prefix accsum args` through sh (prefix: environment and ulimit settings; wrapper: a
+// command accsum runs under, e.g. "timeout 60 "); the exec'd shell becomes accsum, so wait4's
+// rusage is accsum's own.
+CliResult run_accsum(const std::string& prefix, const std::string& args, const std::string& wrapper = "") {
   std::string out = tmpdir() + "/out.txt", err = tmpdir() + "/err.txt";
-  std::string cmd = prefix + " exec " + ACCSUM_BIN + " " + args + " >" + out + " 2>" + err;
+  std::string cmd = prefix + " exec " + wrapper + ACCSUM_BIN + " " + args + " >" + out + " 2>" + err;
   const char* argv[] = {"/bin/sh", "-c", cmd.c_str(), nullptr};
   pid_t pid;
   if (posix_spawn(&pid, "/bin/sh", nullptr, nullptr, const_cast<char**>(argv), environ) != 0) return {-1, "", "", 0};
@@ -154,6 +156,78 @@ TEST(Limits, MemoryPreCheckRefusesBeforeAllocating) {
   expect_one_line_exit2(r, "of memory is available", "n=2^50");
 }
 
+// The pre-check counts what the process limits leave, not only MemAvailable: 1 GiB of data under
+// a limit that leaves about 256 MiB is refused before anything is allocated.
+TEST(Limits, MemoryPreCheckHonoursTheProcessLimits) {
+  if (kAsan) GTEST_SKIP() << "ulimit -v and -d cannot be used under AddressSanitizer";
+  const long kib = startup_vm_limit_kib();
+  if (kib == 0) GTEST_SKIP() << "accsum does not start under any ulimit -v up to 16 GiB";
+  const std::string gib_of_data = "bench --algo=naive --backend=cpu --n=2^27 --reps=1 --warmup=0";
+  expect_one_line_exit2(run_accsum("ulimit -v " + std::to_string(kib + (256 << 10)) + ";", gib_of_data),
+                        "of memory is available", "n=2^27 under ulimit -v");
+  expect_one_line_exit2(run_accsum("ulimit -d " + std::to_string(256 << 10) + ";", gib_of_data),
+                        "of memory is available", "n=2^27 under ulimit -d");
+  EXPECT_GT(accsum::memory_available_bytes(), 0);  // this process: MemAvailable at least
+}
+
+// OpenBLAS's threads each take a 128 MiB buffer and retry for ever when a process limit refuses
+// it (at load for its worker threads, at the first large product for the caller): under such a
+// limit an OpenBLAS product runs or is refused with one line, and never hangs. GOTO_NUM_THREADS
+// gives OpenBLAS worker threads on a machine of few cores too.
+TEST(Limits, OpenblasUnderAMemoryLimitRunsOrIsRefusedAndNeverHangs) {
+  if (kAsan) GTEST_SKIP() << "ulimit -v and -d cannot be used under AddressSanitizer";
+  const long kib = startup_vm_limit_kib();
+  if (kib == 0) GTEST_SKIP() << "accsum does not start under any ulimit -v up to 16 GiB";
+  const std::string limits[] = {"ulimit -v " + std::to_string(kib + (512 << 10)),
+                                "ulimit -v " + std::to_string(kib + (64 << 10)), "ulimit -d 300000"};
+  const std::string products[] = {"--algo=sgemm --backend=cpu --n=8", "--algo=sgemm --backend=cpu --n=300",
+                                  "--algo=openblas-sgemm --backend=cpu-mt --threads=8 --n=64"};
+  for (auto& limit : limits)
+    for (auto& product : products) {
+      const std::string what = limit + ": " + product;
+      CliResult r = run_accsum(limit + "; export GOTO_NUM_THREADS=8;", "bench " + product + " --reps=1 --warmup=0",
+                               "timeout 60 ");
+      ASSERT_NE(r.code, 124) << what << ": hangs";
+      if (r.code == 0) {
+        EXPECT_NE(r.out.find("openblas-sgemm"), std::string::npos) << what << "\n" << r.out;
+        continue;
+      }
+      expect_one_line_exit2(r, "", what);
+      EXPECT_TRUE(r.err.find("OpenBLAS needs about") != std::string::npos ||
+                  r.err.find("of memory is available") != std::string::npos)
+          << what << "\n"
+          << r.err;
+    }
+  // 512 MiB above what accsum starts in: a small product runs (one OpenBLAS buffer fits).
+  CliResult r = run_accsum("ulimit -v " + std::to_string(kib + (512 << 10)) + "; export GOTO_NUM_THREADS=8;",
+                           "bench --algo=sgemm --backend=cpu --n=8 --reps=1 --warmup=0", "timeout 60 ");
+  EXPECT_EQ(r.code, 0) << r.err;
+}
+
+// The memory cgroup's limit counts, for the process's cgroup and each above it, in both layouts.
+TEST(Limits, CgroupLimitsAreRead) {
+  const std::string root = tmpdir() + "/cgroup";
+  auto put = [&](const std::string& rel, const std::string& text) {
+    ASSERT_EQ(std::system(("mkdir -p $(dirname " + root + rel + ")").c_str()), 0);
+    std::ofstream(root + rel) << text;
+  };
+  put("/self_v2", "0::/a/b\n");
+  put("/a/b/memory.max", "max\n");
+  put("/a/b/memory.current", "100\n");
+  put("/a/memory.max", "1000000\n");
+  put("/a/memory.current", "400000\n");
+  EXPECT_EQ(accsum::cgroup_headroom_bytes(root + "/self_v2", root), 600000.0);
+  put("/a/b/memory.max", "500100\n");  // the cgroup's own limit is the tighter one
+  EXPECT_EQ(accsum::cgroup_headroom_bytes(root + "/self_v2", root), 500000.0);
+  put("/self_v1", "12:cpu,cpuacct:/x\n7:memory:/m\n");
+  put("/memory/m/memory.limit_in_bytes", "2000\n");
+  put("/memory/m/memory.usage_in_bytes", "500\n");
+  EXPECT_EQ(accsum::cgroup_headroom_bytes(root + "/self_v1", root), 1500.0);
+  put("/self_none", "0::/\n");
+  EXPECT_TRUE(std::isinf(accsum::cgroup_headroom_bytes(root + "/self_none", root)));
+  EXPECT_TRUE(std::isinf(accsum::cgroup_headroom_bytes(root + "/missing", root)));
+}
+
 TEST(Limits, RunThreadsCarriesExceptionsToTheCaller) {
   std::atomic<int> ran{0};
   EXPECT_THROW(accsum::run_threads(4,
@@ -209,6 +283,11 @@ TEST(Limits, MeasuredPeaksMatchThePreCheck) {
       {"--algo=dpsumk --variant=tree --backend=cpu-mt", sum_mib, 2},
       {"--algo=dpdotk --variant=tree --backend=cpu", dot_mib, 2},
   };
+#if defined(ACCSUM_HAVE_EXAMPLE_PLUGINS)
+  // a cpu plugin's guarded, read-only copy of its inputs (core/frame/plugin_guard.hpp)
+  cases.push_back(
+      {"--plugin=" + std::string(ACCSUM_PLUGIN_DIR) + "/kahan_sum.so --algo=kahan-plugin --backend=cpu", sum_mib, 2});
+#endif
   // what the process holds without data: code, libraries (cuBLAS in a CUDA build), the oracle
   CliResult base = run_accsum("", "bench --algo=naive --backend=cpu --n=1000 --reps=1 --warmup=0");
   ASSERT_EQ(base.code, 0) << base.err;

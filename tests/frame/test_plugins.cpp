@@ -78,6 +78,32 @@ TEST(Plugins, EnvironmentVariableLoadsPluginsToo) {
   ::unsetenv("ACCSUM_PLUGINS");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("kahan-plugin"), std::string::npos);
+  // The table shows each algorithm's summary, a plugin's as the plugin states it.
+  EXPECT_NE(r.out.find("Kahan compensated summation (a plugin, claims nothing)"), std::string::npos) << r.out;
+}
+
+// The command verify prints names the plugin with --plugin; with $ACCSUM_PLUGINS naming the same
+// file (or a link to it, or a second --plugin) it is loaded once, and the command runs.
+TEST(Plugins, OneFileNamedTwiceIsLoadedOnce) {
+  const std::string link = cli_test::tmpdir() + "/kahan_twice.so";
+  ::unlink(link.c_str());
+  ASSERT_EQ(::symlink(plugin("kahan_sum").c_str(), link.c_str()), 0);
+  ::setenv("ACCSUM_PLUGINS", plugin("kahan_sum").c_str(), 1);
+  auto r = cli_test::accsum("bench --plugin=" + plugin("kahan_sum") + " --plugin=" + link + "," + plugin("kahan_sum") +
+                            " --algo=kahan-plugin --backend=cpu --n=100 --reps=1");
+  ::unsetenv("ACCSUM_PLUGINS");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("kahan-plugin"), std::string::npos) << r.out;
+}
+
+TEST(Plugins, AFaithfulViolationShowsTheValues) {
+  const std::string dir = fresh_dir("faithful_claim");
+  auto r = shell_in(dir, std::string(ACCSUM_BIN) + " verify --plugin=" + plugin("hostile_13") +
+                             " --algo=hostile-sum --backend=cpu --seeds=1");
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  const auto at = r.out.find("not faithful (0x");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" vs ", at), std::string::npos) << r.out;
 }
 
 TEST(Plugins, BenchRunsAPluginBesideTheBaselineAndJudgesIt) {
@@ -192,14 +218,25 @@ TEST(Plugins, FalseClaimIsCaughtWithAShrunkCounterExampleThatBenchReproduces) {
   EXPECT_EQ(::stat((reports + "/counterexample-overclaimed-sum-cpu.npy").c_str(), &st), 0) << third.out;
 }
 
-TEST(Plugins, AFalseClaimOnDataThatCannotBeWrittenIsStillReported) {
+// A gemm counter-example is the matrices A and B, written as .npy files that `bench --input=A,B`
+// reads, with the command that reproduces the broken claim.
+TEST(Plugins, AGemmCounterExampleIsWrittenAsTwoMatricesThatReproduceIt) {
   const std::string dir = fresh_dir("gemm_claim");
   auto r = shell_in(dir, std::string(ACCSUM_BIN) + " verify --plugin=" + plugin("hostile_11") +
                              " --algo=hostile-sum --backend=cpu --seeds=1");
   EXPECT_EQ(r.code, 1) << r.out << r.err;
-  EXPECT_NE(r.out.find("counter-example of hostile-sum on cpu"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("not written: the gemm family reads .npy matrices"), std::string::npos) << r.out;
-  EXPECT_EQ(shell_in(dir, "ls").out, "");  // no file left behind
+  auto at = r.out.find(
+      "reproduce: accsum bench --input=counterexample-hostile-sum-cpu-A.npy,"
+      "counterexample-hostile-sum-cpu-B.npy ");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  EXPECT_EQ(shell_in(dir, "ls").out, "counterexample-hostile-sum-cpu-A.npy\ncounterexample-hostile-sum-cpu-B.npy\n");
+  const std::string command = r.out.substr(at + 11, r.out.find('\n', at) - at - 11);
+  auto again = shell_in(dir, std::string(ACCSUM_BIN) + command.substr(6) + " --format=json");
+  ASSERT_EQ(again.code, 1) << command << ": " << again.err;
+  const auto rows = rows_of(again.out);
+  const json* x = row(rows, "hostile-sum");
+  ASSERT_TRUE(x) << again.out;
+  EXPECT_FALSE((*x)["guarantee_met"].get<bool>()) << x->dump();
 }
 
 TEST(Plugins, AReproducibilityClaimIsCheckedOverRunsPermutationAndParameterValues) {
@@ -231,7 +268,7 @@ TEST(Plugins, HostilePluginsAreOneLineAndExitTwo) {
       {plugin("hostile_5"), "unknown backend 99"},
       {plugin("hostile_6"), "taken by a built-in"},
       {plugin("hostile_9") + "," + plugin("hostile_10"), "taken by plugin"},
-      {plugin("kahan_sum") + "," + plugin("kahan_sum"), "taken by plugin"},
+      {plugin("hostile_14"), "claims a bound, which only a sum or dot plugin may"},
       {"", "non-empty path"},
   };
   // Every subcommand that takes plugins, in turn (they share the loading path).

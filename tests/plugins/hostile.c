@@ -5,7 +5,9 @@
  *   8 a compute that crashes (SIGSEGV)                    9 the same name as case 10's
  *  10 a valid plugin (the name clash partner of case 9)
  *  11 a float GEMM falsely claiming correct rounding (its counter-example cannot be written)
- *  12 a sum claiming reproducibility whose parameter `order` (forward, backward) changes its bits */
+ *  12 a sum claiming reproducibility whose parameter `order` (forward, backward) changes its bits
+ *  13 recursive summation falsely claiming faithful rounding
+ *  14 a gemm claiming an error bound (only sum and dot plugins may) */
 #include <string.h>
 #include <stddef.h>
 
@@ -47,6 +49,11 @@ static const char* const orders[] = {"forward", "backward", NULL};
 static const accsum_param order_param[] = {
     {.name = "order", .help = "summation order", .choices = orders, .default_value = "forward"}};
 
+static double any_bound(const accsum_facts* facts, const char* const* param_values) {
+  (void)param_values;
+  return facts->sum_abs;
+}
+
 static volatile double* volatile nowhere = NULL;
 static int crashing_sum(const accsum_call* call) {
   call->result[0] = *nowhere; /* reads address 0: SIGSEGV */
@@ -65,7 +72,7 @@ static int crashing_sum(const accsum_call* call) {
 
 #if HOSTILE_CASE == 4
 #define FAMILY 77
-#elif HOSTILE_CASE == 11
+#elif HOSTILE_CASE == 11 || HOSTILE_CASE == 14
 #define FAMILY ACCSUM_FAMILY_GEMM
 #else
 #define FAMILY ACCSUM_FAMILY_SUM
@@ -81,7 +88,7 @@ static int crashing_sum(const accsum_call* call) {
 #define COMPUTE failing_sum
 #elif HOSTILE_CASE == 8
 #define COMPUTE crashing_sum
-#elif HOSTILE_CASE == 11
+#elif HOSTILE_CASE == 11 || HOSTILE_CASE == 14
 #define COMPUTE float_gemm
 #elif HOSTILE_CASE == 12
 #define COMPUTE ordered_sum
@@ -91,8 +98,18 @@ static int crashing_sum(const accsum_call* call) {
 
 #if HOSTILE_CASE == 11
 #define CLAIM ACCSUM_CLAIM_CORRECTLY_ROUNDED
+#elif HOSTILE_CASE == 13
+#define CLAIM ACCSUM_CLAIM_FAITHFUL
+#elif HOSTILE_CASE == 14
+#define CLAIM ACCSUM_CLAIM_BOUND
 #else
 #define CLAIM ACCSUM_CLAIM_NONE
+#endif
+
+#if HOSTILE_CASE == 14
+#define BOUND any_bound
+#else
+#define BOUND NULL
 #endif
 
 #if HOSTILE_CASE == 12
@@ -111,6 +128,7 @@ static const accsum_algorithm algorithms[] = {{.name = NAME,
                                                .family = FAMILY,
                                                .backend = BACKEND,
                                                .claim = CLAIM,
+                                               .bound = BOUND,
                                                .compute = COMPUTE}};
 #endif
 
@@ -128,6 +146,7 @@ ACCSUM_PLUGIN_EXPORT const accsum_plugin* accsum_plugin_register(int host_abi_ve
   (void)float_gemm;
   (void)ordered_sum;
   (void)order_param;
+  (void)any_bound;
   return &plugin;
 }
 #else
