@@ -152,8 +152,8 @@ int run_list(const std::string& format) {
       jb.push_back(entry);
     }
     const std::vector<std::string> promised = guarantees_of(first);
-    table.push_back({name, first.family, fmt::format("{}", fmt::join(promised, "|")),
-                     first.reproducible ? "yes" : "no", backends, params});
+    table.push_back({name, first.family, fmt::format("{}", fmt::join(promised, "|")), first.reproducible ? "yes" : "no",
+                     backends, params});
     j.push_back({{"algo", name},
                  {"family", first.family},
                  {"guarantee", promised.front()},
