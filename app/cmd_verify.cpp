@@ -152,7 +152,8 @@ int run_verify(const VerifyArgs& a, const std::vector<std::string>& argv) {
 
   progress.finish();
   int violations = 0, untested = 0;
-  TextRows table{{"algo", "backend", "guarantee", "cases", "violations", "worst ulps", "min digits", "first violation"}};
+  TextRows table{
+      {"algo", "backend", "guarantee", "cases", "violations", "worst ulps", "min digits", "first violation"}};
   for (auto& s : sel) {
     Tally& t = tally[s.entry];
     violations += t.violations;

@@ -326,7 +326,8 @@ void note_identity(const Report& b, const Report& n, const std::string& prefix, 
   const json hb = b.machine.value("hardware_threads", json()), hn = n.machine.value("hardware_threads", json());
   if (hb != hn) diffs.push_back(fmt::format("hardware threads {} -> {}", text_of(hb), text_of(hn)));
   if (!diffs.empty())
-    out.notes.push_back(prefix + "the runs differ in more than the change under test: " + fmt::format("{}", fmt::join(diffs, "; ")));
+    out.notes.push_back(
+        prefix + "the runs differ in more than the change under test: " + fmt::format("{}", fmt::join(diffs, "; ")));
 }
 
 std::string describe_machine(const json& m, const std::vector<std::string>& devices) {

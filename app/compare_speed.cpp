@@ -2,7 +2,8 @@
 // baseline timed beside it in the same run (bench interleaves their repetitions), so a machine
 // that slows down as a whole moves numerator and denominator alike; --speed=time judges the raw
 // times. Either way: a two-sided Mann-Whitney U test at kAlpha plus a minimum effect, the
-// tolerance; ratios beyond Tukey's far-out fences (interrupted repetitions) are left out first. Rows that cannot be judged are listed as "not speed-comparable" with the reason.
+// tolerance; ratios beyond Tukey's far-out fences (interrupted repetitions) are left out first.
+// Rows that cannot be judged are listed as "not speed-comparable" with the reason.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -131,8 +132,7 @@ void judge_speed(const Row& b, const Row& n, const Options& o, const std::string
   if (sb.size() < kMinSamples || sn.size() < kMinSamples) {
     ++out.speed_too_few;
     return not_comparable(
-        b, file, fmt::format("{} and {} repetitions: fewer than {} on a side", sb.size(), sn.size(), kMinSamples),
-        out);
+        b, file, fmt::format("{} and {} repetitions: fewer than {} on a side", sb.size(), sn.size(), kMinSamples), out);
   }
   ++out.speed_judged;
   const MannWhitneyResult t = mann_whitney_u(sb, sn);

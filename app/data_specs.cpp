@@ -24,7 +24,7 @@ namespace {
 
 // --n=small: a size every family accepts and measures in milliseconds on one core, for a quick
 // check of the whole registry (docs/compare.md's CI recipe runs `--algo=all --n=small`).
-const std::map<std::string, std::string> kSmallSizes{{"sum", "2^16"}, {"dot", "2^16"},  {"fpe", "2^12"},
+const std::map<std::string, std::string> kSmallSizes{{"sum", "2^16"}, {"dot", "2^16"}, {"fpe", "2^12"},
                                                      {"gemm", "64"},  {"dgemm", "64"}, {"moddot", "2^16"}};
 
 std::string sizes_for(const DataArgs& d, const FamilyDescriptor& f) {

@@ -330,9 +330,10 @@ def speed_gate(*names):
                     cells.append(f"{r['hits']}/{r['pairs']} ({pct(r['rate'])})")
             load = f"{' '.join(c['loadavg_before'])} → {' '.join(c['loadavg_after'])}"
             bench = doc["bench"]
+            alpha = meta().get(name, {}).get("alpha", "?")  # compare's significance level in that build
             body.append([f"`{name}`", f"{bench['algo']}@{bench['backend']} n={bench['n']} reps={bench['reps']}",
-                         "CPU hog beside" if c["hog"] else "no hog", load, *cells])
-    head = ["file", "bench", "condition", "load average before → after",
+                         f"{alpha}", "CPU hog beside" if c["hog"] else "no hog", load, *cells])
+    head = ["file", "bench", "p <", "condition", "load average before → after",
             "false alarms (ratio)", "caught at 10 % (ratio)", "caught at 5 % (ratio)",
             "false alarms (raw time)", "caught at 10 % (raw time)", "caught at 5 % (raw time)"]
     return where(" ".join(names), "speed-gate", table(head, body)) + [""] + provenance(*names)

@@ -50,22 +50,16 @@ def record(accsum):
     report_io.write_text(os.path.join(RESULTS, TOUR_FILE), json.dumps(doc, indent=1) + "\n")
 
 
-def _cells(line):
-    return re.split(r"\s{2,}", line.strip())
-
-
 def _untimed(text):
-    """The output without its timing cells: in every table whose header names them, those columns go."""
-    out, drop = [], None
+    """The output without its timing cells: in every table whose header names them (the last columns,
+    from `median` on), each line is cut where that column begins."""
+    out, cut = [], None
     for line in text.splitlines():
-        cells = _cells(line)
-        if all(h in cells for h in TIMING_HEADS):
-            drop = [cells.index(h) for h in TIMING_HEADS]
+        if all(h in line for h in TIMING_HEADS):
+            cut = line.index(" median") + 1
         elif not line.strip():
-            drop = None
-        if drop and len(cells) > max(drop):
-            cells = [c for i, c in enumerate(cells) if i not in drop]
-        out.append("  ".join(cells))
+            cut = None
+        out.append((line[:cut] if cut else line).rstrip())
     return out
 
 

@@ -307,9 +307,9 @@ class CublasKernel : public GemmCudaKernel {
                                   CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT, CUBLAS_GEMM_DEFAULT),
                      "cublasGemmEx (double)");
       else
-        check_cublas(cublasDgemm(h_, CUBLAS_OP_N, CUBLAS_OP_N, M, N, K, &alpha, da_.get(), M, db_.get(), K, &beta,
-                                 dc_.get(), M),
-                     "cublasDgemm");
+        check_cublas(
+            cublasDgemm(h_, CUBLAS_OP_N, CUBLAS_OP_N, M, N, K, &alpha, da_.get(), M, db_.get(), K, &beta, dc_.get(), M),
+            "cublasDgemm");
       narrow<<<grid_for(dc_.size()), 256>>>(dc_.get(), out_.get(), dc_.size());
       return;
     }
@@ -422,16 +422,17 @@ Registrar reg_fixed(
         .with_params({ParamSpec{
             "bits", "mantissa bits of the fixed-point emulation", true, 24, 40, {"24", "32", "40"}, "24"}}));
 
-Registrar reg_cublas_dgemm(AlgoEntry("dgemm", "cublas-dgemm", "cuda", "cuBLAS cublasDgemm, default math mode (baseline)")
+Registrar reg_cublas_dgemm(AlgoEntry("dgemm", "cublas-dgemm", "cuda",
+                                     "cuBLAS cublasDgemm, default math mode (baseline)")
                                .baseline()
                                .maker([](const Problem& p, const Params&) -> std::unique_ptr<Kernel> {
                                  return std::make_unique<CublasDgemmKernel>(p, DgemmMode::default_math, 0);
                                }));
-Registrar reg_cublas_dgemm_pedantic(
-    AlgoEntry("dgemm", "cublas-dgemm-pedantic", "cuda", "cuBLAS DGEMM, CUBLAS_COMPUTE_64F_PEDANTIC (a front row)")
-        .maker([](const Problem& p, const Params&) -> std::unique_ptr<Kernel> {
-          return std::make_unique<CublasDgemmKernel>(p, DgemmMode::pedantic, 0);
-        }));
+Registrar reg_cublas_dgemm_pedantic(AlgoEntry("dgemm", "cublas-dgemm-pedantic", "cuda",
+                                              "cuBLAS DGEMM, CUBLAS_COMPUTE_64F_PEDANTIC (a front row)")
+                                        .maker([](const Problem& p, const Params&) -> std::unique_ptr<Kernel> {
+                                          return std::make_unique<CublasDgemmKernel>(p, DgemmMode::pedantic, 0);
+                                        }));
 // The dgemm entry's --bits: its own range (the same option name as cublas-fixedpoint's, other choices).
 constexpr int kDgemmFixedPointBits = 55;  // 53 + 2 guard bits
 Registrar reg_dgemm_fixed(
@@ -446,7 +447,8 @@ Registrar reg_dgemm_fixed(
                                 {"40", "48", std::to_string(kDgemmFixedPointBits), "63", "71", "79"},
                                 std::to_string(kDgemmFixedPointBits)}})
         .maker([](const Problem& p, const Params& prm) -> std::unique_ptr<Kernel> {
-          return std::make_unique<CublasDgemmKernel>(p, DgemmMode::fixedpoint, static_cast<int>(param_int(prm, "bits")));
+          return std::make_unique<CublasDgemmKernel>(p, DgemmMode::fixedpoint,
+                                                     static_cast<int>(param_int(prm, "bits")));
         }));
 
 }  // namespace

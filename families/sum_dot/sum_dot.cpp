@@ -30,7 +30,7 @@ ExactValue exact_vectors(const Dataset& d, bool dot) {
 }
 
 std::vector<VerifyCase> verify_cases(bool full) {
-  std::vector<VerifyCase> c{{"uniform", {}}, {"uniform-sym", {}}, {"subnormal", {}},
+  std::vector<VerifyCase> c{{"uniform", {}}, {"uniform-sym", {}},     {"subnormal", {}},
                             {"ties", {}},    {"overflow-cancel", {}}, {"huge", {}}};
   // specials picks its special values by seed % 6: six seeds see every IEEE case.
   c.push_back({"specials", {}, 6});
@@ -77,7 +77,8 @@ TableSuite kfold_suite(const std::string& family, bool dot) {
   t.columns = [dot](const std::string&, const std::vector<const AlgoEntry*>&) {
     std::vector<TableColumn> cols{{dot ? "dot" : "naive", {}, dot ? "dot" : "naive", ""}};
     const char* k_algo = dot ? "dotk" : "sumk";
-    for (int k : {2, 3, 4, 20}) cols.push_back({k_algo, {{"K", std::to_string(k)}}, fmt::format("{} K={}", k_algo, k), ""});
+    for (int k : {2, 3, 4, 20})
+      cols.push_back({k_algo, {{"K", std::to_string(k)}}, fmt::format("{} K={}", k_algo, k), ""});
     const char* dp_algo = dot ? "dpdotk" : "dpsumk";
     for (const char* v : {"tree", "fused"})
       for (int k : {2, 3, 4})
@@ -108,7 +109,8 @@ TableSuite accuracy_suite(const std::string& family) {
     for (const AlgoEntry* e : algos) {
       bool has_k = std::any_of(e->params.begin(), e->params.end(), [](const ParamSpec& p) { return p.name == "K"; });
       if (has_k)
-        for (int k : {2, 3}) cols.push_back({e->algo, {{"K", std::to_string(k)}}, fmt::format("{} K={}", e->algo, k), ""});
+        for (int k : {2, 3})
+          cols.push_back({e->algo, {{"K", std::to_string(k)}}, fmt::format("{} K={}", e->algo, k), ""});
       else
         cols.push_back({e->algo, {}, e->algo, ""});
     }

@@ -35,7 +35,8 @@ std::vector<std::vector<std::string>> md_table(const std::string& text) {
     if (line.rfind("| ---", 0) == 0) continue;
     std::vector<std::string> row;
     size_t at = 2;
-    for (size_t bar; (bar = line.find(" |", at)) != std::string::npos; at = bar + 3) row.push_back(line.substr(at, bar - at));
+    for (size_t bar; (bar = line.find(" |", at)) != std::string::npos; at = bar + 3)
+      row.push_back(line.substr(at, bar - at));
     rows.push_back(row);
   }
   return rows;
@@ -50,7 +51,8 @@ TEST(FirstScreen, FpeRowsShowErrorInBitsNotUlpsOrCorrectRounding) {
   ASSERT_GE(t.size(), 3u) << r.out;
   const std::vector<std::string> head = t[0];
   EXPECT_NE(std::find(head.begin(), head.end(), "max rel err"), head.end()) << r.out;
-  for (const char* gone : {"ulps", "CR", "digits"}) EXPECT_EQ(std::find(head.begin(), head.end(), gone), head.end()) << gone;
+  for (const char* gone : {"ulps", "CR", "digits"})
+    EXPECT_EQ(std::find(head.begin(), head.end(), gone), head.end()) << gone;
   for (size_t i = 1; i < t.size(); ++i) {
     ASSERT_EQ(t[i].size(), head.size()) << r.out;
     EXPECT_TRUE(std::regex_match(t[i][4], std::regex("exact|2\\^-[0-9.]+"))) << t[i][4];
@@ -119,8 +121,9 @@ TEST(FirstScreen, ListColumnsStayInPlaceWhateverTheNameLength) {
 }
 
 TEST(FirstScreen, DistListsSweepForGemmToo) {
-  CliRun r = accsum("bench --algo=openblas-sgemm --backend=cpu --n=16 --dist=uniform,uniform-sym --reps=1 --warmup=0 "
-                    "--format=csv");
+  CliRun r = accsum(
+      "bench --algo=openblas-sgemm --backend=cpu --n=16 --dist=uniform,uniform-sym --reps=1 --warmup=0 "
+      "--format=csv");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find(",uniform,"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find(",uniform-sym,"), std::string::npos) << r.out;

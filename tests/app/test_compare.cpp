@@ -311,8 +311,7 @@ TEST(Compare, DriftThatMovesRowAndBaselineAlikeIsNoVerdictOnRatios) {
   CliRun row = compare_edited([](json& d) { set_samples(row_of(d, "sumk"), 1.5, 1.0); });
   EXPECT_EQ(row.code, 1) << row.out;
   EXPECT_NE(row.out.find("median ratio to naive"), std::string::npos) << row.out;
-  expect_usage_error("compare " + save(base_report(), "x.json") + " " + save(base_report(), "y.json") +
-                         " --speed=fast",
+  expect_usage_error("compare " + save(base_report(), "x.json") + " " + save(base_report(), "y.json") + " --speed=fast",
                      "--speed");
 }
 

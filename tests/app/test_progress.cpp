@@ -57,7 +57,8 @@ TEST(Progress, NothingWhenStderrIsNotATerminal) {
 }
 
 TEST(Progress, OneLinePerFinishedDatasetInACiLog) {
-  Result r = run("ACCSUM_PROGRESS= CI=true", "bench --algo=naive,kahan --backend=cpu --n=1000,2000 --reps=1 --warmup=0");
+  Result r =
+      run("ACCSUM_PROGRESS= CI=true", "bench --algo=naive,kahan --backend=cpu --n=1000,2000 --reps=1 --warmup=0");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.err.find('\r'), std::string::npos) << r.err;  // nothing redrawn in place
   EXPECT_EQ(r.err.find("ETA"), std::string::npos) << r.err;
