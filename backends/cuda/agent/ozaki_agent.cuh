@@ -13,6 +13,7 @@
 #include "backends/cuda/warp/warp.cuh"
 #include "core/numerics/float_entry.hpp"
 #include "families/gemm/ozaki.hpp"
+#include "families/gemm/ozaki_bound.hpp"
 
 namespace accsum::cuda {
 namespace {
