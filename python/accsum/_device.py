@@ -35,14 +35,30 @@ _ALIGNMENT = 16
 def _contiguous(x, lib):
     """x contiguous and 16-byte aligned: as is when it already is, else a device copy (on the current stream)."""
     if lib == "torch":
-        x = x.contiguous()
-        return x if x.data_ptr() % _ALIGNMENT == 0 else x.clone()
+        return _aligned(x.contiguous(), lib)
     if lib == "cupy":
         import cupy
 
-        x = cupy.ascontiguousarray(x)
-        return x if x.data.ptr % _ALIGNMENT == 0 else x.copy()
+        return _aligned(cupy.ascontiguousarray(x), lib)
     return x
+
+
+def _empty(like, lib, shape=()):
+    """An uninitialised float64 array of like's library and device (for a kernel to write)."""
+    if lib == "torch":
+        import torch
+
+        return torch.empty(shape, dtype=like.dtype, device=like.device)
+    import cupy
+
+    with cupy.cuda.Device(like.device.id):
+        return cupy.empty(shape, dtype=like.dtype)
+
+
+def _aligned(x, lib):
+    """x (contiguous) as is when it starts on a 16-byte boundary, else a device copy."""
+    ptr = x.data_ptr() if lib == "torch" else x.data.ptr
+    return x if ptr % _ALIGNMENT == 0 else x.clone() if lib == "torch" else x.copy()
 
 
 def _wrap(value, like, lib):
@@ -87,6 +103,11 @@ def reduce(algo, x, y, axis, K):
     stream = _stream(x, lib)
     xc = _contiguous(x, lib)
     yc = None if y is None else _contiguous(y, lib)
+    if algo in ("superacc", "superacc-dot") and lib != "dlpack":
+        # Queued on the stream, the result written on the device: no wait, no copy.
+        out = _empty(x, lib)
+        _accsum.enqueue_cuda(algo, xc, yc, out, stream)
+        return out
     value = _accsum.reduce_cuda(algo, xc, yc, stream, K)
     return _wrap(value, x, lib)
 
@@ -116,22 +137,18 @@ def _reduce_rows(algo, x, y, axes, lib):
 
     def as_rows(a):
         if lib == "torch":
-            return a.permute(order).contiguous().reshape(rows, n)
+            return _aligned(a.permute(order).contiguous().reshape(rows, n), lib)
         import cupy
 
-        return cupy.ascontiguousarray(a.transpose(order)).reshape(rows, n)
+        return _aligned(cupy.ascontiguousarray(a.transpose(order)).reshape(rows, n), lib)
 
-    if lib == "torch":
-        import torch
-
-        out = torch.zeros(rows, dtype=x.dtype, device=x.device)
-    else:
-        import cupy
-
-        with cupy.cuda.Device(x.device.id):
-            out = cupy.zeros(rows, dtype=x.dtype)
-    if rows and n:  # an empty reduction is +0.0
+    out = _empty(x, lib, (rows,))
+    if rows and n:
         _accsum.reduce_rows_cuda(as_rows(x), None if y is None else as_rows(y), out, _stream(x, lib))
+    elif lib == "torch":
+        out.zero_()  # an empty reduction is +0.0
+    else:
+        out.fill(0.0)
     return out.reshape(out_shape)
 
 
