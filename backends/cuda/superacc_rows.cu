@@ -26,9 +26,6 @@ namespace {
 // The pure superaccumulator (no expansion), as the whole-array entry's default.
 template <bool DOT>
 using RowsPolicy = SuperaccPolicy<0, false, DOT>;
-// Threads per row: 8 warps (92 KB of lane accumulators), two blocks on an SM of 228 KB, so one
-// streams while the other merges and rounds.
-constexpr int kRowsBlock = 256;
 
 template <class Policy>
 constexpr size_t rows_smem_bytes(int block) {
@@ -69,18 +66,20 @@ __global__ void __launch_bounds__(Policy::kMaxBlockThreads, Policy::kMinBlocksPe
 }
 
 template <bool DOT>
-void launch_rows(const double* x, const double* y, int64_t rows, int64_t n, double* out, cudaStream_t s) {
+void launch_rows(const double* x, const double* y, int64_t rows, int64_t n, double* out, cudaStream_t s, int block) {
   using P = RowsPolicy<DOT>;
-  constexpr size_t smem = rows_smem_bytes<P>(kRowsBlock);
+  const size_t smem = rows_smem_bytes<P>(block);
   // Set at every call: the attribute belongs to the current device.
   ACCSUM_CUDA_CHECK(cudaFuncSetAttribute(superacc_rows_blocks<P>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          static_cast<int>(smem)));
-  superacc_rows_blocks<P><<<static_cast<unsigned>(rows), kRowsBlock, smem, s>>>(x, y, n, out);
+  superacc_rows_blocks<P><<<static_cast<unsigned>(rows), block, smem, s>>>(x, y, n, out);
 }
 
 }  // namespace
 
-void superacc_rows(const double* x, const double* y, int64_t rows, int64_t n, double* out, void* stream) {
+void superacc_rows(const double* x, const double* y, int64_t rows, int64_t n, double* out, void* stream, int block) {
+  if (block != 64 && block != 128 && block != 256 && block != 512)
+    throw UsageError("superacc_rows: block must be 64, 128, 256 or 512 threads");
   if (rows <= 0) return;
   if (rows > INT_MAX) throw UsageError("superacc_rows: more than " + std::to_string(INT_MAX) + " rows");
   if (n >> RowsPolicy<true>::kLogMaxTermsPerBlock)
@@ -90,9 +89,9 @@ void superacc_rows(const double* x, const double* y, int64_t rows, int64_t n, do
     throw std::logic_error("superacc_rows: device matrices must start on a 16-byte boundary");
   const auto s = static_cast<cudaStream_t>(stream);
   if (y)
-    launch_rows<true>(x, y, rows, n, out, s);
+    launch_rows<true>(x, y, rows, n, out, s, block);
   else
-    launch_rows<false>(x, y, rows, n, out, s);
+    launch_rows<false>(x, y, rows, n, out, s, block);
   ACCSUM_CUDA_CHECK(cudaGetLastError());
 }
 

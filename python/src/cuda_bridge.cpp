@@ -87,15 +87,15 @@ KernelCache& kernel_cache() {
   return *cache;
 }
 
-// The current device's number, after checking that the array is on it.
-int device_of(const DeviceArray& x) {
+// Checks that the current device is `device` (the array's).
+void check_device(int device) {
+  if (!has_cuda()) throw std::runtime_error("no CUDA device is present");
   int current = 0;
   check(cudaGetDevice(&current), "cudaGetDevice");
-  if (x.device_id() != current)
-    throw nb::value_error(("the array is on cuda:" + std::to_string(x.device_id()) +
-                           ", the current device is cuda:" + std::to_string(current))
-                              .c_str());
-  return current;
+  if (device != current)
+    throw nb::value_error(
+        ("the array is on cuda:" + std::to_string(device) + ", the current device is cuda:" + std::to_string(current))
+            .c_str());
 }
 
 // Float64 device vectors x (and, for a dot, y) of n elements, checked.
@@ -107,7 +107,6 @@ struct DeviceVectors {
 };
 
 DeviceVectors device_vectors(const std::string& algo, const DeviceArray& x, nb::object y_obj) {
-  if (!has_cuda()) throw std::runtime_error("no CUDA device is present");
   if (x.dtype() != nb::dtype<double>()) throw nb::type_error("CUDA arrays must be float64");
   DeviceVectors v;
   if (algo == "superacc-dot" || algo == "dpdotk") {
@@ -116,7 +115,8 @@ DeviceVectors device_vectors(const std::string& algo, const DeviceArray& x, nb::
     if (y.device_id() != x.device_id()) throw nb::value_error("x and y are on different devices");
     v.y = static_cast<const double*>(y.data());
   }
-  v.device = device_of(x);
+  v.device = x.device_id();
+  check_device(v.device);
   v.x = static_cast<const double*>(x.data());
   v.n = static_cast<int64_t>(x.size());
   return v;
@@ -163,53 +163,43 @@ double reduce_cuda(const std::string& algo, const DeviceArray& x, nb::object y_o
   return ieee_on_device(r, v.x, v.y, v.n);
 }
 
+// The device pointers of torch and CuPy arrays come as integers, checked by the caller (float64, C
+// order, 16-byte aligned, x and y of n elements on device `device`): exporting them through DLPack
+// costs more host time per call than the launches.
+const double* device_pointer(uintptr_t p) { return reinterpret_cast<const double*>(p); }
+
 // The cuda entry `algo` (superacc, superacc-dot: their kernels follow the IEEE rule on the device)
-// queued on `stream` with its result written to the 0-d device array out; not waited for.
-void enqueue_cuda(const std::string& algo, const DeviceArray& x, nb::object y_obj,
-                  nb::ndarray<nb::c_contig, nb::device::cuda> out, uintptr_t stream) {
-  const DeviceVectors v = device_vectors(algo, x, y_obj);
-  if (out.size() != 1 || out.dtype() != nb::dtype<double>() || out.device_id() != x.device_id())
-    throw nb::value_error("out must be one float64 on x's device");
+// queued on `stream` with its result written to the device double at out; not waited for.
+void enqueue_cuda(const std::string& algo, uintptr_t x, uintptr_t y, int64_t n, int device, uintptr_t out,
+                  uintptr_t stream) {
+  check_device(device);
+  const DeviceVectors v{device_pointer(x), device_pointer(y), n, device};
   nb::gil_scoped_release unlocked;
   with_kernel(algo, v, 0, stream, [&](Kernel& k) {
     auto* q = dynamic_cast<cuda::StreamEnqueue*>(&k);
     if (!q) throw UsageError(algo + " on cuda cannot be queued on a stream");
-    q->enqueue(static_cast<double*>(out.data()), reinterpret_cast<void*>(stream));
+    q->enqueue(reinterpret_cast<double*>(out), reinterpret_cast<void*>(stream));
   });
 }
 
-// Row sums (dots) of (rows x n) C-ordered float64 device matrices into out (rows,), one launch queued on
-// `stream` (not waited for: out is ready in stream order).
-void reduce_rows_cuda(const DeviceArray& x, nb::object y_obj, nb::ndarray<nb::c_contig, nb::device::cuda> out,
-                      uintptr_t stream) {
-  if (!has_cuda()) throw std::runtime_error("no CUDA device is present");
-  if (x.ndim() != 2 || x.dtype() != nb::dtype<double>()) throw nb::type_error("x must be a 2-D float64 CUDA array");
-  if (out.ndim() != 1 || out.shape(0) != x.shape(0) || out.dtype() != x.dtype() || out.device_id() != x.device_id())
-    throw nb::value_error("out must be a float64 CUDA vector with one entry per row, on x's device");
-  const double* py = nullptr;
-  DeviceArray y;
-  if (!y_obj.is_none()) {
-    y = nb::cast<DeviceArray>(y_obj);
-    if (y.ndim() != 2 || y.shape(0) != x.shape(0) || y.shape(1) != x.shape(1) || y.dtype() != x.dtype() ||
-        y.device_id() != x.device_id())
-      throw nb::value_error("y must have x's shape, dtype and device");
-    py = static_cast<const double*>(y.data());
-  }
-  device_of(x);
-  cuda::superacc_rows(static_cast<const double*>(x.data()), py, static_cast<int64_t>(x.shape(0)),
-                      static_cast<int64_t>(x.shape(1)), static_cast<double*>(out.data()),
-                      reinterpret_cast<void*>(stream));
+// Row sums (dots, y non-zero) of (rows x n) C-ordered float64 device matrices into the device vector
+// out (rows,), one launch queued on `stream` (not waited for: out is ready in stream order); block:
+// threads per row (0: the kernel's default).
+void reduce_rows_cuda(uintptr_t x, uintptr_t y, int64_t rows, int64_t n, int device, uintptr_t out,
+                      uintptr_t stream, int block) {
+  check_device(device);
+  cuda::superacc_rows(device_pointer(x), device_pointer(y), rows, n, reinterpret_cast<double*>(out),
+                      reinterpret_cast<void*>(stream), block ? block : cuda::kRowsBlock);
 }
 #else
 bool has_cuda() { return false; }
-void reduce_rows_cuda(const DeviceArray&, nb::object, nb::ndarray<nb::c_contig, nb::device::cuda>, uintptr_t) {
+void reduce_rows_cuda(uintptr_t, uintptr_t, int64_t, int64_t, int, uintptr_t, uintptr_t, int) {
   throw std::runtime_error("this accsum was built without the CUDA backend; pass a NumPy (host) array");
 }
 double reduce_cuda(const std::string&, const DeviceArray&, nb::object, uintptr_t, int) {
   throw std::runtime_error("this accsum was built without the CUDA backend; pass a NumPy (host) array");
 }
-void enqueue_cuda(const std::string&, const DeviceArray&, nb::object, nb::ndarray<nb::c_contig, nb::device::cuda>,
-                  uintptr_t) {
+void enqueue_cuda(const std::string&, uintptr_t, uintptr_t, int64_t, int, uintptr_t, uintptr_t) {
   throw std::runtime_error("this accsum was built without the CUDA backend; pass a NumPy (host) array");
 }
 #endif
@@ -218,9 +208,10 @@ void enqueue_cuda(const std::string&, const DeviceArray&, nb::object, nb::ndarra
 
 void bind_cuda(nb::module_& m) {
   m.def("has_cuda", &has_cuda, "Whether this build has the CUDA backend and a device is present.");
-  m.def("reduce_rows_cuda", &reduce_rows_cuda, nb::arg("x"), nb::arg("y").none(), nb::arg("out"), nb::arg("stream"));
-  m.def("enqueue_cuda", &enqueue_cuda, nb::arg("algo"), nb::arg("x"), nb::arg("y").none(), nb::arg("out"),
-        nb::arg("stream"));
+  m.def("reduce_rows_cuda", &reduce_rows_cuda, nb::arg("x"), nb::arg("y"), nb::arg("rows"), nb::arg("n"),
+        nb::arg("device"), nb::arg("out"), nb::arg("stream"), nb::arg("block") = 0);
+  m.def("enqueue_cuda", &enqueue_cuda, nb::arg("algo"), nb::arg("x"), nb::arg("y"), nb::arg("n"), nb::arg("device"),
+        nb::arg("out"), nb::arg("stream"));
   m.def("reduce_cuda", &reduce_cuda, nb::arg("algo"), nb::arg("x"), nb::arg("y").none(), nb::arg("stream"),
         nb::arg("K") = 0);
 }

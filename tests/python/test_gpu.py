@@ -130,3 +130,14 @@ def test_one_array_summed_on_two_streams_keeps_the_bits():
                 results.append(accsum.sum(t))
     torch.cuda.synchronize()
     assert all(same_bits(np.float64(r.item()), want) for r in results)
+
+
+@pytest.mark.parametrize("block", [64, 128, 256, 512])
+def test_segmented_kernel_gives_the_same_bits_at_every_block_size(block):
+    rng = np.random.default_rng(block)
+    x = rng.standard_normal((9, 5001)) * np.power(10.0, rng.uniform(-200, 200, (9, 5001)))
+    t = torch.from_numpy(x).cuda()
+    got = torch.empty(9, dtype=torch.float64, device="cuda")
+    accsum._accsum.reduce_rows_cuda(t.data_ptr(), 0, 9, 5001, t.device.index, got.data_ptr(),
+                                    torch.cuda.current_stream().cuda_stream, block)
+    assert same_bits(got.cpu().numpy(), accsum.sum(x, axis=1))
