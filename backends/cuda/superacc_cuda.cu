@@ -117,7 +117,7 @@ void launch_blocks(const double* x, const double* y, int64_t n, void* totals, un
                    int grid, int block, size_t smem, void* merged, const double* gate, cudaStream_t stream) {
   superacc_blocks<SuperaccPolicy<FPE, EE, DOT>>
       <<<grid, block, smem, stream>>>(x, y, n, static_cast<DeviceTotals<Record<DOT>>*>(totals), done, out, adapt,
-                              static_cast<Record<DOT>*>(merged), gate);
+                                      static_cast<Record<DOT>*>(merged), gate);
 }
 template <int FPE, bool EE, bool DOT>
 const void* kernel_ptr() {
@@ -166,8 +166,8 @@ class BoundedPass {
     ACCSUM_CUDA_CHECK(cudaMemset(done_.get(), 0, sizeof(unsigned)));
   }
   void launch(cudaStream_t stream = nullptr) {
-    pair_sum_blocks<PairSumPolicy, DOT>
-        <<<grid_, PairSumPolicy::kThreads, 0, stream>>>(x_, y_, n_, partials_.get(), done_.get(), scale_, slack_, out_.get());
+    pair_sum_blocks<PairSumPolicy, DOT><<<grid_, PairSumPolicy::kThreads, 0, stream>>>(
+        x_, y_, n_, partials_.get(), done_.get(), scale_, slack_, out_.get());
   }
   // {result, decided flag (1.0 when the bound decided)} on the device, for the exact kernel's gate.
   const double* gate() const { return out_.get(); }

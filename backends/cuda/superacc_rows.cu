@@ -51,10 +51,13 @@ __global__ void __launch_bounds__(Policy::kMaxBlockThreads, Policy::kMinBlocksPe
 
   SuperaccAgent<Policy> agent;
   agent.init(areas[warp], lane, block_acc, true);
-  agent.consume_part(xr + head, DOT ? yr + head : nullptr, n - head, [&] {
-    block_clear(block_acc, block_flags);
-    __syncthreads();
-  }, 0, 1);
+  agent.consume_part(
+      xr + head, DOT ? yr + head : nullptr, n - head,
+      [&] {
+        block_clear(block_acc, block_flags);
+        __syncthreads();
+      },
+      0, 1);
   if (head && warp == 0) agent.single_term(xr, yr);
   const unsigned wflags = agent.finish_thread();
   if (lane == 0) atomicOr(block_flags, wflags);

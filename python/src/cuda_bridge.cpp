@@ -185,8 +185,8 @@ void enqueue_cuda(const std::string& algo, uintptr_t x, uintptr_t y, int64_t n, 
 // Row sums (dots, y non-zero) of (rows x n) C-ordered float64 device matrices into the device vector
 // out (rows,), one launch queued on `stream` (not waited for: out is ready in stream order); block:
 // threads per row (0: the kernel's default).
-void reduce_rows_cuda(uintptr_t x, uintptr_t y, int64_t rows, int64_t n, int device, uintptr_t out,
-                      uintptr_t stream, int block) {
+void reduce_rows_cuda(uintptr_t x, uintptr_t y, int64_t rows, int64_t n, int device, uintptr_t out, uintptr_t stream,
+                      int block) {
   check_device(device);
   cuda::superacc_rows(device_pointer(x), device_pointer(y), rows, n, reinterpret_cast<double*>(out),
                       reinterpret_cast<void*>(stream), block ? block : cuda::kRowsBlock);

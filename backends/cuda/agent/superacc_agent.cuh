@@ -229,8 +229,8 @@ struct SuperaccAgent {
   // consume() as block `part` of `parts` blocks sharing the n terms (parts = 1: the block takes
   // them all, as a segmented reduction's block takes its row).
   template <class Ready>
-  __device__ __forceinline__ void consume_part(const double* x, const double* y, int64_t n, Ready&& ready,
-                                               int64_t part, int64_t parts) {
+  __device__ __forceinline__ void consume_part(const double* x, const double* y, int64_t n, Ready&& ready, int64_t part,
+                                               int64_t parts) {
     constexpr unsigned kAllValid = (1u << (2 * kVecs)) - 1;
     const auto* xv = reinterpret_cast<const double2*>(x);
     const auto* yv = reinterpret_cast<const double2*>(y);
