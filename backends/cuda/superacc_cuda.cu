@@ -55,6 +55,7 @@
 #include "backends/cuda/agent/superacc_policy.cuh"
 #include "backends/cuda/cuda_common.cuh"
 #include "backends/cuda/agent/superacc_agent.cuh"
+#include "backends/cuda/stream_enqueue.hpp"
 #include "backends/cuda/thread/superacc_lanes.cuh"
 #include "core/numerics/superacc.hpp"
 #include "families/sum_dot/superacc_state.hpp"
@@ -68,15 +69,19 @@ using Record = SuperaccOf<DOT>;
 // Levels 1-5: each block reduces its share of the data into one record (SuperaccAgent::consume)
 // and adds it into the device totals; the last block to finish rounds them. x (and y) are 16-byte
 // aligned. Shared memory: one WarpArea per warp, then the block's Record and flags (reused by
-// finish_totals at the end). gate: the bounded pass's decided flag (BoundedPass), launched
-// before this kernel in the same stream: when it is set every block returns at once.
+// finish_totals at the end). gate: the bounded pass's {result, decided flag} (BoundedPass), launched
+// before this kernel in the same stream: when the flag is set every block returns at once, block 0
+// having copied the bounded result to out (so out holds the result either way).
 template <class Policy>
 __global__ void __launch_bounds__(Policy::kMaxBlockThreads, Policy::kMinBlocksPerSm)
     superacc_blocks(const double* __restrict__ x, const double* __restrict__ y, int64_t n,
                     DeviceTotals<typename Policy::Record>* __restrict__ totals, unsigned* __restrict__ done,
                     double* __restrict__ out, int adapt, typename Policy::Record* merged,
                     const double* __restrict__ gate) {
-  if (gate && *gate != 0.0) return;
+  if (gate && gate[1] != 0.0) {
+    if (blockIdx.x == 0 && threadIdx.x == 0) *out = gate[0];
+    return;
+  }
   using R = typename Policy::Record;
   using Area = WarpArea<Policy::kWarpRing>;
   extern __shared__ __align__(16) unsigned char smem[];
@@ -109,10 +114,10 @@ __global__ void __launch_bounds__(Policy::kMaxBlockThreads, Policy::kMinBlocksPe
 
 template <int FPE, bool EE, bool DOT>
 void launch_blocks(const double* x, const double* y, int64_t n, void* totals, unsigned* done, double* out, int adapt,
-                   int grid, int block, size_t smem, void* merged, const double* gate) {
+                   int grid, int block, size_t smem, void* merged, const double* gate, cudaStream_t stream) {
   superacc_blocks<SuperaccPolicy<FPE, EE, DOT>>
-      <<<grid, block, smem>>>(x, y, n, static_cast<DeviceTotals<Record<DOT>>*>(totals), done, out, adapt,
-                              static_cast<Record<DOT>*>(merged), gate);
+      <<<grid, block, smem, stream>>>(x, y, n, static_cast<DeviceTotals<Record<DOT>>*>(totals), done, out, adapt,
+                                      static_cast<Record<DOT>*>(merged), gate);
 }
 template <int FPE, bool EE, bool DOT>
 const void* kernel_ptr() {
@@ -120,7 +125,7 @@ const void* kernel_ptr() {
 }
 
 using LaunchFn = void (*)(const double*, const double*, int64_t, void*, unsigned*, double*, int, int, int, size_t,
-                          void*, const double*);
+                          void*, const double*, cudaStream_t);
 
 template <bool DOT>
 std::pair<LaunchFn, const void*> pick(int fpe, bool ee) {
@@ -139,7 +144,7 @@ std::pair<LaunchFn, const void*> pick(int fpe, bool ee) {
 }
 
 // The bounded pass (device/pair_sum_reduce.cuh): one launch over the data, as many blocks as fit
-// (no more than there is work for); decided_flag() gates the exact kernel queued behind it, and
+// (no more than there is work for); gate() gates the exact kernel queued behind it, and
 // read() tells whether its bound decided the rounding.
 template <bool DOT>
 class BoundedPass {
@@ -160,12 +165,12 @@ class BoundedPass {
     slack_ = DOT ? pair_dot_slack(n_) : 0.0;
     ACCSUM_CUDA_CHECK(cudaMemset(done_.get(), 0, sizeof(unsigned)));
   }
-  void launch() {
-    pair_sum_blocks<PairSumPolicy, DOT>
-        <<<grid_, PairSumPolicy::kThreads>>>(x_, y_, n_, partials_.get(), done_.get(), scale_, slack_, out_.get());
+  void launch(cudaStream_t stream = nullptr) {
+    pair_sum_blocks<PairSumPolicy, DOT><<<grid_, PairSumPolicy::kThreads, 0, stream>>>(
+        x_, y_, n_, partials_.get(), done_.get(), scale_, slack_, out_.get());
   }
-  // The decided flag on the device (1.0 when the bound decided), for the exact kernel's gate.
-  const double* decided_flag() const { return out_.get() + 1; }
+  // {result, decided flag (1.0 when the bound decided)} on the device, for the exact kernel's gate.
+  const double* gate() const { return out_.get(); }
   // After launch(): true, with the correctly rounded result, when the bound decided it.
   bool read(double& r) const {
     double h[2];
@@ -185,7 +190,7 @@ class BoundedPass {
 };
 
 template <bool DOT>
-class SuperaccCuda : public CudaKernel {
+class SuperaccCuda : public CudaKernel, public StreamEnqueue {
  public:
   SuperaccCuda(const Problem& p, const Params& params) : CudaKernel(p), out_(1), done_(1), totals_(1) {
     const int fpe = static_cast<int>(param_int(params, "fpe"));
@@ -226,13 +231,23 @@ class SuperaccCuda : public CudaKernel {
     timer_.start();
     if (bounded_) bounded_->launch();
     launch_(in_->x, in_->y, in_->n, totals_.get(), done_.get(), out_.get(), adaptive_, grid_, block_, smem_, nullptr,
-            bounded_ ? bounded_->decided_flag() : nullptr);
+            bounded_ ? bounded_->gate() : nullptr, nullptr);
     ACCSUM_CUDA_CHECK(cudaGetLastError());
     last_ = timer_.stop_seconds();
     double r = 0;
     decided_ = bounded_ && bounded_->read(r);
     if (!decided_) ACCSUM_CUDA_CHECK(cudaMemcpy(&r, out_.get(), sizeof r, cudaMemcpyDeviceToHost));
     return r;
+  }
+
+  // The same launches queued on the caller's stream, the result left in device memory at out: no
+  // event, no copy, no wait. Calls on one kernel must share a stream (totals_ and done_ are reused).
+  void enqueue(double* out, void* stream) override {
+    const auto s = static_cast<cudaStream_t>(stream);
+    if (bounded_) bounded_->launch(s);
+    launch_(in_->x, in_->y, in_->n, totals_.get(), done_.get(), out, adaptive_, grid_, block_, smem_, nullptr,
+            bounded_ ? bounded_->gate() : nullptr, s);
+    ACCSUM_CUDA_CHECK(cudaGetLastError());
   }
 
   // bounded_pass: whether the bounded pass ran first (bounded=auto chooses by size and l2_bytes, the
@@ -249,7 +264,7 @@ class SuperaccCuda : public CudaKernel {
   Record<DOT> run_unrounded() {
     if (!merged_.get()) merged_ = DeviceBuffer<Record<DOT>>(1);
     launch_(in_->x, in_->y, in_->n, totals_.get(), done_.get(), out_.get(), adaptive_, grid_, block_, smem_,
-            merged_.get(), nullptr);
+            merged_.get(), nullptr, nullptr);
     ACCSUM_CUDA_CHECK(cudaGetLastError());
     Record<DOT> acc;
     ACCSUM_CUDA_CHECK(cudaMemcpy(&acc, merged_.get(), sizeof acc, cudaMemcpyDeviceToHost));

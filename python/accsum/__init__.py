@@ -11,6 +11,7 @@ corpus of ``accsum verify`` with the same exact oracle. See docs/python.md.
 from __future__ import annotations
 
 import operator
+import os
 
 import numpy as np
 
@@ -81,6 +82,24 @@ def _axes(axis, ndim):
     return tuple(sorted(out))
 
 
+def _physical_memory():
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def _rows(a, rows, n):
+    """a as a C-ordered (rows, n) array; a copy larger than the machine's memory is a MemoryError before
+    it starts (where the kernel overcommits memory, the copy would be killed part way instead)."""
+    if not a.flags.c_contiguous:
+        limit = _physical_memory()
+        if limit is not None and a.nbytes > limit:
+            raise MemoryError(f"a contiguous copy of this array takes {a.nbytes} bytes, more than this machine's "
+                              f"{limit} bytes of memory")
+    return np.ascontiguousarray(a).reshape(rows, n)
+
+
 def _reduce(algo, x, y, axis, threads, K, keepdims):
     """The row-wise reduction `algo` of x (and y) over `axis`, as NumPy's reductions shape it."""
     axes = _axes(axis, x.ndim)
@@ -91,8 +110,8 @@ def _reduce(algo, x, y, axis, threads, K, keepdims):
     out = np.zeros(rows, dtype=x.dtype)  # an empty reduction is +0.0
     if rows and n:
         order = kept + axes
-        xs = np.ascontiguousarray(x.transpose(order)).reshape(rows, n)
-        ys = None if y is None else np.ascontiguousarray(y.transpose(order)).reshape(rows, n)
+        xs = _rows(x.transpose(order), rows, n)
+        ys = None if y is None else _rows(y.transpose(order), rows, n)
         _accsum.reduce(algo, xs, ys, out, threads, K)
     if keepdims:
         return out.reshape(tuple(1 if d in axes else x.shape[d] for d in range(x.ndim)))

@@ -35,14 +35,38 @@ _ALIGNMENT = 16
 def _contiguous(x, lib):
     """x contiguous and 16-byte aligned: as is when it already is, else a device copy (on the current stream)."""
     if lib == "torch":
-        x = x.contiguous()
-        return x if x.data_ptr() % _ALIGNMENT == 0 else x.clone()
+        return _aligned(x.contiguous(), lib)
     if lib == "cupy":
         import cupy
 
-        x = cupy.ascontiguousarray(x)
-        return x if x.data.ptr % _ALIGNMENT == 0 else x.copy()
+        return _aligned(cupy.ascontiguousarray(x), lib)
     return x
+
+
+def _empty(like, lib, shape=()):
+    """An uninitialised float64 array of like's library and device (for a kernel to write)."""
+    if lib == "torch":
+        import torch
+
+        return torch.empty(shape, dtype=like.dtype, device=like.device)
+    import cupy
+
+    with cupy.cuda.Device(like.device.id):
+        return cupy.empty(shape, dtype=like.dtype)
+
+
+def _pointer(x, lib):
+    """The device address of a torch or CuPy array's first element."""
+    return x.data_ptr() if lib == "torch" else x.data.ptr
+
+
+def _device_index(x, lib):
+    return x.device.index if lib == "torch" else x.device.id
+
+
+def _aligned(x, lib):
+    """x (contiguous) as is when it starts on a 16-byte boundary, else a device copy."""
+    return x if _pointer(x, lib) % _ALIGNMENT == 0 else x.clone() if lib == "torch" else x.copy()
 
 
 def _wrap(value, like, lib):
@@ -59,9 +83,14 @@ def _wrap(value, like, lib):
     return value
 
 
+_cuda_present = False  # set once a call found the backend and a device
+
+
 def _require_cuda():
-    if not _accsum.has_cuda():
+    global _cuda_present
+    if not _cuda_present and not _accsum.has_cuda():
         raise RuntimeError("this accsum has no CUDA backend or no CUDA device; pass a NumPy array or a CPU tensor")
+    _cuda_present = True
 
 
 def _check_dtype(x, name):
@@ -78,6 +107,8 @@ def reduce(algo, x, y, axis, K):
         if _library(y) != lib or tuple(y.shape) != tuple(x.shape):
             raise ValueError(f"x is {tuple(x.shape)} and y {tuple(y.shape)} of {_library(y)}: a dot product needs equal shapes")
         _check_dtype(y, "y")
+        if lib != "dlpack" and _device_index(y, lib) != _device_index(x, lib):
+            raise ValueError("x and y are on different devices")
     ndim = len(x.shape)
     axes = _axes(axis, ndim)
     if axes != tuple(range(ndim)):
@@ -87,6 +118,13 @@ def reduce(algo, x, y, axis, K):
     stream = _stream(x, lib)
     xc = _contiguous(x, lib)
     yc = None if y is None else _contiguous(y, lib)
+    if algo in ("superacc", "superacc-dot") and lib != "dlpack":
+        # Queued on the stream, the result written on the device: no wait, no copy.
+        out = _empty(x, lib)
+        n = x.numel() if lib == "torch" else x.size
+        _accsum.enqueue_cuda(algo, _pointer(xc, lib), 0 if yc is None else _pointer(yc, lib), n,
+                             _device_index(x, lib), _pointer(out, lib), stream)
+        return out
     value = _accsum.reduce_cuda(algo, xc, yc, stream, K)
     return _wrap(value, x, lib)
 
@@ -116,22 +154,20 @@ def _reduce_rows(algo, x, y, axes, lib):
 
     def as_rows(a):
         if lib == "torch":
-            return a.permute(order).contiguous().reshape(rows, n)
+            return _aligned(a.permute(order).contiguous().reshape(rows, n), lib)
         import cupy
 
-        return cupy.ascontiguousarray(a.transpose(order)).reshape(rows, n)
+        return _aligned(cupy.ascontiguousarray(a.transpose(order)).reshape(rows, n), lib)
 
-    if lib == "torch":
-        import torch
-
-        out = torch.zeros(rows, dtype=x.dtype, device=x.device)
+    out = _empty(x, lib, (rows,))
+    if rows and n:
+        xs, ys = as_rows(x), None if y is None else as_rows(y)  # alive until the launch is queued
+        _accsum.reduce_rows_cuda(_pointer(xs, lib), 0 if ys is None else _pointer(ys, lib), rows, n,
+                                 _device_index(x, lib), _pointer(out, lib), _stream(x, lib))
+    elif lib == "torch":
+        out.zero_()  # an empty reduction is +0.0
     else:
-        import cupy
-
-        with cupy.cuda.Device(x.device.id):
-            out = cupy.zeros(rows, dtype=x.dtype)
-    if rows and n:  # an empty reduction is +0.0
-        _accsum.reduce_rows_cuda(as_rows(x), None if y is None else as_rows(y), out, _stream(x, lib))
+        out.fill(0.0)
     return out.reshape(out_shape)
 
 

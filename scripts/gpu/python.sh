@@ -3,8 +3,11 @@
 # as NumPy on the host; the CPU tests too) and the GPU part of scripts/python_speed.py.
 # The module is built on a development machine for that machine's Python 3.12 (cmake -B build-py-gpu
 # -DCMAKE_CUDA_ARCHITECTURES=90 -DPython_EXECUTABLE=python3.12 ... --target _accsum) and travels as
-# PKG/accsum (the package) with any shared library the machine lacks in PKG/lib.
+# PKG/accsum (the package, the module stripped) with any shared library the machine lacks in PKG/lib
+# (libfmt, libopenblas, libgfortran, libquadmath; the machine has MPFR, GMP and CUDA's).
 # Usage (repo root on the GPU machine): PKG=build-py-gpu OUT=... scripts/gpu/python.sh
+# When the tree there is not the one the module was built from, PKG can carry that tree's tests/python
+# and scripts too: run this script from inside PKG with PKG=. (the results in results/ were run so).
 set -uo pipefail
 PKG=${PKG:-build-py-gpu}
 OUT=${OUT:-gpu-out}

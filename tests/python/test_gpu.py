@@ -98,3 +98,46 @@ def test_axis_special_values_and_signed_zeros():
 def test_cpu_tensors_go_through_dlpack_on_the_host():
     t = torch.tensor([1e100, 1.0, -1e100], dtype=torch.float64)
     assert accsum.sum(t) == 1.0
+
+
+def test_axis_odd_rows_start_off_the_boundary_with_special_values_at_both_ends():
+    # n odd: every other row starts 8 bytes past a 16-byte boundary (its first term is added alone)
+    # and every other row ends on an odd last term; special values and signed zeros at both ends.
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((8, 7)) * 1e20
+    x[1, 0], x[2, 6], x[3, 0], x[5, 0], x[7, 6] = np.nan, -np.inf, np.inf, 1e308, 1e308
+    x[5, 1:3] = 1e308, -1e308
+    x[4] = -0.0
+    x[6] = [-0.0, 0.0, -0.0, -0.0, -0.0, -0.0, -0.0]
+    y = rng.standard_normal((8, 7))
+    y[4] = 1.0
+    t, u = torch.from_numpy(x).cuda(), torch.from_numpy(y).cuda()
+    assert same_bits(accsum.sum(t, axis=1).cpu().numpy(), accsum.sum(x, axis=1))
+    assert same_bits(accsum.dot(t, u, axis=1).cpu().numpy(), accsum.dot(x, y, axis=1))
+
+
+def test_one_array_summed_on_two_streams_keeps_the_bits():
+    # A kernel kept for an array is kept per stream: its device counters are reused launch after launch.
+    x = np.random.default_rng(5).standard_normal(1 << 20) * np.power(10.0, np.arange(1 << 20) % 40 - 20.0)
+    t = torch.from_numpy(x).cuda()
+    want = accsum.sum(x)
+    streams = [torch.cuda.Stream(), torch.cuda.Stream()]
+    results = []
+    for _ in range(4):
+        for s in streams:
+            s.wait_stream(torch.cuda.current_stream())
+            with torch.cuda.stream(s):
+                results.append(accsum.sum(t))
+    torch.cuda.synchronize()
+    assert all(same_bits(np.float64(r.item()), want) for r in results)
+
+
+@pytest.mark.parametrize("block", [64, 128, 256, 512])
+def test_segmented_kernel_gives_the_same_bits_at_every_block_size(block):
+    rng = np.random.default_rng(block)
+    x = rng.standard_normal((9, 5001)) * np.power(10.0, rng.uniform(-200, 200, (9, 5001)))
+    t = torch.from_numpy(x).cuda()
+    got = torch.empty(9, dtype=torch.float64, device="cuda")
+    accsum._accsum.reduce_rows_cuda(t.data_ptr(), 0, 9, 5001, t.device.index, got.data_ptr(),
+                                    torch.cuda.current_stream().cuda_stream, block)
+    assert same_bits(got.cpu().numpy(), accsum.sum(x, axis=1))

@@ -223,15 +223,23 @@ struct SuperaccAgent {
   // about 3.95 TB/s for every configuration, against 4.25 TB/s without.)
   template <class Ready>
   __device__ __forceinline__ void consume(const double* x, const double* y, int64_t n, Ready&& ready) {
+    consume_part(x, y, n, ready, blockIdx.x, gridDim.x);
+  }
+
+  // consume() as block `part` of `parts` blocks sharing the n terms (parts = 1: the block takes
+  // them all, as a segmented reduction's block takes its row).
+  template <class Ready>
+  __device__ __forceinline__ void consume_part(const double* x, const double* y, int64_t n, Ready&& ready, int64_t part,
+                                               int64_t parts) {
     constexpr unsigned kAllValid = (1u << (2 * kVecs)) - 1;
     const auto* xv = reinterpret_cast<const double2*>(x);
     const auto* yv = reinterpret_cast<const double2*>(y);
-    const int64_t nvec = n / 2, tile = static_cast<int64_t>(blockDim.x) * kVecs, stride = tile * gridDim.x;
+    const int64_t nvec = n / 2, tile = static_cast<int64_t>(blockDim.x) * kVecs, stride = tile * parts;
     const int64_t rounds = nvec / stride, rest0 = rounds * stride;
-    const int64_t share = round_up((nvec - rest0 + gridDim.x - 1) / gridDim.x, kLinePairs);
-    const int64_t rb = lesser(nvec, rest0 + share * blockIdx.x), re = lesser(nvec, rb + share);
+    const int64_t share = round_up((nvec - rest0 + parts - 1) / parts, kLinePairs);
+    const int64_t rb = lesser(nvec, rest0 + share * part), re = lesser(nvec, rb + share);
     double2 vx[kVecs], vy[kVecs];
-    int64_t t = static_cast<int64_t>(blockIdx.x) * tile;
+    int64_t t = part * tile;
     if (rounds > 0)
       load<true>(xv, yv, t, 0, vx, vy);
     else
@@ -272,17 +280,22 @@ struct SuperaccAgent {
       }
       count_pieces<Policy::kPiecesPerIter>();
     }
-    if ((n & 1) && blockIdx.x == gridDim.x - 1 && warp_of(threadIdx.x) == 0) {
-      const bool mine = threadIdx.x == 0;
-      double b[2] = {mine ? x[n - 1] : -0.0, -0.0};
-      if constexpr (DOT) {
-        double c[2] = {mine ? y[n - 1] : 1.0, 1.0};
-        dot_batch(b, c, mine ? 1u : 0u);
-      } else {
-        sum_batch(b);
-      }
-      count_pieces<Policy::kPiecesPerTail>();
+    if ((n & 1) && part == parts - 1 && warp_of(threadIdx.x) == 0) single_term(x + n - 1, DOT ? y + n - 1 : nullptr);
+  }
+
+  // One term (*x, or the product *x * *y) from thread 0, called by the whole of warp 0 after consume
+  // (its other lanes pass terms that change nothing): the odd last term, or a segmented
+  // reduction's first term before its 16-byte aligned rest.
+  __device__ __forceinline__ void single_term(const double* x, const double* y) {
+    const bool mine = threadIdx.x == 0;
+    double b[2] = {mine ? *x : -0.0, -0.0};
+    if constexpr (DOT) {
+      double c[2] = {mine ? *y : 1.0, 1.0};
+      dot_batch(b, c, mine ? 1u : 0u);
+    } else {
+      sum_batch(b);
     }
+    count_pieces<Policy::kPiecesPerTail>();
   }
 
   // Level 2 done: the ring and the expansion emptied into the private accumulator. Its digits
