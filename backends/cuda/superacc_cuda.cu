@@ -17,7 +17,9 @@
 //     private accumulator needs no atomics, so no carry can be lost to contention. Residues are
 //     compacted per warp first (ballot + a 64-entry ring): a warp pays for a flush only when 32
 //     are waiting. With `adaptive`, a warp whose expansion keeps leaving residues bypasses it for
-//     a while (SuperaccAgent::adapt).
+//     a while (SuperaccAgent::adapt). lanes = 0 has no private accumulators: the residues go to
+//     the block's shared one with atomics (measured slower where residues are frequent, so not
+//     the default; docs/sum-dot-speed.md).
 //   level 3 (block; block/block_merge.cuh): the lanes' digits are summed per warp with no carry
 //     propagated (low and high parts, so no lane needs a final normalization), then per block,
 //     and re-cut into core/numerics/superacc.hpp's 32-bit digits: one record per block in device memory.
@@ -312,7 +314,7 @@ std::vector<ParamSpec> superacc_params(const char* fpe, const char* early_exit, 
                 {},
                 adaptive},
       ParamSpec{"lanes",
-                "1: a private superaccumulator per thread takes what the expansion leaves; 0: the block's shared one",
+                "private accumulators per thread (1) or atomics on the block's shared one (0; CUDA: fpe 2, 4, 8, early_exit 1)",
                 true,
                 0,
                 1,
