@@ -367,3 +367,21 @@ def superacc_policy(name):
     head = ["algo", "n", "default: worst – best", "worst on", "bounded pass first", "bounded=0", "bounded=1",
             "correctly rounded"]
     return where(name, "superacc-policy", table(head, body)) + [""] + provenance(name)
+
+
+def superacc_exact(name):
+    """The exact kernel's variants (scripts/gpu/superacc_exact.sh): per lanes / fpe and n, the worst and the best
+    ratio to CUB over the datasets, the data of the worst, and whether every result was correctly rounded."""
+    cells = collections.defaultdict(list)  # (lanes, fpe, n) -> [(ratio, data, cr)]
+    for doc in subreports(report(name)):
+        for run in doc.get("runs", []):
+            ds = run.get("dataset", {})
+            data = f"cond {ds['cond_requested']:.0e}" if ds.get("cond_requested") else f"range {rng(ds)}"
+            for r in run.get("results", []):
+                if r["algo"] == "superacc":
+                    p = r["params"]
+                    cells[(-p["lanes"], p["fpe"], ds["n"])].append((r["ratio_to_baseline"], data, r["correctly_rounded"]))
+    body = [[f"lanes={-k[0]} fpe={k[1]}", pow2(k[2]), f"{ratio(min(v)[0])} – {ratio(max(v)[0])}", min(v)[1],
+             "yes" if all(x[2] for x in v) else "NO"] for k, v in sorted(cells.items())]
+    head = ["exact kernel", "n", "worst – best × CUB", "worst on", "correctly rounded"]
+    return where(name, "superacc-exact", table(head, body)) + [""] + provenance(name)

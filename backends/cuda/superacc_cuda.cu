@@ -17,7 +17,9 @@
 //     private accumulator needs no atomics, so no carry can be lost to contention. Residues are
 //     compacted per warp first (ballot + a 64-entry ring): a warp pays for a flush only when 32
 //     are waiting. With `adaptive`, a warp whose expansion keeps leaving residues bypasses it for
-//     a while (SuperaccAgent::adapt).
+//     a while (SuperaccAgent::adapt). lanes = 0 has no private accumulators: the residues go to
+//     the block's shared one with atomics (measured slower where residues are frequent, so not
+//     the default; docs/sum-dot-speed.md).
 //   level 3 (block; block/block_merge.cuh): the lanes' digits are summed per warp with no carry
 //     propagated (low and high parts, so no lane needs a final normalization), then per block,
 //     and re-cut into core/numerics/superacc.hpp's 32-bit digits: one record per block in device memory.
@@ -83,7 +85,7 @@ __global__ void __launch_bounds__(Policy::kMaxBlockThreads, Policy::kMinBlocksPe
     return;
   }
   using R = typename Policy::Record;
-  using Area = WarpArea<Policy::kWarpRing>;
+  using Area = typename SuperaccAgent<Policy>::Area;
   extern __shared__ __align__(16) unsigned char smem[];
   const int warps = warp_of(blockDim.x), warp = warp_of(threadIdx.x), lane = lane_of(threadIdx.x);
   Area* areas = reinterpret_cast<Area*>(smem);
@@ -100,8 +102,11 @@ __global__ void __launch_bounds__(Policy::kMaxBlockThreads, Policy::kMinBlocksPe
   const unsigned wflags = agent.finish_thread();
   if (lane == 0) atomicOr(block_flags, wflags);
 
-  // Level 3.
-  block_merge_lanes(areas, block_acc);
+  // Level 3 (without private lanes the block's accumulator is complete once every warp is done).
+  if constexpr (Policy::kLanes)
+    block_merge_lanes(areas, block_acc);
+  else
+    __syncthreads();
   block_add_totals(block_acc, block_flags, *totals);
 
   // Level 5 in the last block to finish.
@@ -112,28 +117,44 @@ __global__ void __launch_bounds__(Policy::kMaxBlockThreads, Policy::kMinBlocksPe
 
 // ---- host side ----
 
-template <int FPE, bool EE, bool DOT>
+template <class Policy>
 void launch_blocks(const double* x, const double* y, int64_t n, void* totals, unsigned* done, double* out, int adapt,
                    int grid, int block, size_t smem, void* merged, const double* gate, cudaStream_t stream) {
-  superacc_blocks<SuperaccPolicy<FPE, EE, DOT>>
-      <<<grid, block, smem, stream>>>(x, y, n, static_cast<DeviceTotals<Record<DOT>>*>(totals), done, out, adapt,
-                                      static_cast<Record<DOT>*>(merged), gate);
-}
-template <int FPE, bool EE, bool DOT>
-const void* kernel_ptr() {
-  return reinterpret_cast<const void*>(superacc_blocks<SuperaccPolicy<FPE, EE, DOT>>);
+  using R = typename Policy::Record;
+  superacc_blocks<Policy><<<grid, block, smem, stream>>>(x, y, n, static_cast<DeviceTotals<R>*>(totals), done, out,
+                                                         adapt, static_cast<R*>(merged), gate);
 }
 
 using LaunchFn = void (*)(const double*, const double*, int64_t, void*, unsigned*, double*, int, int, int, size_t,
                           void*, const double*, cudaStream_t);
 
+// One instantiation of the kernel: its launcher, its address (attributes, occupancy) and the shared
+// memory each warp's area takes.
+struct Variant {
+  LaunchFn launch;
+  const void* func;
+  size_t area_bytes;
+};
+template <int FPE, bool EE, bool DOT, bool LANES = true>
+Variant variant() {
+  using P = SuperaccPolicy<FPE, EE, DOT, LANES>;
+  return {launch_blocks<P>, reinterpret_cast<const void*>(superacc_blocks<P>), sizeof(typename SuperaccAgent<P>::Area)};
+}
+
+// lanes = 0 (the block's shared accumulator takes the residues) is built for the expansion sizes
+// and early exit that keep residues rare: fpe 2, 4 or 8 with early_exit = 1.
 template <bool DOT>
-std::pair<LaunchFn, const void*> pick(int fpe, bool ee) {
-#define ACCSUM_PICK(F)                                                                                    \
-  if (fpe == F)                                                                                           \
-    return ee ? std::pair<LaunchFn, const void*>{launch_blocks<F, true, DOT>, kernel_ptr<F, true, DOT>()} \
-              : std::pair<LaunchFn, const void*>{launch_blocks<F, false, DOT>, kernel_ptr<F, false, DOT>()};
-  if (fpe == 0) return {launch_blocks<0, false, DOT>, kernel_ptr<0, false, DOT>()};
+Variant pick(int fpe, bool ee, bool lanes) {
+  if (!lanes) {
+    if (!ee) throw UsageError("superacc: lanes=0 needs early_exit=1");
+    if (fpe == 2) return variant<2, true, DOT, false>();
+    if (fpe == 4) return variant<4, true, DOT, false>();
+    if (fpe == 8) return variant<8, true, DOT, false>();
+    throw UsageError("superacc: lanes=0 needs fpe 2, 4 or 8");
+  }
+#define ACCSUM_PICK(F) \
+  if (fpe == F) return ee ? variant<F, true, DOT>() : variant<F, false, DOT>();
+  if (fpe == 0) return variant<0, false, DOT>();
   ACCSUM_PICK(2)
   ACCSUM_PICK(3)
   ACCSUM_PICK(4)
@@ -197,12 +218,13 @@ class SuperaccCuda : public CudaKernel, public StreamEnqueue {
     const bool ee = param_int(params, "early_exit") != 0;
     block_ = static_cast<int>(param_int(params, "block"));
     adaptive_ = static_cast<int>(param_int(params, "adaptive"));
-    auto [fn, func] = pick<DOT>(fpe, ee);
-    launch_ = fn;
+    const Variant v = pick<DOT>(fpe, ee, param_int(params, "lanes") != 0);
+    launch_ = v.launch;
+    const void* func = v.func;
     if ((reinterpret_cast<uintptr_t>(in_->x) | reinterpret_cast<uintptr_t>(in_->y)) & 15)
       throw std::logic_error("superacc (cuda): device input is not 16-byte aligned");
     using Policy = SuperaccPolicy<0, false, DOT>;  // the tuning constants do not depend on fpe
-    smem_ = std::max(sizeof(WarpArea<Policy::kWarpRing>) * (block_ / kWarpThreads) + sizeof(Record<DOT>) + 16,
+    smem_ = std::max(v.area_bytes * (block_ / kWarpThreads) + sizeof(Record<DOT>) + 16,
                      finish_scratch_bytes<Record<DOT>>());
     ACCSUM_CUDA_CHECK(cudaFuncSetAttribute(func, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem_)));
     int per_sm = 0;
@@ -306,6 +328,14 @@ std::vector<ParamSpec> superacc_params(const char* fpe, const char* early_exit, 
                 1,
                 {},
                 adaptive},
+      ParamSpec{"lanes",
+                "private accumulators per thread (1) or atomics on the block's shared one (0; CUDA: fpe 2, 4, 8, "
+                "early_exit 1)",
+                true,
+                0,
+                1,
+                {},
+                "1"},
       ParamSpec{"block", "threads per block", true, 128, 512, {"128", "256", "512"}, block},
       ParamSpec{"grid", "blocks (0 = as many as fit on the GPU at once)", true, 0, 1 << 20, {}, "0"},
   };

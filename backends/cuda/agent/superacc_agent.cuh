@@ -4,6 +4,8 @@
 // superacc_cuda.cu for the scheme and docs/cuda-layers.md for the layering.
 #include <cuda_runtime.h>
 
+#include <type_traits>
+
 #include "backends/cuda/block/block_merge.cuh"
 #include "backends/cuda/thread/lane_accumulator.cuh"
 #include "backends/cuda/agent/superacc_policy.cuh"
@@ -22,11 +24,14 @@ struct SuperaccAgent {
   static __device__ __forceinline__ int64_t round_up(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
   static __device__ __forceinline__ int64_t lesser(int64_t a, int64_t b) { return a < b ? a : b; }
   using Record = typename Policy::Record;
+  // Level 2: a private lane accumulator in the warp's area, or the block's shared accumulator.
+  using Accumulator = std::conditional_t<Policy::kLanes, LaneAccumulator, BlockSharedAccumulator<Record>>;
+  using Area = std::conditional_t<Policy::kLanes, WarpArea<Policy::kWarpRing>, WarpRingArea<Policy::kWarpRing>>;
 
   double a[kTerms];  // level 1: the expansion (FPE > 0)
   double z;          // the sign of an exact zero of the terms that bypass the expansion
   unsigned flags = 0;
-  LaneAccumulator acc;                      // level 2: the private superaccumulator
+  Accumulator acc;                          // level 2
   WarpResidueRing<Policy::kWarpRing> ring;  // level 2: the warp's residues waiting for it
   Record* block_acc;                        // level 3 (and the dot slow path)
   int pieces = 0;                           // pieces a lane digit may have had since normalize()
@@ -37,13 +42,16 @@ struct SuperaccAgent {
   bool adaptive = false, direct = false;
   int window = 0, busy_at_start = 0;
 
-  __device__ __forceinline__ void init(WarpArea<Policy::kWarpRing>& area, int lane, Record* bacc, bool adapt) {
+  __device__ __forceinline__ void init(Area& area, int lane, Record* bacc, bool adapt) {
     a[0] = -0.0;
 #pragma unroll
     for (int i = 1; i < kTerms; ++i) a[i] = 0.0;
     z = -0.0;
-    adaptive = adapt && FPE > 0;
-    acc.digit = &area.digit[0][lane];
+    adaptive = adapt && FPE > 0 && Policy::kLanes;  // the bypass would make every term an atomic
+    if constexpr (Policy::kLanes)
+      acc.digit = &area.digit[0][lane];
+    else
+      acc.record = bacc;
     ring.ring = area.ring;
     ring.lane = lane;
     block_acc = bacc;  // the lane digits are cleared by consume(), under the first loads
@@ -67,6 +75,7 @@ struct SuperaccAgent {
   // Normalizes the lane accumulator before its digits could overflow (core/numerics/superacc_lanes.h).
   template <int PIECES>
   __device__ __forceinline__ void count_pieces() {
+    if constexpr (!Policy::kLanes) return;  // BlockSharedAccumulator: no pending-piece bound per lane
     pieces += PIECES;
     if (pieces > kLaneMaxPending - PIECES) {
       acc.normalize();
@@ -304,14 +313,40 @@ struct SuperaccAgent {
   // flags (OR over its lanes).
   __device__ __forceinline__ unsigned finish_thread() {
     constexpr int kLastPieces = 1 + FPE;
-    if (pieces > kLaneMaxPending - kLastPieces) acc.normalize();
+    if (double_bits(a[0]) != kSignBit || double_bits(z) != kSignBit) flags |= kFlagNotNegZero;
+    if constexpr (!Policy::kLanes) {
+      merge_warp_expansions();
+    } else if (pieces > kLaneMaxPending - kLastPieces) {
+      acc.normalize();
+    }
     ring.drain(acc);
     if constexpr (FPE > 0) {
+      const bool flush = Policy::kLanes || ring.lane == 0;  // without lanes only lane 0 holds terms now
 #pragma unroll
-      for (int i = 0; i < FPE; ++i) acc.add(a[i]);
+      for (int i = 0; i < FPE; ++i)
+        if (flush) acc.add(a[i]);
     }
-    if (double_bits(a[0]) != kSignBit || double_bits(z) != kSignBit) flags |= kFlagNotNegZero;
     return __reduce_or_sync(kFullMask, flags);
+  }
+
+  // Without private lanes: the warp's 32 expansions absorbed into lane 0's in five halving steps
+  // (TwoSum is error-free and the residues go through the ring as in the main loop), so that the
+  // block's shared digits receive FPE values per warp at the end instead of per thread, on the
+  // few digits all the expansions' leading terms share. A lane that sent its terms passes -0.0.
+  __device__ __forceinline__ void merge_warp_expansions() {
+#pragma unroll
+    for (int off = kWarpThreads / 2; off > 0; off >>= 1) {
+      double v[kTerms];
+      const bool takes = ring.lane < off;
+#pragma unroll
+      for (int i = 0; i < kTerms; ++i) {
+        const double t = __shfl_down_sync(kFullMask, a[i], off);
+        v[i] = takes ? t : -0.0;
+        if (ring.lane >= off) a[i] = -0.0;  // sent: the taker holds them now
+      }
+      fpe_batch<kTerms, EE>(a, v);
+      ring.push_batch(v, acc);
+    }
   }
   static constexpr uint64_t kSignBit = uint64_t(1) << 63;  // the bits of -0.0
 };

@@ -8,20 +8,26 @@
 
 namespace accsum::cuda {
 
-template <int FPE, bool EARLY_EXIT, bool DOT>
+template <int FPE, bool EARLY_EXIT, bool DOT, bool LANES = true>
 struct SuperaccPolicy {
-  // Algorithm: level-1 expansion size (0 = pure superaccumulator), its early exit, sum or dot.
+  // Algorithm: level-1 expansion size (0 = pure superaccumulator), its early exit, sum or dot;
+  // LANES: a private superaccumulator per thread (level 2) takes what the expansion leaves, else
+  // the block's shared one does, with atomics (Collange et al.'s expansion-first design: no private
+  // digits, so no per-thread clear or lane merge, and the registers alone bound the warps per SM).
   static constexpr int kFpe = FPE;
   static constexpr bool kEarlyExit = EARLY_EXIT;
   static constexpr bool kDot = DOT;
+  static constexpr bool kLanes = LANES;
+  static_assert(LANES || FPE > 0, "without private lanes every term would be a shared-memory atomic");
   static constexpr int kExpansionTerms = FPE > 0 ? FPE : 1;  // the register array (FPE = 0: unused)
   // The block record: core's exact accumulator, wide enough for sums or for exact products.
   using Record = SuperaccOf<DOT>;
 
   // Launch: threads per block is a run-time parameter (128, 256 or 512) up to kMaxBlockThreads;
-  // one block per SM at 512 threads is what the private accumulators' shared memory allows.
+  // one block per SM at 512 threads is what the private accumulators' shared memory allows;
+  // without them two (64 registers a thread).
   static constexpr int kMaxBlockThreads = 512;
-  static constexpr int kMinBlocksPerSm = 1;
+  static constexpr int kMinBlocksPerSm = LANES ? 1 : 2;
   static constexpr int kMaxGrid = 1 << 20;
   // At least one block per 2^28 terms, so that a block's shared SuperaccDot digits (dot slow
   // path, atomics) receive fewer than 2^31 pieces and never need a carry.

@@ -28,6 +28,28 @@ __device__ __forceinline__ unsigned block_add_product(double a, double b, Supera
   return dot_slow_terms(a, b, [&acc](int idx, int64_t v) { atomic_add_digit(&acc.digit[idx], v); });
 }
 
+// The block's shared accumulator as level 2 (no private lanes): each finite value is cut into
+// core's three pieces (superacc_split) and added with shared-memory atomics. A digit receives at
+// most one piece per value, and a block at most 2^29 values (2^28 terms, a dot's product and its
+// error): inside the 2^31 pieces the headroom takes without a carry. The interface is
+// LaneAccumulator's; clear and normalize have nothing to do (block_clear clears it).
+template <class Record>
+struct BlockSharedAccumulator {
+  Record* record;
+  __device__ __forceinline__ void clear() {}
+  __device__ __forceinline__ void normalize() {}
+  __device__ __forceinline__ void add(double x) {
+    if (x == 0.0) return;  // the sign of a zero is tracked by flags, not digits
+    int idx;
+    int64_t d0, d1, d2;
+    superacc_split<Record::kLsbExp>(x, idx, d0, d1, d2);
+    atomic_add_digit(&record->digit[idx], d0);
+    atomic_add_digit(&record->digit[idx + 1], d1);
+    if (d2 != 0) atomic_add_digit(&record->digit[idx + 2], d2);
+  }
+  __device__ __forceinline__ void add_fast(double x) { add(x); }
+};
+
 // Level 3: every warp sums its lanes' digits without carries (warp_reduce_lane_digits) and re-cuts
 // its sums into core's 32-bit digits of block_acc with shared-memory atomics (3 pieces below 2^33 per
 // lane digit; a core digit gets at most 3 per warp, 48 in a 512-thread block: far inside the 31

@@ -18,6 +18,12 @@ struct WarpArea {
   double ring[RING];
 };
 
+// Per warp in shared memory when the block's shared accumulator takes the residues: the ring alone.
+template <int RING>
+struct WarpRingArea {
+  double ring[RING];
+};
+
 // The warp's ring of residues (RING a power of two >= 64). head/count/busy are warp-uniform.
 template <int RING>
 struct WarpResidueRing {

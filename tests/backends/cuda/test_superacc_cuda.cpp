@@ -67,6 +67,9 @@ std::vector<Params> all_configs() {
         v.push_back(Params{
             {"fpe", std::to_string(fpe)}, {"early_exit", std::to_string(ee)}, {"adaptive", std::to_string(adaptive)}});
       }
+  // Without private lanes: the expansions' residues straight into the block's shared accumulator.
+  for (const char* fpe : {"2", "4", "8"})
+    v.push_back(Params{{"fpe", fpe}, {"early_exit", "1"}, {"adaptive", "0"}, {"lanes", "0"}});
   return v;
 }
 
