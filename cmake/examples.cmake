@@ -28,6 +28,7 @@ foreach(case RANGE 1 12)
   accsum_plugin(hostile_${case} tests/plugins/hostile.c)
   target_compile_definitions(hostile_${case} PRIVATE HOSTILE_CASE=${case})
 endforeach()
+accsum_plugin(hostile_text tests/plugins/hostile_text.cpp)
 
 # examples/use-the-library, built here against the in-tree library too (the GPU scripts run it);
 # tests/test_plugins_library.cpp builds the same sources against the installed package.

@@ -15,6 +15,7 @@
 #include <set>
 #include <utility>
 
+#include "base/printable.hpp"
 #include "core/frame/family.hpp"
 
 namespace accsum::plugins {
@@ -325,7 +326,7 @@ void load_one(const std::string& path) {
   install_crash_handler();
   const accsum_plugin* desc;
   {
-    const std::string line = "accsum: error: plugin '" + path + "' crashed while registering (";
+    const std::string line = "accsum: error: plugin '" + printable(path) + "' crashed while registering (";
     CallGuard guard(line.c_str());
     desc = reg(ACCSUM_PLUGIN_ABI_VERSION);
   }
@@ -370,8 +371,8 @@ CallGuard::CallGuard(const char* message) { g_running = message; }
 CallGuard::~CallGuard() { g_running = nullptr; }
 
 std::string crash_message(const PluginAlgo& a) {
-  return "accsum: error: plugin '" + a.plugin + "' (" + a.path + ") crashed in algorithm '" + a.name + "' on dataset " +
-         dataset_label() + " (";
+  return "accsum: error: plugin '" + a.plugin + "' (" + printable(a.path) + ") crashed in algorithm '" + a.name +
+         "' on dataset " + printable(dataset_label()) + " (";
 }
 
 void CallArgs::fill(const PluginAlgo& a, const Params& p) {

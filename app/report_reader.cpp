@@ -1,0 +1,100 @@
+// The one reader of JSON documents (policy: app/report_reader.hpp).
+#include "app/report_reader.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "app/memcheck.hpp"
+#include "app/output.hpp"
+#include "base/vocabulary.hpp"
+
+namespace accsum::cli {
+
+using nlohmann::json;
+
+namespace {
+
+[[noreturn]] void bad(const std::string& path, const std::string& what) {
+  throw UsageError(printable(path) + ": " + what);
+}
+
+// Thrown by the parser callback when a container opens deeper than kJsonMaxDepth.
+struct TooDeep {};
+
+// The library's message without its "[json.exception.parse_error.101] " prefix.
+std::string library_message(const json::exception& e) {
+  const std::string what = e.what();
+  const auto cut = what.find("] ");
+  return cut == std::string::npos ? what : what.substr(cut + 2);
+}
+
+// Reads the whole of fd, refusing more than `size` bytes (the file grew after fstat).
+std::string read_all(int fd, uint64_t size, const std::string& path) {
+  std::string text(static_cast<size_t>(size), '\0');
+  size_t got = 0;
+  while (got < text.size()) {
+    const ssize_t r = ::read(fd, text.data() + got, text.size() - got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) bad(path, std::string("read error: ") + std::strerror(errno));
+    if (r == 0) bad(path, "the file shrank while it was read");
+    got += static_cast<size_t>(r);
+  }
+  char extra;
+  ssize_t r;
+  while ((r = ::read(fd, &extra, 1)) < 0 && errno == EINTR) {
+  }
+  if (r > 0) bad(path, "the file grew while it was read");
+  return text;
+}
+
+// Closes the descriptor however the read ends.
+struct Fd {
+  int fd;
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+}  // namespace
+
+json parse_json_text(const std::string& text, const std::string& path) {
+  const json::parser_callback_t depth_bound = [](int depth, json::parse_event_t event, json&) {
+    if ((event == json::parse_event_t::object_start || event == json::parse_event_t::array_start) &&
+        depth >= kJsonMaxDepth)
+      throw TooDeep{};
+    return true;
+  };
+  try {
+    return json::parse(text, depth_bound);
+  } catch (const TooDeep&) {
+    bad(path, "not a report: arrays and objects nested deeper than " + std::to_string(kJsonMaxDepth) + " levels");
+  } catch (const json::out_of_range& e) {  // 406: a number beyond the double range
+    bad(path, "not valid JSON: " + library_message(e) + " (numbers must be within the double range)");
+  } catch (const json::exception& e) {
+    bad(path, "not valid JSON: " + library_message(e));
+  }
+}
+
+json read_json_file(const std::string& path, uint64_t max_bytes) {
+  Fd f{::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)};
+  if (f.fd < 0) bad(path, std::string("cannot read: ") + std::strerror(errno));
+  struct stat st {};
+  if (::fstat(f.fd, &st) != 0) bad(path, std::string("cannot read: ") + std::strerror(errno));
+  if (!S_ISREG(st.st_mode)) bad(path, "not a regular file");
+  const uint64_t size = static_cast<uint64_t>(st.st_size);
+  if (size > max_bytes)
+    bad(path, std::to_string(size) + " bytes is larger than the " + std::to_string(max_bytes) +
+                  " bytes a JSON document may have (--max-size sets the limit)");
+  const double need = kJsonMemoryPerByte * static_cast<double>(size), avail = available_memory_bytes();
+  if (avail >= 0 && need > 0.9 * avail)
+    bad(path, std::to_string(size) + " bytes of JSON need about " + std::to_string(static_cast<uint64_t>(need) >> 20) +
+                  " MiB to parse, more than the memory available");
+  ::fcntl(f.fd, F_SETFL, ::fcntl(f.fd, F_GETFL) & ~O_NONBLOCK);
+  return parse_json_text(read_all(f.fd, size, path), path);
+}
+
+}  // namespace accsum::cli
