@@ -146,10 +146,12 @@ int run_verify(const VerifyArgs& a, const std::vector<std::string>& argv) {
               tally[entry].counterexample = fmt::format(
                   "counter-example: {} on {} breaks its claim on {} element(s) (shrunk from {}: {}): {}\n  reproduce: "
                   "{}\n",
-                  entry->algo, entry->backend, ce.n_kept, ce.n_found, case_label(c, n, seed), ce.path, ce.command);
+                  entry->algo, entry->backend, ce.n_kept, ce.n_found, case_label(c, n, seed), printable(ce.path),
+                  printable(ce.command));
             } catch (const UsageError& e) {  // e.g. a family whose datasets are not written: the sweep goes on
               tally[entry].counterexample = fmt::format("counter-example of {} on {} ({}) not written: {}\n",
-                                                        entry->algo, entry->backend, case_label(c, n, seed), e.what());
+                                                        entry->algo, entry->backend, case_label(c, n, seed),
+                                                        printable(e.what()));
             }
           }
           if (!to_shrink.empty()) begin_run(d);  // the crash report names this dataset again
@@ -171,7 +173,7 @@ int run_verify(const VerifyArgs& a, const std::vector<std::string>& argv) {
     const std::vector<std::string> promised = s.entry->guarantees_for(s.param_sets);  // --accuracy may change it
     text += fmt::format("{:<14} {:<8} {:<26} {:>7} {:>10} {:>11} {:>10.1f}  {}\n", s.entry->algo, s.entry->backend,
                         fmt::format("{}", fmt::join(promised, "|")) + (s.entry->reproducible ? "+repro" : ""), t.cases,
-                        t.violations, json_number_or_string(t.worst_ulps), t.min_digits, t.first_violation);
+                        t.violations, json_number_or_string(t.worst_ulps), t.min_digits, printable(t.first_violation));
   }
   for (auto& s : sel) text += tally[s.entry].counterexample;
   text += fmt::format("{} result(s) broke their guarantee; {} generator case(s) skipped (n too small for them)\n",

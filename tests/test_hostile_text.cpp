@@ -51,6 +51,10 @@ TEST(HostileText, PluginTextsAreEscapedWhereverTheyArePrinted) {
     expect_no_raw_controls(format, b.out);
     EXPECT_NE(b.out.find("\\x1b[31mred\\x07\\x0asecond line\\x0dback"), std::string::npos) << format << "\n" << b.out;
   }
+  CliRun v = accsum("verify " + p + " --algo=ctl-sum --backend=cpu --seeds=1");
+  EXPECT_EQ(v.code, 1) << v.err;
+  expect_no_raw_controls("verify", v.out);
+  EXPECT_NE(v.out.find("\\x1b[31mred\\x07\\x0asecond line"), std::string::npos) << v.out;
   // The JSON report keeps the message as it was (JSON escapes it).
   CliRun j = accsum("bench " + p + " --algo=ctl-sum --backend=cpu --n=100 --reps=1 --format=json");
   EXPECT_NE(j.out.find("\\u001b[31mred"), std::string::npos) << j.out;
