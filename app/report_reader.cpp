@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -22,8 +23,29 @@ namespace {
   throw UsageError(printable(path) + ": " + what);
 }
 
-// Thrown by the parser callback when a container opens deeper than kJsonMaxDepth.
-struct TooDeep {};
+// The deepest nesting of arrays and objects in text, stopping as soon as it passes `limit`. Exact
+// for valid JSON (brackets inside strings do not count) and for the valid prefix the parser reads
+// of invalid JSON, so a document the scan accepts never gives the parser a deeper tree.
+int nesting_depth(const std::string& text, int limit) {
+  int depth = 0, deepest = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size() && deepest <= limit; ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return deepest;
+}
 
 // The library's message without its "[json.exception.parse_error.101] " prefix.
 std::string library_message(const json::exception& e) {
@@ -62,16 +84,12 @@ struct Fd {
 }  // namespace
 
 json parse_json_text(const std::string& text, const std::string& path) {
-  const json::parser_callback_t depth_bound = [](int depth, json::parse_event_t event, json&) {
-    if ((event == json::parse_event_t::object_start || event == json::parse_event_t::array_start) &&
-        depth >= kJsonMaxDepth)
-      throw TooDeep{};
-    return true;
-  };
-  try {
-    return json::parse(text, depth_bound);
-  } catch (const TooDeep&) {
+  // Checked before parsing: nlohmann::json's own depth hooks (the parser callback) cost time
+  // quadratic in an array's length, and a deep tree is never built.
+  if (nesting_depth(text, kJsonMaxDepth) > kJsonMaxDepth)
     bad(path, "not a report: arrays and objects nested deeper than " + std::to_string(kJsonMaxDepth) + " levels");
+  try {
+    return json::parse(text);
   } catch (const json::out_of_range& e) {  // 406: a number beyond the double range
     bad(path, "not valid JSON: " + library_message(e) + " (numbers must be within the double range)");
   } catch (const json::exception& e) {

@@ -96,6 +96,18 @@ TEST(CompareHostile, DeepNestingAnywhereIsOneLineAndExitTwo) {
   EXPECT_EQ(r.code, 0) << r.err;
 }
 
+TEST(CompareHostile, ALongFlatArrayIsReadInLinearTime) {
+  // 500 000 empty objects in one array (1.5 MB): nlohmann::json's callback parser, one way to bound
+  // the depth, scans the array at every element's end (quadratic: hours); the reader takes seconds.
+  std::string flat = "[{}";
+  for (int i = 1; i < 500000; ++i) flat += ",{}";
+  const std::string path = save_text(with_raw_value("cpu", flat + "]"), "flat.json");
+  const auto t0 = std::chrono::steady_clock::now();
+  CliRun r = accsum("compare --accuracy-only " + path + " " + path);
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(30));
+}
+
 TEST(CompareHostile, NumbersBeyondTheDoubleRangeAreOneLineAndExitTwo) {
   for (const std::string& number : {std::string("1e400"), std::string("-1e400"), std::string(5000, '7')}) {
     for (const char* key : {"ulps", "n", "cpu"}) {
