@@ -30,7 +30,6 @@ void say(fmt::format_string<Args...> format, Args&&... args) {
 }
 }  // namespace
 
-
 int run_gen(const GenArgs& a) {
   const FamilyDescriptor& fam = family(a.family);
   if (a.output.empty()) throw UsageError("gen needs an output file (-o PATH)");
@@ -43,9 +42,9 @@ int run_gen(const GenArgs& a) {
   write_output(a.output, [&](const Sink& sink) { fam.encode(a.output, d, a.dtype, sink); });
   ExactValue ref = fam.oracle(d);  // of what was written (the output may be a FIFO: not read back)
   warn_if_cond_missed(specs.front(), ref.cond);
-  say("wrote {} ({} n={} dist={} seed={}): exact cond {}, dynamic range {}, exact result {}\n",
-             printable(a.output), a.family, d.n, specs.front().dist, specs.front().seed,
-             json_number_or_string(ref.cond), fmt::format("1e{:.1f}", dynamic_range_log10_of(d)), ref.hex);
+  say("wrote {} ({} n={} dist={} seed={}): exact cond {}, dynamic range {}, exact result {}\n", printable(a.output),
+      a.family, d.n, specs.front().dist, specs.front().seed, json_number_or_string(ref.cond),
+      fmt::format("1e{:.1f}", dynamic_range_log10_of(d)), ref.hex);
   return 0;
 }
 
@@ -191,12 +190,12 @@ int run_info(const std::string& n_str, int reps) {
   if (reps < 1 || reps > 10000) throw UsageError("--reps must be in [1, 10000]");
   say("accsum {} (git {})\n", ACCSUM_VERSION, ACCSUM_GIT_REV);
   auto m = machine_json(registry().backend_names());
-  say("host {}: {}, {} hardware threads\n", printable(m["hostname"].get<std::string>()), printable(m["cpu"].get<std::string>()),
-             m["hardware_threads"].get<unsigned>());
+  say("host {}: {}, {} hardware threads\n", printable(m["hostname"].get<std::string>()),
+      printable(m["cpu"].get<std::string>()), m["hardware_threads"].get<unsigned>());
   for (auto& e : registry().entries())
     if (const plugins::PluginAlgo* a = plugins::find(e.algo))
       say("plugin {} ({}): {} ({}) on {}, claims {}{}\n", a->plugin, printable(a->path), e.algo, e.family, e.backend,
-                 to_string(e.guarantee), e.reproducible ? ", reproducible" : "");
+          to_string(e.guarantee), e.reproducible ? ", reproducible" : "");
   // The yardstick: the baselines of the families flagged for it, on uniform [-1, 1) data.
   std::vector<std::unique_ptr<Dataset>> data;
   std::vector<RunRecord> runs;
@@ -225,9 +224,8 @@ int run_info(const std::string& n_str, int reps) {
         say("  {} failed: {}\n", base->algo, printable(r.error));
         continue;
       }
-      say("  measured: {} ({}) on n={}: median {:.4g} s = {:.3g} G {}/s = {:.3g} GB/s\n", base->algo,
-                 run.family->name, format_size(n), r.time.median, r.units_per_s * 1e-9, run.family->unit,
-                 r.bytes_per_s * 1e-9);
+      say("  measured: {} ({}) on n={}: median {:.4g} s = {:.3g} G {}/s = {:.3g} GB/s\n", base->algo, run.family->name,
+          format_size(n), r.time.median, r.units_per_s * 1e-9, run.family->unit, r.bytes_per_s * 1e-9);
     }
   }
   return 0;

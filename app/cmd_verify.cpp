@@ -149,9 +149,9 @@ int run_verify(const VerifyArgs& a, const std::vector<std::string>& argv) {
                   entry->algo, entry->backend, ce.n_kept, ce.n_found, case_label(c, n, seed), printable(ce.path),
                   printable(ce.command));
             } catch (const UsageError& e) {  // e.g. a family whose datasets are not written: the sweep goes on
-              tally[entry].counterexample = fmt::format("counter-example of {} on {} ({}) not written: {}\n",
-                                                        entry->algo, entry->backend, case_label(c, n, seed),
-                                                        printable(e.what()));
+              tally[entry].counterexample =
+                  fmt::format("counter-example of {} on {} ({}) not written: {}\n", entry->algo, entry->backend,
+                              case_label(c, n, seed), printable(e.what()));
             }
           }
           if (!to_shrink.empty()) begin_run(d);  // the crash report names this dataset again

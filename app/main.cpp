@@ -351,7 +351,8 @@ int main(int argc, char** argv) {
 
   if (std::string opt = empty_option_in(argc, argv); !opt.empty()) {
     if (rank0)
-      std::fprintf(stderr, "accsum: error: %s is given an empty value (see accsum --help)\n", printable(clipped(opt)).c_str());
+      std::fprintf(stderr, "accsum: error: %s is given an empty value (see accsum --help)\n",
+                   printable(clipped(opt)).c_str());
     return 2;
   }
   if (std::string arg = short_option_with_equals_in(argc, argv); !arg.empty()) {
@@ -359,7 +360,8 @@ int main(int argc, char** argv) {
       std::fprintf(stderr,
                    "accsum: error: '%s': a short option takes its value after a space (%s %s) or as the long option's "
                    "--name=value\n",
-                   printable(clipped(arg)).c_str(), arg.substr(0, 2).c_str(), printable(clipped(arg.substr(3))).c_str());
+                   printable(clipped(arg)).c_str(), arg.substr(0, 2).c_str(),
+                   printable(clipped(arg.substr(3))).c_str());
     return 2;
   }
   try {

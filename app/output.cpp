@@ -393,7 +393,8 @@ bool write_stdout(const std::string& text) {
 std::string clipped(const std::string& s, size_t max) {
   if (s.size() <= max) return s;
   const size_t keep = max / 2;
-  return s.substr(0, keep) + "...[" + std::to_string(s.size() - 2 * keep) + " bytes cut]..." + s.substr(s.size() - keep);
+  return s.substr(0, keep) + "...[" + std::to_string(s.size() - 2 * keep) + " bytes cut]..." +
+         s.substr(s.size() - keep);
 }
 
 }  // namespace accsum::cli

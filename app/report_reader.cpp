@@ -87,7 +87,8 @@ json parse_json_text(const std::string& text, const std::string& path) {
   // Checked before parsing: nlohmann::json's own depth hooks (the parser callback) cost time
   // quadratic in an array's length, and a deep tree is never built.
   if (nesting_depth(text, kJsonMaxDepth) > kJsonMaxDepth)
-    bad(path, "not a report: arrays and objects nested deeper than " + std::to_string(kJsonMaxDepth) + " levels");
+    bad(path, "arrays and objects nested deeper than " + std::to_string(kJsonMaxDepth) +
+                  " levels (refused: no document accsum reads nests so deep)");
   try {
     return json::parse(text);
   } catch (const json::out_of_range& e) {  // 406: a number beyond the double range

@@ -47,8 +47,10 @@ std::string with_raw_value(const std::string& key, const std::string& value) {
   for (; end < text.size(); ++end) {  // the end of the value: a ',' or a closing bracket at depth 0
     const char c = text[end];
     if (in_string) {
-      if (c == '\\') ++end;
-      else if (c == '"') in_string = false;
+      if (c == '\\')
+        ++end;
+      else if (c == '"')
+        in_string = false;
       continue;
     }
     if (c == '"') in_string = true;
@@ -139,8 +141,8 @@ TEST(CompareHostile, ReportsAreJudgedBySizeBeforeReading) {
 TEST(CompareHostile, ANewFileThatIsNoLongerAReportIsARegression) {
   const std::string b = fresh_dir("notreport_base"), n = fresh_dir("notreport_new");
   write_file(b + "/a.json", report_text());
-  for (const std::string& replacement : {std::string("{}"), std::string("null"), std::string("[]"),
-                                         std::string("{\"schema\": \"accsum-peers/1\"}")}) {
+  for (const std::string& replacement :
+       {std::string("{}"), std::string("null"), std::string("[]"), std::string("{\"schema\": \"accsum-peers/1\"}")}) {
     SCOPED_TRACE(replacement);
     write_file(n + "/a.json", replacement);
     CliRun r = accsum("compare --accuracy-only " + b + " " + n);

@@ -69,8 +69,8 @@ TEST(HostileText, APluginPathWithControlCharactersIsEscapedInInfoAndTheCrashLine
   ASSERT_EQ(info.code, 0) << info.err;
   expect_no_raw_controls("info", info.out);
   EXPECT_NE(info.out.find("evil\\x1b[2J\\x0aname.so"), std::string::npos) << info.out;
-  CliRun crash = accsum_argv(
-      {"bench", "--plugin=" + crashing, "--algo=hostile-sum", "--backend=cpu", "--n=100", "--reps=1"});
+  CliRun crash =
+      accsum_argv({"bench", "--plugin=" + crashing, "--algo=hostile-sum", "--backend=cpu", "--n=100", "--reps=1"});
   EXPECT_EQ(crash.code, 3) << crash.err;
   EXPECT_EQ(lines(crash.err), 1) << crash.err;
   expect_no_raw_controls("crash line", crash.err);

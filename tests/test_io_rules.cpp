@@ -276,8 +276,11 @@ TEST(IoRules, SizesAreDecimalIntegersOrIntegerPowers) {
   for (const char* big : {"2^63", "3^40", "10^19", "2^99999999999999999999"})
     expect_refused(accsum_argv({"gen", std::string("--n=") + big, "-o", d + "/x.npy"}), "too large", big);
   EXPECT_EQ(access((d + "/x.npy").c_str(), F_OK), -1) << "nothing is written for a refused size";
-  for (auto [given, n] : {std::pair<const char*, const char*>{"2^0", "n=1 "}, {"2^10", "n=1024 "}, {"10^3", "n=1000 "},
-                          {"1e3", "n=1000 "}, {"1^7", "n=1 "}}) {
+  for (auto [given, n] : {std::pair<const char*, const char*>{"2^0", "n=1 "},
+                          {"2^10", "n=1024 "},
+                          {"10^3", "n=1000 "},
+                          {"1e3", "n=1000 "},
+                          {"1^7", "n=1 "}}) {
     CliRun r = accsum_argv({"gen", std::string("--n=") + given, "-o", d + "/ok.npy"});
     EXPECT_EQ(r.code, 0) << given << r.err;
     EXPECT_NE(r.out.find(n), std::string::npos) << given << "\n" << r.out;

@@ -31,8 +31,7 @@ int late_oom_sum(const accsum_call* call) {
 }
 
 const char* const kModes[] = {"plain", "\x1b[1mbold\x1b[0m", nullptr};
-const accsum_param kModeParam[] = {
-    {"mode", "how to \x1b[31mfail\x07\nfor real", kModes, 0, 0, "plain"}};
+const accsum_param kModeParam[] = {{"mode", "how to \x1b[31mfail\x07\nfor real", kModes, 0, 0, "plain"}};
 
 const accsum_algorithm kAlgorithms[] = {
     {"ctl-sum", "a summary with \x1b]0;title\x07 and a\nline break", ACCSUM_FAMILY_SUM, ACCSUM_BACKEND_CPU,
