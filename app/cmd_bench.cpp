@@ -64,14 +64,16 @@ int64_t rows_of(const std::vector<Selection>& sel, const std::string& family) {
 
 // Measures every selected entry of the dataset's family and reports it; false when a run
 // failed or a row broke its guarantee.
+// `spec`: what the data were generated from (none for an input file).
 bool bench_dataset(const Dataset& d, const std::vector<Selection>& sel, const MeasureOptions& opt, Reporters& out,
-                   Progress& progress) {
+                   Progress& progress, const GenSpec* spec = nullptr) {
   progress.status(fmt::format("exact reference of {} n={}", d.family, format_size(d.n)));
   RunRecord run = begin_run(d);
   std::vector<Pace> baselines;  // each row is timed beside its baseline, repetitions interleaved
   for (auto& s : sel)
     if (s.entry->family == d.family && s.entry->is_baseline)
       for (auto& p : s.param_sets) baselines.push_back({s.entry, p});
+  if (spec && process_rank() == 0) warn_if_cond_missed(*spec, run.reference.cond);
   bool ok = true;
   for (auto& s : sel) {
     if (s.entry->family != d.family) continue;
@@ -171,7 +173,7 @@ int run_bench(const BenchArgs& a, const std::vector<std::string>& argv) {
       for (auto& [f, spec] : plan) {
         progress.status(fmt::format("generating {} n={} {}", f->name, format_size(spec.n), spec.dist));
         Dataset d = by_index ? f->generate_by_index(spec) : f->generate(spec);
-        ok &= bench_dataset(d, sel, opt, out, progress);
+        ok &= bench_dataset(d, sel, opt, out, progress, &spec);
       }
     }
   } catch (const UsageError& e) {

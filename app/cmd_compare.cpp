@@ -16,8 +16,10 @@
 #include "app/commands.hpp"
 #include "app/compare.hpp"
 #include "app/output.hpp"
+#include "app/parse.hpp"
 #include "app/report.hpp"
 #include "app/text_table.hpp"
+#include "app/report_reader.hpp"
 
 namespace accsum::cli {
 
@@ -85,7 +87,24 @@ Change file_presence(const std::string& name, bool in_base, const std::string& o
   return c;
 }
 
-void compare_directories(const std::string& base, const std::string& fresh, const Options& o, Outcome& out) {
+// A file that is a report on one side only. A report in BASE that NEW has replaced with another
+// document ({}, null, another schema) is a regression, as a missing file is: its rows are gone.
+Change not_a_report(const std::string& name, const std::string& what_b, const std::string& what_n) {
+  Change c;
+  c.file = name;
+  c.row = "(the whole file)";
+  c.aspect = "presence";
+  c.old_value = what_b.empty() ? "a report" : what_b;
+  c.new_value = what_n.empty() ? "a report" : what_n;
+  c.regression = what_b.empty();
+  c.verdict = what_b.empty() ? "no longer a report" : what_n.empty() ? "now a report" : "not a report";
+  c.detail = what_b.empty() || what_n.empty() ? "an accsum-report/1 document on one side only"
+                                              : "no accsum-report/1 document on either side: no rows to compare";
+  return c;
+}
+
+void compare_directories(const std::string& base, const std::string& fresh, const Options& o, uint64_t max_bytes,
+                         Outcome& out) {
   const auto nb = json_files(base), nn = json_files(fresh);
   for (auto& name : nb) {
     if (!std::binary_search(nn.begin(), nn.end(), name)) {
@@ -93,13 +112,10 @@ void compare_directories(const std::string& base, const std::string& fresh, cons
       out.changes.push_back(file_presence(name, true, fresh));
       continue;
     }
-    bool skip_b = false, skip_n = false;
-    Report rb = load(base + "/" + name, &skip_b), rn = load(fresh + "/" + name, &skip_n);
-    if (skip_b || skip_n) {
-      out.notes.push_back(name + ": skipped, not an accsum-report/1 document" +
-                          (skip_b && skip_n ? ""
-                           : skip_b         ? " in base"
-                                            : " in new"));
+    std::string what_b, what_n;
+    Report rb = load(base + "/" + name, max_bytes, &what_b), rn = load(fresh + "/" + name, max_bytes, &what_n);
+    if (!what_b.empty() || !what_n.empty()) {
+      out.changes.push_back(not_a_report(name, what_b, what_n));
       continue;
     }
     compare_reports(rb, rn, o, name, out);
@@ -117,15 +133,19 @@ std::string row_label(const Change& c) { return c.file.empty() ? c.row : c.file 
 
 const std::vector<std::string> kColumns{"row", "aspect", "old", "new", "delta", "p", "verdict", "detail"};
 
+// Every cell printable (app/output.hpp): a report's row names and texts are read from a file, and
+// a control character or a line break in one must not make one change print as several lines.
 std::vector<std::string> cells(const Change& c) {
-  return {row_label(c),
-          c.aspect,
-          c.old_value,
-          c.new_value,
-          c.delta,
-          p_text(c.p_value),
-          c.verdict + (c.regression ? " (regression)" : ""),
-          c.detail};
+  std::vector<std::string> v{row_label(c),
+                             c.aspect,
+                             c.old_value,
+                             c.new_value,
+                             c.delta,
+                             p_text(c.p_value),
+                             c.verdict + (c.regression ? " (regression)" : ""),
+                             c.detail};
+  for (auto& cell : v) cell = printable(cell);
+  return v;
 }
 
 TextRows change_rows(const Outcome& out) {
@@ -136,13 +156,13 @@ TextRows change_rows(const Outcome& out) {
 
 std::string as_table(const Outcome& out) {
   std::string s = out.changes.empty() ? "no changes\n" : aligned_table(change_rows(out));
-  for (auto& n : out.notes) s += "note: " + n + "\n";
+  for (auto& n : out.notes) s += "note: " + printable(n) + "\n";
   return s + out.summary() + "\n";
 }
 
 std::string as_markdown(const Outcome& out) {
   std::string s = out.changes.empty() ? "No changes.\n\n" : markdown_table(change_rows(out)) + "\n";
-  for (auto& n : out.notes) s += "- " + markdown_cell(n) + "\n";
+  for (auto& n : out.notes) s += "- " + markdown_cell(printable(n)) + "\n";
   if (!out.notes.empty()) s += "\n";
   return s + "**" + markdown_cell(out.summary()) + "**\n";
 }
@@ -152,8 +172,8 @@ std::string as_csv(const Outcome& out) {
                                 "delta", "p_value", "verdict", "regression", "detail"};
   std::string s = csv_record(head);
   for (auto& c : out.changes)
-    s += csv_record({c.file, c.row, c.aspect, c.old_value, c.new_value, c.delta, p_text(c.p_value), c.verdict,
-                     c.regression ? "true" : "false", c.detail});
+    s += csv_record({printable(c.file), printable(c.row), c.aspect, printable(c.old_value), printable(c.new_value),
+                     c.delta, p_text(c.p_value), c.verdict, c.regression ? "true" : "false", printable(c.detail)});
   return s;
 }
 
@@ -211,13 +231,14 @@ int run_compare(const CompareArgs& a) {
   o.speed_basis = a.speed == "time" ? SpeedBasis::time : SpeedBasis::ratio;
   o.force = a.force;
   if (o.accuracy_only && o.force) throw UsageError("--force compares speed, --accuracy-only leaves it out: give one");
+  const uint64_t max_bytes = a.max_size.empty() ? kJsonMaxBytes : static_cast<uint64_t>(parse_size(a.max_size));
   const Kind kb = kind_of(a.base, "BASE"), kn = kind_of(a.fresh, "NEW");
   if (kb != kn) throw UsageError("BASE and NEW must both be report files or both directories");
   Outcome out;
   if (kb == Kind::directory) {
-    compare_directories(a.base, a.fresh, o, out);
+    compare_directories(a.base, a.fresh, o, max_bytes, out);
   } else {
-    Report rb = load(a.base), rn = load(a.fresh);
+    Report rb = load(a.base, max_bytes), rn = load(a.fresh, max_bytes);
     compare_reports(rb, rn, o, "", out);
   }
   const int code = out.regressions() > 0 ? 1 : 0;

@@ -23,23 +23,11 @@
 namespace accsum::cli {
 
 namespace {
-// An ill-conditioned generator may fall short of the requested condition number (Ogita, Rump,
-// Oishi's GenSum/GenDot reach about 1e16 per halving of the exponent range: a few elements cannot
-// reach 1e300). A result off by more than this factor either way is said on stderr.
-constexpr double kCondMissFactor = 100;
-
-void warn_if_cond_missed(const GenSpec& spec, double achieved) {
-  auto it = spec.options.find("cond");
-  if (it == spec.options.end()) return;
-  const double wanted = std::strtod(it->second.c_str(), nullptr);
-  if (!(wanted > 0) || !std::isfinite(wanted)) return;
-  if (std::isfinite(achieved) && achieved > 0 && achieved * kCondMissFactor >= wanted &&
-      achieved <= wanted * kCondMissFactor)
-    return;
-  std::fprintf(stderr,
-               "accsum: warning: requested condition number %s, achieved %.3g (more than %gx off; a larger --n or a "
-               "smaller --cond gets closer)\n",
-               printable(it->second).c_str(), achieved, kCondMissFactor);
+// Standard output through write_stdout: a full disk or a closed stdout is an error (exit 2), as
+// for every command, not output silently lost.
+template <class... Args>
+void say(fmt::format_string<Args...> format, Args&&... args) {
+  write_stdout(fmt::format(format, std::forward<Args>(args)...));
 }
 }  // namespace
 
@@ -55,9 +43,9 @@ int run_gen(const GenArgs& a) {
   write_output(a.output, [&](const Sink& sink) { fam.encode(a.output, d, a.dtype, sink); });
   ExactValue ref = fam.oracle(d);  // of what was written (the output may be a FIFO: not read back)
   warn_if_cond_missed(specs.front(), ref.cond);
-  fmt::print("wrote {} ({} n={} dist={} seed={}): exact cond {}, dynamic range {}, exact result {}\n",
-             printable(a.output), a.family, d.n, specs.front().dist, specs.front().seed,
-             json_number_or_string(ref.cond), fmt::format("10^{:.1f}", dynamic_range_log10_of(d)), ref.hex);
+  say("wrote {} ({} n={} dist={} seed={}): exact cond {}, dynamic range {}, exact result {}\n", printable(a.output),
+      a.family, d.n, specs.front().dist, specs.front().seed, json_number_or_string(ref.cond),
+      fmt::format("10^{:.1f}", dynamic_range_log10_of(d)), ref.hex);
   return 0;
 }
 
@@ -166,7 +154,7 @@ int run_list(const std::string& format) {
     }
     const std::vector<std::string> promised = guarantees_of(first);
     table.push_back({name, first.family, fmt::format("{}", fmt::join(promised, "|")),
-                     first.reproducible ? "yes" : "no", backends, params});
+                     first.reproducible ? "yes" : "no", backends, printable(params)});
     summaries.push_back(printable(first.summary));
     j.push_back({{"algo", name},
                  {"family", first.family},
@@ -194,9 +182,9 @@ int run_list(const std::string& format) {
                   {"file_formats", f.file_formats}});
   }
   if (format == "json")
-    std::cout << json{{"algorithms", j}, {"families", jf}}.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
+    write_stdout(json{{"algorithms", j}, {"families", jf}}.dump(2, ' ', false, json::error_handler_t::replace) + "\n");
   else if (format == "table")
-    std::cout << text;
+    write_stdout(text);
   else
     throw UsageError("list --format must be table or json");
   return 0;
@@ -205,14 +193,14 @@ int run_list(const std::string& format) {
 int run_info(const std::string& n_str, int reps) {
   int64_t n = parse_size(n_str);
   if (reps < 1 || reps > 10000) throw UsageError("--reps must be in [1, 10000]");
-  fmt::print("accsum {} (git {})\n", ACCSUM_VERSION, ACCSUM_GIT_REV);
+  say("accsum {} (git {})\n", ACCSUM_VERSION, ACCSUM_GIT_REV);
   auto m = machine_json(registry().backend_names());
-  fmt::print("host {}: {}, {} hardware threads\n", m["hostname"].get<std::string>(), m["cpu"].get<std::string>(),
-             m["hardware_threads"].get<unsigned>());
+  say("host {}: {}, {} hardware threads\n", printable(m["hostname"].get<std::string>()),
+      printable(m["cpu"].get<std::string>()), m["hardware_threads"].get<unsigned>());
   for (auto& e : registry().entries())
     if (const plugins::PluginAlgo* a = plugins::find(e.algo))
-      fmt::print("plugin {} ({}): {} ({}) on {}, claims {}{}\n", a->plugin, a->path, e.algo, e.family, e.backend,
-                 to_string(e.guarantee), e.reproducible ? ", reproducible" : "");
+      say("plugin {} ({}): {} ({}) on {}, claims {}{}\n", a->plugin, printable(a->path), e.algo, e.family, e.backend,
+          to_string(e.guarantee), e.reproducible ? ", reproducible" : "");
   // The yardstick: the baselines of the families flagged for it, on uniform [-1, 1) data.
   std::vector<std::unique_ptr<Dataset>> data;
   std::vector<RunRecord> runs;
@@ -228,22 +216,21 @@ int run_info(const std::string& n_str, int reps) {
   for (auto& b : registry().backend_names()) {
     const BackendInfo* info = registry().backend(b);
     bool here = !info->available || info->available();
-    fmt::print("backend {:<7} {}: {}\n", b, here ? "present" : "absent ", m["backends"].value(b, std::string("")));
+    say("backend {:<7} {}: {}\n", b, here ? "present" : "absent ", m["backends"].value(b, std::string("")));
     if (!here) continue;
     bool ok = !info->self_test || info->self_test();
-    fmt::print("  EFT self-test: {}\n", ok ? "passed" : "FAILED (this backend refuses to run)");
+    say("  EFT self-test: {}\n", ok ? "passed" : "FAILED (this backend refuses to run)");
     if (!ok) continue;
     for (auto& run : runs) {
       const AlgoEntry* base = registry().baseline(run.family->name, b);
       if (!base) continue;
       ResultRow r = measure_entry(*base, registry().resolve_params(*base, {}), run, MeasureOptions{reps, 2, false});
       if (!r.error.empty()) {
-        fmt::print("  {} failed: {}\n", base->algo, r.error);
+        say("  {} failed: {}\n", base->algo, printable(r.error));
         continue;
       }
-      fmt::print("  measured: {} ({}) on n={}: median {:.4g} s = {:.3g} G {}/s = {:.3g} GB/s\n", base->algo,
-                 run.family->name, format_size(n), r.time.median, r.units_per_s * 1e-9, run.family->unit,
-                 r.bytes_per_s * 1e-9);
+      say("  measured: {} ({}) on n={}: median {:.4g} s = {:.3g} G {}/s = {:.3g} GB/s\n", base->algo, run.family->name,
+          format_size(n), r.time.median, r.units_per_s * 1e-9, run.family->unit, r.bytes_per_s * 1e-9);
     }
   }
   return 0;

@@ -45,6 +45,13 @@ std::vector<Column> columns_of(const TableSuite& t, const std::string& family, c
   return cols;
 }
 
+// The rows made so far are kept when a later row stops the table: the table so far, marked
+// incomplete, and the JSON.
+void keep_table_rows(Reporters& reporters, std::string md, const std::string& why, const OutArgs& out) {
+  md += "\nINCOMPLETE: the table stopped early: " + printable(why) + "\n";
+  keep_completed(reporters, why, {{out.out, md}}, out.out.empty() ? md : "");
+}
+
 std::string known_suites() {
   std::vector<std::string> names;
   for (auto& f : families())
@@ -80,6 +87,7 @@ int run_table(const TableArgs& a, const std::vector<std::string>& argv) {
       for (auto& spec : suite->rows(n, a.seed)) check_data_memory(*fam, spec_bytes(*fam, spec));
   Progress progress("table", rows);
   const MeasureOptions timing{std::max(1, a.reps), a.reps > 0 ? 2 : 0, false};
+  size_t md_done = md.size();  // the text up to the last completed row
   try {
     for (auto [fam, suite] : suites) {
       auto cols = columns_of(*suite, fam->name, a.backend);
@@ -120,14 +128,16 @@ int run_table(const TableArgs& a, const std::vector<std::string>& argv) {
           run.rows.push_back(std::move(r));
         }
         md += "\n";
+        md_done = md.size();
         reporters.dataset_done(run);
       }
       md += "\n";
     }
   } catch (const UsageError& e) {
-    // The rows made so far are kept: the table so far, marked incomplete, and the JSON.
-    md += std::string("\nINCOMPLETE: the table stopped early: ") + e.what() + "\n";
-    keep_completed(reporters, e.what(), {{a.out.out, md}}, a.out.out.empty() ? md : "");
+    keep_table_rows(reporters, md.substr(0, md_done), e.what(), a.out);
+    throw;
+  } catch (const std::bad_alloc&) {  // as bench: out of memory is one line, and the rows made so far stay
+    keep_table_rows(reporters, md.substr(0, md_done), "out of memory", a.out);
     throw;
   }
   progress.finish();

@@ -139,10 +139,12 @@ int run_verify(const VerifyArgs& a, const std::vector<std::string>& argv) {
               tally[entry].counterexample = fmt::format(
                   "counter-example: {} on {} breaks its claim on {} element(s) (shrunk from {}: {}): {}\n  reproduce: "
                   "{}\n",
-                  entry->algo, entry->backend, ce.n_kept, ce.n_found, case_label(c, n, seed), ce.path, ce.command);
+                  entry->algo, entry->backend, ce.n_kept, ce.n_found, case_label(c, n, seed), printable(ce.path),
+                  printable(ce.command));
             } catch (const UsageError& e) {  // e.g. a family whose datasets are not written: the sweep goes on
-              tally[entry].counterexample = fmt::format("counter-example of {} on {} ({}) not written: {}\n",
-                                                        entry->algo, entry->backend, case_label(c, n, seed), e.what());
+              tally[entry].counterexample =
+                  fmt::format("counter-example of {} on {} ({}) not written: {}\n", entry->algo, entry->backend,
+                              case_label(c, n, seed), printable(e.what()));
             }
           }
           if (!to_shrink.empty()) begin_run(d);  // the crash report names this dataset again
@@ -165,7 +167,7 @@ int run_verify(const VerifyArgs& a, const std::vector<std::string>& argv) {
     table.push_back({s.entry->algo, s.entry->backend,
                      fmt::format("{}", fmt::join(promised, "|")) + (s.entry->reproducible ? "+repro" : ""),
                      std::to_string(t.cases), std::to_string(t.violations), json_number_or_string(t.worst_ulps),
-                     fmt::format("{:.1f}", t.min_digits), t.first_violation});
+                     fmt::format("{:.1f}", t.min_digits), printable(t.first_violation)});
   }
   std::string notes;
   for (auto& s : sel) notes += tally[s.entry].counterexample;

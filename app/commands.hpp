@@ -26,6 +26,9 @@ struct DataArgs {
 // The datasets DataArgs asks for, for one family (generated or read): a sweep over sizes and
 // every data option's list. Throws UsageError for options that do not apply.
 std::vector<GenSpec> specs_of(const DataArgs& d, const FamilyDescriptor& f);
+// A warning on stderr when the generated data's exact condition number `achieved` is far from the
+// --cond that spec asked for (gen and bench).
+void warn_if_cond_missed(const GenSpec& spec, double achieved);
 
 struct OutArgs {
   std::string format = "table";  // table, json, csv, md (stdout)
@@ -83,6 +86,7 @@ struct CompareArgs {
   std::string speed_tolerance = "5%", accuracy_tolerance = "0";
   std::string speed = "ratio";  // ratio: to the baseline timed beside each row; time: raw times
   bool accuracy_only = false, force = false;
+  std::string max_size;  // the largest report read, bytes ("": app/report_reader.hpp kJsonMaxBytes)
 };
 int run_compare(const CompareArgs& a);
 

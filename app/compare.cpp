@@ -1,20 +1,18 @@
 #include "app/compare.hpp"
 
 #include <fmt/format.h>
-#include <sys/stat.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <map>
-#include <sstream>
 
 #include "app/output.hpp"
 #include "app/report.hpp"
 #include "app/mann_whitney.hpp"
+#include "app/report_reader.hpp"
 #include "core/frame/registry.hpp"
 
 namespace accsum::cli::compare {
@@ -27,18 +25,6 @@ namespace {
 
 [[noreturn]] void bad(const std::string& path, const std::string& what) {
   throw UsageError(printable(path) + ": " + what);
-}
-
-std::string read_file(const std::string& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) bad(path, std::string("cannot read: ") + std::strerror(errno));
-  if (!S_ISREG(st.st_mode)) bad(path, "not a regular file");
-  std::ifstream f(path, std::ios::binary);
-  if (!f) bad(path, std::string("cannot read: ") + std::strerror(errno));
-  std::ostringstream s;
-  s << f.rdbuf();
-  if (f.bad()) bad(path, "read error");
-  return s.str();
 }
 
 const json& member(const json& obj, const char* key, json::value_t type, const std::string& path,
@@ -60,7 +46,7 @@ std::string params_key(const json& params) {
 }
 
 std::string dataset_key(const json& d) {
-  const std::string generator = d.value("generator", std::string("?"));
+  const std::string generator = text_of(d.value("generator", json("?")));
   std::string s = generator;
   if (generator == "file") {
     if (d.contains("content_hash"))
@@ -241,28 +227,29 @@ std::vector<std::string> devices_of(const json& machine, const std::vector<Row>&
   return d;
 }
 
+// What a valid JSON document that is not an accsum report is: "null", "schema accsum-peers/1", ...
+std::string kind_of_document(const json& doc) {
+  if (!doc.is_object()) return doc.type_name();
+  if (!doc.contains("schema")) return "an object without 'schema'";
+  return "schema " + clipped(text_of(doc["schema"]), 80);
+}
+
 }  // namespace
 
-Report load(const std::string& path, bool* not_report) {
-  const std::string text = read_file(path);
-  json doc;
-  try {
-    doc = json::parse(text);
-  } catch (const json::parse_error& e) {
-    std::string what = e.what();
-    auto cut = what.find("] ");  // "[json.exception.parse_error.101] parse error at line 1, ..."
-    bad(path, "not valid JSON: " + (cut == std::string::npos ? what : what.substr(cut + 2)));
-  }
+Report load(const std::string& path, uint64_t max_bytes, std::string* not_report) {
+  return report_of(read_json_file(path, max_bytes), path, not_report);
+}
+
+Report report_of(const json& doc, const std::string& path, std::string* not_report) {
   const bool is_report = doc.is_object() && doc.contains("schema") && doc["schema"] == "accsum-report/1";
   if (!is_report) {
     if (not_report) {
-      *not_report = true;
+      *not_report = kind_of_document(doc);
       return {};
     }
-    const std::string schema = doc.is_object() && doc.contains("schema") ? text_of(doc["schema"]) : "none";
-    bad(path, "not an accsum-report/1 document (schema: " + schema + ")");
+    bad(path, "not an accsum-report/1 document (" + kind_of_document(doc) + ")");
   }
-  if (not_report) *not_report = false;
+  if (not_report) not_report->clear();
   Report rep;
   rep.path = path;
   rep.machine =

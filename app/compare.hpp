@@ -6,6 +6,7 @@
 // beside it in the same run (raw times on request), with a two-sided Mann-Whitney U test plus a
 // minimum effect. docs/compare.md explains every verdict.
 #include <cstddef>
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -45,10 +46,13 @@ struct Report {
   std::vector<Row> rows;
 };
 
-// Reads and checks an accsum-report/1 document; UsageError (one line) for a missing or unreadable
-// file, malformed JSON, or another document (`not_report` set instead when it is given: valid
-// JSON that is not an accsum report, for directory mode).
-Report load(const std::string& path, bool* not_report = nullptr);
+// Reads and checks an accsum-report/1 document (app/report_reader.hpp: at most max_bytes, nesting
+// bounded); UsageError (one line) for a missing or unreadable file, malformed JSON, or another
+// document (`not_report` set instead when it is given: what the valid JSON document is, for
+// directory mode; "" for a report).
+Report load(const std::string& path, uint64_t max_bytes, std::string* not_report = nullptr);
+// The same checks on a parsed document; `path` names it in errors.
+Report report_of(const nlohmann::json& doc, const std::string& path, std::string* not_report = nullptr);
 
 struct Change {
   std::string file;    // directory mode: the file name; else ""

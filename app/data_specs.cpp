@@ -5,12 +5,37 @@
 #include <algorithm>
 #include <map>
 #include <stdexcept>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
 
 #include "app/commands.hpp"
 #include "app/inputs.hpp"
+#include "app/output.hpp"
 #include "app/parse.hpp"
 
 namespace accsum::cli {
+
+namespace {
+// An ill-conditioned generator may fall short of the requested condition number (Ogita, Rump,
+// Oishi's GenSum/GenDot reach about 1e16 per halving of the exponent range: a few elements cannot
+// reach 1e300). A result off by more than this factor either way is said on stderr.
+constexpr double kCondMissFactor = 100;
+}  // namespace
+
+void warn_if_cond_missed(const GenSpec& spec, double achieved) {
+  auto it = spec.options.find("cond");
+  if (it == spec.options.end()) return;
+  const double wanted = std::strtod(it->second.c_str(), nullptr);
+  if (!(wanted > 0) || !std::isfinite(wanted)) return;
+  if (std::isfinite(achieved) && achieved > 0 && achieved * kCondMissFactor >= wanted &&
+      achieved <= wanted * kCondMissFactor)
+    return;
+  std::fprintf(stderr,
+               "accsum: warning: requested condition number %s, achieved %.3g (more than %gx off; a larger --n or a "
+               "smaller --cond gets closer)\n",
+               printable(it->second).c_str(), achieved, kCondMissFactor);
+}
 
 bool option_for_files(const std::string& name) {
   for (auto& f : families()) {

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <algorithm>
@@ -19,6 +20,9 @@
 #include "app/inputs.hpp"
 #include "app/output.hpp"
 #include "families/gemm/openblas_limits.hpp"
+#include "app/parse.hpp"
+#include "app/report_reader.hpp"
+#include "core/frame/artifacts.hpp"
 #include "core/frame/family.hpp"
 #include "base/limits.hpp"
 #include "core/frame/placement.hpp"
@@ -54,6 +58,17 @@ std::string empty_option_in(int argc, char** argv) {
     const bool long_eq = a.size() > 3 && a.compare(0, 2, "--") == 0 && a.back() == '=' && a.find('=') == a.size() - 1;
     const bool short_eq = a.size() == 3 && a[0] == '-' && a[1] != '-' && a[2] == '=';
     if (long_eq || short_eq) return a.substr(0, a.size() - 1);
+  }
+  return "";
+}
+
+// "-o=x.npy": CLI11 reads a short option's value as everything after the letter, so the file would
+// be named "=x.npy". Refused: the value goes after a space, or with the long option's '='.
+std::string short_option_with_equals_in(int argc, char** argv) {
+  for (int k = 1; k < argc; ++k) {
+    const std::string a = argv[k];
+    if (a == "--") break;
+    if (a.size() > 3 && a[0] == '-' && std::isalpha(static_cast<unsigned char>(a[1])) && a[2] == '=') return a;
   }
   return "";
 }
@@ -152,7 +167,7 @@ void add_param_options(CLI::App* cmd, ParamLists& p, std::vector<std::string>& g
           if (p.count(key)) throw CLI::ValidationError(flag, "given twice (give one list: " + flag + "=a,b)");
           p[key] = v;
         },
-        fmt::format("{} ({}; a list sweeps)", info.first, fmt::join(info.second, ", ")));
+        printable(fmt::format("{} ({}; a list sweeps)", info.first, fmt::join(info.second, ", "))));
   }
   cmd->add_option("--param", generic, "any algorithm parameter as name=value[,value...] (repeatable)");
 }
@@ -221,13 +236,14 @@ void add_run_options(CLI::App* cmd, ParamLists& params, std::vector<std::string>
 int main(int argc, char** argv) {
   accsum::openblas::start_within_memory_limits(argv);
   install_signal_handlers();
+  accsum::set_artifact_writer(write_into_directory);  // ACCSUM_OPENCL_DUMP's files follow the output rules
   std::vector<std::string> args(argv, argv + argc);
   for (auto& s : args) s = utf8_safe(s);   // the report's `command`: JSON text must be UTF-8
   const bool rank0 = process_rank() == 0;  // under mpirun only rank 0 prints errors
   try {
     accsum::plugins::load(plugin_paths(std::vector<std::string>(argv, argv + argc)));  // the paths' own bytes
   } catch (const accsum::UsageError& e) {
-    if (rank0) std::fprintf(stderr, "accsum: error: %s\n", printable(e.what()).c_str());
+    if (rank0) std::fprintf(stderr, "accsum: error: %s\n", printable(clipped(e.what())).c_str());
     return 2;
   }
   std::vector<std::string> plugin_args;  // parsed only to be accepted: loaded above
@@ -333,12 +349,26 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   c->add_flag("--accuracy-only", cmp.accuracy_only, "judge accuracy only (no speed verdicts)");
   c->add_flag("--force", cmp.force, "compare speed even when the reports come from different machines");
+  c->add_option("--max-size", cmp.max_size,
+                fmt::format("the largest report read, in bytes (1e8, 2^27; default {}); a larger one is refused before "
+                            "it is read",
+                            format_size(static_cast<int64_t>(kJsonMaxBytes))));
 
   refuse_empty_values(app);
 
   if (std::string opt = empty_option_in(argc, argv); !opt.empty()) {
     if (rank0)
-      std::fprintf(stderr, "accsum: error: %s is given an empty value (see accsum --help)\n", printable(opt).c_str());
+      std::fprintf(stderr, "accsum: error: %s is given an empty value (see accsum --help)\n",
+                   printable(clipped(opt)).c_str());
+    return 2;
+  }
+  if (std::string arg = short_option_with_equals_in(argc, argv); !arg.empty()) {
+    if (rank0)
+      std::fprintf(stderr,
+                   "accsum: error: '%s': a short option takes its value after a space (%s %s) or as the long option's "
+                   "--name=value\n",
+                   printable(clipped(arg)).c_str(), arg.substr(0, 2).c_str(),
+                   printable(clipped(arg.substr(3))).c_str());
     return 2;
   }
   try {
@@ -352,7 +382,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     std::string msg = e.what();
     if (msg.empty()) msg = e.get_name();
-    if (rank0) std::fprintf(stderr, "accsum: error: %s (see accsum --help)\n", printable(msg).c_str());
+    if (rank0) std::fprintf(stderr, "accsum: error: %s (see accsum --help)\n", printable(clipped(msg)).c_str());
     return 2;
   }
 
@@ -378,17 +408,17 @@ int main(int argc, char** argv) {
       return run_table(table, args);
     }
   } catch (const accsum::UsageError& e) {
-    if (rank0) std::fprintf(stderr, "accsum: error: %s\n", printable(e.what()).c_str());
+    if (rank0) std::fprintf(stderr, "accsum: error: %s\n", printable(clipped(e.what())).c_str());
     return 2;
   } catch (const std::bad_alloc&) {
     if (rank0) std::fprintf(stderr, "accsum: error: out of memory (try a smaller --n)\n");
     return 2;
   } catch (const std::system_error& e) {
     if (e.code().value() == EPIPE) return 0;  // stdout's reader went away (`| head`): not an error of the run
-    if (rank0) std::fprintf(stderr, "accsum: internal error: %s\n", printable(e.what()).c_str());
+    if (rank0) std::fprintf(stderr, "accsum: internal error: %s\n", printable(clipped(e.what())).c_str());
     return 3;
   } catch (const std::exception& e) {
-    if (rank0) std::fprintf(stderr, "accsum: internal error: %s\n", printable(e.what()).c_str());
+    if (rank0) std::fprintf(stderr, "accsum: internal error: %s\n", printable(clipped(e.what())).c_str());
     return 3;
   }
   return 0;

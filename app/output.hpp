@@ -23,7 +23,12 @@
 #include <string>
 #include <vector>
 
+#include "base/printable.hpp"  // printable, utf8_safe: every message and JSON string
+
 namespace accsum::cli {
+
+using accsum::printable;
+using accsum::utf8_safe;
 
 // Once, first thing in main: the signal handlers above, and SIGPIPE ignored (a closed stdout
 // pipe is EPIPE, handled by write_stdout, and cannot kill the process before --json is written).
@@ -58,6 +63,11 @@ using Sink = std::function<void(const void*, size_t)>;
 // temporary file removed, the target untouched when it is a regular file).
 void write_output(const std::string& path, const std::function<void(const Sink&)>& produce);
 
+// Writes dir/name for a file the user named only the directory of (ACCSUM_OPENCL_DUMP): dir must
+// be an existing directory; the file is a fresh temporary file renamed over the name, so whatever
+// is there (a planted symbolic link included) is replaced and never followed. UsageError on any error.
+void write_into_directory(const std::string& dir, const std::string& name, const std::string& content);
+
 struct OutputItem {
   std::string path;  // empty: skipped
   std::string content;
@@ -71,10 +81,9 @@ void write_outputs(const std::vector<OutputItem>& items);
 // false, nothing printed. Any other error is a UsageError.
 bool write_stdout(const std::string& text);
 
-// For messages on a terminal: control characters (C0, DEL, C1) and bytes that are not UTF-8 as
-// \xNN; valid UTF-8 text stays as it is.
-std::string printable(const std::string& s);
-// For JSON: bytes that are not valid UTF-8 as the text \xNN (nlohmann::json refuses them).
-std::string utf8_safe(const std::string& s);
+// A message of at most max bytes: a longer one keeps its beginning and its end around
+// "...[N bytes cut]..." (a 10 MB token echoed in an error is not a 10 MB line).
+constexpr size_t kMessageMaxBytes = 1024;
+std::string clipped(const std::string& s, size_t max = kMessageMaxBytes);
 
 }  // namespace accsum::cli

@@ -1,5 +1,6 @@
 #include "app/parse.hpp"
 
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 
@@ -28,26 +29,35 @@ std::vector<std::string> split_list(const std::string& s) {
   return out;
 }
 
+namespace {
+bool all_digits(const std::string& s) { return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos; }
+}  // namespace
+
 int64_t parse_size(const std::string& s) {
   auto bad = [&] { return UsageError("invalid size '" + s + "' (use e.g. 1000000, 1e6 or 2^24; at least 1)"); };
-  if (s.empty()) throw bad();
-  long double v;
+  auto too_large = [&] { return UsageError("size '" + s + "' is too large"); };
+  constexpr uint64_t kMaxSize = uint64_t(1) << 62;
   auto caret = s.find('^');
-  char* end = nullptr;
   if (caret != std::string::npos) {
-    // named: `end` points into them (a temporary's buffer is gone when *end is read; found by fuzz_cli)
+    // base^exponent, both plain decimal integers: no sign, fraction, exponent or NaN ("-2^2",
+    // "4^0.5", "2^", "nan^0" are refused, not read as 4, 2 or 1).
     const std::string base_text = s.substr(0, caret), ex_text = s.substr(caret + 1);
-    long double base = std::strtold(base_text.c_str(), &end);
-    if (*end) throw bad();
-    long double ex = std::strtold(ex_text.c_str(), &end);
-    if (*end) throw bad();
-    v = std::pow(base, ex);
-  } else {
-    v = std::strtold(s.c_str(), &end);
-    if (*end) throw bad();
+    if (!all_digits(base_text) || !all_digits(ex_text)) throw bad();
+    if (base_text.size() > 19 || ex_text.size() > 19) throw too_large();
+    const uint64_t base = std::stoull(base_text), ex = std::stoull(ex_text);
+    if (base == 0) throw bad();
+    uint64_t v = 1;
+    for (uint64_t k = 0; k < ex && base > 1; ++k)
+      if (__builtin_mul_overflow(v, base, &v) || v > kMaxSize) throw too_large();
+    return static_cast<int64_t>(v);
   }
-  if (!std::isfinite((double)v) || v < 1 || v != std::floor(v)) throw bad();
-  if (v > 0x1p62L) throw UsageError("size '" + s + "' is too large");
+  // A decimal number (1000000, 1e6, 2.5e3): no sign, leading space, hex, NaN or infinity.
+  if (s.empty() || !std::isdigit(static_cast<unsigned char>(s[0])) || s.find_first_of("xXpP") != std::string::npos)
+    throw bad();
+  char* end = nullptr;
+  const long double v = std::strtold(s.c_str(), &end);
+  if (*end || !std::isfinite(static_cast<double>(v)) || v < 1 || v != std::floor(v)) throw bad();
+  if (v > static_cast<long double>(kMaxSize)) throw too_large();
   return static_cast<int64_t>(v);
 }
 

@@ -326,7 +326,7 @@ std::vector<std::string> row_cells(const ResultRow& r, Shape shape) {
   const std::string algo = e.algo + (is_yardstick(r) ? " (yardstick)" : "");
   if (!r.error.empty())
     return {algo, e.backend, params_str(r.params, " "), std::string(to_string(e.guarantee_for(r.params))),
-            "ERROR: " + r.error};
+            "ERROR: " + printable(r.error)};
   std::string ratio = r.baseline.empty()     ? "-"
                       : r.entry->is_baseline ? "baseline"
                                              : fmt::format("{:.3f}x", r.ratio_to_baseline);
@@ -378,8 +378,10 @@ std::string report_table(const RunRecord& run) {
 }
 
 std::string markdown_cell(const std::string& text) {
-  std::string out;
-  for (char c : text) {
+  std::string lines = text, out;
+  for (char& c : lines)
+    if (c == '\n' || c == '\r') c = ' ';
+  for (char c : printable(lines)) {
     if (c == '|')
       out += "\\|";
     else if (c == '\n' || c == '\r')
@@ -472,11 +474,11 @@ std::string report_csv(const RunRecord& run) {
                                          {"guarantee", to_string(r.entry->guarantee)},
                                          {"exact_hex", run.reference.hex},
                                          {"guarantee_met", yes_no(r.guarantee_met)},
-                                         {"error", r.error},
+                                         {"error", printable(r.error)},
                                          {"shape", d.rows > 0 ? fmt::format("{}x{}x{}", d.rows, d.cols, d.inner) : ""},
                                          {"data_params", data_params},
                                          {"content_hash", d.generator == "file" ? content_hash(d) : ""},
-                                         {"violation", r.violation}};
+                                         {"violation", printable(r.violation)}};
     if (r.error.empty()) {  // a failed run has no measurements: their cells stay empty
       const Metrics& m = r.metrics;
       const bool claim = m.has_bound && m.outside_domain.empty();

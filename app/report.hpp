@@ -67,7 +67,7 @@ std::string report_csv(const RunRecord& run);
 // a record is its fields joined by commas, ended by CRLF.
 std::string csv_field(const std::string& text);
 std::string csv_record(const std::vector<std::string>& fields);
-// A Markdown table cell: '|' escaped, line breaks as spaces.
+// A Markdown table cell: '|' escaped, line breaks as spaces, other control characters printable().
 std::string markdown_cell(const std::string& text);
 
 // Fails early (UsageError) when path cannot be written, before any long run.

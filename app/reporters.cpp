@@ -45,7 +45,7 @@ class TextReporter : public Reporter {
     sink_.close(files);
   }
   void incomplete(const std::string& why) override {
-    if (format_ != "csv") sink_.put("INCOMPLETE: the run stopped early: " + why + "\n");
+    if (format_ != "csv") sink_.put("INCOMPLETE: the run stopped early: " + printable(why) + "\n");
   }
 
  private:

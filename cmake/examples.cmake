@@ -42,6 +42,7 @@ foreach(case RANGE 1 12)
   accsum_plugin(escaping_${case} tests/plugins/escaping.c)
   target_compile_definitions(escaping_${case} PRIVATE ESCAPING_CASE=${case})
 endforeach()
+accsum_plugin(hostile_text tests/plugins/hostile_text.cpp)
 
 # examples/use-the-library, built here against the in-tree library too (the GPU scripts run it);
 # tests/frame/test_plugins_library.cpp builds the same sources against the installed package.

@@ -10,6 +10,7 @@
 #include <charconv>
 #include <cstring>
 #include <limits>
+#include <map>
 
 #include "base/limits.hpp"
 #include "datasets/dataset.hpp"
@@ -181,7 +182,46 @@ std::string npy_shape_text(const std::vector<int64_t>& shape) {
   return s + (shape.size() == 1 ? ",)" : ")");
 }
 
+namespace {
+// The files input_memory_bytes judged, kept open for the rest of the process with the size they
+// had: a later read of the same path reads the judged file through a copy of its descriptor.
+struct Judged {
+  int fd;
+  uint64_t size;
+};
+std::map<std::string, Judged>& judged_files() {
+  static std::map<std::string, Judged> files;
+  return files;
+}
+
+// A stream over the judged file of path, from its start; nullptr when path was not judged.
+FILE* reopen_judged(const std::string& path, uint64_t* size) {
+  auto it = judged_files().find(path);
+  if (it == judged_files().end()) return nullptr;
+  const int fd = ::fcntl(it->second.fd, F_DUPFD_CLOEXEC, 0);
+  struct stat st {};
+  if (fd < 0 || ::fstat(fd, &st) != 0 || ::lseek(fd, 0, SEEK_SET) != 0) {
+    if (fd >= 0) ::close(fd);
+    fail(path, std::string("cannot read: ") + std::strerror(errno));
+  }
+  *size = static_cast<uint64_t>(st.st_size);
+  if (*size != it->second.size) {
+    ::close(fd);
+    fail(path, "changed size since its memory was checked (" + std::to_string(it->second.size) + " bytes then, " +
+                   std::to_string(*size) + " now)");
+  }
+  FILE* f = ::fdopen(fd, "rb");
+  if (!f) {
+    ::close(fd);
+    fail(path, std::string("cannot open: ") + std::strerror(errno));
+  }
+  return f;
+}
+}  // namespace
+
 InFile::InFile(const std::string& p) : path(p) {
+  f = reopen_judged(p, &size);
+  if (f) return;
   f = open_regular(p);
   struct stat st;
   ::fstat(::fileno(f), &st);
@@ -212,8 +252,20 @@ std::vector<std::string> input_paths(const std::string& spec) {
 double input_memory_bytes(const std::string& spec) {
   double total = 0;
   for (const std::string& path : input_paths(spec)) {
-    struct stat st;
-    if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    // Judged on the opened file (its descriptor, not the path), which stays open for the read.
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    struct stat st {};
+    if (fd < 0) continue;
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+      ::close(fd);
+      continue;
+    }
+    ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    auto [it, fresh] = judged_files().insert({path, Judged{fd, static_cast<uint64_t>(st.st_size)}});
+    if (!fresh) {  // judged before (another family's check): the file first judged stays the one read
+      ::close(fd);
+      st.st_size = static_cast<off_t>(it->second.size);
+    }
     const std::string ext = file_extension(path);
     if (ext == ".npy")
       total += 8.0 * static_cast<double>(peek_npy_header(path).count);

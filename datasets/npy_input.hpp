@@ -86,7 +86,9 @@ std::vector<std::string> input_paths(const std::string& spec);
 // Host memory the files of an --input will take once read, judged from their sizes and .npy
 // headers without reading their data: every element held as an 8-byte value (float32 widened,
 // or a float32 matrix and its transposed copy), a text file kTextBytesPerFileByte per byte.
-// Files that cannot be opened count 0 (their reader refuses them).
+// Files that cannot be opened count 0 (their reader refuses them). Each file is judged by the
+// size of its opened descriptor and stays open: every later read of that path (InFile) reads the
+// file judged, never one swapped in under the name since, and refuses it if its size changed.
 double input_memory_bytes(const std::string& spec);
 
 // a * b and a + b, saturating at UINT64_MAX (sizes from untrusted headers).

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Runs every libFuzzer target of build-asan (ACCSUM_FUZZ=ON) for FUZZ_SECONDS each (default 20),
-# two at a time (six targets: 60 s in all), from the committed seed corpus tests/fuzz/corpus/<target>/. New inputs go to a
+# two at a time (seven targets: 80 s in all), from the committed seed corpus tests/fuzz/corpus/<target>/. New inputs go to a
 # scratch corpus under the build directory; a crash, a sanitizer report, a leak or a timeout
 # fails the run and leaves the input in $BUILD/fuzz-artifacts/. Prints each target's executions.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build-asan}
 SECS=${FUZZ_SECONDS:-20}
-TARGETS=(npy raw text cli gemm moddot)
+TARGETS=(npy raw text cli gemm moddot report)
 mkdir -p "$BUILD/fuzz-artifacts" "$BUILD/fuzz-logs"
 export TMPDIR=${TMPDIR:-/tmp}
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}

@@ -81,7 +81,8 @@ A list value sweeps (`--K=2,3,4`); `accsum list` shows which algorithm takes whi
 
 Arguments are never dropped or reinterpreted: an empty list element (`--K=2,,3`) or value, a parameter given
 twice (`--K=4 --param K=3`), a `--seed` outside [0, 2^64 − 1], and options the mode does not use (`--n`,
-`--seed`, `--dist`, `--range`, `--cond` with `--input`) are errors. `--backend=all` skips the (algorithm,
+`--seed`, `--dist`, `--range`, `--cond` with `--input`) are errors, as are sizes other than a decimal integer
+or an integer power (`2^`, `-2^2`, `4^0.5`) and a short option joined to its value by `=` (`-o=x.npy`). `--backend=all` skips the (algorithm,
 backend) pairs that do not exist; an explicit backend list refuses them. `bench --input=F --algo=all` runs
 every algorithm whose family the file fits. Bad input of any kind is one line on stderr and exit code 2;
 `verify` exits 1 when a result breaks its guarantee. What happens to every input and output path is in
@@ -92,7 +93,7 @@ every algorithm whose family the file fits. Bad input of any kind is one line on
 | `ACCSUM_THREADS` | cpu-mt threads when `--threads=0` (an integer in [1, 1024]) |
 | `ACCSUM_CUDA_DEVICE` | the CUDA device when `--device` is not given |
 | `ACCSUM_OPENCL_DEVICE` | a name substring choosing the OpenCL device (default: a GPU with fp64 first) |
-| `ACCSUM_OPENCL_DUMP` | a directory where the built OpenCL programs are written (PTX on NVIDIA) |
+| `ACCSUM_OPENCL_DUMP` | an existing directory where the built OpenCL programs are written (PTX on NVIDIA) as `program_<k>.bin`, each renamed into place (a link there is replaced, never followed); a file or a missing name is refused |
 | `ACCSUM_PROGRESS` | `0` turns progress on stderr off, `1` forces the bar, `lines` prints one line per finished dataset (default: the bar when stderr is a terminal, lines when `CI` is set) |
 | `CI` | set (to anything but `0` or `false`) by CI services: progress as one line per finished dataset instead of a bar |
 """

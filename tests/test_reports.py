@@ -195,6 +195,18 @@ def check_outputs():
                 validate(json.loads(out), "compare --format=json")
             else:
                 check_csv(out, "compare --format=csv")
+        # Directories: a report replaced by another document, and a file that is a report on neither side.
+        base_dir, new_dir = os.path.join(TMP, "cmp_base"), os.path.join(TMP, "cmp_new")
+        for d in (base_dir, new_dir):
+            os.makedirs(d, exist_ok=True)
+        shutil.copy(cpu_report, os.path.join(base_dir, "a.json"))
+        for path, text in (("cmp_new/a.json", "{}"), ("cmp_base/b.json", "null"), ("cmp_new/b.json", "null")):
+            with open(os.path.join(TMP, path), "w") as f:
+                f.write(text)
+        out = run(["compare", base_dir, new_dir, "--format=json"], want=(1,))
+        if out is not None:
+            checked["reports"] += 1
+            validate(json.loads(out), "compare --format=json of two directories")
 
 
 def check_committed():

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <vector>
 
+#include "core/frame/artifacts.hpp"
 #include "core/frame/placement.hpp"
 
 namespace accsum::opencl {
@@ -133,24 +134,19 @@ std::string describe_devices() {
 namespace {
 // ACCSUM_OPENCL_DUMP=DIR writes each built program's binary (PTX on NVIDIA's platform) to
 // DIR/program_<k>.bin and its build options to DIR/program_<k>.txt, to read what the vendor
-// compiler made of a kernel (no profiler reads OpenCL).
+// compiler made of a kernel (no profiler reads OpenCL). Written as every output is
+// (core/frame/artifacts.hpp): DIR must be a directory.
 void dump_binary(cl_program prog, size_t index, const std::string& options) {
   const char* dir = std::getenv("ACCSUM_OPENCL_DUMP");
   if (!dir || !*dir) return;
   size_t size = 0;
   if (clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, nullptr) != CL_SUCCESS || size == 0) return;
-  std::vector<unsigned char> bin(size);
-  unsigned char* ptr = bin.data();
+  std::string bin(size, '\0');
+  unsigned char* ptr = reinterpret_cast<unsigned char*>(bin.data());
   if (clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof ptr, &ptr, nullptr) != CL_SUCCESS) return;
-  const std::string path = std::string(dir) + "/program_" + std::to_string(index) + ".bin";
-  if (FILE* f = std::fopen(path.c_str(), "wb")) {
-    std::fwrite(bin.data(), 1, bin.size(), f);
-    std::fclose(f);
-  }
-  if (FILE* f = std::fopen((std::string(dir) + "/program_" + std::to_string(index) + ".txt").c_str(), "w")) {
-    std::fprintf(f, "%s\n", options.c_str());
-    std::fclose(f);
-  }
+  const std::string stem = "program_" + std::to_string(index);
+  write_artifact(dir, stem + ".bin", bin);
+  write_artifact(dir, stem + ".txt", options + "\n");
 }
 }  // namespace
 

@@ -18,6 +18,7 @@
 #include <set>
 #include <utility>
 
+#include "base/printable.hpp"
 #include "core/frame/family.hpp"
 #include "core/frame/plugin_guard.hpp"
 
@@ -382,7 +383,7 @@ void load_one(const std::string& path) {
   if (!reg) refuse(path, "no entry point " ACCSUM_PLUGIN_ENTRY_POINT " (see include/accsum/plugin.h)");
   const accsum_plugin* desc;
   {
-    const std::string line = "accsum: error: plugin '" + path + "' crashed while registering (";
+    const std::string line = "accsum: error: plugin '" + printable(path) + "' crashed while registering (";
     CallGuard guard(line.c_str());
     desc = reg(ACCSUM_PLUGIN_ABI_VERSION);
   }
@@ -447,8 +448,8 @@ CallGuard::CallGuard(const char* message, bool isolate) {
 CallGuard::~CallGuard() { g_running = nullptr; }
 
 std::string crash_message(const PluginAlgo& a) {
-  return "accsum: error: plugin '" + a.plugin + "' (" + a.path + ") crashed in algorithm '" + a.name + "' on dataset " +
-         dataset_label() + " (";
+  return "accsum: error: plugin '" + a.plugin + "' (" + printable(a.path) + ") crashed in algorithm '" + a.name +
+         "' on dataset " + printable(dataset_label()) + " (";
 }
 
 void CallArgs::fill(const PluginAlgo& a, const Params& p) {

@@ -5,7 +5,8 @@
 // run that cannot fit in memory before allocating, with the bytes it needs, and an input file
 // is judged from its size; no option of any subcommand takes an empty value; write-protected
 // outputs need --force; a FIFO output without a reader is refused after a bounded wait;
-// invisible characters are escaped in messages; verify fails when an algorithm runs no case.
+// invisible characters are escaped in messages and long ones cut; verify fails when an algorithm
+// runs no case; sizes are integers or integer powers; list, gen and info fail on a lost stdout.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -50,6 +51,13 @@ void expect_refused(const CliRun& r, const std::string& fragment, const std::str
 }
 
 const std::string kCpu = "--backend=cpu --reps=1 --warmup=0 --no-repro-check ";
+
+// `cmd` through the shell, its stdout and stderr captured unless cmd redirects them itself.
+CliRun shell(const std::string& cmd) {
+  const std::string out = tmpdir() + "/shell_out.txt", err = tmpdir() + "/shell_err.txt";
+  const int status = std::system(("exec >" + out + " 2>" + err + "; " + cmd).c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
+}
 
 TEST(IoRules, EveryFileOfAnInputListIsProtected) {
   const std::string d = fresh("inputs");
@@ -250,6 +258,64 @@ TEST(IoRules, IllConditionedGenWarnsWhenTheConditionIsMissed) {
   CliRun ok = accsum("gen --dist=illcond --cond=1e10 --n=1000 -o " + d + "/ok.npy");
   EXPECT_EQ(ok.code, 0) << ok.err;
   EXPECT_EQ(ok.err.find("warning"), std::string::npos) << ok.err;
+  // bench measures what it made: the same warning, for each dataset that misses.
+  CliRun bench = accsum("bench --algo=naive " + kCpu + "--dist=illcond --cond=1e20 --n=1");
+  EXPECT_EQ(bench.code, 0) << bench.err;
+  EXPECT_NE(bench.err.find("warning: requested condition number 1e20"), std::string::npos) << bench.err;
+  CliRun bench_ok = accsum("bench --algo=naive " + kCpu + "--dist=illcond --cond=1e10 --n=1000");
+  EXPECT_EQ(bench_ok.err.find("warning"), std::string::npos) << bench_ok.err;
+}
+
+TEST(IoRules, SizesAreDecimalIntegersOrIntegerPowers) {
+  const std::string d = fresh("sizes");
+  for (const char* bad : {"2^", "^", "^0", "nan^0", "-1^2", "-2^2", "4^0.5", "2^-1", "2^+3", "0^0", "2^2^2", "+5",
+                          "inf", "nan", "0x10", "1e6^1", "2.5"}) {
+    CliRun r = accsum_argv({"gen", std::string("--n=") + bad, "-o", d + "/x.npy"});
+    expect_refused(r, "invalid size", bad);
+  }
+  for (const char* big : {"2^63", "3^40", "10^19", "2^99999999999999999999"})
+    expect_refused(accsum_argv({"gen", std::string("--n=") + big, "-o", d + "/x.npy"}), "too large", big);
+  EXPECT_EQ(access((d + "/x.npy").c_str(), F_OK), -1) << "nothing is written for a refused size";
+  for (auto [given, n] : {std::pair<const char*, const char*>{"2^0", "n=1 "},
+                          {"2^10", "n=1024 "},
+                          {"10^3", "n=1000 "},
+                          {"1e3", "n=1000 "},
+                          {"1^7", "n=1 "}}) {
+    CliRun r = accsum_argv({"gen", std::string("--n=") + given, "-o", d + "/ok.npy"});
+    EXPECT_EQ(r.code, 0) << given << r.err;
+    EXPECT_NE(r.out.find(n), std::string::npos) << given << "\n" << r.out;
+  }
+}
+
+TEST(IoRules, AShortOptionWithAnEqualsSignIsRefused) {
+  const std::string d = fresh("short_eq");
+  CliRun r = shell("cd " + d + " && " + ACCSUM_BIN + " gen --n=10 -o=x.npy");
+  expect_refused(r, "after a space (-o x.npy)", "-o=x.npy");
+  EXPECT_EQ(access((d + "/=x.npy").c_str(), F_OK), -1) << "a file named '=x.npy'";
+  EXPECT_EQ(access((d + "/x.npy").c_str(), F_OK), -1);
+}
+
+TEST(IoRules, ListGenAndInfoFailWhenStdoutIsFullOrClosed) {
+  const std::string d = fresh("stdout");
+  const std::vector<std::string> commands{"list", "list --format=json", "gen --n=10 -o " + d + "/g.npy",
+                                          "info --n=1000 --reps=1"};
+  for (auto& c : commands) {
+    for (const char* redirect : {" >/dev/full", " >&-"}) {
+      CliRun r = shell(std::string(ACCSUM_BIN) + " " + c + redirect);
+      expect_refused(r, "standard output", c + redirect);
+    }
+  }
+}
+
+TEST(IoRules, AHugeTokenIsCutInItsErrorLine) {
+  const std::string d = fresh("huge_token");
+  put(d + "/t.txt", std::string(10 << 20, '7') + "\n");
+  CliRun r = accsum("bench --algo=naive " + kCpu + "--input=" + d + "/t.txt");
+  expect_refused(r, "bytes cut]", "a 10 MB token in a text file");
+  EXPECT_LT(r.err.size(), 2200u);
+  CliRun arg = accsum_argv({"bench", "--algo=naive", "--n=" + std::string(50000, '9') + "q"});
+  expect_refused(arg, "bytes cut]", "a 50 kB --n");
+  EXPECT_LT(arg.err.size(), 2200u);
 }
 
 TEST(IoRules, VerifyRunsCasesForEveryAlgorithmOnEveryPresentBackend) {
@@ -275,3 +341,34 @@ TEST(IoRules, VerifyRunsCasesForEveryAlgorithmOnEveryPresentBackend) {
 }
 
 }  // namespace
+
+// Whether `accsum list` shows some algorithm on an OpenCL device here.
+bool opencl_present() {
+  const json listed = json::parse(accsum("list --format=json").out);
+  for (auto& a : listed["algorithms"])
+    for (auto& b : a["backends"])
+      if (b["backend"] == "opencl" && b["present"] == true) return true;
+  return false;
+}
+
+TEST(IoRules, OpenclProgramDumpsFollowTheOutputRules) {
+  if (!opencl_present()) GTEST_SKIP() << "no OpenCL device here";
+  const std::string d = fresh("opencl_dump"), victim = d + "/victim.txt";
+  put(victim, "keep me\n");
+  const std::string dump = d + "/dump";
+  ASSERT_EQ(mkdir(dump.c_str(), 0755), 0);
+  ASSERT_EQ(symlink(victim.c_str(), (dump + "/program_1.bin").c_str()), 0);
+  const std::string bench = std::string(ACCSUM_BIN) + " bench --algo=superacc --backend=opencl --n=1000 --reps=1";
+  CliRun r = shell("ACCSUM_OPENCL_DUMP=" + dump + " " + bench);
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(slurp(victim), "keep me\n") << "a planted link was followed";
+  struct stat st {};
+  ASSERT_EQ(lstat((dump + "/program_1.bin").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISREG(st.st_mode)) << "the link is replaced by the program itself";
+  EXPECT_GT(st.st_size, 0);
+  EXPECT_FALSE(slurp(dump + "/program_1.txt").empty());
+  // A name that is not a directory is refused, not silently ignored.
+  expect_refused(shell("ACCSUM_OPENCL_DUMP=" + victim + " " + bench), "not a directory", "a file as the directory");
+  EXPECT_EQ(slurp(victim), "keep me\n");
+  expect_refused(shell("ACCSUM_OPENCL_DUMP=" + d + "/missing " + bench), "No such file", "a missing directory");
+}

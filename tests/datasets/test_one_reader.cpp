@@ -179,3 +179,25 @@ TEST(FamilyMemory, EveryGeneratingFamilyDeclaresItsBytes) {
 }
 
 }  // namespace
+
+TEST(OneReader, TheFileReadIsTheFileWhoseMemoryWasChecked) {
+  // The pre-check judges the opened file, which stays open: a larger file swapped in under the
+  // name afterwards (here through a symbolic link) is never read, and one that grew is refused.
+  const std::string small =
+      put("judged_small.npy", npy("{'descr': '<f8', 'fortran_order': False, 'shape': (4,), }", std::string(32, '\0')));
+  const std::string big = put(
+      "judged_big.npy", npy("{'descr': '<f8', 'fortran_order': False, 'shape': (1000,), }", std::string(8000, '\0')));
+  const std::string link = dir() + "/judged_link.npy";
+  ASSERT_EQ(symlink(small.c_str(), link.c_str()), 0);
+  EXPECT_EQ(accsum::input_memory_bytes(link), 32.0);
+  ASSERT_EQ(unlink(link.c_str()), 0);
+  ASSERT_EQ(symlink(big.c_str(), link.c_str()), 0);
+  EXPECT_EQ(accsum::read_dataset(link, "sum", false).n, 4) << "the swapped-in file was read";
+  EXPECT_EQ(accsum::read_dataset(link, "sum", false).n, 4) << "every read of the name";
+
+  const std::string grows =
+      put("judged_grows.npy", npy("{'descr': '<f8', 'fortran_order': False, 'shape': (4,), }", std::string(32, '\0')));
+  EXPECT_EQ(accsum::input_memory_bytes(grows), 32.0);
+  std::ofstream(grows, std::ios::binary | std::ios::app) << std::string(8, '\0');
+  expect_usage_error([&] { accsum::read_dataset(grows, "sum", false); }, "changed size since its memory was checked");
+}
