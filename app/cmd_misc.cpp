@@ -153,8 +153,8 @@ int run_list(const std::string& format) {
       jb.push_back(entry);
     }
     const std::vector<std::string> promised = guarantees_of(first);
-    table.push_back({name, first.family, fmt::format("{}", fmt::join(promised, "|")),
-                     first.reproducible ? "yes" : "no", backends, printable(params)});
+    table.push_back({name, first.family, fmt::format("{}", fmt::join(promised, "|")), first.reproducible ? "yes" : "no",
+                     backends, printable(params)});
     summaries.push_back(printable(first.summary));
     j.push_back({{"algo", name},
                  {"family", first.family},

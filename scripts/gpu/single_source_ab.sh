@@ -7,7 +7,8 @@
 #   dot, n = 2^28: superacc-dot, dpdotk K = 2, fpe-dot R = 2, 4 beside cuBLAS ddot;
 #   moddot, n = 2^26, p = 2^50 - 27: abgd and lambda beside their baseline;
 #   gemm, N = 4096, U[0,1): sgemm, sgemm-kahan, sgemm-dcs, sgemm-ozaki beside cuBLAS SGEMM;
-#   with AB_ONLY=ozaki, only sgemm-ozaki beside cuBLAS SGEMM at N = 4096 and 8192, 10 repetitions.
+#   with AB_ONLY=ozaki, only sgemm-ozaki beside cuBLAS SGEMM at N = 4096 and 8192, 10 repetitions;
+#   AB_SUPERACC (e.g. --bounded=1) pins superacc's parameters on both sides where their defaults differ.
 # Everything goes into $OUT/ab.tgz; ab_<gpu>.json (the runs merged, each tagged with its bench
 # "before-<name>-<round>" or "after-<name>-<round>") is the report to commit under results/.
 set -uo pipefail
@@ -36,9 +37,9 @@ bench() {  # side (before|after), name, cap seconds, options...
 for ((round = 1; round <= ROUNDS; ++round)); do
   for side in before after; do
     bench "$side" "sum-$round" 40 --algo=superacc,dpsumk,fpe-sum,cub-sum --K=2,3 --terms=2,4,8 --n=2^28 \
-      --dist=loguniform --range=1e50 --reps=20
+      --dist=loguniform --range=1e50 --reps=20 ${AB_SUPERACC:-}
     bench "$side" "dot-$round" 40 --algo=superacc-dot,dpdotk,fpe-dot,cublas-dot --K=2 --terms=2,4 --n=2^28 \
-      --dist=loguniform --range=1e50 --reps=20
+      --dist=loguniform --range=1e50 --reps=20 ${AB_SUPERACC:-}
     bench "$side" "moddot-$round" 40 --algo=moddot-abgd,moddot-lambda,cublas-dot --n=2^26 --reps=20
     bench "$side" "gemm-$round" 60 --algo=sgemm,sgemm-kahan,sgemm-dcs,sgemm-ozaki,cublas-sgemm --n=4096 --reps=5
     # AB_ONLY=ozaki: sgemm-ozaki alone beside cuBLAS SGEMM, more repetitions and two sizes.

@@ -110,14 +110,20 @@ TEST(FirstScreen, ListColumnsStayInPlaceWhateverTheNameLength) {
   const std::set<std::string> families{"sum", "dot", "gemm", "dgemm", "moddot", "fpe"};
   const std::vector<std::string> all = split_lines(r.out);
   const size_t family_at = all.at(0).find("family");
-  size_t rows = 0;
-  for (size_t i = 1; i < all.size() && !all[i].empty(); ++i, ++rows) {
+  size_t rows = 0, summaries = 0;
+  for (size_t i = 1; i < all.size() && !all[i].empty(); ++i) {
+    if (all[i].rfind("  ", 0) == 0) {  // the algorithm's summary, indented under its row
+      EXPECT_EQ(summaries++, rows - 1) << "a summary line not under its own row: " << all[i];
+      continue;
+    }
+    ++rows;
     // Every row's family starts in the header's column, after at least two spaces.
     ASSERT_GT(all[i].size(), family_at) << all[i];
     EXPECT_EQ(all[i].substr(family_at - 2, 2), "  ") << "a name runs into the family column: " << all[i];
     EXPECT_TRUE(families.count(all[i].substr(family_at, all[i].find(' ', family_at) - family_at))) << all[i];
   }
   EXPECT_GT(rows, 10u);
+  EXPECT_EQ(summaries, rows);
 }
 
 TEST(FirstScreen, DistListsSweepForGemmToo) {
