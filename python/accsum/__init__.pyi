@@ -1,4 +1,4 @@
-# Type stubs of the accsum package (docs/python.md).
+# The typed interface of the accsum package (PEP 484 interface file for type checkers; docs/python.md).
 from typing import Any, Callable, Literal, Sequence, Union
 
 import numpy as np
