@@ -304,18 +304,13 @@ namespace {
 // What else moves timings besides the change itself, said when it differs: the build (revision,
 // compiler, CUDA architectures) and the host's thread count. Thread counts of cpu-mt rows and
 // the device of every row are part of the row (its parameters, its placement).
-// A member of a section that a hostile report may have made something other than an object: null then.
-json field_or_null(const json& section, const char* key) {
-  return section.is_object() ? section.value(key, json()) : json();
-}
-
 void note_identity(const Report& b, const Report& n, const std::string& prefix, Outcome& out) {
   std::vector<std::string> diffs;
   for (const char* key : {"git", "compiler", "cuda_arch"}) {
-    const json vb = field_or_null(b.tool, key), vn = field_or_null(n.tool, key);
+    const json vb = b.tool.value(key, json()), vn = n.tool.value(key, json());
     if (vb != vn) diffs.push_back(fmt::format("{} {} -> {}", key, text_of(vb), text_of(vn)));
   }
-  const json hb = field_or_null(b.machine, "hardware_threads"), hn = field_or_null(n.machine, "hardware_threads");
+  const json hb = b.machine.value("hardware_threads", json()), hn = n.machine.value("hardware_threads", json());
   if (hb != hn) diffs.push_back(fmt::format("hardware threads {} -> {}", text_of(hb), text_of(hn)));
   if (!diffs.empty())
     out.notes.push_back(

@@ -42,7 +42,7 @@ struct Row {
 
 struct Report {
   std::string path;
-  nlohmann::json machine, tool;
+  nlohmann::json machine = nlohmann::json::object(), tool = nlohmann::json::object();  // objects, also when absent
   std::vector<Row> rows;
 };
 
