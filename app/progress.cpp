@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 
 #include "app/commands.hpp"
 #include "app/harness.hpp"
@@ -70,9 +71,14 @@ Progress::Progress(std::string title, int64_t total)
       total_(total),
       mode_(want_progress()),
       enabled_(mode_ != Mode::off),
-      start_(std::chrono::steady_clock::now()) {}
+      start_(std::chrono::steady_clock::now()),
+      uncaught_at_start_(std::uncaught_exceptions()) {}
 
-Progress::~Progress() { finish(); }
+Progress::~Progress() {
+  // Unwinding from an error: the block did not finish, so no "done" line; only the bar is cleared.
+  if (std::uncaught_exceptions() > uncaught_at_start_) mode_ = mode_ == Mode::lines ? Mode::off : mode_;
+  finish();
+}
 
 void Progress::finish(const std::string& block) {
   if (mode_ == Mode::lines && done_ + 1 > logged_) {  // the block's units are done: one line for the log

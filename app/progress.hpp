@@ -23,7 +23,7 @@ class Progress {
   // What is happening now, without counting a unit (e.g. "exact reference (MPFR)").
   void status(const std::string& what);
   // A block of units is done: clears the bar's line, or prints the block's line (also done by
-  // the destructor); call before printing the results.
+  // the destructor, unless an error is unwinding); call before printing the results.
   void finish(const std::string& block = "");
   bool enabled() const { return enabled_; }
 
@@ -34,6 +34,7 @@ class Progress {
   Mode mode_;
   bool enabled_, drawn_ = false;
   std::chrono::steady_clock::time_point start_, last_draw_;
+  int uncaught_at_start_;
 };
 
 // The text of one progress line (without '\r'), at most `width` characters: exposed for tests.

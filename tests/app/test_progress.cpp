@@ -70,3 +70,13 @@ TEST(Progress, OneLinePerFinishedDatasetInACiLog) {
   EXPECT_EQ(lines, 2u) << r.err;  // one per dataset
   EXPECT_EQ(r.out.find("done after"), std::string::npos);
 }
+
+TEST(Progress, AFailedBlockInACiLogGetsTheErrorLineOnly) {
+  // The error unwinds through the block: no "done" line claims it finished.
+  Result r = run("ACCSUM_PROGRESS= CI=true", "bench --algo=dgemm-ozaki --shape=2,2,40000 --slices=2");
+  ASSERT_EQ(r.code, 2) << r.err;
+  EXPECT_EQ(r.err.find("done after"), std::string::npos) << r.err;
+  size_t lines = 0;
+  for (char c : r.err) lines += c == '\n';
+  EXPECT_EQ(lines, 1u) << r.err;
+}
