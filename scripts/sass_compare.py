@@ -7,7 +7,7 @@ the generated code (docs/cuda-layers.md).
     scripts/sass_compare.py OLD.o NEW.o     # cuobjdump and nvdisasm on PATH (or $CUOBJDUMP)
 
 Kernels are matched by demangled name with template policy wrappers normalized
-(superacc_blocks<SuperaccPolicy<F, E, D>> == superacc_blocks<F, E, D>).
+(superacc_blocks<SuperaccPolicy<F, E, D[, true]>> == superacc_blocks<F, E, D>).
 """
 import os
 import re
@@ -29,9 +29,10 @@ def demangle(names):
 
 def key(demangled):
     d = demangled.replace("accsum::cuda::", "").replace("(anonymous namespace)::", "")
-    m = re.search(r"superacc_blocks<(?:SuperaccPolicy<)?(\d+), (true|false), (true|false)>", d)
-    if m:
-        return "superacc_blocks<fpe=%s,ee=%s,dot=%s>" % m.groups()
+    m = re.search(r"superacc_blocks<(?:SuperaccPolicy<)?(\d+), (true|false), (true|false)(?:, (true|false))?>", d)
+    if m:  # a policy without LANES predates the lane-free kernels: its kernels had private lanes
+        lanes = "" if m.group(4) in (None, "true") else ",lanes=false"
+        return "superacc_blocks<fpe=%s,ee=%s,dot=%s%s>" % (m.groups()[:3] + (lanes,))
     return re.sub(r"\(.*", "", d)
 
 
