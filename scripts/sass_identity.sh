@@ -11,7 +11,7 @@ trap 'rm -rf "$w"' EXIT
 mkdir -p "$w/old" "$w/new"
 (cd "$w/old" && cuobjdump -xelf all "$old" > /dev/null)
 (cd "$w/new" && cuobjdump -xelf all "$new" > /dev/null)
-echo "# scripts/sass_identity.sh $1 $2, $(date -u +%F), cuobjdump $(cuobjdump --version | grep -o "V[0-9.]*" | head -1)"
+echo "# scripts/sass_identity.sh $1 $2, $(date -u +%F), cuobjdump $(cuobjdump --version | grep -o "V[0-9][0-9.]*" | head -1)"
 echo "# old: $old ($(cat "$(dirname "$old")/COMMIT" 2>/dev/null || echo "commit not recorded"))"
 echo "# new: $new ($(cat "$(dirname "$new")/COMMIT" 2>/dev/null || echo "commit not recorded"))"
 for f in "$w"/new/*.cubin "$w"/old/*.cubin; do
