@@ -134,8 +134,8 @@ void launch_blocks(const double* x, const double* y, int64_t n, void* totals, un
                                                          adapt, lean_tail, static_cast<R*>(merged), gate);
 }
 
-using LaunchFn = void (*)(const double*, const double*, int64_t, void*, unsigned*, double*, int, int, int, int,
-                          size_t, void*, const double*, cudaStream_t);
+using LaunchFn = void (*)(const double*, const double*, int64_t, void*, unsigned*, double*, int, int, int, int, size_t,
+                          void*, const double*, cudaStream_t);
 
 // One instantiation of the kernel: its launcher, its address (attributes, occupancy) and the shared
 // memory each warp's area takes.
@@ -197,8 +197,8 @@ class BoundedPass {
     ACCSUM_CUDA_CHECK(cudaMemset(done_.get(), 0, sizeof(unsigned)));
   }
   void launch(cudaStream_t stream = nullptr) {
-    pair_sum_blocks<PairSumPolicy, DOT><<<grid_, PairSumPolicy::kThreads, 0, stream>>>(
-        x_, y_, n_, partials_.get(), done_.get(), scale_, slack_, out_);
+    pair_sum_blocks<PairSumPolicy, DOT>
+        <<<grid_, PairSumPolicy::kThreads, 0, stream>>>(x_, y_, n_, partials_.get(), done_.get(), scale_, slack_, out_);
   }
   // {result, decided flag (1.0 when the bound decided)} on the device, for the exact kernel's gate.
   const double* gate() const { return out_; }
@@ -292,8 +292,8 @@ class SuperaccCuda : public CudaKernel, public StreamEnqueue {
   // the finishing block stores its merged record, and only that one record comes back.
   Record<DOT> run_unrounded() {
     if (!merged_.get()) merged_ = DeviceBuffer<Record<DOT>>(1);
-    launch_(in_->x, in_->y, in_->n, totals_.get(), done_.get(), out_.get(), adaptive_, lean_tail_, grid_, block_,
-            smem_, merged_.get(), nullptr, nullptr);
+    launch_(in_->x, in_->y, in_->n, totals_.get(), done_.get(), out_.get(), adaptive_, lean_tail_, grid_, block_, smem_,
+            merged_.get(), nullptr, nullptr);
     ACCSUM_CUDA_CHECK(cudaGetLastError());
     Record<DOT> acc;
     ACCSUM_CUDA_CHECK(cudaMemcpy(&acc, merged_.get(), sizeof acc, cudaMemcpyDeviceToHost));

@@ -115,7 +115,7 @@ struct AlgoEntry {
   // same bits) or only the same order (a library that promises the same bits for the same input
   // sequence on every run and GPU, as CUB's gpu_to_gpu determinism does).
   bool reproducible_any_order = true;
-  bool is_baseline = false;   // the vendor/plain baseline of this family on this backend
+  bool is_baseline = false;  // the vendor/plain baseline of this family on this backend
   std::vector<ParamSpec> params;
   MakeFn make;
   BoundFn bound;    // null when no bound is proven

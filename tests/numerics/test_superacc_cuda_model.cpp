@@ -387,8 +387,15 @@ TEST(SuperaccCudaModel, OnePassNegationMatchesSecondNormalization) {
 // the same integer as 64-bit additions, with unsigned and signed 32-bit wraparound as the device has.
 TEST(SuperaccCudaModel, DigitHalvesSumPiecesExactly) {
   std::mt19937_64 rng(31);
-  const int64_t extremes[] = {(int64_t(1) << 33) - 1, -(int64_t(1) << 33) + 1, (int64_t(1) << 32) - 1,
-                              -(int64_t(1) << 31), 0, 1, -1, 65535, -65536};
+  const int64_t extremes[] = {(int64_t(1) << 33) - 1,
+                              -(int64_t(1) << 33) + 1,
+                              (int64_t(1) << 32) - 1,
+                              -(int64_t(1) << 31),
+                              0,
+                              1,
+                              -1,
+                              65535,
+                              -65536};
   for (int round = 0; round < 2000; ++round) {
     uint32_t low = 0;
     int32_t high = 0;

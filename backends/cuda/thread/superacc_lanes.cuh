@@ -185,9 +185,7 @@ constexpr int kHalvesShift = 16;
 constexpr int kMaxHalvesPieces = 1 << (31 - 17);
 constexpr int kMaxBlockWarps = 1024 / 32;
 static_assert(3 * kMaxBlockWarps <= kMaxHalvesPieces, "the digit halves' counters could overflow");
-ACCSUM_HD uint32_t piece_low_half(int64_t p) {
-  return static_cast<uint32_t>(p & ((int64_t(1) << kHalvesShift) - 1));
-}
+ACCSUM_HD uint32_t piece_low_half(int64_t p) { return static_cast<uint32_t>(p & ((int64_t(1) << kHalvesShift) - 1)); }
 ACCSUM_HD int32_t piece_high_half(int64_t p) { return static_cast<int32_t>(p >> kHalvesShift); }
 ACCSUM_HD int64_t halves_value(uint32_t low, int32_t high) {
   return static_cast<int64_t>(high) * (int64_t(1) << kHalvesShift) + static_cast<int64_t>(low);

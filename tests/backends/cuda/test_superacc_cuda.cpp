@@ -300,9 +300,9 @@ TEST(SuperaccCuda, LeanTailOnIllConditionedDataOfBothSigns) {
           for (const char* bounded : {"0", "1"})
             for (const char* t : {"0", "1"}) {
               const double got = run_cuda(algo, d.x, d.y, {{"lean_tail", t}, {"bounded", bounded}});
-              ASSERT_TRUE(same_bits(got, want)) << algo << " n=" << n << " cond=" << cond << " sign=" << sign
-                                                << " bounded=" << bounded << " lean_tail=" << t << ": "
-                                                << hex_double(got) << " vs " << hex_double(want);
+              ASSERT_TRUE(same_bits(got, want))
+                  << algo << " n=" << n << " cond=" << cond << " sign=" << sign << " bounded=" << bounded
+                  << " lean_tail=" << t << ": " << hex_double(got) << " vs " << hex_double(want);
               ++cases;
             }
         }
