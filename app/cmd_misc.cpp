@@ -153,7 +153,7 @@ int run_list(const std::string& format) {
       jb.push_back(entry);
     }
     const std::vector<std::string> promised = guarantees_of(first);
-    table.push_back({name, first.family, fmt::format("{}", fmt::join(promised, "|")), first.reproducible ? "yes" : "no",
+    table.push_back({name, first.family, fmt::format("{}", fmt::join(promised, "|")), first.reproducible_word(),
                      backends, printable(params)});
     summaries.push_back(printable(first.summary));
     j.push_back({{"algo", name},
@@ -161,6 +161,7 @@ int run_list(const std::string& format) {
                  {"guarantee", promised.front()},
                  {"guarantees", promised},
                  {"reproducible", first.reproducible},
+                 {"reproducible_any_order", first.reproducible && first.reproducible_any_order},
                  {"summary", first.summary},
                  {"backends", jb}});
   }

@@ -44,7 +44,7 @@ double available_memory_bytes() { return memory_available_bytes(); }
 double peak_data_multiple(const AlgoEntry& e, const Params& params, bool repro_check) {
   if (e.peak_data_multiple > 0) return e.peak_data_multiple;
   double m = 1;
-  if (e.reproducible && repro_check) m += 1;  // app/harness.cpp permuted(): a shuffled copy
+  if (e.reproducible && e.reproducible_any_order && repro_check) m += 1;  // app/harness.cpp permuted(): a shuffled copy
   auto v = params.find("variant");
   if (v != params.end() && v->second == "tree") m += 1;  // families/sum_dot/dpsum.hpp: the DPSum passes' vector
   if (const BackendInfo* b = registry().backend(e.backend)) m += b->host_copies;  // e.g. PoCL's buffers

@@ -386,3 +386,36 @@ def superacc_exact(name):
              "yes" if all(x[2] for x in v) else "NO"] for k, v in sorted(cells.items())]
     head = ["exact kernel", "n", "worst – best × CUB", "worst on", "correctly rounded"]
     return where(name, "superacc-exact", table(head, body)) + [""] + provenance(name)
+
+
+def superacc_small_n(name):
+    """The exact kernel's tail at small n (scripts/gpu/superacc_small_n.sh): per algorithm, n and `bounded`,
+    the worst and the best ratio to the baseline with lean_tail=0 and with lean_tail=1 over the datasets, the
+    data of lean_tail=1's worst, the time of lean_tail=0 over lean_tail=1 on the same data (the two ends over
+    the datasets: above 1, the lean tail is faster), and whether every result was correctly rounded."""
+    cells = collections.defaultdict(list)  # (algo, n, bounded, lean_tail) -> [(ratio, data, cr)]
+    times = collections.defaultdict(dict)  # (algo, n, bounded, data) -> {lean_tail: median time}
+    for doc in subreports(report(name)):
+        for run in doc.get("runs", []):
+            ds = run.get("dataset", {})
+            data = f"cond {ds['cond_requested']:.0e}" if ds.get("cond_requested") else f"range {rng(ds)}"
+            for r in run.get("results", []):
+                if r.get("is_baseline") or r["algo"] not in ("superacc", "superacc-dot") or r["backend"] != "cuda":
+                    continue
+                p = r["params"]
+                key = (r["algo"], ds["n"], str(p["bounded"]))
+                cells[key + (int(p["lean_tail"]),)].append((r["ratio_to_baseline"], data, r.get("correctly_rounded")))
+                times[key + (data,)][int(p["lean_tail"])] = r["time_s"]["median"]
+    body = []
+    for algo, n, bounded in sorted({k[:3] for k in cells}):
+        def spread(lean):
+            v = cells.get((algo, n, bounded, lean))
+            return f"{ratio(min(v)[0])} – {ratio(max(v)[0])}" if v else "–"
+        gains = [t[0] / t[1] for k, t in times.items() if k[:3] == (algo, n, bounded) and 0 in t and 1 in t]
+        lean = cells.get((algo, n, bounded, 1), [])
+        body.append([f"`{algo}`", pow2(n), bounded, spread(0), spread(1), min(lean)[1] if lean else "–",
+                     f"{min(gains):.3f} – {max(gains):.3f}" if gains else "–",
+                     "yes" if all(x[2] for lt in (0, 1) for x in cells.get((algo, n, bounded, lt), [])) else "NO"])
+    head = ["algo", "n", "bounded", "lean_tail=0: worst – best", "lean_tail=1: worst – best", "lean_tail=1 worst on",
+            "time lean_tail=0 / lean_tail=1", "correctly rounded"]
+    return where(name, "superacc-small-n", table(head, body)) + [""] + provenance(name)

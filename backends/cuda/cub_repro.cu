@@ -3,7 +3,10 @@
 // floating-point accumulator (Ahrens, Demmel, Nguyen, "Algorithms for efficient reproducible
 // floating point summation", ACM TOMS 46(3), 2020): the same bits on every GPU, but not
 // correctly rounded. `cub-sum-repro` (sum family) and `cub-dot-repro` (dot family: products
-// rounded to double, then the same accumulator, through TransformReduce).
+// rounded to double, then the same accumulator, through TransformReduce). What CUB promises is
+// the same bits for the same input sequence on every run and GPU, not for a permutation of it: its
+// accumulator deposits a zero as a value with its lowest bit set (rounding to odd), and on the
+// permutations of {-0, +0, -0} an H200 gave different bits. The entries promise what CUB does.
 #include <cub/device/device_reduce.cuh>
 #include <cub/version.cuh>
 
@@ -57,12 +60,12 @@ std::unique_ptr<Kernel> make_repro(const Problem& p, const Params&) { return std
 Registrar reg_sum(
     AlgoEntry("sum", "cub-sum-repro", "cuda",
               "CUB DeviceReduce::Reduce, determinism gpu_to_gpu (reproducible accumulator; not correctly rounded)")
-        .promises_reproducible()
+        .promises_reproducible_for_the_same_order()
         .maker(make_repro));
 Registrar reg_dot(
     AlgoEntry("dot", "cub-dot-repro", "cuda",
               "CUB DeviceReduce::TransformReduce of the rounded products, determinism gpu_to_gpu (reproducible)")
-        .promises_reproducible()
+        .promises_reproducible_for_the_same_order()
         .maker(make_repro));
 
 }  // namespace

@@ -68,17 +68,22 @@ namespace {
 template <bool DOT>
 using Record = SuperaccOf<DOT>;
 
+// Shared-memory bytes for the block's flags after its record.
+constexpr size_t kFlagsBytes = 16;
+
 // Levels 1-5: each block reduces its share of the data into one record (SuperaccAgent::consume)
 // and adds it into the device totals; the last block to finish rounds them. x (and y) are 16-byte
 // aligned. Shared memory: one WarpArea per warp, then the block's Record and flags (reused by
 // finish_totals at the end). gate: the bounded pass's {result, decided flag} (BoundedPass), launched
 // before this kernel in the same stream: when the flag is set every block returns at once, block 0
-// having copied the bounded result to out (so out holds the result either way).
+// having copied the bounded result to out (so out holds the result either way). lean_tail: the
+// block merge into 32-bit digit halves (placed after the flags) and the one-pass negation in the
+// rounding (LeanTail).
 template <class Policy>
 __global__ void __launch_bounds__(Policy::kMaxBlockThreads, Policy::kMinBlocksPerSm)
     superacc_blocks(const double* __restrict__ x, const double* __restrict__ y, int64_t n,
                     DeviceTotals<typename Policy::Record>* __restrict__ totals, unsigned* __restrict__ done,
-                    double* __restrict__ out, int adapt, typename Policy::Record* merged,
+                    double* __restrict__ out, int adapt, int lean_tail, typename Policy::Record* merged,
                     const double* __restrict__ gate) {
   if (gate && gate[1] != 0.0) {
     if (blockIdx.x == 0 && threadIdx.x == 0) *out = gate[0];
@@ -91,12 +96,15 @@ __global__ void __launch_bounds__(Policy::kMaxBlockThreads, Policy::kMinBlocksPe
   Area* areas = reinterpret_cast<Area*>(smem);
   auto* block_acc = reinterpret_cast<R*>(smem + sizeof(Area) * warps);
   auto* block_flags = reinterpret_cast<unsigned*>(block_acc + 1);
+  DigitHalves<R>* halves = nullptr;
+  if (Policy::kLanes && lean_tail)
+    halves = reinterpret_cast<DigitHalves<R>*>(smem + sizeof(Area) * warps + sizeof(R) + kFlagsBytes);
 
   // Levels 1-2 (shared memory is cleared while the first loads are in flight).
   SuperaccAgent<Policy> agent;
   agent.init(areas[warp], lane, block_acc, adapt != 0);
   agent.consume(x, y, n, [&] {
-    block_clear(block_acc, block_flags);
+    block_clear(block_acc, block_flags, halves);
     __syncthreads();
   });
   const unsigned wflags = agent.finish_thread();
@@ -104,14 +112,14 @@ __global__ void __launch_bounds__(Policy::kMaxBlockThreads, Policy::kMinBlocksPe
 
   // Level 3 (without private lanes the block's accumulator is complete once every warp is done).
   if constexpr (Policy::kLanes)
-    block_merge_lanes(areas, block_acc);
+    block_merge_lanes(areas, block_acc, halves);
   else
     __syncthreads();
-  block_add_totals(block_acc, block_flags, *totals);
+  block_add_totals(block_acc, block_flags, *totals, halves);
 
   // Level 5 in the last block to finish.
   if (!last_block_done(done)) return;
-  finish_totals(*totals, n, out, smem, merged);
+  finish_totals(*totals, n, out, smem, merged, lean_tail != 0);
   reset_block_counter(done);
 }
 
@@ -119,13 +127,14 @@ __global__ void __launch_bounds__(Policy::kMaxBlockThreads, Policy::kMinBlocksPe
 
 template <class Policy>
 void launch_blocks(const double* x, const double* y, int64_t n, void* totals, unsigned* done, double* out, int adapt,
-                   int grid, int block, size_t smem, void* merged, const double* gate, cudaStream_t stream) {
+                   int lean_tail, int grid, int block, size_t smem, void* merged, const double* gate,
+                   cudaStream_t stream) {
   using R = typename Policy::Record;
   superacc_blocks<Policy><<<grid, block, smem, stream>>>(x, y, n, static_cast<DeviceTotals<R>*>(totals), done, out,
-                                                         adapt, static_cast<R*>(merged), gate);
+                                                         adapt, lean_tail, static_cast<R*>(merged), gate);
 }
 
-using LaunchFn = void (*)(const double*, const double*, int64_t, void*, unsigned*, double*, int, int, int, size_t,
+using LaunchFn = void (*)(const double*, const double*, int64_t, void*, unsigned*, double*, int, int, int, int, size_t,
                           void*, const double*, cudaStream_t);
 
 // One instantiation of the kernel: its launcher, its address (attributes, occupancy) and the shared
@@ -170,7 +179,8 @@ Variant pick(int fpe, bool ee, bool lanes) {
 template <bool DOT>
 class BoundedPass {
  public:
-  explicit BoundedPass(const DeviceInput& in) : x_(in.x), y_(in.y), n_(in.n), out_(2), done_(1) {
+  // out: two doubles of device memory for {result, decided flag}.
+  BoundedPass(const DeviceInput& in, double* out) : x_(in.x), y_(in.y), n_(in.n), out_(out), done_(1) {
     using P = PairSumPolicy;
     const auto kernel = pair_sum_blocks<P, DOT>;
     int per_sm = 0;
@@ -187,18 +197,11 @@ class BoundedPass {
     ACCSUM_CUDA_CHECK(cudaMemset(done_.get(), 0, sizeof(unsigned)));
   }
   void launch(cudaStream_t stream = nullptr) {
-    pair_sum_blocks<PairSumPolicy, DOT><<<grid_, PairSumPolicy::kThreads, 0, stream>>>(
-        x_, y_, n_, partials_.get(), done_.get(), scale_, slack_, out_.get());
+    pair_sum_blocks<PairSumPolicy, DOT>
+        <<<grid_, PairSumPolicy::kThreads, 0, stream>>>(x_, y_, n_, partials_.get(), done_.get(), scale_, slack_, out_);
   }
   // {result, decided flag (1.0 when the bound decided)} on the device, for the exact kernel's gate.
-  const double* gate() const { return out_.get(); }
-  // After launch(): true, with the correctly rounded result, when the bound decided it.
-  bool read(double& r) const {
-    double h[2];
-    ACCSUM_CUDA_CHECK(cudaMemcpy(h, out_.get(), sizeof h, cudaMemcpyDeviceToHost));
-    r = h[0];
-    return h[1] != 0.0;
-  }
+  const double* gate() const { return out_; }
 
  private:
   const double *x_, *y_;
@@ -206,25 +209,28 @@ class BoundedPass {
   int grid_ = 1;
   double scale_ = 0, slack_ = 0;
   DeviceBuffer<PairSum> partials_;
-  DeviceBuffer<double> out_;
+  double* out_;
   DeviceBuffer<unsigned> done_;
 };
 
 template <bool DOT>
 class SuperaccCuda : public CudaKernel, public StreamEnqueue {
  public:
-  SuperaccCuda(const Problem& p, const Params& params) : CudaKernel(p), out_(1), done_(1), totals_(1) {
+  SuperaccCuda(const Problem& p, const Params& params) : CudaKernel(p), out_(kOutDoubles), done_(1), totals_(1) {
     const int fpe = static_cast<int>(param_int(params, "fpe"));
     const bool ee = param_int(params, "early_exit") != 0;
     block_ = static_cast<int>(param_int(params, "block"));
     adaptive_ = static_cast<int>(param_int(params, "adaptive"));
-    const Variant v = pick<DOT>(fpe, ee, param_int(params, "lanes") != 0);
+    lean_tail_ = static_cast<int>(param_int(params, "lean_tail"));
+    const bool lanes = param_int(params, "lanes") != 0;
+    const Variant v = pick<DOT>(fpe, ee, lanes);
     launch_ = v.launch;
     const void* func = v.func;
     if ((reinterpret_cast<uintptr_t>(in_->x) | reinterpret_cast<uintptr_t>(in_->y)) & 15)
       throw std::logic_error("superacc (cuda): device input is not 16-byte aligned");
     using Policy = SuperaccPolicy<0, false, DOT>;  // the tuning constants do not depend on fpe
-    smem_ = std::max(v.area_bytes * (block_ / kWarpThreads) + sizeof(Record<DOT>) + 16,
+    const size_t halves = lanes && lean_tail_ ? sizeof(DigitHalves<Record<DOT>>) : 0;
+    smem_ = std::max(v.area_bytes * (block_ / kWarpThreads) + sizeof(Record<DOT>) + kFlagsBytes + halves,
                      finish_scratch_bytes<Record<DOT>>());
     ACCSUM_CUDA_CHECK(cudaFuncSetAttribute(func, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem_)));
     int per_sm = 0;
@@ -244,22 +250,23 @@ class SuperaccCuda : public CudaKernel, public StreamEnqueue {
     const int64_t bytes = in_->n * static_cast<int64_t>(sizeof(double)) * (DOT ? 2 : 1);
     l2_bytes_ = l2_cache_bytes();
     if (bounded_pass_first(superacc_bounded_mode(params), bytes, l2_bytes_))
-      bounded_ = std::make_unique<BoundedPass<DOT>>(*in_);
+      bounded_ = std::make_unique<BoundedPass<DOT>>(*in_, out_.get() + 1);
   }
 
   // With the bounded pass: it runs first and the exact kernel, queued behind it, returns at once
-  // where the bound decided (no round trip to the host between them); the time covers both.
+  // where the bound decided (no round trip to the host between them); the time covers both. One copy
+  // brings back the result (which the gated kernel wrote either way) and the bounded pass's flag.
   double run() override {
     timer_.start();
     if (bounded_) bounded_->launch();
-    launch_(in_->x, in_->y, in_->n, totals_.get(), done_.get(), out_.get(), adaptive_, grid_, block_, smem_, nullptr,
-            bounded_ ? bounded_->gate() : nullptr, nullptr);
+    launch_(in_->x, in_->y, in_->n, totals_.get(), done_.get(), out_.get(), adaptive_, lean_tail_, grid_, block_, smem_,
+            nullptr, bounded_ ? bounded_->gate() : nullptr, nullptr);
     ACCSUM_CUDA_CHECK(cudaGetLastError());
     last_ = timer_.stop_seconds();
-    double r = 0;
-    decided_ = bounded_ && bounded_->read(r);
-    if (!decided_) ACCSUM_CUDA_CHECK(cudaMemcpy(&r, out_.get(), sizeof r, cudaMemcpyDeviceToHost));
-    return r;
+    double h[kOutDoubles];
+    ACCSUM_CUDA_CHECK(cudaMemcpy(h, out_.get(), (bounded_ ? kOutDoubles : 1) * sizeof(double), cudaMemcpyDeviceToHost));
+    decided_ = bounded_ && h[2] != 0.0;
+    return h[0];
   }
 
   // The same launches queued on the caller's stream, the result left in device memory at out: no
@@ -267,8 +274,8 @@ class SuperaccCuda : public CudaKernel, public StreamEnqueue {
   void enqueue(double* out, void* stream) override {
     const auto s = static_cast<cudaStream_t>(stream);
     if (bounded_) bounded_->launch(s);
-    launch_(in_->x, in_->y, in_->n, totals_.get(), done_.get(), out, adaptive_, grid_, block_, smem_, nullptr,
-            bounded_ ? bounded_->gate() : nullptr, s);
+    launch_(in_->x, in_->y, in_->n, totals_.get(), done_.get(), out, adaptive_, lean_tail_, grid_, block_, smem_,
+            nullptr, bounded_ ? bounded_->gate() : nullptr, s);
     ACCSUM_CUDA_CHECK(cudaGetLastError());
   }
 
@@ -285,7 +292,7 @@ class SuperaccCuda : public CudaKernel, public StreamEnqueue {
   // the finishing block stores its merged record, and only that one record comes back.
   Record<DOT> run_unrounded() {
     if (!merged_.get()) merged_ = DeviceBuffer<Record<DOT>>(1);
-    launch_(in_->x, in_->y, in_->n, totals_.get(), done_.get(), out_.get(), adaptive_, grid_, block_, smem_,
+    launch_(in_->x, in_->y, in_->n, totals_.get(), done_.get(), out_.get(), adaptive_, lean_tail_, grid_, block_, smem_,
             merged_.get(), nullptr, nullptr);
     ACCSUM_CUDA_CHECK(cudaGetLastError());
     Record<DOT> acc;
@@ -295,8 +302,10 @@ class SuperaccCuda : public CudaKernel, public StreamEnqueue {
   }
 
  private:
+  // out_: the result, then the bounded pass's {result, decided flag}.
+  static constexpr int kOutDoubles = 3;
   LaunchFn launch_ = nullptr;
-  int block_ = 256, grid_ = 1, adaptive_ = 1;
+  int block_ = 256, grid_ = 1, adaptive_ = 1, lean_tail_ = 0;
   int64_t l2_bytes_ = 0;
   size_t smem_ = 0;
   DeviceBuffer<double> out_;
@@ -336,6 +345,14 @@ std::vector<ParamSpec> superacc_params(const char* fpe, const char* early_exit, 
                 1,
                 {},
                 "1"},
+      ParamSpec{"lean_tail",
+                "exact kernel's block merge by 32-bit shared-memory atomics and one-pass negation in the rounding "
+                "(1), or 64-bit atomics (compare-and-swap loops) and a second normalization (0); same bits",
+                true,
+                0,
+                1,
+                {},
+                "0"},
       ParamSpec{"block", "threads per block", true, 128, 512, {"128", "256", "512"}, block},
       ParamSpec{"grid", "blocks (0 = as many as fit on the GPU at once)", true, 0, 1 << 20, {}, "0"},
   };
@@ -345,6 +362,7 @@ std::vector<ParamSpec> superacc_params(const char* fpe, const char* early_exit, 
 std::vector<Params> superacc_shapes(const Params& p) {
   std::vector<Params> v = variants_of(p, "block", {"128", "256", "512"});
   v.push_back(with_param(p, "grid", "37"));
+  v.push_back(with_param(p, "lean_tail", p.count("lean_tail") && p.at("lean_tail") == "1" ? "0" : "1"));
   return v;
 }
 

@@ -63,7 +63,7 @@ __global__ void __launch_bounds__(Policy::kMaxBlockThreads, Policy::kMinBlocksPe
   if (lane == 0) atomicOr(block_flags, wflags);
   block_merge_lanes(areas, block_acc);
   if (warp == 0) {
-    const double r = warp_round<R>(block_acc->digit, *block_flags, n, lane);
+    const double r = warp_round<R>(block_acc->digit, *block_flags, n, lane, false);
     if (lane == 0) out[row] = r;
   }
 }

@@ -111,7 +111,11 @@ struct AlgoEntry {
   // The guarantee of one parameter set where a parameter changes it (null: `guarantee` for every set).
   std::function<Guarantee(const Params&)> guarantee_by_params;
   bool reproducible = false;  // promises bitwise identical results across runs/shapes/backends
-  bool is_baseline = false;   // the vendor/plain baseline of this family on this backend
+  // With `reproducible`: whether the promise covers any order of the input (a permutation gives the
+  // same bits) or only the same order (a library that promises the same bits for the same input
+  // sequence on every run and GPU, as CUB's gpu_to_gpu determinism does).
+  bool reproducible_any_order = true;
+  bool is_baseline = false;  // the vendor/plain baseline of this family on this backend
   std::vector<ParamSpec> params;
   MakeFn make;
   BoundFn bound;    // null when no bound is proven
@@ -154,6 +158,13 @@ struct AlgoEntry {
     reproducible = true;
     return *this;
   }
+  AlgoEntry& promises_reproducible_for_the_same_order() {
+    reproducible = true;
+    reproducible_any_order = false;
+    return *this;
+  }
+  // `list`'s word for the promise: "yes", "same order" or "no".
+  std::string reproducible_word() const { return !reproducible ? "no" : reproducible_any_order ? "yes" : "same order"; }
   AlgoEntry& baseline() {
     is_baseline = true;
     return *this;

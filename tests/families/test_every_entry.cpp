@@ -10,6 +10,7 @@
 // overflow with cancellation, a huge range, exact cancellation, NaN and infinities).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <cstdio>
@@ -22,6 +23,7 @@
 #include "app/harness.hpp"
 #include "core/frame/family.hpp"
 #include "core/frame/registry.hpp"
+#include "datasets/dataset.hpp"
 #include "tests/same_bits.hpp"
 
 namespace accsum {
@@ -153,6 +155,42 @@ TEST(EveryEntry, KeepsItsPromiseOnTheEdgeCasesOfItsFamily) {
   EXPECT_GT(judged["cpu"], 0);
   EXPECT_GT(judged["cpu-mt"], 0);
   EXPECT_GT(compared, 0);
+}
+
+// The judge holds a reproducibility claim to its scope: an order-sensitive sum (the cpu `naive`
+// entry) claiming the same bits for any order fails on data whose permutation changes its value;
+// claiming them for the same order only, it is checked across runs (and shapes) and passes, and the
+// row says which checks ran.
+TEST(EveryEntry, ReproducibilityClaimIsJudgedInItsScope) {
+  const AlgoEntry* naive = registry().find("naive", "cpu");
+  ASSERT_NE(naive, nullptr);
+  Dataset d;
+  d.family = "sum";
+  d.generator = "edge:order_sensitive";
+  for (double v : {0x1p100, -0x1p100, 1.0}) d.x.insert(d.x.end(), 64, v);  // in this order the sum is 64
+  d.n = static_cast<int64_t>(d.x.size());
+  d.id = next_dataset_id();
+  const Params params = registry().resolve_params(*naive, {});
+  ASSERT_FALSE(test::all_same_bits(values_of(*naive, params, d), values_of(*naive, params, permuted_copy(d))))
+      << "the permutation must change the naive sum for this test to mean anything";
+  const cli::MeasureOptions opt{1, 0, true};
+  cli::RunRecord run = cli::begin_run(d);
+
+  AlgoEntry any_order = *naive;
+  any_order.promises_reproducible();
+  const cli::ResultRow broken = cli::measure_entry(any_order, params, run, opt);
+  EXPECT_FALSE(broken.guarantee_met);
+  EXPECT_FALSE(broken.reproducible);
+  EXPECT_NE(broken.violation.find("not reproducible"), std::string::npos) << broken.violation;
+
+  AlgoEntry same_order = *naive;
+  same_order.promises_reproducible_for_the_same_order();
+  EXPECT_EQ(same_order.reproducible_word(), "same order");
+  const cli::ResultRow kept = cli::measure_entry(same_order, params, run, opt);
+  EXPECT_TRUE(kept.guarantee_met) << kept.violation;
+  EXPECT_TRUE(kept.reproducible);
+  EXPECT_EQ(std::count(kept.repro_checks.begin(), kept.repro_checks.end(), "permutation"), 0);
+  EXPECT_EQ(std::count(broken.repro_checks.begin(), broken.repro_checks.end(), "permutation"), 1);
 }
 
 }  // namespace

@@ -61,15 +61,30 @@ void emulate_warp_normalize(int64_t (&v)[RW][32]) {
   }
 }
 
+// warp_negate_normalized: the lowest non-zero digit by one vote per row, then each lane's digits.
+template <int D, int RW>
+void emulate_warp_negate_normalized(int64_t (&v)[RW][32]) {
+  int lowest = D - 1;
+  for (int r = RW - 1; r >= 0; --r) {
+    unsigned m = 0;
+    for (int lane = 0; lane < 32; ++lane) m |= (v[r][lane] != 0 ? 1u : 0u) << lane;
+    if (m) lowest = 32 * r + __builtin_ctz(m);
+  }
+  for (int r = 0; r < RW; ++r)
+    for (int lane = 0; lane < 32; ++lane) v[r][lane] = negated_normalized_digit(v[r][lane], lane + 32 * r, lowest, D);
+}
+
 template <class R>
-double emulate_warp_round(const int64_t* digit, unsigned flags, int64_t n) {
+double emulate_warp_round(const int64_t* digit, unsigned flags, int64_t n, bool one_pass_negate = false) {
   constexpr int D = R::kDigits, RW = (D + 31) / 32;
   int64_t v[RW][32];
   for (int r = 0; r < RW; ++r)
     for (int lane = 0; lane < 32; ++lane) v[r][lane] = lane + 32 * r < D ? digit[lane + 32 * r] : 0;
   emulate_warp_normalize<D>(v);
   const bool negative = v[(D - 1) / 32][(D - 1) % 32] < 0;
-  if (negative) {
+  if (negative && one_pass_negate) {
+    emulate_warp_negate_normalized<D>(v);
+  } else if (negative) {
     for (auto& row : v)
       for (int64_t& x : row) x = -x;
     emulate_warp_normalize<D>(v);

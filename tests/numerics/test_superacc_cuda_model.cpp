@@ -328,12 +328,13 @@ TEST(SuperaccCudaModel, WarpRoundingMatchesCoreRounding) {
     for (unsigned flags : {0u, kFlagNotNegZero, kFlagNan, kFlagPosInf, kFlagNegInf | kFlagNotNegZero}) {
       if (flags != kFlagNotNegZero && i % 50) continue;
       const int64_t n = i % 3 == 0 ? 0 : 5;
-      const double got_s = emulate_warp_round<Superacc>(s.digit, flags, n);
-      const double got_t = emulate_warp_round<SuperaccDot>(t.digit, flags, n);
+      const bool one_pass = i % 4 < 2;  // the lean tail's negation on half the cases
+      const double got_s = emulate_warp_round<Superacc>(s.digit, flags, n, one_pass);
+      const double got_t = emulate_warp_round<SuperaccDot>(t.digit, flags, n, one_pass);
       set_flags(s, flags, n);
       set_flags(t, flags, n);
-      ASSERT_TRUE(same_bits(got_s, s.round())) << test::dump(x) << " flags=" << flags;
-      ASSERT_TRUE(same_bits(got_t, t.round())) << test::dump(x) << " flags=" << flags;
+      ASSERT_TRUE(same_bits(got_s, s.round())) << test::dump(x) << " flags=" << flags << " one_pass=" << one_pass;
+      ASSERT_TRUE(same_bits(got_t, t.round())) << test::dump(x) << " flags=" << flags << " one_pass=" << one_pass;
       ++checked;
     }
   }
@@ -344,9 +345,70 @@ TEST(SuperaccCudaModel, WarpRoundingMatchesCoreRounding) {
     s.clear();
     std::vector<int64_t> d = carry_test_digits(rng, kSumDigits);
     for (int j = 0; j < kSumDigits; ++j) s.digit[j] = j < kSumDigits - 3 ? d[j] : d[j] % 1000;
-    const double got = emulate_warp_round<Superacc>(s.digit, kFlagNotNegZero, 1);
+    const double got = emulate_warp_round<Superacc>(s.digit, kFlagNotNegZero, 1, i % 2 == 0);
     set_flags(s, kFlagNotNegZero, 1);
     ASSERT_TRUE(same_bits(got, s.round())) << i;
+  }
+}
+
+// The one-pass negation of a normalized negative accumulator gives the digits a second
+// normalization of the negated digits gives, wherever the lowest non-zero digit lies (digit 0, a
+// run of zeros below it, the top digit alone) and whatever the digits (0, 2^32 - 1, random).
+template <int D>
+void check_one_pass_negation(std::mt19937_64& rng, int rounds) {
+  constexpr int RW = (D + 31) / 32;
+  for (int i = 0; i < rounds; ++i) {
+    int64_t v[RW][32] = {};
+    const int lowest = i % 5 == 0 ? D - 1 : static_cast<int>(rng() % D);
+    for (int d = lowest; d < D - 1; ++d) {
+      const uint64_t pick = rng() % 4;
+      v[d / 32][d % 32] = pick == 0 ? 0 : pick == 1 ? int64_t(kDigitMask) : static_cast<int64_t>(rng() & kDigitMask);
+    }
+    if (lowest < D - 1 && v[lowest / 32][lowest % 32] == 0) v[lowest / 32][lowest % 32] = 1 + int64_t(rng() % 7);
+    v[(D - 1) / 32][(D - 1) % 32] = -1 - static_cast<int64_t>(rng() % (i % 3 == 0 ? 1 : 1u << 30));
+    int64_t want[RW][32], got[RW][32];
+    for (int r = 0; r < RW; ++r)
+      for (int lane = 0; lane < 32; ++lane) want[r][lane] = -v[r][lane], got[r][lane] = v[r][lane];
+    emulate_warp_normalize<D>(want);
+    emulate_warp_negate_normalized<D>(got);
+    for (int d = 0; d < 32 * RW; ++d)
+      ASSERT_EQ(got[d / 32][d % 32], want[d / 32][d % 32]) << "digit " << d << " lowest " << lowest << " round " << i;
+  }
+}
+
+TEST(SuperaccCudaModel, OnePassNegationMatchesSecondNormalization) {
+  std::mt19937_64 rng(29);
+  check_one_pass_negation<kSumDigits>(rng, 20000);
+  check_one_pass_negation<kDotDigits>(rng, 20000);
+}
+
+// The block merge's 32-bit digit halves: the most pieces a digit can receive (3 per warp of the
+// largest block), each of the largest magnitudes int64_pieces makes (|p| < 2^33, both signs), sum to
+// the same integer as 64-bit additions, with unsigned and signed 32-bit wraparound as the device has.
+TEST(SuperaccCudaModel, DigitHalvesSumPiecesExactly) {
+  std::mt19937_64 rng(31);
+  const int64_t extremes[] = {(int64_t(1) << 33) - 1,
+                              -(int64_t(1) << 33) + 1,
+                              (int64_t(1) << 32) - 1,
+                              -(int64_t(1) << 31),
+                              0,
+                              1,
+                              -1,
+                              65535,
+                              -65536};
+  for (int round = 0; round < 2000; ++round) {
+    uint32_t low = 0;
+    int32_t high = 0;
+    int64_t want = 0;
+    const int pieces = round < 10 ? 3 * kMaxBlockWarps : 1 + static_cast<int>(rng() % (3 * kMaxBlockWarps));
+    for (int k = 0; k < pieces; ++k) {
+      const int64_t p = round < 9 ? extremes[round]
+                                  : static_cast<int64_t>(rng() % ((uint64_t(1) << 34) - 1)) - (int64_t(1) << 33) + 1;
+      low = static_cast<uint32_t>(low + piece_low_half(p));
+      high = static_cast<int32_t>(static_cast<uint32_t>(high) + static_cast<uint32_t>(piece_high_half(p)));
+      want += p;
+    }
+    ASSERT_EQ(halves_value(low, high), want) << "round " << round;
   }
 }
 

@@ -15,10 +15,28 @@ __device__ __forceinline__ void atomic_add_digit(int64_t* d, int64_t v) {
   atomicAdd(reinterpret_cast<unsigned long long*>(d), static_cast<unsigned long long>(v));
 }
 
-// Clears a block-shared accumulator's digits and the block's flags (call before __syncthreads).
+// The block merge's sums per core digit as 32-bit counters (thread/superacc_lanes.cuh:
+// piece_low_half, piece_high_half), added with native shared-memory atomics.
 template <class Record>
-__device__ __forceinline__ void block_clear(Record* acc, unsigned* flags) {
-  for (int i = threadIdx.x; i < Record::kDigits; i += blockDim.x) acc->digit[i] = 0;
+struct DigitHalves {
+  uint32_t low[Record::kDigits];
+  int32_t high[Record::kDigits];
+
+  __device__ __forceinline__ void add(int d, int64_t piece) {
+    atomicAdd(&low[d], piece_low_half(piece));
+    atomicAdd(&high[d], piece_high_half(piece));
+  }
+  __device__ __forceinline__ int64_t value(int d) const { return halves_value(low[d], high[d]); }
+};
+
+// Clears a block-shared accumulator's digits, the block's flags and, when there are any, the merge's
+// digit halves (call before __syncthreads).
+template <class Record>
+__device__ __forceinline__ void block_clear(Record* acc, unsigned* flags, DigitHalves<Record>* halves = nullptr) {
+  for (int i = threadIdx.x; i < Record::kDigits; i += blockDim.x) {
+    acc->digit[i] = 0;
+    if (halves) halves->low[i] = 0, halves->high[i] = 0;
+  }
   if (threadIdx.x == 0) *flags = 0;
 }
 
@@ -54,20 +72,27 @@ struct BlockSharedAccumulator {
 // its sums into core's 32-bit digits of block_acc with shared-memory atomics (3 pieces below 2^33 per
 // lane digit; a core digit gets at most 3 per warp, 48 in a 512-thread block: far inside the 31
 // headroom bits). The warps do not wait for each other before that (a block-wide sum over the warps
-// first cost a barrier and a 16-step loop in 43 threads). Ends with __syncthreads().
+// first cost a barrier and a 16-step loop in 43 threads). With `halves` the pieces go to its 32-bit
+// counters instead (native atomics: no compare-and-swap retries between the warps; block_add_totals
+// adds them to the digits), the same integers. Ends with __syncthreads().
 template <class Record, int RING>
-__device__ __forceinline__ void block_merge_lanes(WarpArea<RING>* areas, Record* block_acc) {
+__device__ __forceinline__ void block_merge_lanes(WarpArea<RING>* areas, Record* block_acc,
+                                                  DigitHalves<Record>* halves = nullptr) {
   const int warp = warp_of(threadIdx.x), lane = lane_of(threadIdx.x);
   warp_reduce_lane_digits(areas[warp].digit, lane);
   __syncwarp();
   for (int d = lane; d < kLaneDigits; d += kWarpThreads) {
-    int64_t p0, p1, p2;
+    int64_t p[3];
     const int pos = lane_digit_pos<Record::kLsbExp>(d);
     const int idx = pos >> kSuperaccDigitLog2;
-    int64_pieces(areas[warp].digit[d][0], pos & (kSuperaccDigitBits - 1), p0, p1, p2);
-    atomic_add_digit(&block_acc->digit[idx], p0);
-    atomic_add_digit(&block_acc->digit[idx + 1], p1);
-    atomic_add_digit(&block_acc->digit[idx + 2], p2);
+    int64_pieces(areas[warp].digit[d][0], pos & (kSuperaccDigitBits - 1), p[0], p[1], p[2]);
+#pragma unroll
+    for (int k = 0; k < 3; ++k) {
+      if (halves)
+        halves->add(idx + k, p[k]);
+      else
+        atomic_add_digit(&block_acc->digit[idx + k], p[k]);
+    }
   }
   __syncthreads();
 }

@@ -6,6 +6,7 @@
 // do without a second launch.
 #include <cuda_runtime.h>
 
+#include "backends/cuda/block/block_merge.cuh"
 #include "backends/cuda/warp/warp.cuh"
 #include "backends/cuda/thread/superacc_lanes.cuh"
 #include "core/numerics/superacc.hpp"
@@ -73,19 +74,37 @@ __device__ __forceinline__ void warp_normalize(int64_t (&v)[RW], int lane) {
   }
 }
 
+// -v of a normalized negative v on one warp, in one pass (negated_normalized_digit): one vote per
+// row finds the lowest non-zero digit.
+template <int D, int RW>
+__device__ __forceinline__ void warp_negate_normalized(int64_t (&v)[RW], int lane) {
+  int lowest = D - 1;
+#pragma unroll
+  for (int r = RW - 1; r >= 0; --r) {
+    const unsigned m = __ballot_sync(kFullMask, v[r] != 0);
+    if (m) lowest = kWarpThreads * r + __ffs(m) - 1;
+  }
+#pragma unroll
+  for (int r = 0; r < RW; ++r) v[r] = negated_normalized_digit(v[r], lane + kWarpThreads * r, lowest, D);
+}
+
 // Level 5 on one warp (all 32 lanes call it; every lane returns the result): core's
 // BasicSuperacc<D, L>::round() of the digits (shared memory, any int64 below 2^63 in magnitude)
-// with the merged flags: normalize, negate and normalize again when negative, find the top
-// digit and the sticky bit by votes, and round the top three digits (round_window).
+// with the merged flags: normalize, negate when negative (one_pass_negate: warp_negate_normalized,
+// else a second normalization of the negated digits: the same digits), find the top digit and the
+// sticky bit by votes, and round the top three digits (round_window).
 template <class R>
-__device__ __forceinline__ double warp_round(const int64_t* digit, unsigned flags, int64_t n, int lane) {
+__device__ __forceinline__ double warp_round(const int64_t* digit, unsigned flags, int64_t n, int lane,
+                                             bool one_pass_negate) {
   constexpr int D = R::kDigits, RW = (D + kWarpThreads - 1) / kWarpThreads;
   int64_t v[RW];
 #pragma unroll
   for (int r = 0; r < RW; ++r) v[r] = lane + kWarpThreads * r < D ? digit[lane + kWarpThreads * r] : 0;
   warp_normalize<D>(v, lane);
   const bool negative = __shfl_sync(kFullMask, v[(D - 1) / kWarpThreads], (D - 1) % kWarpThreads) < 0;
-  if (negative) {
+  if (negative && one_pass_negate) {
+    warp_negate_normalized<D>(v, lane);
+  } else if (negative) {
 #pragma unroll
     for (int r = 0; r < RW; ++r) v[r] = -v[r];
     warp_normalize<D>(v, lane);
@@ -132,11 +151,13 @@ struct DeviceTotals {
   } slot[kTotalSlots];
 };
 
+// With `halves` (block_merge_lanes' 32-bit counters) their values are added to the record's digits.
 template <class R>
-__device__ __forceinline__ void block_add_totals(const R* block_acc, const unsigned* flags, DeviceTotals<R>& totals) {
+__device__ __forceinline__ void block_add_totals(const R* block_acc, const unsigned* flags, DeviceTotals<R>& totals,
+                                                 const DigitHalves<R>* halves = nullptr) {
   auto& slot = totals.slot[blockIdx.x % kTotalSlots];
   for (int d = threadIdx.x; d < R::kDigits; d += blockDim.x) {
-    const int64_t v = block_acc->digit[d];
+    const int64_t v = block_acc->digit[d] + (halves ? halves->value(d) : 0);
     atomicAdd(reinterpret_cast<unsigned long long*>(&slot.digit[d].low),
               static_cast<unsigned long long>(v & static_cast<int64_t>(kDigitMask)));
     atomicAdd(reinterpret_cast<unsigned long long*>(&slot.digit[d].high),
@@ -149,10 +170,10 @@ __device__ __forceinline__ void block_add_totals(const R* block_acc, const unsig
 // one warp (warp_round), and reset. `scratch` is shared memory the block no longer needs
 // (finish_scratch_bytes). When `merged` is set, the merged record (digits unnormalized, counters
 // from the flags) is also stored there: the exact, unrounded result that the mpi backend's ranks
-// combine.
+// combine. one_pass_negate: warp_round's.
 template <class R>
 __device__ __noinline__ void finish_totals(DeviceTotals<R>& totals, int64_t n, double* out, unsigned char* scratch,
-                                           R* merged = nullptr) {
+                                           R* merged, bool one_pass_negate) {
   constexpr int D = R::kDigits;
   R& acc = *reinterpret_cast<R*>(scratch);
   DigitSum* sums = reinterpret_cast<DigitSum*>(scratch + sizeof(R));  // [D]
@@ -180,7 +201,7 @@ __device__ __noinline__ void finish_totals(DeviceTotals<R>& totals, int64_t n, d
   if (merged && threadIdx.x == 0) set_flags(*merged, *flags, n);
   __syncthreads();
   if (threadIdx.x < kWarpThreads) {
-    const double r = warp_round<R>(acc.digit, *flags, n, static_cast<int>(threadIdx.x));
+    const double r = warp_round<R>(acc.digit, *flags, n, static_cast<int>(threadIdx.x), one_pass_negate);
     if (threadIdx.x == 0) *out = r;
   }
 }

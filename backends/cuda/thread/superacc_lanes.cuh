@@ -164,6 +164,33 @@ ACCSUM_HD unsigned carry_compose(unsigned g, unsigned f) {
   return h;
 }
 
+// -V for a normalized V < 0 (digits 0 .. D-2 in [0, 2^32), the top digit negative) in one pass,
+// digit d of the D, with j the lowest non-zero digit of V: 0 below j, 2^32 - v_j at j, 2^32 - 1 - v_d
+// between j and the top, -v_top - 1 at the top (-v_top when j is the top). The normalized form is
+// unique, so these are the digits a second normalization of the negated digits leaves.
+ACCSUM_HD int64_t negated_normalized_digit(int64_t v, int d, int j, int D) {
+  constexpr int64_t kBase = int64_t(1) << kSuperaccDigitBits;
+  if (d < j || d >= D) return 0;
+  if (d == D - 1) return j == D - 1 ? -v : -v - 1;
+  return d == j ? kBase - v : kBase - 1 - v;
+}
+
+// The block merge's digit sums as 32-bit counters (native shared-memory atomics; sm_90's 64-bit
+// shared-memory atomic add is a compare-and-swap loop): a piece p, |p| < 2^33, is kept as its low 16
+// bits (unsigned) and p >> 16 (signed, |.| < 2^17). kMaxHalvesPieces of them per digit sum to below
+// 2^32 and 2^31 in magnitude: exact, and the digit is high * 2^16 + low.
+// A core digit receives at most 3 pieces per warp in the block merge; a block has at most
+// kMaxBlockWarps warps (1024 threads).
+constexpr int kHalvesShift = 16;
+constexpr int kMaxHalvesPieces = 1 << (31 - 17);
+constexpr int kMaxBlockWarps = 1024 / 32;
+static_assert(3 * kMaxBlockWarps <= kMaxHalvesPieces, "the digit halves' counters could overflow");
+ACCSUM_HD uint32_t piece_low_half(int64_t p) { return static_cast<uint32_t>(p & ((int64_t(1) << kHalvesShift) - 1)); }
+ACCSUM_HD int32_t piece_high_half(int64_t p) { return static_cast<int32_t>(p >> kHalvesShift); }
+ACCSUM_HD int64_t halves_value(uint32_t low, int32_t high) {
+  return static_cast<int64_t>(high) * (int64_t(1) << kHalvesShift) + static_cast<int64_t>(low);
+}
+
 // core's BasicSuperacc<D, L>::round() from its flags (set_flags' meaning, n terms) and the
 // normalized magnitude: the sign, the top non-zero digit k (-1: zero), digits k, k-1, k-2 (0
 // below digit 0) and whether any digit below k-2 is non-zero. accsum_round_magnitude reads only

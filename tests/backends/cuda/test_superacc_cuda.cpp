@@ -70,6 +70,10 @@ std::vector<Params> all_configs() {
   // Without private lanes: the expansions' residues straight into the block's shared accumulator.
   for (const char* fpe : {"2", "4", "8"})
     v.push_back(Params{{"fpe", fpe}, {"early_exit", "1"}, {"adaptive", "0"}, {"lanes", "0"}});
+  // The lean tail (block merge into 32-bit digit halves, one-pass negation in the rounding).
+  v.push_back(Params{{"fpe", "0"}, {"early_exit", "0"}, {"adaptive", "0"}, {"lean_tail", "1"}});
+  v.push_back(Params{{"fpe", "4"}, {"early_exit", "1"}, {"adaptive", "1"}, {"lean_tail", "1"}});
+  v.push_back(Params{{"fpe", "2"}, {"early_exit", "1"}, {"adaptive", "0"}, {"lanes", "0"}, {"lean_tail", "1"}});
   return v;
 }
 
@@ -255,16 +259,55 @@ TEST(SuperaccCuda, LaunchShapesGiveIdenticalBits) {
     ASSERT_NE(e, nullptr);
     std::vector<Params> shapes = e->shape_variants(registry().resolve_params(*e, {}));
     for (const char* b : {"128", "256", "512"})
-      for (const char* g : {"0", "1", "5", "1000"}) shapes.push_back(Params{{"block", b}, {"grid", g}});
+      for (const char* g : {"0", "1", "5", "1000"})
+        for (const char* t : {"0", "1"}) shapes.push_back(Params{{"block", b}, {"grid", g}, {"lean_tail", t}});
     for (const Params& p : shapes) {
       Params user = p;
       const double got = run_cuda(algo, d, user);
-      ASSERT_TRUE(same_bits(got, want)) << algo << " block=" << p.at("block") << " grid=" << p.at("grid");
+      ASSERT_TRUE(same_bits(got, want)) << algo << " block=" << p.at("block") << " grid=" << p.at("grid")
+                                        << " lean_tail=" << p.at("lean_tail");
     }
-    // Repeated runs of one kernel object.
-    auto k = e->make(d.problem(), registry().resolve_params(*e, {}));
-    for (int r = 0; r < 5; ++r) ASSERT_TRUE(same_bits(k->run_scalar(), want));
+    // Repeated runs of one kernel object (the device totals are reset by each launch's last block).
+    for (const char* t : {"0", "1"}) {
+      auto k = e->make(d.problem(), registry().resolve_params(*e, {{"lean_tail", t}}));
+      for (int r = 0; r < 5; ++r) ASSERT_TRUE(same_bits(k->run_scalar(), want)) << "lean_tail=" << t;
+    }
   }
+}
+
+// The lean tail at the sizes where the tail weighs most (2^20, 2^22), on ill-conditioned data of both
+// signs (a negative total takes the one-pass negation), with and without the bounded pass first:
+// the oracle's bits, like the default tail.
+TEST(SuperaccCuda, LeanTailOnIllConditionedDataOfBothSigns) {
+  REQUIRE_CUDA();
+  int cases = 0;
+  for (const char* family : {"sum", "dot"})
+    for (int64_t n : {int64_t(1) << 20, int64_t(1) << 22})
+      for (double cond : {1e12, 1e30}) {
+        GenSpec s;
+        s.dist = "illcond";
+        s.family = family;
+        s.with_y = accsum::family(s.family).has_y;
+        s.n = n;
+        s.cond = cond;
+        s.seed = 23 + cases;
+        Dataset d = generate(s);
+        const std::string algo = s.with_y ? "superacc-dot" : "superacc";
+        for (int sign : {1, -1}) {
+          if (sign < 0)
+            for (double& v : d.x) v = -v;
+          const double want = exact_of(d.x, d.y).rounded;
+          for (const char* bounded : {"0", "1"})
+            for (const char* t : {"0", "1"}) {
+              const double got = run_cuda(algo, d.x, d.y, {{"lean_tail", t}, {"bounded", bounded}});
+              ASSERT_TRUE(same_bits(got, want))
+                  << algo << " n=" << n << " cond=" << cond << " sign=" << sign << " bounded=" << bounded
+                  << " lean_tail=" << t << ": " << hex_double(got) << " vs " << hex_double(want);
+              ++cases;
+            }
+        }
+      }
+  EXPECT_EQ(cases, 64);
 }
 
 TEST(SuperaccCuda, SameBitsAsTheCpuBackend) {

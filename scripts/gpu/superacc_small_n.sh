@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The exact kernel's tail at small n: superacc / superacc-dot with --lean-tail=0 (block merge by
+# 64-bit shared-memory atomics, a second normalization for negative totals) beside --lean-tail=1
+# (32-bit digit halves, one-pass negation), each with the default bounded=auto and with bounded=0
+# (the exact kernel alone), against CUB / cuBLAS ddot in one process each, median of 10, at n = 2^20,
+# 2^22, 2^24 on log-uniform data (ranges 1, 1e300, made on the device) and ill-conditioned data
+# (condition 1e12, 1e30); first the tests of both tails and memcheck on the edge cases (both tails).
+# Run from the repository root with the binaries in build-gpu/bin (BIN overrides); everything goes
+# into $OUT/superacc_small_n.tgz, the merged report also as $OUT/superacc_small_n_<gpu>.json.
+set -uo pipefail
+W=$(mktemp -d)
+LOG="$W/superacc_small_n.log"
+BUDGET=${SMALLN_BUDGET:-230}
+source "$(dirname "$0")/common.sh"
+machine_header "$W/machine.txt"
+REPS=${SMALLN_REPS:-10}
+N=${SMALLN_N:-2^20,2^22,2^24}
+run_capped tests 60 "$T" --gtest_brief=1 \
+  --gtest_filter='SuperaccCuda*:SuperaccCudaModel*:SuperaccPolicy*:-SuperaccCuda.MoreThanTwoToThe31Terms' \
+  > "$W/tests.log" 2>&1
+# racecheck (SMALLN_RACECHECK=1) is slower than the budget allows by default.
+if [ "${SMALLN_SANITIZE:-1}" = 1 ] && command -v compute-sanitizer > /dev/null; then
+  TOOLS=memcheck
+  [ "${SMALLN_RACECHECK:-0}" = 1 ] && TOOLS="memcheck racecheck"
+  for tool in $TOOLS; do
+    run_capped "$tool" 40 compute-sanitizer --tool "$tool" --print-limit 5 "$T" \
+      --gtest_filter='SuperaccCuda.EdgeCases' > "$W/$tool.log" 2>&1
+  done
+fi
+sbench() {  # name cap dist options...
+  local name=$1 limit=$2 dist=$3
+  shift 3
+  run_capped "bench $name" "$limit" "$A" bench --dist="$dist" --reps="$REPS" --warmup=3 --no-repro-check \
+    --backend=cuda --lean-tail=0,1 --bounded=auto,0 --n="$N" "$@" --json="$W/$name.json" --format=md \
+    > "$W/$name.md" 2>> "$LOG"
+}
+sbench sum_loguniform 30 loguniform --algo=superacc,cub-sum --range=1,1e300 --generate=by-index
+sbench dot_loguniform 30 loguniform --algo=superacc-dot,cublas-dot --range=1,1e300 --generate=by-index
+sbench sum_illcond 35 illcond --algo=superacc,cub-sum --cond=1e12,1e30
+sbench dot_illcond 35 illcond --algo=superacc-dot,cublas-dot --cond=1e12,1e30
+merge_reports "$W" "superacc_small_n_$GPU.json" >> "$LOG" 2>&1
+cp "$W/superacc_small_n_$GPU.json" "$OUT/" 2>> "$LOG"
+tar -czf "$OUT/superacc_small_n.tgz" -C "$W" .
+cp "$LOG" "$OUT/"
