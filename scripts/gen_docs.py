@@ -39,6 +39,7 @@ BLOCKS = {
     "fpe-cpu": fpe_cpu, "opencl-ratios": opencl_ratios, "scaling": scaling, "speed-gate": speed_gate,
     "superacc-policy": superacc_policy, "superacc-exact": superacc_exact,
     "tour": docs_tour.tour, "tour-line": docs_tour.tour_line, "tour-source": docs_tour.tour_source,
+    "tour-json": docs_tour.tour_json, "tour-digits": docs_tour.tour_digits,
 }
 
 
