@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One bounded GPU call (BUDGET seconds, default 220): compare's false-alarm and detection rates on the
 # GPU, measured by scripts/speed_gate_rates.py with the CUDA paced-sum plugins
-# ($B/plugins/paced_sum_cuda_{0,10}.so, tests/plugins/paced_sum.cu): same-build pairs and pairs whose
+# (paced_sum_cuda_{0,10}.so, tests/plugins/paced_sum.cu): same-build pairs and pairs whose
 # new side is 10 % slower (GATE_KINDS=0,10,5 adds 5 %), GATE_PAIRS of each kind (default 40; the ones
 # finished when the time is up are the result: each base run serves one pair of each kind, three
 # benches of about 2.5 s on an H100 host, most of it starting CUDA and making the data and its exact
@@ -17,8 +17,11 @@ BUDGET=${BUDGET:-220}
 source "$(dirname "$0")/common.sh"
 LOG="$OUT/speed_gate.log"
 machine_header "$LOG"
+# The plugins: $PLUGINS, else $B/plugins, else the build tree's plugins/ beside bin/.
+P=${PLUGINS:-$B/plugins}
+[ -d "$P" ] || P="$B/../plugins"
 limit=$(cap "$BUDGET")
-run_capped "speed gate" "$limit" python3 "$(dirname "$0")/../speed_gate_rates.py" --accsum "$A" --plugins "$B/plugins" \
+run_capped "speed gate" "$limit" python3 "$(dirname "$0")/../speed_gate_rates.py" --accsum "$A" --plugins "$P" \
   --plugin-stem paced_sum_cuda --algo paced-sum-cuda --backend cuda --n "${GATE_N:-2^24}" --reps "${GATE_REPS:-40}" \
   --pairs "${GATE_PAIRS:-40}" --kinds "${GATE_KINDS:-0,10}" --max-seconds "$(( limit - 25 ))" --conditions quiet \
   --out "$OUT/speed_gate_${GPU}.json" >> "$LOG" 2>&1
