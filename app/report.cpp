@@ -471,7 +471,7 @@ std::string report_csv(const RunRecord& run) {
                                          {"algo", r.entry->algo},
                                          {"backend", r.entry->backend},
                                          {"params", params_str(r.params, " ")},
-                                         {"guarantee", to_string(r.entry->guarantee)},
+                                         {"guarantee", to_string(r.entry->guarantee_for(r.params))},
                                          {"exact_hex", run.reference.hex},
                                          {"guarantee_met", yes_no(r.guarantee_met)},
                                          {"error", printable(r.error)},

@@ -327,8 +327,8 @@ def speed_gate(*names):
             cells = []
             for basis in ("ratio", "time"):
                 for kind in ("same", "slowed 10 %", "slowed 5 %"):
-                    r = rates[basis][kind]
-                    cells.append(f"{r['hits']}/{r['pairs']} ({pct(r['rate'])})")
+                    r = rates[basis].get(kind)  # absent: not measured
+                    cells.append(f"{r['hits']}/{r['pairs']} ({pct(r['rate'])})" if r else "–")
             load = f"{' '.join(c['loadavg_before'])} → {' '.join(c['loadavg_after'])}"
             bench = doc["bench"]
             alpha = meta().get(name, {}).get("alpha", "?")  # compare's significance level in that build
@@ -338,6 +338,31 @@ def speed_gate(*names):
             "false alarms (ratio)", "caught at 10 % (ratio)", "caught at 5 % (ratio)",
             "false alarms (raw time)", "caught at 10 % (raw time)", "caught at 5 % (raw time)"]
     return where(" ".join(names), "speed-gate", table(head, body)) + [""] + provenance(*names)
+
+
+def speed_gate_summary(name):
+    """One sentence per condition of a speed-gate file: its load and the rates on the ratio basis."""
+    doc = report(name)
+    out = []
+    for c in doc["conditions"]:
+        r = c["rates"]["ratio"]
+
+        def of(kind):
+            return f"{r[kind]['hits']} of {r[kind]['pairs']}" if kind in r else "none measured of"
+
+        def moved(trials):  # the 5th and 95th percentiles of their median ratio's change, in %
+            v = sorted(100 * x["ratio_change"] for x in trials)
+            return f"{v[int(0.05 * (len(v) - 1))]:+.1f} to {v[int(0.95 * (len(v) - 1))]:+.1f} %"
+        same = [x for x in c["trials"] if x["kind"] == "same"]
+        missed = [x for x in c["trials"] if x["kind"] == "slowed 10 %" and not x["ratio"]["caught"]]
+        out.append(f"{'with a CPU hog beside the benches' if c['hog'] else 'without a hog'} (load average "
+                   f"{c['loadavg_before'][0]} before, {c['loadavg_after'][0]} after): {of('same')} same-build pairs "
+                   f"raised a false alarm (their median ratio moved by {moved(same)}, 5th to 95th percentile), "
+                   f"{of('slowed 10 %')} 10 % slowdowns were caught"
+                   + (f" (the missed ones' median ratio moved by {moved(missed)})" if missed else "")
+                   + f" and {of('slowed 5 %')} 5 % ones")
+    b = doc["bench"]
+    return [f"`{name}` ({b['algo']}@{b['backend']}, n = {b['n']}, {b['reps']} repetitions): " + "; ".join(out) + "."]
 
 
 def superacc_policy(name):

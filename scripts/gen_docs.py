@@ -29,8 +29,8 @@ from docs_blocks_gemm import (ab, figure, gemm_cpu, gemm_front, gemm_speed, gemm
 import docs_tour
 from docs_blocks_vectors import (accuracy_digits, cpu_algorithms, cpu_superacc, dpsumk_k, fpe_cpu, fpe_cuda,
                                  fpe_sum_cuda, headline, moddot_cpu, moddot_cuda, opencl_ratios, peers_cpu, ratios,
-                                 scaling, speed_gate, superacc_exact, superacc_n, superacc_policy, superacc_ranges,
-                                 superacc_small_n)
+                                 scaling, speed_gate, speed_gate_summary, superacc_exact, superacc_n, superacc_policy,
+                                 superacc_ranges, superacc_small_n)
 
 BLOCKS = {
     "ratios": ratios, "ab": ab, "ncu": ncu, "gemm-stalls": gemm_stalls, "sources": sources, "figure": figure, "headline": headline, "superacc-n": superacc_n, "superacc-ranges": superacc_ranges, "dpsumk-k": dpsumk_k,
@@ -38,8 +38,10 @@ BLOCKS = {
     "accuracy-digits": accuracy_digits, "gemm-front": gemm_front, "ozaki": ozaki, "gemm-cpu": gemm_cpu, "gemm-speed": gemm_speed, "ozaki-faithful": ozaki_faithful,
     "moddot-cuda": moddot_cuda, "moddot-cpu": moddot_cpu, "fpe-cuda": fpe_cuda, "fpe-sum-cuda": fpe_sum_cuda,
     "fpe-cpu": fpe_cpu, "opencl-ratios": opencl_ratios, "scaling": scaling, "speed-gate": speed_gate,
+    "speed-gate-summary": speed_gate_summary,
     "superacc-policy": superacc_policy, "superacc-exact": superacc_exact, "superacc-small-n": superacc_small_n,
     "tour": docs_tour.tour, "tour-line": docs_tour.tour_line, "tour-source": docs_tour.tour_source,
+    "tour-json": docs_tour.tour_json, "tour-digits": docs_tour.tour_digits,
 }
 
 

@@ -32,6 +32,7 @@ const std::string kOro = "Ogita, Rump, Oishi, Accurate sum and dot product, SIAM
 Registrar reg_naive(
     AlgoEntry("sum", "naive", "cpu", "recursive summation, left to right (serial baseline)")
         .baseline()
+        .promises(Guarantee::bound)
         .maker(make_sum(sum_naive))
         .within_domain(bounds::sum_domain)
         .bounded_by([](const Params&, const ExactFacts& f) { return bounds::naive_sum(f.n, f.sum_abs); },
@@ -39,6 +40,7 @@ Registrar reg_naive(
 
 Registrar reg_pairwise(
     AlgoEntry("sum", "pairwise", "cpu", "pairwise (cascade) summation, halves recursively, runs of <= 8 in order")
+        .promises(Guarantee::bound)
         .maker(make_sum(sum_pairwise))
         .within_domain(bounds::sum_domain)
         .bounded_by(
@@ -51,6 +53,7 @@ Registrar reg_kahan(AlgoEntry("sum", "kahan", "cpu", "Kahan's compensated summat
 
 Registrar reg_neumaier(
     AlgoEntry("sum", "neumaier", "cpu", "Neumaier's compensated summation (= ORO's Sum2)")
+        .promises(Guarantee::bound)
         .maker(make_sum(sum_neumaier))
         .within_domain(bounds::sum_domain)
         .bounded_by([](const Params&, const ExactFacts& f) { return bounds::sum2(f.n, f.abs_sum, f.sum_abs); },
@@ -79,6 +82,7 @@ Registrar reg_sumk(AlgoEntry("sum", "sumk", "cpu",
 
 Registrar reg_dot(AlgoEntry("dot", "dot", "cpu", "recursive dot product, left to right (serial baseline)")
                       .baseline()
+                      .promises(Guarantee::bound)
                       .maker([](const Problem& p, const Params&) -> std::unique_ptr<Kernel> {
                         const double *x = p.x, *y = p.y;
                         int64_t n = p.n;

@@ -82,6 +82,7 @@ int64_t plain_depth(int64_t n, const Params& prm) { return n / kLanes + threads_
 Registrar reg_sum(
     AlgoEntry("sum", "naive", "cpu-mt", "plain threaded sum, 16 accumulators per thread (AVX2; cpu-mt baseline)")
         .baseline()
+        .promises(Guarantee::bound)
         .with_params({threads_param()})
         .maker(make_plain)
         .within_domain(bounds::sum_domain)
@@ -93,6 +94,7 @@ Registrar reg_sum(
 Registrar reg_dot(
     AlgoEntry("dot", "dot", "cpu-mt", "plain threaded dot, 16 accumulators per thread (AVX2; cpu-mt baseline)")
         .baseline()
+        .promises(Guarantee::bound)
         .with_params({threads_param()})
         .maker(make_plain)
         .within_domain(bounds::dot_domain)

@@ -327,6 +327,8 @@ AlgoEntry entry_of(const PluginAlgo& a, const std::string& where) {
   if (d.claim == ACCSUM_CLAIM_BOUND && d.family == ACCSUM_FAMILY_GEMM)
     throw UsageError(where + ": claims a bound, which only a sum or dot plugin may (accsum_facts describe a vector)");
   if (d.claim == ACCSUM_CLAIM_BOUND && !d.bound) throw UsageError(where + ": claims a bound but states none");
+  if (d.claim == ACCSUM_CLAIM_NONE && d.bound)  // a stated bound is checked: it is a claim
+    throw UsageError(where + ": states a bound but claims none (ACCSUM_CLAIM_BOUND claims it)");
   std::set<std::string> seen;
   for (int i = 0; i < d.param_count; ++i) {
     ParamSpec s = param_spec(where, d.params[i]);

@@ -27,6 +27,7 @@ inline int fpe_r_of_facts(const ExactFacts& f) {
 inline AlgoEntry fpe_entry_add_safe(const std::string& backend) {
   return AlgoEntry("fpe", "fpe-add-safe", backend,
                    "data-parallel safe addition of R-term expansions (Algorithm 1), relative error ~2^(-50R-1)")
+      .promises(Guarantee::bound)
       .within_domain(fpe_add_domain)
       .bounded_by([](const Params&, const ExactFacts& f) { return fpe_add_safe_bound(fpe_r_of_facts(f)); },
                   "relative to |x+y|, in units of 2^(-53R): 2^(3R-1)(1+2^-50), i.e. 2^(-Rp+3R-1)/(1-2^(1-p)) "
@@ -45,6 +46,7 @@ inline AlgoEntry fpe_entry_mul(const std::string& backend) {
                    "data-parallel multiplication of R-term expansions (Algorithm 2), optional renormalisation")
       .with_params({ParamSpec{
           "renormalize", "renormalise the product (error-free VecSum + VecSumErrBranch)", true, 0, 1, {}, "0", true}})
+      .promises(Guarantee::bound)
       .within_domain(fpe_mul_domain)
       .bounded_by(
           [](const Params&, const ExactFacts& f) { return fpe_mul_bound(fpe_r_of_facts(f)); },

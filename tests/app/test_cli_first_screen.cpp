@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <map>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -40,6 +41,32 @@ std::vector<std::vector<std::string>> md_table(const std::string& text) {
     rows.push_back(row);
   }
   return rows;
+}
+
+// Every Markdown table of `text`: each a list of rows, each row its cells by the header's names.
+std::vector<std::vector<std::map<std::string, std::string>>> md_tables(const std::string& text) {
+  std::vector<std::vector<std::map<std::string, std::string>>> out;
+  std::vector<std::string> head;
+  for (auto& line : split_lines(text)) {
+    if (line.rfind("| ", 0) != 0) {
+      head.clear();
+      continue;
+    }
+    if (line.rfind("| ---", 0) == 0) continue;
+    std::vector<std::string> cells;
+    size_t at = 2;
+    for (size_t bar; (bar = line.find(" |", at)) != std::string::npos; at = bar + 3)
+      cells.push_back(line.substr(at, bar - at));
+    if (head.empty()) {
+      head = cells;
+      out.emplace_back();
+      continue;
+    }
+    std::map<std::string, std::string> row;
+    for (size_t i = 0; i < head.size() && i < cells.size(); ++i) row[head[i]] = cells[i];
+    out.back().push_back(row);
+  }
+  return out;
 }
 
 }  // namespace
@@ -155,4 +182,52 @@ TEST(FirstScreen, AllAlgorithmsAtSmallSizesInListOrder) {
   EXPECT_EQ(order, seen) << r.out.substr(0, 400);
   EXPECT_EQ(order.front(), "sum");
   EXPECT_EQ(order.back(), "fpe");
+}
+
+// No console column contradicts another, on every row of every family and backend present: a
+// bound the row is held to (within, EXCEEDED, no claim) never stands beside the guarantee `none`,
+// and a `bound` or `k-fold` guarantee shows it; correct rounding agrees with the ulps (a
+// correctly rounded double is within half an ulp, one further away is not, zero ulps is);
+// a correctly-rounded or exact guarantee kept shows CR or exact; EXCEEDED marks the row VIOLATED.
+TEST(FirstScreen, NoColumnContradictsAnotherOnAnyRow) {
+  CliRun r = accsum("bench --algo=all --backend=all --n=small --reps=1 --warmup=0 --no-repro-check --format=md");
+  ASSERT_EQ(r.code, 0) << r.err;
+  size_t rows = 0;
+  for (auto& table : md_tables(r.out))
+    for (auto& row : table) {
+      ++rows;
+      const std::string what = row["algo"] + " on " + row["backend"] + " " + row["params"] + ": ";
+      std::string g = row["guarantee"];
+      const bool violated = g.size() > 9 && g.substr(g.size() - 9) == " VIOLATED";
+      if (violated) g.resize(g.size() - 9);
+      if (row.count("bound")) {
+        const std::string& b = row["bound"];
+        if (g == "none") {
+          EXPECT_EQ(b, "-") << what << "guarantee none beside bound " << b;
+        }
+        if (g == "bound" || g == "k-fold") {
+          EXPECT_NE(b, "-") << what << "guarantee " << g << " shows no bound";
+        }
+        if (b == "EXCEEDED") {
+          EXPECT_TRUE(violated) << what << "bound EXCEEDED but the guarantee holds";
+        }
+      }
+      if (row.count("CR") && row["ulps"] != "—") {
+        const double ulps = std::stod(row["ulps"]);
+        const bool cr = row["CR"] == "yes";
+        if (cr) {
+          EXPECT_LE(ulps, 0.5) << what << "CR yes at " << ulps << " ulps";
+        }
+        if (ulps == 0) {
+          EXPECT_TRUE(cr) << what << "0 ulps but CR no";
+        }
+        if ((g == "correctly-rounded" || g == "exact") && !violated) {
+          EXPECT_TRUE(cr) << what << "promises " << g;
+        }
+      }
+      if (row.count("exact") && row["exact"] != "—" && g == "exact" && !violated) {
+        EXPECT_EQ(row["exact"], "yes") << what;
+      }
+    }
+  EXPECT_GT(rows, 40u) << r.out;
 }

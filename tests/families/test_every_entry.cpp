@@ -193,5 +193,31 @@ TEST(EveryEntry, ReproducibilityClaimIsJudgedInItsScope) {
   EXPECT_EQ(std::count(broken.repro_checks.begin(), broken.repro_checks.end(), "permutation"), 1);
 }
 
+// The guarantee column and the bound column never contradict: an entry with a proven bound is
+// held to it (a row above it breaks its guarantee), so it promises at least that bound, never
+// `none`; an entry that promises `bound` or `k-fold` states the bound it is held to. Checked for
+// every registered entry at its defaults and at every swept value of each parameter (a parameter
+// may change the guarantee, e.g. sgemm-ozaki's accuracy).
+TEST(EveryEntry, PromisesTheBoundItIsHeldTo) {
+  int checked = 0;
+  for (const AlgoEntry& e : registry().entries()) {
+    std::vector<Params> sets{registry().resolve_params(e, {})};
+    for (const ParamSpec& spec : e.params)
+      for (const std::string& v : swept_values(spec)) sets.push_back(registry().resolve_params(e, {{spec.name, v}}));
+    for (const Params& p : sets) {
+      const Guarantee g = e.guarantee_for(p);
+      const std::string where = e.algo + " on " + e.backend + " promises " + to_string(g);
+      if (e.bound) {
+        EXPECT_NE(g, Guarantee::none) << where << " but is held to its bound (" << e.bound_cite << ")";
+      }
+      if (g == Guarantee::bound || g == Guarantee::kfold) {
+        EXPECT_TRUE(e.bound) << where << " and states no bound";
+      }
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 50);
+}
+
 }  // namespace
 }  // namespace accsum

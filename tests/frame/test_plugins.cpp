@@ -269,6 +269,7 @@ TEST(Plugins, HostilePluginsAreOneLineAndExitTwo) {
       {plugin("hostile_6"), "taken by a built-in"},
       {plugin("hostile_9") + "," + plugin("hostile_10"), "taken by plugin"},
       {plugin("hostile_14"), "claims a bound, which only a sum or dot plugin may"},
+      {plugin("hostile_15"), "states a bound but claims none"},
       {"", "non-empty path"},
   };
   // Every subcommand that takes plugins, in turn (they share the loading path).

@@ -10,6 +10,7 @@ namespace accsum::toy {
 namespace {
 
 Registrar reg(AlgoEntry("sum", "toy-reverse", "cpu", "recursive summation, last term first (the test suite's toy)")
+                  .promises(Guarantee::bound)
                   .maker([](const Problem& p, const Params&) -> std::unique_ptr<Kernel> {
                     const double* x = p.x;
                     const int64_t n = p.n;
