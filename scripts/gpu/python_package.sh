@@ -12,8 +12,9 @@ PY=${1:-$(command -v python3.12 || echo /root/.pyenv/versions/3.12.1/bin/python3
 export CMAKE_CXX_COMPILER_LAUNCHER=${CMAKE_CXX_COMPILER_LAUNCHER:-ccache} \
   CMAKE_C_COMPILER_LAUNCHER=${CMAKE_C_COMPILER_LAUNCHER:-ccache} \
   CMAKE_CUDA_COMPILER_LAUNCHER=${CMAKE_CUDA_COMPILER_LAUNCHER:-ccache}
+mkdir -p build-py-gpu
 cmake -S . -B build-py-gpu -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DPython_EXECUTABLE="$PY" \
-  -DACCSUM_TESTS=OFF > build-py-gpu.configure.log
+  -DACCSUM_TESTS=OFF > build-py-gpu/configure.log
 cmake --build build-py-gpu -j2 --target _accsum accsum_py_files
 stage=build-py-gpu/pkg
 rm -rf "$stage" && mkdir -p "$stage/lib" "$stage/tests" "$stage/scripts"
