@@ -6,9 +6,14 @@
 # CUDA's) and the tree's tests/python and scripts the run uses.
 # Usage (repo root): scripts/gpu/python_package.sh [PYTHON3.12]; then carry build-py-gpu/pkg.tar.gz.
 set -euo pipefail
-PY=${1:-$(command -v python3.12 || echo /root/.pyenv/versions/3.12.1/bin/python3.12)}
-"$PY" -c "import sys, nanobind; assert sys.version_info[:2] == (3, 12), sys.version" ||
-  { echo "python_package.sh: $PY is not a Python 3.12 with nanobind" >&2; exit 2; }
+is_312() { "$1" -c "import sys, nanobind; assert sys.version_info[:2] == (3, 12)" 2> /dev/null; }
+PY=${1:-}
+if [ -z "$PY" ]; then  # python3.12 on PATH, else a pyenv one (a pyenv shim on PATH may not run)
+  for c in python3.12 "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.12*/bin/python3.12; do
+    if is_312 "$c"; then PY=$c; break; fi
+  done
+fi
+is_312 "${PY:-none}" || { echo "python_package.sh: no Python 3.12 with nanobind (pass one)" >&2; exit 2; }
 export CMAKE_CXX_COMPILER_LAUNCHER=${CMAKE_CXX_COMPILER_LAUNCHER:-ccache} \
   CMAKE_C_COMPILER_LAUNCHER=${CMAKE_C_COMPILER_LAUNCHER:-ccache} \
   CMAKE_CUDA_COMPILER_LAUNCHER=${CMAKE_CUDA_COMPILER_LAUNCHER:-ccache}
