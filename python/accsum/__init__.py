@@ -10,6 +10,7 @@ corpus of ``accsum verify`` with the same exact oracle. See docs/python.md.
 
 from __future__ import annotations
 
+import math
 import operator
 import os
 
@@ -112,8 +113,8 @@ def _reduce(algo, x, y, axis, threads, K, keepdims):
     axes = _axes(axis, x.ndim)
     kept = tuple(d for d in range(x.ndim) if d not in axes)
     out_shape = tuple(x.shape[d] for d in kept)
-    rows = int(np.prod(out_shape, dtype=np.int64))
-    n = int(np.prod([x.shape[d] for d in axes], dtype=np.int64))
+    rows = math.prod(out_shape)  # exact Python integers (numpy.prod costs microseconds on a tuple)
+    n = math.prod(x.shape[d] for d in axes)
     out = np.zeros(rows, dtype=x.dtype)  # an empty reduction is +0.0
     if rows and n:
         order = kept + axes
