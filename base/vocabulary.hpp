@@ -66,7 +66,8 @@ struct Problem {
   const ElementRecipe* generated = nullptr;
   int64_t first = 0;
   // x and y are already device pointers of the backend (the library's device API,
-  // include/accsum/accsum.h): nothing is uploaded, and the host never reads them.
+  // include/accsum/accsum.h): nothing is uploaded, and the host never reads them. The cuda Ozaki
+  // GEMMs take their device matrices at each call instead (backends/cuda/stream_enqueue.hpp).
   bool on_device = false;
 
   // A vector problem: x (and y) of n doubles.

@@ -27,6 +27,7 @@
 #include "backends/cuda/agent/ozaki_agent.cuh"
 #include "backends/cuda/cuda_common.cuh"
 #include "backends/cuda/int8_gemm.cuh"
+#include "backends/cuda/stream_enqueue.hpp"
 #include "backends/cuda/warp/warp.cuh"
 #include "core/numerics/float_entry.hpp"
 #include "families/gemm/ozaki.hpp"
@@ -140,7 +141,7 @@ class LineSummaries {
 };
 
 template <class F>
-class OzakiCudaKernel : public Kernel {
+class OzakiCudaKernel : public Kernel, public DeviceProduct {
   static constexpr int kMost = ozaki::Format<F>::kMaxModuli;
   using Bits = BitsOf<F>;
 
@@ -155,15 +156,17 @@ class OzakiCudaKernel : public Kernel {
     alpha_ = data_scalar<F>(p.data, "alpha", F(1));
     beta_ = data_scalar<F>(p.data, "beta", F(0));
     const int planes = moduli_ == 0 ? kMost : moduli_;
-    Event t0, t1;
-    t0.record();
-    a_ = upload(p.*MatricesOf<F>::pa, static_cast<size_t>(p.rows * p.inner));
-    b_ = upload(p.*MatricesOf<F>::pb, static_cast<size_t>(p.inner * p.cols));
-    c_ = upload(p.*MatricesOf<F>::pc, static_cast<size_t>(p.rows * p.cols));
-    t1.record();
-    t1.sync();
-    upload_s_ = t1.seconds_since(t0);
-    out_ = DeviceBuffer<F>(static_cast<size_t>(p.rows * p.cols));
+    if (!p.on_device) {  // on device matrices (multiply_into), the caller's a, b and out are used in place
+      Event t0, t1;
+      t0.record();
+      a_ = upload(p.*MatricesOf<F>::pa, static_cast<size_t>(p.rows * p.inner));
+      b_ = upload(p.*MatricesOf<F>::pb, static_cast<size_t>(p.inner * p.cols));
+      c_ = upload(p.*MatricesOf<F>::pc, static_cast<size_t>(p.rows * p.cols));
+      t1.record();
+      t1.sync();
+      upload_s_ = t1.seconds_since(t0);
+      out_ = DeviceBuffer<F>(entries());
+    }
     ra_ = DeviceBuffer<int8_t>(static_cast<size_t>(planes * Mp_ * Kp_));
     rb_ = DeviceBuffer<int8_t>(static_cast<size_t>(planes * Kp_ * Np_));
     t_ = DeviceBuffer<int32_t>(static_cast<size_t>(planes * Mp_ * Np_));
@@ -171,7 +174,7 @@ class OzakiCudaKernel : public Kernel {
   }
 
   void execute() override {
-    if (out_.size() == 0) return;
+    if (entries() == 0 || (p_.on_device && !out_in_)) return;
     Event start, planned, tuned, scaled, products, combined, done;
     start.record();
     summarize_and_plan();
@@ -195,7 +198,30 @@ class OzakiCudaKernel : public Kernel {
     last_ = scale_s_ + done.seconds_since(scaled);
   }
 
+  void multiply_into(const void* a, const void* b, void* out, void* stream) override {
+    if (!p_.on_device) throw std::logic_error("multiply_into needs a kernel made on device matrices");
+    a_in_ = static_cast<const F*>(a);
+    b_in_ = static_cast<const F*>(b);
+    out_in_ = static_cast<F*>(out);
+    // The phases run on the legacy default stream (the plan is made on the host between them): it
+    // waits for the caller's stream, and execute() returns when the last phase is done.
+    cudaEvent_t queued{};
+    ACCSUM_CUDA_CHECK(cudaEventCreateWithFlags(&queued, cudaEventDisableTiming));
+    cudaError_t err = cudaEventRecord(queued, static_cast<cudaStream_t>(stream));
+    if (err == cudaSuccess) err = cudaStreamWaitEvent(cudaStreamLegacy, queued, 0);
+    cudaEventDestroy(queued);
+    ACCSUM_CUDA_CHECK(err);
+    try {
+      execute();
+    } catch (...) {
+      out_in_ = nullptr;
+      throw;
+    }
+    out_in_ = nullptr;
+  }
+
   Result result() override {
+    if (p_.on_device) throw std::logic_error("a product of device matrices is in the caller's matrix");
     std::vector<F> h(out_.size());
     if (!h.empty()) ACCSUM_CUDA_CHECK(cudaMemcpy(h.data(), out_.get(), h.size() * sizeof(F), cudaMemcpyDeviceToHost));
     auto figures = ozaki::plan_info<F>(plan_, p_.inner, accuracy_, row_bound_, exact_entries_);
@@ -235,19 +261,18 @@ class OzakiCudaKernel : public Kernel {
       if (K == 0) return;
       // One row per thread: the norm terms' conversions make this pass compute-bound, and 4 (doubles: 2) rows
       // per thread measured slower on an H100 (0.128 against 0.101 ms at N = 8192).
-      row_norms<<<rg_one, 256>>>(a_.get(), M, K, kColsPerBlock, l.row_max(), l.row_s(), l.row_s() + M);
+      row_norms<<<rg_one, 256>>>(a(), M, K, kColsPerBlock, l.row_max(), l.row_s(), l.row_s() + M);
       with_vec(cols_vec, [&](auto v) {
-        col_norms<decltype(v)::value><<<cg, 256>>>(b_.get(), K, N, l.col_max(), l.col_s(), l.col_s() + N);
+        col_norms<decltype(v)::value><<<cg, 256>>>(b(), K, N, l.col_max(), l.col_s(), l.col_s() + N);
       });
     };
     l.clear();
     if (K > 0) {
       with_vec(rows_vec, [&](auto v) {
-        row_summaries<decltype(v)::value><<<rg, 256>>>(a_.get(), M, K, kColsPerBlock, l.row_max(), l.row_low());
+        row_summaries<decltype(v)::value><<<rg, 256>>>(a(), M, K, kColsPerBlock, l.row_max(), l.row_low());
       });
-      with_vec(cols_vec, [&](auto v) {
-        col_summaries<decltype(v)::value><<<cg, 256>>>(b_.get(), K, N, l.col_max(), l.col_low());
-      });
+      with_vec(cols_vec,
+               [&](auto v) { col_summaries<decltype(v)::value><<<cg, 256>>>(b(), K, N, l.col_max(), l.col_low()); });
     }
     const bool sums_first = ozaki::chooses_by_bound(accuracy_, moduli_);
     if (sums_first) norm_sums();
@@ -289,11 +314,11 @@ class OzakiCudaKernel : public Kernel {
     const int64_t M = p_.rows, N = p_.cols, K = p_.inner;
     with_narrow(plan_.bits_a, [&](auto narrow) {
       residues_rows<L, decltype(narrow)::value>
-          <<<rg, block>>>(a_.get(), M, K, Mp_, Kp_, lines_->row_max(), plan_.bits_a, ra_.get());
+          <<<rg, block>>>(a(), M, K, Mp_, Kp_, lines_->row_max(), plan_.bits_a, ra_.get());
     });
     with_narrow(plan_.bits_b, [&](auto narrow) {
       residues_cols<L, decltype(narrow)::value>
-          <<<cg, 256>>>(b_.get(), K, N, Kp_, Np_, lines_->col_max(), plan_.bits_b, rb_.get());
+          <<<cg, 256>>>(b(), K, N, Kp_, Np_, lines_->col_max(), plan_.bits_b, rb_.get());
     });
   }
   // fn(V) with V = kVec<F> (16-byte loads) when `vec`, else 1, as a std::integral_constant.
@@ -367,8 +392,8 @@ class OzakiCudaKernel : public Kernel {
                      plan_.bits_b,
                      alpha_,
                      beta_,
-                     a_.get(),
-                     b_.get(),
+                     a(),
+                     b(),
                      c_.get(),
                      0,
                      0,
@@ -387,10 +412,10 @@ class OzakiCudaKernel : public Kernel {
     dim3 grid(capped((p_.rows + 255) / 256, 1 << 20), capped((p_.cols + kCombineCols - 1) / kCombineCols, 65535));
     if constexpr (std::is_same_v<F, float>)
       if (flags_entries()) {
-        combine<L, F, true><<<grid, 256>>>(t_.get(), g, CrtFormOf<F>::make(plan_), out_.get());
+        combine<L, F, true><<<grid, 256>>>(t_.get(), g, CrtFormOf<F>::make(plan_), out());
         return;
       }
-    combine<L, F, false><<<grid, 256>>>(t_.get(), g, CrtFormOf<F>::make(plan_), out_.get());
+    combine<L, F, false><<<grid, 256>>>(t_.get(), g, CrtFormOf<F>::make(plan_), out());
   }
 
   // The faithful check's inputs in g: each line's terms of the entry bound (uploaded), a cleared bitmap and count.
@@ -415,7 +440,7 @@ class OzakiCudaKernel : public Kernel {
 
   // --accuracy=faithful on floats (ozaki::checks_each_entry): combine flags the entries whose own bound does not
   // prove them faithful, and exact_flagged sums those exactly.
-  size_t flag_words() const { return static_cast<size_t>(ceil_div(static_cast<int64_t>(out_.size()), kFlagBits)); }
+  size_t flag_words() const { return static_cast<size_t>(ceil_div(static_cast<int64_t>(entries()), kFlagBits)); }
   bool flags_entries() const { return std::is_same_v<F, float> && ozaki::checks_each_entry(accuracy_, plan_); }
   // The count is read back (the host sizes the list by it, and the report gives it); none flagged: nothing to do.
   void sum_flagged_exactly() {
@@ -434,9 +459,15 @@ class OzakiCudaKernel : public Kernel {
       compact_flagged<<<capped(ceil_div(static_cast<int64_t>(words), kCompactThreads), most), kCompactThreads>>>(
           flagged_.get(), words, flagged_next_.get(), flagged_list_.get());
       exact_flagged<<<capped(ceil_div(static_cast<int64_t>(count), kWarpsPerBlock), most),
-                      kWarpThreads * kWarpsPerBlock>>>(flagged_list_.get(), count, args_, out_.get());
+                      kWarpThreads * kWarpsPerBlock>>>(flagged_list_.get(), count, args_, out());
     }
   }
+
+  // The matrices: uploaded ones, or the caller's device matrices during multiply_into.
+  const F* a() const { return a_in_ ? a_in_ : a_.get(); }
+  const F* b() const { return b_in_ ? b_in_ : b_.get(); }
+  F* out() const { return out_in_ ? out_in_ : out_.get(); }
+  size_t entries() const { return static_cast<size_t>(p_.rows * p_.cols); }
 
   Problem p_;
   int moduli_;
@@ -447,6 +478,9 @@ class OzakiCudaKernel : public Kernel {
   int64_t Mp_, Np_, Kp_;
   F alpha_ = 1, beta_ = 0;
   DeviceBuffer<F> a_, b_, c_, out_;
+  const F* a_in_ = nullptr;
+  const F* b_in_ = nullptr;
+  F* out_in_ = nullptr;
   DeviceBuffer<int8_t> ra_, rb_;
   DeviceBuffer<int32_t> t_;
   std::unique_ptr<LineSummaries<F>> lines_;

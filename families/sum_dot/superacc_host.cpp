@@ -17,10 +17,11 @@
 //   level 2' (fpe = 0, a block whose terms span few binades, e.g. dynamic range 1): every term is
 //            cut exactly at one fixed boundary and both pieces are summed exactly in AVX2
 //            registers, two doubles per block to the superaccumulator (narrow_block_sum_scan below).
-// Error-bounded mode (fpe = 0, what the registered kernels try first; the mergeable states stay exact): the blocks a
-// sum would send to the table, and every block of a dot, go through double-word (Sum2) lanes in AVX2 registers
-// instead, 4-7 vector additions per term and no table access; the lanes go to the table once per block, and the
-// kernel rounds when the proven bound decides the rounding, else accumulates again exactly (front_block below).
+// Error-bounded mode (fpe = 0, what the registered kernels try first; the mergeable states stay exact): every block of
+// a sum and of a dot goes through double-word (Sum2) lanes in AVX2 registers first, 4-7 vector additions per term and
+// no table access; the lanes go to the table once per block (below SuperaccConfig::small_n terms: straight to the
+// superaccumulator, no table), and the kernel rounds when the proven bound decides the rounding, else accumulates
+// again exactly (front_block below). A block the lanes refuse (NaN, infinities, huge terms) takes the exact path.
 #include "families/sum_dot/superacc_host.hpp"
 
 #include <memory>
@@ -32,7 +33,7 @@
 namespace accsum::cpu {
 namespace {
 
-// bound: null for the exact sum; else wide blocks go through the lanes (front_block) and *bound is added to.
+// bound: null for the exact sum; else every block tries the lanes (front_block) first and *bound is added to.
 void sum_tables(const double* x, int64_t n, Superacc& acc, double* bound) {
   std::unique_ptr<ChunkTable[]> tables(new ChunkTable[kTables]);  // cleared below, once
   for (int k = 0; k < kTables; ++k) tables[k].clear();
@@ -44,6 +45,17 @@ void sum_tables(const double* x, int64_t n, Superacc& acc, double* bound) {
   unsigned emax = 0, emin = 0;
   for (int64_t s = 0; s < n; s += kBlock) {
     int64_t e = std::min(n, s + kBlock);
+    // With a bound every block goes through the lanes first: they take narrow blocks faster than the extraction too
+    // (10^7 standard normal or U[1,2) terms on one core of the 2-core VM: 4.6 and 3.0 ms against 11.6 and 12.4 ms).
+    if (bound) {
+      const bool ok = e + kPrefetchAhead <= n ? front_block<true, Sum2Lanes>(e - s, t[0], acc, abs_total, x + s)
+                                              : front_block<false, Sum2Lanes>(e - s, t[0], acc, abs_total, x + s);
+      if (ok) {
+        fast_terms += e - s;
+        scanned = false;
+        continue;
+      }
+    }
     if (skip == 0) {
       if (!scanned) exponent_span(x + s, e - s, emax, emin);
       scanned = false;
@@ -57,14 +69,6 @@ void sum_tables(const double* x, int64_t n, Superacc& acc, double* bound) {
       skip = kWideSkip;
     } else {
       --skip;
-    }
-    if (bound) {
-      const bool ok = e + kPrefetchAhead <= n ? front_block<true, Sum2Lanes>(e - s, t[0], acc, abs_total, x + s)
-                                              : front_block<false, Sum2Lanes>(e - s, t[0], acc, abs_total, x + s);
-      if (ok) {
-        fast_terms += e - s;
-        continue;
-      }
     }
     if (e + kPrefetchAhead <= n)
       tables_add_range<true>(t, x, s, e, acc);  // prefetches stay inside x
@@ -136,7 +140,18 @@ void sum_fpe(const double* x, int64_t n, Superacc& acc) {
 }  // namespace
 
 void superacc_sum_accumulate(const double* x, int64_t n, const SuperaccConfig& cfg, Superacc& acc, double* bound) {
-  if (n < cfg.small_n) {  // the readable definition: every term straight into the accumulator
+  if (n < cfg.small_n) {  // within a bound: the lanes straight into acc; else every term exactly
+    if (bound) {
+      NoTable direct;
+      v4d abs_total[2] = {_mm256_setzero_pd(), _mm256_setzero_pd()};
+      for (int64_t s = 0; s < n; s += kBlock) {
+        const int64_t e = std::min(n, s + kBlock);
+        if (!front_block<false, Sum2Lanes>(e - s, direct, acc, abs_total, x + s))
+          for (int64_t i = s; i < e; ++i) acc.add(x[i]);  // NaN, infinities or huge terms: exactly
+      }
+      *bound += front_bound(abs_total, 2);
+      return;
+    }
     for (int64_t i = 0; i < n; ++i) acc.add(x[i]);
     return;
   }

@@ -259,7 +259,18 @@ inline void residue_to_table(ChunkTable& t, v4d r, SA& acc) {
   }
 }
 
-// ---- error-bounded mode: wide blocks through double-word accumulators in registers ----
+// Where front_block's lanes go instead of a table for a short input (below SuperaccConfig::small_n): each
+// lane value straight into the superaccumulator (exact too), since clearing and draining a table's 4096
+// slots would cost more than such a sum.
+struct NoTable {};
+template <class SA>
+inline void residue_to_table(NoTable&, v4d r, SA& acc) {
+  alignas(32) double lanes[4];
+  _mm256_store_pd(lanes, r);
+  for (double v : lanes) acc.add(v);
+}
+
+// ---- error-bounded mode: blocks through double-word accumulators in registers ----
 // Sum2 of Ogita, Rump, Oishi ("Accurate sum and dot product", SISC 26(6), 2005, Alg. 4.4) in AVX2 lanes: lane l keeps
 // s_l, the float sum of its terms, and c_l, the float sum of TwoSum's (Knuth) errors. With m terms in a lane and no
 // overflow, |s_l + c_l - sum x| <= gamma_{m-1}^2 sum |x| (the proof of their Prop. 4.5, before its last rounding;
@@ -297,9 +308,9 @@ struct Sum2Lanes {
   inline bool in_range() const {
     return _mm256_movemask_pd(_mm256_cmp_pd(a, _mm256_set1_pd(kFrontMaxLaneAbs), _CMP_LT_OQ)) == 0xF;
   }
-  // s and c into the table exactly; a into the bound's total.
-  template <class SA>
-  inline void flush(ChunkTable& t, SA& acc, v4d& abs_total) const {
+  // s and c into the table (or NoTable: the accumulator) exactly; a into the bound's total.
+  template <class Table, class SA>
+  inline void flush(Table& t, SA& acc, v4d& abs_total) const {
     residue_to_table(t, s, acc);
     residue_to_table(t, c, acc);
     abs_total = _mm256_add_pd(abs_total, a);
@@ -311,8 +322,8 @@ struct Sum2Lanes {
 // lanes are in the table and the sum of |term| is added to abs_total. A step takes 8 terms (one cache line of each
 // stream); the last < 8 are padded with zeros. (16 lanes of a sum were 11% slower: their 12 vectors no longer fit the
 // registers beside the temporaries, and a block flushes twice as many.)
-template <bool kPrefetch, class Lanes, class SA, class... Streams>
-bool front_block(int64_t len, ChunkTable& t, SA& acc, v4d* abs_total, const Streams*... xs) {
+template <bool kPrefetch, class Lanes, class Table, class SA, class... Streams>
+bool front_block(int64_t len, Table& t, SA& acc, v4d* abs_total, const Streams*... xs) {
   constexpr int kStep = 8;
   static_assert(kBlock / kStep <= kLaneTerms, "the bound's lane length");
   struct alignas(32) Padded {

@@ -137,7 +137,8 @@ struct DotLanes {
     p.add(prod, abs_mask);
   }
   inline bool in_range() const { return p.in_range(); }
-  inline void flush(ChunkTable& t, SuperaccDot& acc, v4d& abs_total) const {
+  template <class Table>
+  inline void flush(Table& t, SuperaccDot& acc, v4d& abs_total) const {
     p.flush(t, acc, abs_total);
     residue_to_table(t, e, acc);
   }
@@ -244,7 +245,21 @@ void dot_vec(const double* x, const double* y, int64_t n, SuperaccDot& acc, doub
 
 void superacc_dot_accumulate(const double* x, const double* y, int64_t n, const SuperaccConfig& cfg, SuperaccDot& acc,
                              double* bound) {
-  if (n < cfg.small_n) {
+  if (n < cfg.small_n) {  // within a bound: the lanes straight into acc; else every product exactly
+    if (bound) {
+      NoTable direct;
+      v4d abs_total[2] = {_mm256_setzero_pd(), _mm256_setzero_pd()};
+      int64_t front_pairs = 0;
+      for (int64_t s = 0; s < n; s += kBlock) {
+        const int64_t e = std::min(n, s + kBlock);
+        if (front_block<false, DotLanes>(e - s, direct, acc, abs_total, x + s, y + s))
+          front_pairs += e - s;
+        else
+          for (int64_t i = s; i < e; ++i) acc.add_product(x[i], y[i]);
+      }
+      *bound += front_bound(abs_total, 2) + static_cast<double>(front_pairs) * kSubnormalSpacing;
+      return;
+    }
     for (int64_t i = 0; i < n; ++i) acc.add_product(x[i], y[i]);
     return;
   }

@@ -10,6 +10,7 @@ corpus of ``accsum verify`` with the same exact oracle. See docs/python.md.
 
 from __future__ import annotations
 
+import math
 import operator
 import os
 
@@ -18,7 +19,8 @@ import numpy as np
 from . import _accsum
 from ._verify import VerifyResult, assert_verified, verify
 
-__all__ = ["sum", "dot", "sum_k", "dot_k", "matmul", "verify", "assert_verified", "VerifyResult", "has_cuda"]
+__all__ = ["sum", "dot", "sum_k", "dot_k", "matmul", "verify", "assert_verified", "VerifyResult", "has_cuda",
+           "release_cuda_memory"]
 __version__ = _accsum.version()
 
 _FLOAT_DTYPES = (np.dtype(np.float64), np.dtype(np.float32))
@@ -30,6 +32,12 @@ _ACCURACIES = {np.dtype(np.float32): ("cr", "faithful", "sgemm"), np.dtype(np.fl
 def has_cuda() -> bool:
     """Whether this build has the CUDA backend and a CUDA device is present."""
     return _accsum.has_cuda()
+
+
+def release_cuda_memory() -> None:
+    """Frees the device memory accsum keeps between calls on CUDA arrays: the kernels made for arrays
+    and the last matrix product's residue planes (gigabytes at 8192^2). A no-op without CUDA."""
+    _accsum.release_cuda_memory()
 
 
 def _device_type(x):
@@ -105,8 +113,8 @@ def _reduce(algo, x, y, axis, threads, K, keepdims):
     axes = _axes(axis, x.ndim)
     kept = tuple(d for d in range(x.ndim) if d not in axes)
     out_shape = tuple(x.shape[d] for d in kept)
-    rows = int(np.prod(out_shape, dtype=np.int64))
-    n = int(np.prod([x.shape[d] for d in axes], dtype=np.int64))
+    rows = math.prod(out_shape)  # exact Python integers (numpy.prod costs microseconds on a tuple)
+    n = math.prod(x.shape[d] for d in axes)
     out = np.zeros(rows, dtype=x.dtype)  # an empty reduction is +0.0
     if rows and n:
         order = kept + axes
@@ -200,12 +208,15 @@ def matmul(a, b, accuracy="cr"):
     every entry one of the two floats around the exact value), "sgemm" (float32) or "dgemm"
     (float64): the fewest moduli whose proven bound is SGEMM's or DGEMM's normwise bound. a is
     (M, K), b (K, N); float32 with float64 is computed in float64. Host arrays run the cpu entry
-    (the readable definition, one thread).
+    (the readable definition, one thread). CUDA arrays (torch, CuPy) run the cuda entry on their device
+    memory after the work queued on the current stream, and the call returns once the product (an
+    array of their library on their device, C order) is written; other layouts than C order are copied
+    on the device first, so the bits never depend on the layout.
     """
     if _device_type(a) == _DLPACK_CUDA or _device_type(b) == _DLPACK_CUDA:
         from . import _device
 
-        return _device.matmul(a, b, accuracy)
+        return _device.matmul(a, b, accuracy, {str(k): v for k, v in _ACCURACIES.items()})
     a, b = _host(a, "a"), _host(b, "b")
     if a.ndim != 2 or b.ndim != 2:
         raise ValueError(f"matmul takes 2-D arrays; a is {a.ndim}-D and b {b.ndim}-D")

@@ -76,6 +76,10 @@ class KernelCache {
     }
     use(*k);
   }
+  void clear() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    kept_.clear();
+  }
 
  private:
   std::mutex mutex_;
@@ -182,6 +186,72 @@ void enqueue_cuda(const std::string& algo, uintptr_t x, uintptr_t y, int64_t n, 
   });
 }
 
+// The Ozaki GEMM kept for the next product of the same shape, format, accuracy and device: making one
+// allocates its residue planes (gigabytes at 8192^2), and the int8 products' tuning is per kernel.
+// One is kept; another shape frees it.
+class KeptProduct {
+ public:
+  using Key = std::tuple<bool, int64_t, int64_t, int64_t, std::string, int>;
+
+  template <class Make>
+  cuda::DeviceProduct& get(const Key& key, Make&& make) {
+    if (!kernel_ || key != key_) {
+      kernel_.reset();  // its device memory goes before the next is allocated
+      kernel_ = make();
+      key_ = key;
+    }
+    auto* d = dynamic_cast<cuda::DeviceProduct*>(kernel_.get());
+    if (!d) throw std::logic_error("the cuda Ozaki entry does not take device matrices");
+    return *d;
+  }
+  void release() { kernel_.reset(); }
+  std::mutex mutex;
+
+ private:
+  Key key_;
+  std::unique_ptr<Kernel> kernel_;
+};
+
+KeptProduct& kept_product() {
+  static KeptProduct* kept = new KeptProduct;  // never destroyed: no CUDA call after the runtime is gone
+  return *kept;
+}
+
+// out = a b for C-ordered device matrices (float32 with `single`, else float64) on `device`: a (M x K),
+// b (K x N), out (M x N), each 16-byte aligned (checked by the caller), after the work queued on
+// `stream`; returns when out is written. C = A B in C order is C^T = B^T A^T in column order, so the
+// product is the column-ordered one of (b's buffer) x (a's buffer), as on the host.
+void matmul_cuda(uintptr_t a, uintptr_t b, uintptr_t out, int64_t M, int64_t K, int64_t N, bool single,
+                 const std::string& accuracy, int device, uintptr_t stream) {
+  check_device(device);
+  const char* algo = single ? "sgemm-ozaki" : "dgemm-ozaki";
+  const AlgoEntry* e = registry().find(algo, "cuda");
+  if (!e) throw UsageError(std::string(algo) + " is not built in on cuda");
+  const Params params = registry().resolve_params(*e, {{"accuracy", accuracy}});
+  nb::gil_scoped_release unlocked;
+  KeptProduct& kept = kept_product();
+  std::lock_guard<std::mutex> lock(kept.mutex);
+  cuda::DeviceProduct& product = kept.get({single, M, K, N, accuracy, device}, [&] {
+    Problem p;
+    p.rows = N;
+    p.cols = M;
+    p.inner = K;
+    p.on_device = true;
+    p.id = next_dataset_id();
+    return e->make(p, params);
+  });
+  product.multiply_into(reinterpret_cast<const void*>(b), reinterpret_cast<const void*>(a),
+                        reinterpret_cast<void*>(out), reinterpret_cast<void*>(stream));
+}
+
+// Frees the kept kernels' device memory (the kept product's residue planes, the kept reductions).
+void release_cuda_memory() {
+  nb::gil_scoped_release unlocked;
+  std::lock_guard<std::mutex> lock(kept_product().mutex);
+  kept_product().release();
+  kernel_cache().clear();
+}
+
 // Row sums (dots, y non-zero) of (rows x n) C-ordered float64 device matrices into the device vector
 // out (rows,), one launch queued on `stream` (not waited for: out is ready in stream order); block:
 // threads per row (0: the kernel's default).
@@ -193,6 +263,10 @@ void reduce_rows_cuda(uintptr_t x, uintptr_t y, int64_t rows, int64_t n, int dev
 }
 #else
 bool has_cuda() { return false; }
+void matmul_cuda(uintptr_t, uintptr_t, uintptr_t, int64_t, int64_t, int64_t, bool, const std::string&, int, uintptr_t) {
+  throw std::runtime_error("this accsum was built without the CUDA backend; pass NumPy (host) arrays");
+}
+void release_cuda_memory() {}
 void reduce_rows_cuda(uintptr_t, uintptr_t, int64_t, int64_t, int, uintptr_t, uintptr_t, int) {
   throw std::runtime_error("this accsum was built without the CUDA backend; pass a NumPy (host) array");
 }
@@ -212,6 +286,10 @@ void bind_cuda(nb::module_& m) {
         nb::arg("device"), nb::arg("out"), nb::arg("stream"), nb::arg("block") = 0);
   m.def("enqueue_cuda", &enqueue_cuda, nb::arg("algo"), nb::arg("x"), nb::arg("y"), nb::arg("n"), nb::arg("device"),
         nb::arg("out"), nb::arg("stream"));
+  m.def("matmul_cuda", &matmul_cuda, nb::arg("a"), nb::arg("b"), nb::arg("out"), nb::arg("M"), nb::arg("K"),
+        nb::arg("N"), nb::arg("single"), nb::arg("accuracy"), nb::arg("device"), nb::arg("stream"));
+  m.def("release_cuda_memory", &release_cuda_memory,
+        "Frees the device memory accsum keeps for the next call (kept kernels, a product's residue planes).");
   m.def("reduce_cuda", &reduce_cuda, nb::arg("algo"), nb::arg("x"), nb::arg("y").none(), nb::arg("stream"),
         nb::arg("K") = 0);
 }

@@ -6,7 +6,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <map>
 #include <memory>
+#include <mutex>
+#include <tuple>
 #include <vector>
 
 #include "core/frame/parallel.hpp"
@@ -40,13 +43,24 @@ struct Chosen {
   const AlgoEntry* e;
   Params params;
 };
-Chosen choose(const std::string& algo, int threads, int K) {
+Chosen resolve(const std::string& algo, int threads, int K) {
   const bool mt = threads > 1;
   const AlgoEntry& e = entry(algo, mt ? "cpu-mt" : "cpu");
   Params user;
   if (mt) user["threads"] = std::to_string(threads);
   if (algo == "dpsumk" || algo == "dpdotk") user["K"] = std::to_string(K);
   return {&e, registry().resolve_params(e, user)};
+}
+// Finding an entry scans the registry and resolving its parameters builds string maps, microseconds
+// that a call on a thousand elements would feel: each (algo, threads, K) is resolved once.
+const Chosen& choose(const std::string& algo, int threads, int K) {
+  static std::mutex mutex;
+  static std::map<std::tuple<std::string, int, int>, Chosen> resolved;
+  std::lock_guard<std::mutex> lock(mutex);
+  const auto key = std::make_tuple(algo, threads, K);
+  auto it = resolved.find(key);
+  if (it == resolved.end()) it = resolved.emplace(key, resolve(algo, threads, K)).first;
+  return it->second;  // std::map nodes stay put
 }
 
 double run_kernel(const Chosen& c, const double* x, const double* y, int64_t n) {
@@ -116,7 +130,7 @@ void reduce_rows(const std::string& algo, const Rows& r, int threads, int K) {
     return;
   }
   // Many reductions: one thread per block of rows, each row on the cpu entry.
-  const Chosen c = choose(algo, 1, K);
+  const Chosen& c = choose(algo, 1, K);
   const int t =
       static_cast<int>(std::min<int64_t>(useful_threads(threads, r.rows * std::max<int64_t>(r.n, 1)), r.rows));
   parallel_chunks(r.rows, t, [&](int, int64_t b, int64_t e) {

@@ -76,3 +76,13 @@ def same_bits(a, b):
     both_nan = np.isnan(a) & np.isnan(b)
     uint = np.uint64 if a.dtype == np.float64 else np.uint32
     return bool(np.all((a.view(uint) == b.view(uint)) | both_nan))
+
+
+def exact_product(a, b, dtype):
+    """a @ b with every entry the exact sum of exact products rounded once (an exact zero is +0)."""
+    out = np.empty((a.shape[0], b.shape[1]), dtype=dtype)
+    for i in range(a.shape[0]):
+        for j in range(b.shape[1]):
+            out[i, j] = round_exact(sum((Fraction(float(a[i, k])) * Fraction(float(b[k, j]))
+                                         for k in range(a.shape[1])), Fraction(0)), dtype)
+    return out

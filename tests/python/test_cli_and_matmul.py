@@ -8,7 +8,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from exact import round_exact, same_bits
+from exact import exact_product, same_bits
 
 import accsum
 
@@ -52,15 +52,6 @@ def test_sum_k_has_the_tools_bits(tmp_path):
     x = corpus()[0]
     rows = bench_rows(tmp_path, x, "dpsumk", ["--K=3"])
     assert same_bits(np.float64(rows[("dpsumk", "cpu")]), accsum.sum_k(x, 3))
-
-
-def exact_product(a, b, dtype):
-    out = np.empty((a.shape[0], b.shape[1]), dtype=dtype)
-    for i in range(a.shape[0]):
-        for j in range(b.shape[1]):
-            out[i, j] = round_exact(sum((Fraction(float(a[i, k])) * Fraction(float(b[k, j]))
-                                         for k in range(a.shape[1])), Fraction(0)), dtype)
-    return out
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])

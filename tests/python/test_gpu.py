@@ -55,8 +55,10 @@ def test_views_misaligned_and_transposed():
 
 
 def test_gpu_errors_are_clear():
-    with pytest.raises(TypeError, match="float64"):
-        accsum.sum(torch.ones(4, dtype=torch.float32, device="cuda"))
+    with pytest.raises(TypeError, match="float16"):
+        accsum.sum(torch.ones(4, dtype=torch.float16, device="cuda"))
+    with pytest.raises(TypeError, match="int64"):
+        accsum.dot(torch.ones(4, dtype=torch.float64, device="cuda"), torch.ones(4, dtype=torch.int64, device="cuda"))
     with pytest.raises(ValueError):
         accsum.dot(torch.ones(4, dtype=torch.float64, device="cuda"), torch.ones(5, dtype=torch.float64, device="cuda"))
     with pytest.raises(NotImplementedError):
@@ -140,4 +142,42 @@ def test_segmented_kernel_gives_the_same_bits_at_every_block_size(block):
     got = torch.empty(9, dtype=torch.float64, device="cuda")
     accsum._accsum.reduce_rows_cuda(t.data_ptr(), 0, 9, 5001, t.device.index, got.data_ptr(),
                                     torch.cuda.current_stream().cuda_stream, block)
+    assert same_bits(got.cpu().numpy(), accsum.sum(x, axis=1))
+
+
+def float32_cases():
+    rng = np.random.default_rng(12)
+    wide = (rng.standard_normal(4099) * np.power(10.0, rng.uniform(-30, 30, 4099))).astype(np.float32)
+    ties = np.array([1.0, 2.0**-24, 2.0**-70], dtype=np.float32)  # a float64 rounding first would give a tie
+    return {"wide": wide, "ties": ties, "near_overflow": np.array([3.4e38, 3.4e38, -3.4e38, 1.0], dtype=np.float32),
+            "overflow": np.array([3.4e38, 3.4e38], dtype=np.float32), "subnormal": np.full(5, 1e-45, np.float32),
+            "neg_zero": np.array([-0.0, -0.0], dtype=np.float32), "nan": np.array([1.0, np.nan], dtype=np.float32),
+            "matrix": wide[:4096].reshape(64, 64), "3d": wide[:60].reshape(3, 4, 5)}
+
+
+@pytest.mark.parametrize("name", list(float32_cases()))
+def test_float32_sums_and_dots_have_the_hosts_bits_on_a_side_stream(name):
+    x = float32_cases()[name]
+    y = np.cos(np.arange(x.size, dtype=np.float64)).astype(np.float32).reshape(x.shape)
+    stream = torch.cuda.Stream()
+    with torch.cuda.stream(stream):
+        t = torch.from_numpy(x).to("cuda", non_blocking=True)
+        u = torch.from_numpy(y).to("cuda", non_blocking=True)
+        got = {"sum": accsum.sum(t), "dot": accsum.dot(t, u), "sum_k": accsum.sum_k(t, 2)}
+        rows = {} if x.ndim < 2 else {"sum": accsum.sum(t, axis=-1), "dot": accsum.dot(t, u, axis=(0, x.ndim - 1))}
+    stream.synchronize()
+    assert all(v.dtype == torch.float32 and v.is_cuda for v in got.values())
+    assert same_bits(got["sum"].cpu().numpy(), np.asarray(accsum.sum(x))), name
+    assert same_bits(got["dot"].cpu().numpy(), np.asarray(accsum.dot(x, y))), name
+    assert same_bits(got["sum_k"].cpu().numpy(), np.asarray(accsum.sum_k(x, 2))), name
+    if rows:
+        assert same_bits(rows["sum"].cpu().numpy(), accsum.sum(x, axis=-1)), name
+        assert same_bits(rows["dot"].cpu().numpy(), accsum.dot(x, y, axis=(0, x.ndim - 1))), name
+
+
+def test_float32_axis_rows_of_special_values():
+    x = np.array([[np.nan, 1.0], [np.inf, -np.inf], [np.inf, 3e38], [-0.0, -0.0], [0.0, -0.0], [3.4e38, 3.4e38],
+                  [1.0, 2.0**-24]], dtype=np.float32)
+    got = accsum.sum(torch.from_numpy(x).cuda(), axis=1)
+    assert got.dtype == torch.float32
     assert same_bits(got.cpu().numpy(), accsum.sum(x, axis=1))
