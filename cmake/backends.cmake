@@ -6,9 +6,8 @@
 # ACCSUM_BACKEND_ORDER first in that order, then any other folder alphabetically.
 set(ACCSUM_BACKEND_ORDER cpu cpu_mt cuda opencl mpi)
 
-# Sets NAMES_VAR to the backends built (their names) and SOURCES_VAR to their source files, for the
-# tree at ROOT (also any scratch tree laid out like it).
-function(accsum_backends ROOT NAMES_VAR SOURCES_VAR)
+# Sets OUT_VAR to the folders of ROOT/backends/, sorted (the floors check reads them too).
+function(accsum_backend_folders ROOT OUT_VAR)
   file(GLOB entries LIST_DIRECTORIES true RELATIVE "${ROOT}/backends" "${ROOT}/backends/*")
   set(dirs "")
   foreach(entry IN LISTS entries)
@@ -17,6 +16,13 @@ function(accsum_backends ROOT NAMES_VAR SOURCES_VAR)
     endif()
   endforeach()
   list(SORT dirs)
+  set(${OUT_VAR} ${dirs} PARENT_SCOPE)
+endfunction()
+
+# Sets NAMES_VAR to the backends built (their names) and SOURCES_VAR to their source files, for the
+# tree at ROOT (also any scratch tree laid out like it).
+function(accsum_backends ROOT NAMES_VAR SOURCES_VAR)
+  accsum_backend_folders("${ROOT}" dirs)
   set(ordered "")
   foreach(dir IN LISTS ACCSUM_BACKEND_ORDER dirs)
     if(dir IN_LIST dirs AND NOT dir IN_LIST ordered)

@@ -9,14 +9,10 @@
 # Each rule: a folder (every file under it, recursively), "|", the include prefixes it may not use,
 # separated by commas, and optionally "|" and the prefixes it may use all the same (an opening in a
 # floor: datasets/ may include core/numerics/; a backend, its own folder).
-# Every folder of backends/ is a backend (cmake/backends.cmake).
-file(GLOB backend_entries LIST_DIRECTORIES true RELATIVE "${ROOT}/backends" "${ROOT}/backends/*")
-set(backends "")
-foreach(entry IN LISTS backend_entries)
-  if(IS_DIRECTORY "${ROOT}/backends/${entry}")
-    list(APPEND backends "${entry}")
-  endif()
-endforeach()
+cmake_minimum_required(VERSION 3.24)
+# Every folder of backends/ is a backend (cmake/backends.cmake, read from this script's own tree).
+include("${CMAKE_CURRENT_LIST_DIR}/../cmake/backends.cmake")
+accsum_backend_folders("${ROOT}" backends)
 set(rules
   "base|core/,datasets/,families/,backends/,app/,lib/"
   "core|datasets/,families/,backends/,app/,lib/"
