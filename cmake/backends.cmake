@@ -6,6 +6,20 @@
 # ACCSUM_BACKEND_ORDER first in that order, then any other folder alphabetically.
 set(ACCSUM_BACKEND_ORDER cpu cpu_mt cuda opencl mpi)
 
+# The toolkit of a backend whose option OPTION_NAME is on: find_package(PACKAGE ARGN); when found
+# (FOUND_VAR), PACKAGE and its version (VERSION_VAR) join the list `found`, else the option goes off.
+# A macro: the package's variables (e.g. MPIEXEC_EXECUTABLE) stay visible to the caller.
+macro(accsum_backend_toolkit OPTION_NAME PACKAGE FOUND_VAR VERSION_VAR)
+  if(${OPTION_NAME})
+    find_package(${PACKAGE} ${ARGN})
+    if(${FOUND_VAR})
+      list(APPEND found "${PACKAGE} ${${VERSION_VAR}}")
+    else()
+      set(${OPTION_NAME} OFF)
+    endif()
+  endif()
+endmacro()
+
 # Sets OUT_VAR to the folders of ROOT/backends/, sorted (the floors check reads them too).
 function(accsum_backend_folders ROOT OUT_VAR)
   file(GLOB entries LIST_DIRECTORIES true RELATIVE "${ROOT}/backends" "${ROOT}/backends/*")
