@@ -29,14 +29,15 @@
 /* The class of the exact product of the doubles with bits ba and bb. */
 ACCSUM_FN int accsum_product_class(accsum_u64 ba, accsum_u64 bb) {
   const accsum_u64 abs_a = ba & ~ACCSUM_SIGN_BIT, abs_b = bb & ~ACCSUM_SIGN_BIT;
+  /* The common case first, one unsigned compare per factor: 1 <= |bits| < inf bits. */
+  if (abs_a - 1 < ACCSUM_INF_BITS - 1 && abs_b - 1 < ACCSUM_INF_BITS - 1) return ACCSUM_PRODUCT_FINITE;
   const int negative = ((ba ^ bb) & ACCSUM_SIGN_BIT) != 0;
   if (abs_a > ACCSUM_INF_BITS || abs_b > ACCSUM_INF_BITS) return ACCSUM_PRODUCT_NAN;
   if (abs_a == ACCSUM_INF_BITS || abs_b == ACCSUM_INF_BITS) {
     if (abs_a == 0 || abs_b == 0) return ACCSUM_PRODUCT_NAN; /* inf * 0 */
     return negative ? ACCSUM_PRODUCT_NEG_INF : ACCSUM_PRODUCT_POS_INF;
   }
-  if (abs_a == 0 || abs_b == 0) return negative ? ACCSUM_PRODUCT_NEG_ZERO : ACCSUM_PRODUCT_POS_ZERO;
-  return ACCSUM_PRODUCT_FINITE;
+  return negative ? ACCSUM_PRODUCT_NEG_ZERO : ACCSUM_PRODUCT_POS_ZERO; /* a zero factor, the other finite */
 }
 
 /* What the special terms seen decide: the bits of NaN or of the infinity, or 0 when they decide

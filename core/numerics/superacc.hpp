@@ -167,25 +167,12 @@ struct BasicSuperacc {
   // [2^-2148, 2^2048), i.e. SuperaccDot): the 53x53-bit integer product, no rounding.
   ACCSUM_HD void add_product(double a, double b) {
     uint64_t ba = double_bits(a), bb = double_bits(b);
-    switch (accsum_product_class(ba, bb)) {  // IEEE products (core/numerics/ieee_special.h)
-      case ACCSUM_PRODUCT_NAN:
-        ++nan_count;
-        return;
-      case ACCSUM_PRODUCT_POS_INF:
-        ++pos_inf_count;
-        return;
-      case ACCSUM_PRODUCT_NEG_INF:
-        ++neg_inf_count;
-        return;
-      case ACCSUM_PRODUCT_NEG_ZERO:
-        ++neg_zero_count;
-        return;
-      case ACCSUM_PRODUCT_POS_ZERO:
-        ++not_neg_zero_count;
-        return;
-      default:
-        ++not_neg_zero_count;
+    const int cls = accsum_product_class(ba, bb);  // IEEE products (core/numerics/ieee_special.h)
+    if (cls != ACCSUM_PRODUCT_FINITE) {
+      add_special_product(cls);
+      return;
     }
+    ++not_neg_zero_count;
     uint64_t ma, mb;
     int pa, pb;
     decompose(ba, ma, pa);
@@ -206,6 +193,20 @@ struct BasicSuperacc {
     split_mantissa(p_hi, pos + 53, idx, u0, u1, u2);
     add_pieces(idx, (static_cast<int64_t>(u0) ^ neg) - neg, (static_cast<int64_t>(u1) ^ neg) - neg,
                (static_cast<int64_t>(u2) ^ neg) - neg);
+  }
+
+  // Records a product that is NaN, infinite or zero (its accsum_product_class).
+  ACCSUM_HD void add_special_product(int cls) {
+    if (cls == ACCSUM_PRODUCT_NAN)
+      ++nan_count;
+    else if (cls == ACCSUM_PRODUCT_POS_INF)
+      ++pos_inf_count;
+    else if (cls == ACCSUM_PRODUCT_NEG_INF)
+      ++neg_inf_count;
+    else if (cls == ACCSUM_PRODUCT_NEG_ZERO)
+      ++neg_zero_count;
+    else
+      ++not_neg_zero_count;
   }
 
   // Carry propagation: digit[i] in [0, 2^32) for i < D-1; the top digit keeps the sign.
