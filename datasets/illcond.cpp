@@ -6,8 +6,9 @@
 // running dot product drops to a prescribed, decreasing magnitude, and the data are finally
 // shuffled. ORO recompute the running dot with Dot2 at every step (O(n^2)), and Dot2's error
 // (about n u^2 S) limits the achievable condition to about 1e30. Here the running value is
-// kept EXACTLY in a fixed-point accumulator (an add, and a read of its leading digits, are O(1)
-// amortised), so the whole generator is O(n) and reaches 1e300. The last term is computed from
+// kept EXACTLY in the superaccumulator (core/numerics/superacc.hpp; an add is O(1), a read of its
+// leading digits one carry propagation over 70 digits), so the whole generator is O(n) and
+// reaches 1e300. The last term is computed from
 // the mass S accumulated so far, so S / |s| lands on c itself, not just on its order of
 // magnitude. GenSum is the same construction with terms in place of products. Targets below
 // 16 use a plain split of positive and negative mass instead (low_condition).
@@ -17,6 +18,7 @@
 #include <cstring>
 #include <vector>
 
+#include "core/numerics/superacc.hpp"
 #include "datasets/elements.hpp"
 #include "datasets/illcond.hpp"
 #include "datasets/threads.hpp"
@@ -24,78 +26,36 @@
 namespace accsum {
 namespace {
 
-// An exact accumulator of doubles: value = sum_k limb[k] 2^(32k + kBase), two's complement.
-// Digits 0..high_ are explicit, in [0, 2^32); everything above is sign extension (all zero
-// digits, or all ones when negative_), kept implicit so that a sign change costs O(1) instead
-// of a carry rippling to the top. Carries propagate at once (amortised O(1) per add).
-// 2^-1074 is a multiple of 2^kBase and 70 digits reach 2^1152: any sum of < 2^64 doubles fits.
-class ExactAccumulator {
+// The running sum or dot, kept exactly in the superaccumulator of core/numerics/superacc.hpp, with
+// digit 0 at 2^kLsb (2^-1074 is a multiple of it; 70 digits reach 2^1152, room for any sum of
+// < 2^64 doubles). approx() reads the value with relative error below 2^-60: the leading three
+// digits above the sign extension as a 128-bit integer, rounded once to double.
+class RunningValue {
  public:
-  void add(double a) {
-    if (a == 0) return;
-    uint64_t bits;
-    std::memcpy(&bits, &a, sizeof bits);
-    int biased = static_cast<int>(bits >> 52 & 0x7ff);
-    uint64_t mant = bits & ((uint64_t(1) << 52) - 1);
-    int exp = -1074;
-    if (biased != 0) {
-      mant |= uint64_t(1) << 52;
-      exp = biased - 1075;
-    }
-    int pos = exp - kBase;  // >= 14
-    int k = pos >> 5;
-    unsigned __int128 w = static_cast<unsigned __int128>(mant) << (pos & 31);  // < 2^84
-    const int64_t sign = (bits >> 63) ? -1 : 1;
-    add_digit(k, sign * static_cast<int64_t>(static_cast<uint32_t>(w)));
-    add_digit(k + 1, sign * static_cast<int64_t>(static_cast<uint32_t>(w >> 32)));
-    add_digit(k + 2, sign * static_cast<int64_t>(static_cast<uint64_t>(w >> 64)));
-  }
+  RunningValue() { acc_.clear(); }
+  void add(double a) { acc_.add(a); }
 
-  // The value with relative error below 2^-60: the leading three digits after the sign
-  // extension, as a 128-bit integer, rounded once to double.
   double approx() {
-    const int64_t fill = negative_ ? kDigitMask : 0;
-    while (high_ >= 0 && limb_[high_] == fill) --high_;  // those digits become implicit
-    const int h = high_;
-    if (h < 0) return negative_ ? -gen::scale2(1.0, kBase) : 0.0;
+    acc_.normalize();  // digits below the top in [0, 2^32), the top one signed
+    const int64_t* d = acc_.digit;
+    const bool negative = d[kDigits - 1] < 0;
+    const int64_t fill = negative ? static_cast<int64_t>(kDigitMask) : 0;  // a digit of the sign extension
+    int h = kDigits - 1;
+    if (d[h] == (negative ? -1 : 0))
+      for (--h; h >= 0 && d[h] == fill; --h) {
+      }
+    if (h < 0) return negative ? -gen::scale2(1.0, kLsb) : 0.0;
     // The sign extension above h weighs -2^(32(h+1)) when negative.
-    __int128 v = negative_ ? -(static_cast<__int128>(1) << 96) : 0;
-    v += static_cast<__int128>(limb_[h]) << 64;
-    if (h >= 1) v += static_cast<__int128>(limb_[h - 1]) << 32;
-    if (h >= 2) v += limb_[h - 2];
-    return gen::scale2(static_cast<double>(v), 32 * (h - 2) + kBase);
+    __int128 v = negative ? -(static_cast<__int128>(1) << 96) : 0;
+    v += static_cast<__int128>(d[h] & static_cast<int64_t>(kDigitMask)) << 64;
+    if (h >= 1) v += static_cast<__int128>(d[h - 1]) << 32;
+    if (h >= 2) v += d[h - 2];
+    return gen::scale2(static_cast<double>(v), kSuperaccDigitBits * (h - 2) + kLsb);
   }
 
  private:
-  static constexpr int kBase = -1088;
-  static constexpr int kLimbs = 70;
-  static constexpr int64_t kRadix = int64_t(1) << 32, kDigitMask = kRadix - 1;
-
-  void add_digit(int k, int64_t c) {
-    if (c == 0) return;
-    const int64_t fill = negative_ ? kDigitMask : 0;
-    for (; high_ < k; ++high_) limb_[high_ + 1] = fill;  // make digits up to k explicit
-    limb_[k] += c;
-    while (limb_[k] < 0 || limb_[k] >= kRadix) {
-      const int64_t carry = limb_[k] >> 32;  // floor division (arithmetic shift)
-      limb_[k] -= carry * kRadix;
-      if (++k > high_) {
-        // The carry lands in the sign extension, whose value is -1 or 0 times 2^(32k).
-        const int64_t v = (negative_ ? -1 : 0) + carry;
-        negative_ = v < 0;
-        if (v != 0 && v != -1) {  // no longer pure sign: one more explicit digit
-          limb_[k] = v & kDigitMask;
-          high_ = k;
-        }
-        return;
-      }
-      limb_[k] += carry;
-    }
-  }
-
-  int64_t limb_[kLimbs] = {};
-  int high_ = -1;
-  bool negative_ = false;
+  static constexpr int kLsb = -1088, kDigits = 70;
+  BasicSuperacc<kDigits, kLsb> acc_;
 };
 
 // floor(log2 v) for a positive normal double.
@@ -142,8 +102,8 @@ void cancellation(const GenSpec& spec, double* x, double* y) {
   const int64_t n = spec.n;
   const int64_t steps_needed = static_cast<int64_t>(std::ceil((b + 40) / (kMaxDrop - 4))) + 1;
   const int64_t half = std::max<int64_t>(1, std::min<int64_t>(n / 2, n - steps_needed)), rest = n - half;
-  ExactAccumulator exact;  // the running sum / dot, exactly
-  double mass = 0;         // S so far (rounded: relative error below n u)
+  RunningValue exact;  // the running sum / dot, exactly
+  double mass = 0;     // S so far (rounded: relative error below n u)
   // Appends term x[i] (times y[i]) exactly; a product enters as its rounded value and its error
   // (TwoProductFMA, Ogita, Rump, Oishi 2005, Alg. 3.5).
   auto account = [&](int64_t i) {

@@ -114,19 +114,16 @@ void release_device_input() {
   cached_n = -1;
 }
 
-int sm_count() {
-  int dev = 0, sms = 0;
+int device_attribute(cudaDeviceAttr attr) {
+  int dev = 0, value = 0;
   ACCSUM_CUDA_CHECK(cudaGetDevice(&dev));
-  ACCSUM_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-  return sms;
+  ACCSUM_CUDA_CHECK(cudaDeviceGetAttribute(&value, attr, dev));
+  return value;
 }
 
-int64_t l2_cache_bytes() {
-  int dev = 0, bytes = 0;
-  ACCSUM_CUDA_CHECK(cudaGetDevice(&dev));
-  ACCSUM_CUDA_CHECK(cudaDeviceGetAttribute(&bytes, cudaDevAttrL2CacheSize, dev));
-  return bytes;
-}
+int sm_count() { return device_attribute(cudaDevAttrMultiProcessorCount); }
+
+int64_t l2_cache_bytes() { return device_attribute(cudaDevAttrL2CacheSize); }
 
 EventTimer::EventTimer() {
   bind_device();

@@ -25,6 +25,8 @@ bool available();  // a CUDA device is present and usable
 // or the node-local MPI rank modulo the devices visible) and records it for the report. Every
 // allocation, timer and library handle calls it first, so no context is made on another device.
 int bind_device();
+// An attribute of the device this thread computes on (cudaDeviceGetAttribute).
+int device_attribute(cudaDeviceAttr attr);
 // The streaming multiprocessors of the device this thread computes on.
 int sm_count();
 // The bound device's L2 cache size in bytes (cudaDevAttrL2CacheSize).

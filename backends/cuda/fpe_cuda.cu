@@ -205,19 +205,7 @@ __global__ void fpe_seq_kernel(const double* __restrict__ x, const double* __res
 
 using LaunchFn = void (*)(const double*, const double*, double*, int64_t n, int block);
 
-int sm_count() {
-  int dev = 0, sms = 0;
-  ACCSUM_CUDA_CHECK(cudaGetDevice(&dev));
-  ACCSUM_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-  return sms;
-}
-
-int max_shared_per_block() {
-  int dev = 0, v = 0;
-  ACCSUM_CUDA_CHECK(cudaGetDevice(&dev));
-  ACCSUM_CUDA_CHECK(cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-  return v;
-}
+int max_shared_per_block() { return cuda::device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin); }
 
 // The memory-constrained launch: bytes_per_thread of dynamic shared memory per thread. Among
 // the block sizes up to `block` (multiples of `step`), the one that keeps the most threads
@@ -251,7 +239,7 @@ void launch(Kern kern, const double* x, const double* y, double* out, int64_t it
     shm = static_cast<size_t>(block) * bytes_per_thread;
   }
   const int64_t want = (threads_needed + block - 1) / block;
-  const int grid = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(want, 64LL * sm_count())));
+  const int grid = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(want, 64LL * cuda::sm_count())));
   kern<<<grid, block, shm>>>(x, y, out, items);
   ACCSUM_CUDA_CHECK(cudaGetLastError());
 }

@@ -26,9 +26,8 @@ bool recipe_has_y(const ElementRecipe& r) { return r.dot; }
 
 void generate_on_device(const ElementRecipe& r, int64_t first, int64_t n, double* x, double* y) {
   if (n <= 0) return;
-  int device = bind_device(), sms = 0;
-  ACCSUM_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  make_elements<<<sms * kBlocksPerSm, kThreads>>>(r, first, n, x, y);
+  bind_device();
+  make_elements<<<sm_count() * kBlocksPerSm, kThreads>>>(r, first, n, x, y);
   ACCSUM_CUDA_CHECK(cudaGetLastError());
   ACCSUM_CUDA_CHECK(cudaDeviceSynchronize());
 }

@@ -206,12 +206,6 @@ class ModdotCuda : public CudaKernel {
   }
 
  private:
-  static int sm_count() {
-    int dev = 0, sms = 1;
-    cudaGetDevice(&dev);
-    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-    return sms;
-  }
   // The grid: one full wave of resident blocks (as many per SM as the kernel's registers allow;
   // a second, partial wave would leave SMs idle at the end), at most one pair per thread.
   template <class Acc, bool kWide>

@@ -1,6 +1,7 @@
 #include "core/frame/ieee_special.hpp"
 
 #include "core/frame/family.hpp"
+#include "core/numerics/ieee_special.h"
 
 #include <utility>
 
@@ -23,9 +24,9 @@ SpecialOutcome special_outcome_dot(const double* x, const double* y, int64_t n) 
   for (int64_t i = 0; i < n; ++i) {
     const double a = x[i], b = y[i];
     if (std::isfinite(a) && std::isfinite(b)) continue;  // an exact product of finite values is finite
-    if (std::isnan(a) || std::isnan(b)) return SpecialOutcome::nan;
-    if (a == 0 || b == 0) return SpecialOutcome::nan;  // inf * 0
-    (std::signbit(a) != std::signbit(b) ? neg : pos) = true;
+    const int product = accsum_product_class(accsum_bits(a), accsum_bits(b));
+    if (product == ACCSUM_PRODUCT_NAN) return SpecialOutcome::nan;
+    (product == ACCSUM_PRODUCT_NEG_INF ? neg : pos) = true;
   }
   if (pos && neg) return SpecialOutcome::nan;
   return pos ? SpecialOutcome::pos_inf : neg ? SpecialOutcome::neg_inf : SpecialOutcome::none;

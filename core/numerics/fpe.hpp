@@ -1,7 +1,7 @@
 #pragma once
 // Level 1 of Collange, Defour, Graillat, Iakymchuk 2015 (§3.1, Alg. 2): a floating-point expansion of N doubles that
-// absorbs consecutive terms with TwoSum and hands the part it cannot hold (the residue) to a superaccumulator
-// (core/numerics/superacc.hpp).
+// absorbs consecutive terms with TwoSum (the step: core/numerics/expansion.h) and hands the part it cannot hold (the
+// residue) to a superaccumulator (core/numerics/superacc.hpp).
 //
 // Exactness: after every accumulate(x), a[0] + ... + a[N-1] + residue equals the old
 // a[0] + ... + a[N-1] + x exactly, because each TwoSum is error-free. TwoSum stays
@@ -18,6 +18,7 @@
 #include <cstdint>
 
 #include "core/numerics/eft.hpp"
+#include "core/numerics/expansion.h"
 #include "base/hd.hpp"
 
 namespace accsum {
@@ -40,20 +41,11 @@ struct Fpe {
 
   // Alg. 2 without early exit: x goes through all N TwoSums; returns the residue (0 when the
   // expansion absorbed x). A nonzero residue must be added to the superaccumulator.
-  ACCSUM_HD double accumulate(double x) {
-    for (int i = 0; i < N; ++i) two_sum(a[i], x, a[i], x);
-    return x;
-  }
+  ACCSUM_HD double accumulate(double x) { return accsum_expansion_absorb(a, N, x, 0); }
 
   // Alg. 2 with early exit: stops as soon as the error becomes zero (same exact result,
   // fewer operations on well-conditioned data, a data-dependent branch).
-  ACCSUM_HD double accumulate_early_exit(double x) {
-    for (int i = 0; i < N; ++i) {
-      two_sum(a[i], x, a[i], x);
-      if (x == 0.0) return 0.0;
-    }
-    return x;
-  }
+  ACCSUM_HD double accumulate_early_exit(double x) { return accsum_expansion_absorb(a, N, x, 1); }
 
   // Adds every nonzero term to `acc` (anything with add(double)) and clears the expansion.
   // fed: whether any term was accumulated since the last flush; then a +0 is recorded too,

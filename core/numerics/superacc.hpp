@@ -45,6 +45,7 @@
 #include <type_traits>
 
 #include "base/hd.hpp"
+#include "core/numerics/ieee_special.h"
 #include "core/numerics/numerics.h"
 
 namespace accsum {
@@ -166,32 +167,17 @@ struct BasicSuperacc {
   // [2^-2148, 2^2048), i.e. SuperaccDot): the 53x53-bit integer product, no rounding.
   ACCSUM_HD void add_product(double a, double b) {
     uint64_t ba = double_bits(a), bb = double_bits(b);
+    const int cls = accsum_product_class(ba, bb);  // IEEE products (core/numerics/ieee_special.h)
+    if (cls != ACCSUM_PRODUCT_FINITE) {
+      add_special_product(cls);
+      return;
+    }
+    ++not_neg_zero_count;
     uint64_t ma, mb;
     int pa, pb;
     decompose(ba, ma, pa);
     decompose(bb, mb, pb);
-    bool a_special = ((ba >> 52) & 0x7FF) == 0x7FF, b_special = ((bb >> 52) & 0x7FF) == 0x7FF;
     uint64_t sign = (ba ^ bb) & (uint64_t(1) << 63);
-    if (a_special || b_special) {
-      // IEEE products: NaN * y and inf * 0 are NaN, inf * nonzero is an infinity.
-      bool nan = (a_special && ma != (uint64_t(1) << 52)) || (b_special && mb != (uint64_t(1) << 52)) ||
-                 (a_special && !b_special && mb == 0) || (b_special && !a_special && ma == 0);
-      if (nan)
-        ++nan_count;
-      else if (sign)
-        ++neg_inf_count;
-      else
-        ++pos_inf_count;
-      return;
-    }
-    if (ma == 0 || mb == 0) {  // an exact zero product, signed by the factors' signs
-      if (sign)
-        ++neg_zero_count;
-      else
-        ++not_neg_zero_count;
-      return;
-    }
-    ++not_neg_zero_count;
     // |a*b| = ma*mb * 2^(pa + pb - 2148): a product of at most 106 bits, cut into two
     // 53-bit halves that are placed like two doubles' mantissas.
     uint64_t hi, lo, p_lo, p_hi;
@@ -207,6 +193,20 @@ struct BasicSuperacc {
     split_mantissa(p_hi, pos + 53, idx, u0, u1, u2);
     add_pieces(idx, (static_cast<int64_t>(u0) ^ neg) - neg, (static_cast<int64_t>(u1) ^ neg) - neg,
                (static_cast<int64_t>(u2) ^ neg) - neg);
+  }
+
+  // Records a product that is NaN, infinite or zero (its accsum_product_class).
+  ACCSUM_HD void add_special_product(int cls) {
+    if (cls == ACCSUM_PRODUCT_NAN)
+      ++nan_count;
+    else if (cls == ACCSUM_PRODUCT_POS_INF)
+      ++pos_inf_count;
+    else if (cls == ACCSUM_PRODUCT_NEG_INF)
+      ++neg_inf_count;
+    else if (cls == ACCSUM_PRODUCT_NEG_ZERO)
+      ++neg_zero_count;
+    else
+      ++not_neg_zero_count;
   }
 
   // Carry propagation: digit[i] in [0, 2^32) for i < D-1; the top digit keeps the sign.
@@ -238,10 +238,8 @@ struct BasicSuperacc {
   // The exact value rounded to nearest, ties to even (Collange et al. 2015, Sec. 3.3; the integer
   // rounding is accsum_round_magnitude in core/numerics/numerics.h). Does not change *this.
   ACCSUM_HD double round() const {
-    const double inf = bits_double(uint64_t(0x7FF) << 52);
-    if (nan_count || (pos_inf_count && neg_inf_count)) return bits_double(uint64_t(0x7FF8) << 48);
-    if (pos_inf_count) return inf;
-    if (neg_inf_count) return -inf;
+    const uint64_t special = accsum_special_result_bits(nan_count != 0, pos_inf_count != 0, neg_inf_count != 0);
+    if (special) return bits_double(special);
     BasicSuperacc a = *this;
     a.normalize();
     bool negative = a.digit[D - 1] < 0;
@@ -251,7 +249,7 @@ struct BasicSuperacc {
     }
     int k = D - 1;
     while (k >= 0 && a.digit[k] == 0) --k;
-    if (k < 0) return (neg_zero_count && !not_neg_zero_count) ? -0.0 : 0.0;
+    if (k < 0) return bits_double(accsum_zero_result_bits(neg_zero_count != 0, not_neg_zero_count != 0));
     const uint64_t bits = accsum_round_magnitude(a.digit, k, L);
     return bits_double(bits | (negative ? uint64_t(1) << 63 : 0));
   }

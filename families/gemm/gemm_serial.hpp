@@ -31,10 +31,11 @@
 #include <cstdint>
 
 #include "base/hd.hpp"
+#include "core/numerics/compensated.h"
 
 namespace accsum::gemm {
 
-enum Comp : int { kNone = 0, kKahan = 1, kDcs = 2 };
+enum Comp : int { kNone = ACCSUM_COMP_NONE, kKahan = ACCSUM_COMP_KAHAN, kDcs = ACCSUM_COMP_DCS };
 
 ACCSUM_HD bool finite(float x) {
 #if defined(__CUDA_ARCH__)
@@ -44,12 +45,8 @@ ACCSUM_HD bool finite(float x) {
 #endif
 }
 
-// One product accumulated into p.
-ACCSUM_HD float mul_add(float a, float b, float p, bool fma) {
-  if (fma) return fmaf(a, b, p);
-  float prod = a * b;  // rounded: the build forbids contraction (-ffp-contract=off, --fmad=false)
-  return p + prod;
-}
+// One product accumulated into p (core/numerics/compensated.h).
+ACCSUM_HD float mul_add(float a, float b, float p, bool fma) { return accsum_mul_add_f32(a, b, p, fma); }
 ACCSUM_HD double mul_add(double a, double b, double p, bool fma) {
   if (fma) return ::fma(a, b, p);
   double prod = a * b;
@@ -69,37 +66,8 @@ struct CompState {
   float s = 0.0f, c = 0.0f;
 };
 
-// Kahan's compensated summation, Fig. 3, one step with summand x.
-ACCSUM_HD void kahan_add(float& s, float& c, float x) {
-  float temp = s;
-  float y = x + c;
-  s = temp + y;
-  c = (temp - s) + y;
-}
-
-// Priest's doubly compensated summation, Fig. 1 lines 5-11, one step: summand x into the running
-// sum s with compensation c; with Fig. 2's ordering of total and partial.
-ACCSUM_HD void dcs_add(float& s, float& c, float x) {
-  float big = s, small = x;
-  if (!(fabsf(s) >= fabsf(x))) {  // Fig. 2 line 10: dcsum(2, partialSum, total)
-    big = x;
-    small = s;
-  }
-  float y = c + small;        // line 5
-  float u = small - (y - c);  // line 6
-  float t = y + big;          // line 7
-  float v = y - (t - big);    // line 8
-  float z = u + v;            // line 9
-  s = t + z;                  // line 10
-  c = z - (s - t);            // line 11
-}
-
-ACCSUM_HD void comp_add(int comp, float& s, float& c, float x) {
-  if (comp == kKahan)
-    kahan_add(s, c, x);
-  else
-    dcs_add(s, c, x);
-}
+// Kahan's (Fig. 3) or Priest's (Fig. 1 with Fig. 2's ordering) step: core/numerics/compensated.h.
+ACCSUM_HD void comp_add(int comp, float& s, float& c, float x) { accsum_comp_add_f32(comp, &s, &c, x); }
 
 // alpha*s + beta*c_in with BLAS conventions (see the header comment).
 ACCSUM_HD float finish(float s, float alpha, float beta, const float* c_in, bool fma) {

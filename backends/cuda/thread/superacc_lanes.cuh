@@ -83,17 +83,24 @@ ACCSUM_HD unsigned sum_special_flags(double x) {
 template <class AddPiece>
 ACCSUM_HD unsigned dot_slow_terms(double a, double b, AddPiece&& add_piece) {
   uint64_t ba = double_bits(a), bb = double_bits(b), ma, mb;
+  switch (accsum_product_class(ba, bb)) {  // IEEE products (core/numerics/ieee_special.h)
+    case ACCSUM_PRODUCT_NAN:
+      return kFlagNotNegZero | kFlagNan;
+    case ACCSUM_PRODUCT_POS_INF:
+      return kFlagNotNegZero | kFlagPosInf;
+    case ACCSUM_PRODUCT_NEG_INF:
+      return kFlagNotNegZero | kFlagNegInf;
+    case ACCSUM_PRODUCT_NEG_ZERO:
+      return 0u;
+    case ACCSUM_PRODUCT_POS_ZERO:
+      return kFlagNotNegZero;
+    default:
+      break;
+  }
   int pa, pb;
-  bool a_special = ((ba >> 52) & 0x7FF) == 0x7FF, b_special = ((bb >> 52) & 0x7FF) == 0x7FF;
   bool negative = ((ba ^ bb) >> 63) != 0;
   decompose(ba, ma, pa);
   decompose(bb, mb, pb);
-  if (a_special || b_special) {  // IEEE: NaN * y and inf * 0 are NaN, inf * nonzero is an infinity
-    bool nan = (a_special && ma != (uint64_t(1) << 52)) || (b_special && mb != (uint64_t(1) << 52)) ||
-               (a_special && !b_special && mb == 0) || (b_special && !a_special && ma == 0);
-    return kFlagNotNegZero | (nan ? kFlagNan : negative ? kFlagNegInf : kFlagPosInf);
-  }
-  if (ma == 0 || mb == 0) return negative ? 0u : kFlagNotNegZero;  // -0 only for unlike signs
   uint64_t hi, lo, halves[2];
   mul_64x64(ma, mb, hi, lo);
   accsum_product_halves(hi, lo, &halves[0], &halves[1]);
@@ -199,12 +206,10 @@ ACCSUM_HD int64_t halves_value(uint32_t low, int32_t high) {
 template <int L>
 ACCSUM_HD double round_window(unsigned flags, int64_t n, bool negative, int k, int64_t dk, int64_t dk1, int64_t dk2,
                               bool sticky) {
-  const double inf = bits_double(uint64_t(0x7FF) << 52);
-  if ((flags & kFlagNan) || ((flags & kFlagPosInf) && (flags & kFlagNegInf)))
-    return bits_double(uint64_t(0x7FF8) << 48);
-  if (flags & kFlagPosInf) return inf;
-  if (flags & kFlagNegInf) return -inf;
-  if (k < 0) return (n > 0 && !(flags & kFlagNotNegZero)) ? -0.0 : 0.0;
+  const uint64_t special =
+      accsum_special_result_bits((flags & kFlagNan) != 0, (flags & kFlagPosInf) != 0, (flags & kFlagNegInf) != 0);
+  if (special) return bits_double(special);
+  if (k < 0) return bits_double(accsum_zero_result_bits(n > 0, (flags & kFlagNotNegZero) != 0));
   uint64_t bits;
   if (k < 3) {
     int64_t d[3] = {k == 2 ? dk2 : k == 1 ? dk1 : dk, k == 2 ? dk1 : dk, dk};

@@ -9,6 +9,7 @@
 
 #include "backends/cuda/warp/warp.cuh"
 #include "core/numerics/eft.hpp"
+#include "core/numerics/expansion.h"
 
 namespace accsum::cuda {
 
@@ -28,8 +29,7 @@ template <int N, bool EE, int B, int SPLIT = B>
 __device__ __forceinline__ void fpe_batch(double (&a)[N], double (&v)[B]) {
 #pragma unroll
   for (int i = 0; i < N; ++i) {
-#pragma unroll
-    for (int j = 0; j < (i == 0 ? SPLIT : B); ++j) two_sum(a[i], v[j], a[i], v[j]);
+    accsum_expansion_level(&a[i], v, i == 0 ? SPLIT : B);
     if (EE && i + 1 < N) {
       bool any = false;
 #pragma unroll

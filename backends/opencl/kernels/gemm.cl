@@ -2,36 +2,11 @@
  * Dillencourt, Nicolau, "Improving accuracy for matrix multiplications on GPUs", 2011, Figs. 1-3)
  * in OpenCL C, launched by backends/opencl/gemm_cl.cpp: a 16 x 16 work-group stages 16 x 16 tiles
  * of A and B in local memory; each work-item owns one entry and receives its products in the
- * order k = 0..K-1 with the definition's operations (FP_CONTRACT OFF, fma() only where fma_on).
+ * order k = 0..K-1 with the definition's operations (core/numerics/compensated.h: FP_CONTRACT OFF, fma()
+ * only where fma_on).
  */
-#pragma OPENCL FP_CONTRACT OFF
+#include "core/numerics/compensated.h"
 #define TS 16
-float mul_add(float a, float b, float p, int fma_on) {
-  if (fma_on) return fma(a, b, p);
-  float prod = a * b;
-  return p + prod;
-}
-void comp_add(int comp, float* s, float* c, float x) {
-  if (comp == 1) { /* Kahan, Fig. 3 */
-    float temp = *s;
-    float y = x + *c;
-    *s = temp + y;
-    *c = (temp - *s) + y;
-    return;
-  }
-  float big = *s, small = x; /* Priest's DCS, Fig. 1 lines 5-11, Fig. 2's ordering */
-  if (!(fabs(*s) >= fabs(x))) {
-    big = x;
-    small = *s;
-  }
-  float y = *c + small;
-  float u = small - (y - *c);
-  float t = y + big;
-  float v = y - (t - big);
-  float z = u + v;
-  *s = t + z;
-  *c = z - (*s - t);
-}
 __kernel void sgemm_tiled(int M, int N, int K, float alpha, float beta, __global const float* A,
                           __global const float* B, __global const float* C, __global float* out, int comp, int tile,
                           int fma_on) {
@@ -49,11 +24,11 @@ __kernel void sgemm_tiled(int M, int N, int K, float alpha, float beta, __global
       for (int kk = 0; kk < kmax; ++kk) {
         const int k = k0 + kk;
         if (comp == 0) {
-          s = mul_add(As[kk][li], Bs[lj][kk], s, fma_on);
+          s = accsum_mul_add_f32(As[kk][li], Bs[lj][kk], s, fma_on);
         } else {
-          p = mul_add(As[kk][li], Bs[lj][kk], p, fma_on);
+          p = accsum_mul_add_f32(As[kk][li], Bs[lj][kk], p, fma_on);
           if ((k + 1) % tile == 0 || k + 1 == K) {
-            comp_add(comp, &s, &c, p);
+            accsum_comp_add_f32(comp, &s, &c, p);
             p = 0.0f;
           }
         }
@@ -64,7 +39,7 @@ __kernel void sgemm_tiled(int M, int N, int K, float alpha, float beta, __global
   if (i >= M || j >= N) return;
   if (comp != 0 && alpha != 0.0f && !isfinite(s)) { /* IEEE specials: recompute plainly */
     s = 0.0f;
-    for (int k = 0; k < K; ++k) s = mul_add(A[i + (size_t)k * M], B[k + (size_t)j * K], s, fma_on);
+    for (int k = 0; k < K; ++k) s = accsum_mul_add_f32(A[i + (size_t)k * M], B[k + (size_t)j * K], s, fma_on);
   }
   const size_t o = i + (size_t)j * M;
   float r;

@@ -30,6 +30,8 @@
 // offline-check: -DDIGITS=134 -DLSB=-2148 -DDOT=1 -DFPE_N=0 -DEARLY_EXIT=1 -DCOPIES=1 -DHAVE_ATOM64=0 -DU=2 -DLANES=0 -DGLOBAL_MERGE=0 -DLS=64
 #include "core/numerics/numerics.h"
 #include "core/numerics/superacc_lanes.h"
+#include "core/numerics/expansion.h"
+#include "core/numerics/ieee_special.h"
 #if HAVE_ATOM64
 #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
 #endif
@@ -90,20 +92,14 @@ inline int note_term(int* flags, double x) {
 #if DOT
 // The exact product a*b as a 106-bit integer (core/numerics/superacc.hpp: add_product).
 inline void add_product(acc_t* dig, int* flags, double a, double b) {
-  if (isnan(a) || isnan(b) || (isinf(a) && b == 0.0) || (isinf(b) && a == 0.0)) {
-    flags[F_NAN] = 1;
-    return;
-  }
+  const int cls = accsum_product_class(as_ulong(a), as_ulong(b));  // core/numerics/ieee_special.h
+  flags[cls == ACCSUM_PRODUCT_NAN        ? F_NAN
+        : cls == ACCSUM_PRODUCT_POS_INF  ? F_PINF
+        : cls == ACCSUM_PRODUCT_NEG_INF  ? F_NINF
+        : cls == ACCSUM_PRODUCT_NEG_ZERO ? F_NEGZERO
+                                         : F_OTHER] = 1;
+  if (cls != ACCSUM_PRODUCT_FINITE) return;
   int negative = signbit(a) != signbit(b);
-  if (isinf(a) || isinf(b)) {
-    flags[negative ? F_NINF : F_PINF] = 1;
-    return;
-  }
-  if (a == 0.0 || b == 0.0) {
-    flags[negative ? F_NEGZERO : F_OTHER] = 1;
-    return;
-  }
-  flags[F_OTHER] = 1;
   ulong ma, mb;
   int pa, pb;
   accsum_decompose(as_ulong(a), &ma, &pa);
@@ -117,22 +113,8 @@ inline void add_product(acc_t* dig, int* flags, double a, double b) {
 }
 #endif
 
-// One term through the register expansion (Collange et al. Alg. 2); returns the residue.
-inline double fpe_step(double* a, double x) {
-#if FPE_N > 0
-#pragma unroll
-  for (int j = 0; j < FPE_N; ++j) {
-    double s, e;
-    accsum_two_sum(a[j], x, &s, &e);
-    a[j] = s;
-    x = e;
-#if EARLY_EXIT
-    if (x == 0.0) return x;
-#endif
-  }
-#endif
-  return x;
-}
+// One term through the register expansion (core/numerics/expansion.h); returns the residue.
+inline double fpe_step(double* a, double x) { return accsum_expansion_absorb(a, FPE_N, x, EARLY_EXIT); }
 
 // The same, the residue going to the accumulator.
 inline void fpe_accumulate(double* a, acc_t* dig, double x) {
@@ -151,9 +133,8 @@ inline void normalize(long* d) { accsum_normalize(d, DIGITS); }
 
 // RN-even of the digit vector (core/numerics/superacc.hpp: round; accsum_round_magnitude), on the device.
 inline double round_digits(long* d, __local long* flags) {
-  if (flags[F_NAN] || (flags[F_PINF] && flags[F_NINF])) return as_double(0x7FF8000000000000UL);
-  if (flags[F_PINF]) return as_double(0x7FF0000000000000UL);
-  if (flags[F_NINF]) return as_double(0xFFF0000000000000UL);
+  const ulong special = accsum_special_result_bits(flags[F_NAN] != 0, flags[F_PINF] != 0, flags[F_NINF] != 0);
+  if (special) return as_double(special);
   normalize(d);
   int negative = d[DIGITS - 1] < 0;
   if (negative) {
@@ -162,7 +143,7 @@ inline double round_digits(long* d, __local long* flags) {
   }
   int k = DIGITS - 1;
   while (k >= 0 && d[k] == 0) --k;
-  if (k < 0) return (flags[F_NEGZERO] && !flags[F_OTHER]) ? -0.0 : 0.0;
+  if (k < 0) return as_double(accsum_zero_result_bits(flags[F_NEGZERO] != 0, flags[F_OTHER] != 0));
   return as_double(accsum_round_magnitude(d, k, LSB) | (negative ? ACCSUM_SIGN_BIT : 0UL));
 }
 
