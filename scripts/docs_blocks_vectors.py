@@ -365,21 +365,27 @@ def speed_gate_summary(name):
     return [f"`{name}` ({b['algo']}@{b['backend']}, n = {b['n']}, {b['reps']} repetitions): " + "; ".join(out) + "."]
 
 
+def cuda_superacc_rows(name):
+    """(data, dataset, row) for every superacc / superacc-dot row on cuda (not a baseline) of a report; data
+    names the condition number asked for, else the log-uniform range."""
+    for doc in subreports(report(name)):
+        for run in doc.get("runs", []):
+            ds = run.get("dataset", {})
+            data = f"cond {ds['cond_requested']:.0e}" if ds.get("cond_requested") else f"range {rng(ds)}"
+            for r in run.get("results", []):
+                if not r.get("is_baseline") and r["algo"] in ("superacc", "superacc-dot") and r["backend"] == "cuda":
+                    yield data, ds, r
+
+
 def superacc_policy(name):
     """superacc / superacc-dot with each `bounded` choice (scripts/gpu/superacc_policy.sh): per algorithm and n,
     the worst ratio to the baseline over every dataset (log-uniform ranges, condition numbers) and the best,
     the data of the worst, whether the default ran the bounded pass first, and whether every result was
     correctly rounded."""
     cells = collections.defaultdict(list)  # (algo, n, bounded) -> [(ratio, data, ran bounded pass, cr)]
-    for doc in subreports(report(name)):
-        for run in doc.get("runs", []):
-            ds = run.get("dataset", {})
-            data = f"cond {ds['cond_requested']:.0e}" if ds.get("cond_requested") else f"range {rng(ds)}"
-            for r in run.get("results", []):
-                if r.get("is_baseline") or r["algo"] not in ("superacc", "superacc-dot") or r["backend"] != "cuda":
-                    continue
-                cells[(r["algo"], ds["n"], str(r["params"]["bounded"]))].append(
-                    (r["ratio_to_baseline"], data, r.get("bounded_pass"), r.get("correctly_rounded")))
+    for data, ds, r in cuda_superacc_rows(name):
+        cells[(r["algo"], ds["n"], str(r["params"]["bounded"]))].append(
+            (r["ratio_to_baseline"], data, r.get("bounded_pass"), r.get("correctly_rounded")))
     body = []
     for algo, n in sorted({(a, n) for a, n, _ in cells}):
         def spread(b):
@@ -420,17 +426,11 @@ def superacc_small_n(name):
     the datasets: above 1, the lean tail is faster), and whether every result was correctly rounded."""
     cells = collections.defaultdict(list)  # (algo, n, bounded, lean_tail) -> [(ratio, data, cr)]
     times = collections.defaultdict(dict)  # (algo, n, bounded, data) -> {lean_tail: median time}
-    for doc in subreports(report(name)):
-        for run in doc.get("runs", []):
-            ds = run.get("dataset", {})
-            data = f"cond {ds['cond_requested']:.0e}" if ds.get("cond_requested") else f"range {rng(ds)}"
-            for r in run.get("results", []):
-                if r.get("is_baseline") or r["algo"] not in ("superacc", "superacc-dot") or r["backend"] != "cuda":
-                    continue
-                p = r["params"]
-                key = (r["algo"], ds["n"], str(p["bounded"]))
-                cells[key + (int(p["lean_tail"]),)].append((r["ratio_to_baseline"], data, r.get("correctly_rounded")))
-                times[key + (data,)][int(p["lean_tail"])] = r["time_s"]["median"]
+    for data, ds, r in cuda_superacc_rows(name):
+        p = r["params"]
+        key = (r["algo"], ds["n"], str(p["bounded"]))
+        cells[key + (int(p["lean_tail"]),)].append((r["ratio_to_baseline"], data, r.get("correctly_rounded")))
+        times[key + (data,)][int(p["lean_tail"])] = r["time_s"]["median"]
     body = []
     for algo, n, bounded in sorted({k[:3] for k in cells}):
         def spread(lean):
