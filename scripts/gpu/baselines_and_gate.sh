@@ -18,17 +18,11 @@ source "$(dirname "$0")/common.sh"
 LOG="$OUT/baselines_and_gate.log"
 machine_header "$LOG"
 REPS=${DGEMM_REPS:-5}
-
-dgemm_bench() {
-  local name=$1 limit=$2
-  shift 2
-  run_capped "dgemm $name" "$limit" "$A" bench --backend=cuda \
-    --algo=cublas-dgemm,cublas-dgemm-pedantic,cublas-dgemm-fixedpoint,dgemm-ozaki --bits=55 --accuracy=dgemm,cr \
-    --reps="$REPS" --warmup=1 --no-repro-check "$@" --json="$OUT/dgemm_speed_${name}_${GPU}.json" --format=csv >> "$LOG" 2>&1
-}
-dgemm_bench uniform 70 --n=4096,8192 --dist=uniform
-dgemm_bench uniform-sym 70 --n=4096,8192 --dist=uniform-sym
-dgemm_bench loguniform_n4096 25 --n=4096 --dist=loguniform --range=1e10
+BITS=55
+ALGOS=cublas-dgemm,cublas-dgemm-pedantic,cublas-dgemm-fixedpoint,dgemm-ozaki
+dgemm_bench dgemm uniform 70 "$ALGOS" --n=4096,8192 --dist=uniform
+dgemm_bench dgemm uniform-sym 70 "$ALGOS" --n=4096,8192 --dist=uniform-sym
+dgemm_bench dgemm loguniform_n4096 25 "$ALGOS" --n=4096 --dist=loguniform --range=1e10
 run_capped "gemm baselines" 50 "$A" bench --backend=cuda --algo=cublas-sgemm,cublas-sgemm-pedantic,sgemm-via-dgemm \
   --n=8192 --dist=uniform --reps="$REPS" --warmup=1 --no-repro-check --json="$OUT/gemm_baselines_n8192_${GPU}.json" \
   --format=csv >> "$LOG" 2>&1

@@ -40,6 +40,23 @@ machine_header() {
     [ -f "$B/COMMIT" ] && echo "binaries of commit $(cat "$B/COMMIT")"
   } > "$1" 2>&1
 }
+# begin_work NAME PREFIX BUDGET_SECONDS: a work folder $W (made), LOG=$W/NAME.log, BUDGET from PREFIX_BUDGET
+# (default BUDGET_SECONDS), REPS from PREFIX_REPS (default 10) and the machine header in $W/machine.txt.
+begin_work() {
+  local budget="${2}_BUDGET" reps="${2}_REPS"
+  W=$(mktemp -d)
+  LOG="$W/$1.log"
+  BUDGET=${!budget:-$3}
+  REPS=${!reps:-10}
+  machine_header "$W/machine.txt"
+}
+# work_bench NAME CAP DIST OPTIONS...: accsum bench on DIST data, median of $REPS ($W/NAME.json, .md).
+work_bench() {
+  local name=$1 limit=$2 dist=$3
+  shift 3
+  run_capped "bench $name" "$limit" "$A" bench --dist="$dist" --reps="$REPS" --warmup=3 --no-repro-check "$@" \
+    --json="$W/$name.json" --format=md > "$W/$name.md" 2>> "$LOG"
+}
 # The sum and dot drivers' steps (sum_speed.sh, sum_recheck.sh), writing into their work folder $W:
 # sum_sanitize TOOL CAP: compute-sanitizer TOOL on the fpe-sum and superacc edge tests ($W/TOOL.log);
 # sum_bench NAME CAP OPTIONS...: accsum bench on log-uniform data (SUM_DIST another), 20 repetitions ($W/NAME.json, .md).
@@ -51,6 +68,13 @@ sum_sanitize() {
 sum_bench() {
   local name=$1 limit=$2
   shift 2
-  run_capped "bench $name" "$limit" "$A" bench --dist="${SUM_DIST:-loguniform}" --reps=20 --warmup=3 --no-repro-check "$@" \
-    --json="$W/$name.json" --format=md > "$W/$name.md" 2>> "$LOG"
+  REPS=20 work_bench "$name" "$limit" "${SUM_DIST:-loguniform}" "$@"
+}
+# dgemm_bench STEP NAME CAP ALGOS OPTIONS...: accsum bench of the ALGOS on the GPU with --bits=$BITS
+# and --accuracy=dgemm,cr, median of $REPS, in one CSV-logged run ($OUT/dgemm_speed_NAME_$GPU.json).
+dgemm_bench() {
+  local step=$1 name=$2 limit=$3 algos=$4
+  shift 4
+  run_capped "$step $name" "$limit" "$A" bench --backend=cuda --algo="$algos" --bits="$BITS" --accuracy=dgemm,cr \
+    --reps="$REPS" --warmup=1 --no-repro-check "$@" --json="$OUT/dgemm_speed_${name}_${GPU}.json" --format=csv >> "$LOG" 2>&1
 }

@@ -21,14 +21,8 @@ BITS=${DGEMM_BITS:-55}
 [ "${DGEMM_SPEED_TESTS:-1}" = 1 ] &&
   run_capped tests 150 "$T" --gtest_brief=1 --gtest_filter='DgemmOzakiCuda.*:DgemmCuda.*:Dgemm.*' >> "$LOG" 2>&1
 
-# dgemm_bench NAME CAP OPTIONS...: the three fronts on one kind of data ($OUT/dgemm_speed_NAME_$GPU.json).
-dgemm_bench() {
-  local name=$1 limit=$2
-  shift 2
-  run_capped "bench $name" "$limit" "$A" bench --backend=cuda --algo=cublas-dgemm,cublas-dgemm-fixedpoint,dgemm-ozaki \
-    --bits="$BITS" --accuracy=dgemm,cr --reps="$REPS" --warmup=1 --no-repro-check "$@" \
-    --json="$OUT/dgemm_speed_${name}_${GPU}.json" --format=csv >> "$LOG" 2>&1
-}
-dgemm_bench uniform 150 --n=4096,8192 --dist=uniform
-dgemm_bench uniform-sym 150 --n=4096,8192 --dist=uniform-sym
-dgemm_bench loguniform_n4096 80 --n=4096 --dist=loguniform --range=1e10
+# The three fronts on one kind of data each ($OUT/dgemm_speed_NAME_$GPU.json).
+ALGOS=cublas-dgemm,cublas-dgemm-fixedpoint,dgemm-ozaki
+dgemm_bench bench uniform 150 "$ALGOS" --n=4096,8192 --dist=uniform
+dgemm_bench bench uniform-sym 150 "$ALGOS" --n=4096,8192 --dist=uniform-sym
+dgemm_bench bench loguniform_n4096 80 "$ALGOS" --n=4096 --dist=loguniform --range=1e10

@@ -8,21 +8,15 @@
 # build-gpu/bin (BIN overrides); everything goes into $OUT/superacc_exact.tgz, the merged report as
 # superacc_exact_<gpu>.json.
 set -uo pipefail
-W=$(mktemp -d)
-LOG="$W/superacc_exact.log"
-BUDGET=${EXACT_BUDGET:-300}
+# shellcheck source=scripts/gpu/common.sh
 source "$(dirname "$0")/common.sh"
-machine_header "$W/machine.txt"
-REPS=${EXACT_REPS:-10}
+begin_work superacc_exact EXACT 300
 N=${EXACT_N:-2^20,2^22,2^24,2^26,2^28}
 NI=${EXACT_NI:-2^20,2^22,2^24}
 LANES1="--lanes=1 --fpe=0"
 LANES0="--lanes=0 --fpe=2,4,8 --early-exit=1"
-ebench() {  # name cap dist options...
-  local name=$1 limit=$2 dist=$3
-  shift 3
-  run_capped "bench $name" "$limit" "$A" bench --dist="$dist" --reps="$REPS" --warmup=3 --no-repro-check --bounded=0 "$@" \
-    --json="$W/$name.json" --format=md > "$W/$name.md" 2>> "$LOG"
+ebench() {  # name cap dist options...: the exact kernel alone
+  work_bench "$@" --bounded=0
 }
 for v in 1 0; do
   [ "$v" = 1 ] && P=$LANES1 || P=$LANES0

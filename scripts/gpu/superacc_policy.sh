@@ -8,33 +8,24 @@
 # build-gpu/bin (BIN overrides); everything goes into $OUT/superacc_policy.tgz, the merged report
 # as superacc_policy_<gpu>.json.
 set -uo pipefail
-W=$(mktemp -d)
-LOG="$W/superacc_policy.log"
-BUDGET=${POLICY_BUDGET:-560}
+# shellcheck source=scripts/gpu/common.sh
 source "$(dirname "$0")/common.sh"
-machine_header "$W/machine.txt"
-REPS=${POLICY_REPS:-10}
+begin_work superacc_policy POLICY 560
 N=${POLICY_N:-2^20,2^22,2^24,2^26,2^28}
 NI=${POLICY_NI:-2^20,2^22,2^24,2^26}
-pbench() {  # name cap dist options...
-  local name=$1 limit=$2 dist=$3
-  shift 3
-  run_capped "bench $name" "$limit" "$A" bench --dist="$dist" --reps="$REPS" --warmup=3 --no-repro-check "$@" \
-    --json="$W/$name.json" --format=md > "$W/$name.md" 2>> "$LOG"
-}
-pbench sum_loguniform 90 loguniform --backend=cuda --algo=superacc,cub-sum --bounded=auto,0,1 --n="$N" \
+work_bench sum_loguniform 90 loguniform --backend=cuda --algo=superacc,cub-sum --bounded=auto,0,1 --n="$N" \
   --range=1,1e50,1e300 --generate=by-index
-pbench dot_loguniform 90 loguniform --backend=cuda --algo=superacc-dot,cublas-dot --bounded=auto,0,1 --n="$N" \
+work_bench dot_loguniform 90 loguniform --backend=cuda --algo=superacc-dot,cublas-dot --bounded=auto,0,1 --n="$N" \
   --range=1,1e50,1e300 --generate=by-index
 # illcond data are made on the host, one element after another (about 20 s per 2^28 sum): every
 # condition number up to 2^26, the two ends of the range at 2^28 (the exact kernel's time does not
 # depend on the condition number; the bounded pass decides 1e8 and not 1e30).
-pbench sum_illcond 120 illcond --backend=cuda --algo=superacc,cub-sum --bounded=auto,0,1 --n="$NI" \
+work_bench sum_illcond 120 illcond --backend=cuda --algo=superacc,cub-sum --bounded=auto,0,1 --n="$NI" \
   --cond=1e8,1e12,1e16,1e30
-pbench dot_illcond 120 illcond --backend=cuda --algo=superacc-dot,cublas-dot --bounded=auto,0,1 --n="$NI" \
+work_bench dot_illcond 120 illcond --backend=cuda --algo=superacc-dot,cublas-dot --bounded=auto,0,1 --n="$NI" \
   --cond=1e8,1e12,1e16,1e30
-pbench sum_illcond_2e28 80 illcond --backend=cuda --algo=superacc,cub-sum --bounded=auto,0,1 --n=2^28 --cond=1e8,1e30
-ACCSUM_OPENCL_DEVICE=NVIDIA pbench opencl_sum 30 loguniform --backend=opencl --algo=superacc,naive --n=2^26 \
+work_bench sum_illcond_2e28 80 illcond --backend=cuda --algo=superacc,cub-sum --bounded=auto,0,1 --n=2^28 --cond=1e8,1e30
+ACCSUM_OPENCL_DEVICE=NVIDIA work_bench opencl_sum 30 loguniform --backend=opencl --algo=superacc,naive --n=2^26 \
   --range=1e50
 merge_reports "$W" "superacc_policy_$GPU.json" >> "$LOG" 2>&1
 [ "${POLICY_TESTS:-1}" = 1 ] && run_capped tests 60 "$T" --gtest_brief=1 \

@@ -8,12 +8,9 @@
 # Run from the repository root with the binaries in build-gpu/bin (BIN overrides); everything goes
 # into $OUT/superacc_small_n.tgz, the merged report also as $OUT/superacc_small_n_<gpu>.json.
 set -uo pipefail
-W=$(mktemp -d)
-LOG="$W/superacc_small_n.log"
-BUDGET=${SMALLN_BUDGET:-230}
+# shellcheck source=scripts/gpu/common.sh
 source "$(dirname "$0")/common.sh"
-machine_header "$W/machine.txt"
-REPS=${SMALLN_REPS:-10}
+begin_work superacc_small_n SMALLN 230
 N=${SMALLN_N:-2^20,2^22,2^24}
 run_capped tests 60 "$T" --gtest_brief=1 \
   --gtest_filter='SuperaccCuda*:SuperaccCudaModel*:SuperaccPolicy*:-SuperaccCuda.MoreThanTwoToThe31Terms' \
@@ -27,12 +24,8 @@ if [ "${SMALLN_SANITIZE:-1}" = 1 ] && command -v compute-sanitizer > /dev/null; 
       --gtest_filter='SuperaccCuda.EdgeCases' > "$W/$tool.log" 2>&1
   done
 fi
-sbench() {  # name cap dist options...
-  local name=$1 limit=$2 dist=$3
-  shift 3
-  run_capped "bench $name" "$limit" "$A" bench --dist="$dist" --reps="$REPS" --warmup=3 --no-repro-check \
-    --backend=cuda --lean-tail=0,1 --bounded=auto,0 --n="$N" "$@" --json="$W/$name.json" --format=md \
-    > "$W/$name.md" 2>> "$LOG"
+sbench() {  # name cap dist options...: both tails, bounded=auto and 0, at the sizes N
+  work_bench "$@" --backend=cuda --lean-tail=0,1 --bounded=auto,0 --n="$N"
 }
 sbench sum_loguniform 30 loguniform --algo=superacc,cub-sum --range=1,1e300 --generate=by-index
 sbench dot_loguniform 30 loguniform --algo=superacc-dot,cublas-dot --range=1,1e300 --generate=by-index
