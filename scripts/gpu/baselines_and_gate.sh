@@ -15,8 +15,7 @@ set -uo pipefail
 BUDGET=${BUDGET:-280}
 # shellcheck source=scripts/gpu/common.sh
 source "$(dirname "$0")/common.sh"
-LOG="$OUT/baselines_and_gate.log"
-machine_header "$LOG"
+begin_log baselines_and_gate
 REPS=${DGEMM_REPS:-5}
 BITS=55
 ALGOS=cublas-dgemm,cublas-dgemm-pedantic,cublas-dgemm-fixedpoint,dgemm-ozaki

@@ -40,6 +40,11 @@ machine_header() {
     [ -f "$B/COMMIT" ] && echo "binaries of commit $(cat "$B/COMMIT")"
   } > "$1" 2>&1
 }
+# begin_log NAME: LOG=$OUT/NAME.log, opened with the machine header.
+begin_log() {
+  LOG="$OUT/$1.log"
+  machine_header "$LOG"
+}
 # begin_work NAME PREFIX BUDGET_SECONDS: a work folder $W (made), LOG=$W/NAME.log, BUDGET from PREFIX_BUDGET
 # (default BUDGET_SECONDS), REPS from PREFIX_REPS (default 10) and the machine header in $W/machine.txt.
 begin_work() {

@@ -13,8 +13,7 @@ set -uo pipefail
 BUDGET=${DGEMM_SPEED_BUDGET:-540}
 # shellcheck source=scripts/gpu/common.sh
 source "$(dirname "$0")/common.sh"
-LOG="$OUT/dgemm_speed.log"
-machine_header "$LOG"
+begin_log dgemm_speed
 REPS=${DGEMM_REPS:-10}
 BITS=${DGEMM_BITS:-55}
 

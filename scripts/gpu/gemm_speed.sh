@@ -11,8 +11,7 @@ set -uo pipefail
 # shellcheck source=scripts/gpu/common.sh
 source "$(dirname "$0")/common.sh"
 REPS=${GEMM_REPS:-10}
-LOG="$OUT/gemm_speed.log"
-machine_header "$LOG"
+begin_log gemm_speed
 timeout 150 "$T" --gtest_brief=1 --gtest_filter='GemmCuda.*:OzakiCuda.*:Ozaki.*' >> "$LOG" 2>&1
 echo "gemm/ozaki tests exit $?" >> "$LOG"
 for dist in uniform uniform-sym; do

@@ -8,8 +8,7 @@
 set -uo pipefail
 # shellcheck source=scripts/gpu/common.sh
 source "$(dirname "$0")/common.sh"
-LOG="$OUT/gemm_stalls.log"
-machine_header "$LOG"
+begin_log gemm_stalls
 command -v ncu > /dev/null || { echo "ncu not found" >> "$LOG"; exit 1; }
 M=gpu__time_duration.sum,smsp__inst_executed.sum,smsp__issue_active.avg.pct_of_peak_sustained_active
 M=$M,sm__throughput.avg.pct_of_peak_sustained_elapsed,sm__warps_active.avg.pct_of_peak_sustained_active

@@ -8,8 +8,7 @@
 set -uo pipefail
 # shellcheck source=scripts/gpu/common.sh
 source "$(dirname "$0")/common.sh"
-LOG="$OUT/ozaki_phases.log"
-machine_header "$LOG"
+begin_log ozaki_phases
 N=${PHASES_N:-8192}
 profile() {  # family baseline, algorithm, accuracy
   run_capped "ncu $2 $3" 90 ncu --clock-control none --metrics gpu__time_duration.sum --csv \

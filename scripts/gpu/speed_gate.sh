@@ -16,8 +16,7 @@ set -uo pipefail
 BUDGET=${BUDGET:-235}
 # shellcheck source=scripts/gpu/common.sh
 source "$(dirname "$0")/common.sh"
-LOG="$OUT/speed_gate.log"
-machine_header "$LOG"
+begin_log speed_gate
 # The plugins: $PLUGINS, else $B/plugins, else the build tree's plugins/ beside bin/.
 P=${PLUGINS:-$B/plugins}
 [ -d "$P" ] || P="$B/../plugins"
