@@ -25,6 +25,15 @@ std::vector<std::string> split_lines(const std::string& text) {
   return out;
 }
 
+// The cells of one Markdown table line "| a | b |".
+std::vector<std::string> md_cells(const std::string& line) {
+  std::vector<std::string> cells;
+  size_t at = 2;
+  for (size_t bar; (bar = line.find(" |", at)) != std::string::npos; at = bar + 3)
+    cells.push_back(line.substr(at, bar - at));
+  return cells;
+}
+
 // The first Markdown table of `text` (--format=md): header cells, then each row's cells.
 std::vector<std::vector<std::string>> md_table(const std::string& text) {
   std::vector<std::vector<std::string>> rows;
@@ -34,11 +43,7 @@ std::vector<std::vector<std::string>> md_table(const std::string& text) {
       continue;
     }
     if (line.rfind("| ---", 0) == 0) continue;
-    std::vector<std::string> row;
-    size_t at = 2;
-    for (size_t bar; (bar = line.find(" |", at)) != std::string::npos; at = bar + 3)
-      row.push_back(line.substr(at, bar - at));
-    rows.push_back(row);
+    rows.push_back(md_cells(line));
   }
   return rows;
 }
@@ -53,10 +58,7 @@ std::vector<std::vector<std::map<std::string, std::string>>> md_tables(const std
       continue;
     }
     if (line.rfind("| ---", 0) == 0) continue;
-    std::vector<std::string> cells;
-    size_t at = 2;
-    for (size_t bar; (bar = line.find(" |", at)) != std::string::npos; at = bar + 3)
-      cells.push_back(line.substr(at, bar - at));
+    std::vector<std::string> cells = md_cells(line);
     if (head.empty()) {
       head = cells;
       out.emplace_back();

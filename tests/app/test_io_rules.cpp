@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "tests/cli_run.hpp"
+#include "tests/npy_bytes.hpp"
 
 using namespace cli_test;
 using nlohmann::json;
@@ -33,15 +34,7 @@ void put(const std::string& path, const std::string& bytes) { write_file(path, b
 
 // A .npy file (version 1.0) of zeros: dtype and shape as given, itemsize bytes per element.
 std::string npy_zeros(const std::string& descr, const std::string& shape, size_t elements, size_t itemsize) {
-  std::string dict = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
-  size_t total = 10 + dict.size() + 1;
-  dict.append((64 - total % 64) % 64, ' ');
-  dict += '\n';
-  std::string out = "\x93NUMPY\x01";
-  out += '\0';
-  out += static_cast<char>(dict.size() & 0xff);
-  out += static_cast<char>(dict.size() >> 8);
-  return out + dict + std::string(elements * itemsize, '\0');
+  return accsum::test::npy_file(accsum::test::npy_dict(descr, shape), std::string(elements * itemsize, '\0'));
 }
 
 void expect_refused(const CliRun& r, const std::string& fragment, const std::string& what) {

@@ -20,6 +20,7 @@
 #include "datasets/npy_input.hpp"
 #include "datasets/residues.hpp"
 #include "tests/expect_usage_error.hpp"
+#include "tests/npy_bytes.hpp"
 
 namespace {
 
@@ -39,24 +40,9 @@ std::string put(const std::string& name, const std::string& bytes) {
   return p;
 }
 
-// A version 1.0 .npy file: header dict (padded as numpy pads it) then data.
-std::string npy(const std::string& dict, const std::string& data = "", int header_len = -1) {
-  std::string h = dict;
-  size_t total = 10 + h.size() + 1;
-  h.append((64 - total % 64) % 64, ' ');
-  h += '\n';
-  const size_t len = header_len >= 0 ? static_cast<size_t>(header_len) : h.size();
-  std::string out = "\x93NUMPY";
-  out += '\x01';
-  out += '\x00';
-  out += static_cast<char>(len & 0xff);
-  out += static_cast<char>((len >> 8) & 0xff);
-  return out + h + data;
-}
+using accsum::test::npy_file;
 
-std::string f4_matrix_dict(const std::string& shape) {
-  return "{'descr': '<f4', 'fortran_order': False, 'shape': " + shape + ", }";
-}
+std::string f4_matrix_dict(const std::string& shape) { return accsum::test::npy_dict("<f4", shape); }
 
 // Each family's reader of one file (gemm: the file as A, a good 1x1 matrix as B).
 struct Reader {
@@ -65,7 +51,7 @@ struct Reader {
 };
 
 std::vector<Reader> readers() {
-  const std::string good_b = put("good_b.npy", npy(f4_matrix_dict("(1, 1)"), std::string(4, '\0')));
+  const std::string good_b = put("good_b.npy", npy_file(f4_matrix_dict("(1, 1)"), std::string(4, '\0')));
   return {{"sum", [](const std::string& p) { accsum::read_dataset(p, "sum", false); }},
           {"dot", [](const std::string& p) { accsum::read_dataset(p, "dot", true); }},
           {"gemm", [good_b](const std::string& p) { accsum::read_gemm_npy(p + "," + good_b); }},
@@ -83,7 +69,7 @@ void every_family_refuses(const std::string& name, const std::string& bytes, con
 
 TEST(OneReader, RefusesTheSameHostileNpyForEveryFamily) {
   const std::string dict = "{'descr': '<f8', 'fortran_order': False, 'shape': (4,), }";
-  every_family_refuses("magic.npy", "\x93NUMPX" + npy(dict).substr(6), "bad magic");
+  every_family_refuses("magic.npy", "\x93NUMPX" + npy_file(dict).substr(6), "bad magic");
   // Cut right after 'descr': (once an internal error in the gemm reader).
   std::string cut = "\x93NUMPY\x01";
   const std::string cut_dict = "{'descr':";
@@ -91,10 +77,10 @@ TEST(OneReader, RefusesTheSameHostileNpyForEveryFamily) {
   cut += static_cast<char>(cut_dict.size());
   cut += '\0';
   every_family_refuses("cut.npy", cut + cut_dict, "malformed");
-  every_family_refuses("short_header.npy", npy(dict).substr(0, 30), "truncated npy header");
+  every_family_refuses("short_header.npy", npy_file(dict).substr(0, 30), "truncated npy header");
   // numpy's header limit, judged from the length field before the header is read.
-  every_family_refuses("long_header.npy", npy(dict, "", 60000), "longer than numpy's limit of 10000 bytes");
-  every_family_refuses("version9.npy", "\x93NUMPY\x09" + npy(dict).substr(7), "not supported");
+  every_family_refuses("long_header.npy", npy_file(dict, "", 60000), "longer than numpy's limit of 10000 bytes");
+  every_family_refuses("version9.npy", "\x93NUMPY\x09" + npy_file(dict).substr(7), "not supported");
 }
 
 TEST(OneReader, RefusesFifosAndDirectoriesWithoutHanging) {
@@ -111,14 +97,15 @@ TEST(OneReader, RefusesFifosAndDirectoriesWithoutHanging) {
 TEST(OneReader, ShapeArithmeticNeverWraps) {
   // 2^62 elements of 8 bytes: 2^65 bytes, once printed as "needs 0 bytes".
   const std::string p =
-      put("huge.npy", npy("{'descr': '<f8', 'fortran_order': False, 'shape': (4611686018427387904,), }"));
+      put("huge.npy", npy_file("{'descr': '<f8', 'fortran_order': False, 'shape': (4611686018427387904,), }"));
   expect_usage_error([&] { accsum::read_dataset(p, "sum", false); }, "needs more than 2^64 bytes");
   const std::string q =
-      put("huge2.npy", npy("{'descr': '<i8', 'fortran_order': False, 'shape': (4611686018427387904, 2), }"));
+      put("huge2.npy", npy_file("{'descr': '<i8', 'fortran_order': False, 'shape': (4611686018427387904, 2), }"));
   expect_usage_error([&] { accsum::read_residues(q); }, "too large");
-  const std::string g = put("huge3.npy", npy(f4_matrix_dict("(4294967296, 4294967296)")));
+  const std::string g = put("huge3.npy", npy_file(f4_matrix_dict("(4294967296, 4294967296)")));
   expect_usage_error([&] { accsum::read_gemm_npy(g + "," + g); }, "below 2^31");
-  const std::string r = put("big.npy", npy("{'descr': '<f8', 'fortran_order': False, 'shape': (1099511627776,), }"));
+  const std::string r =
+      put("big.npy", npy_file("{'descr': '<f8', 'fortran_order': False, 'shape': (1099511627776,), }"));
   expect_usage_error([&] { accsum::read_dataset(r, "sum", false); }, "needs 8796093022208 bytes");
   EXPECT_EQ(accsum::sat_mul(uint64_t(1) << 62, 8), UINT64_MAX);
   EXPECT_EQ(accsum::byte_count_text(UINT64_MAX), "more than 2^64 bytes");
@@ -128,12 +115,12 @@ TEST(OneReader, ShapeArithmeticNeverWraps) {
 
 TEST(OneReader, EachFamilyDecidesItsDtypeAndShape) {
   const std::string f8 =
-      put("f8.npy", npy("{'descr': '<f8', 'fortran_order': False, 'shape': (2, 2), }", std::string(32, '\0')));
+      put("f8.npy", npy_file("{'descr': '<f8', 'fortran_order': False, 'shape': (2, 2), }", std::string(32, '\0')));
   EXPECT_EQ(accsum::read_dataset(f8, "dot", true).n, 2);
-  const std::string good_b = put("good_b.npy", npy(f4_matrix_dict("(1, 1)"), std::string(4, '\0')));
+  const std::string good_b = put("good_b.npy", npy_file(f4_matrix_dict("(1, 1)"), std::string(4, '\0')));
   expect_usage_error([&] { accsum::read_gemm_npy(f8 + "," + good_b); }, "is not float32");
   expect_usage_error([&] { accsum::read_residues(f8); }, "not supported for residues");
-  const std::string m = put("m.npy", npy(f4_matrix_dict("(1, 1)"), std::string(4, '\0')));
+  const std::string m = put("m.npy", npy_file(f4_matrix_dict("(1, 1)"), std::string(4, '\0')));
   auto d = accsum::read_gemm_npy(m + "," + good_b);
   EXPECT_EQ(d.rows, 1);
   // The gemm list is the shared input list: three files, or one, are refused.
@@ -183,10 +170,10 @@ TEST(FamilyMemory, EveryGeneratingFamilyDeclaresItsBytes) {
 TEST(OneReader, TheFileReadIsTheFileWhoseMemoryWasChecked) {
   // The pre-check judges the opened file, which stays open: a larger file swapped in under the
   // name afterwards (here through a symbolic link) is never read, and one that grew is refused.
-  const std::string small =
-      put("judged_small.npy", npy("{'descr': '<f8', 'fortran_order': False, 'shape': (4,), }", std::string(32, '\0')));
-  const std::string big = put(
-      "judged_big.npy", npy("{'descr': '<f8', 'fortran_order': False, 'shape': (1000,), }", std::string(8000, '\0')));
+  const std::string small = put(
+      "judged_small.npy", npy_file("{'descr': '<f8', 'fortran_order': False, 'shape': (4,), }", std::string(32, '\0')));
+  const std::string big = put("judged_big.npy", npy_file("{'descr': '<f8', 'fortran_order': False, 'shape': (1000,), }",
+                                                         std::string(8000, '\0')));
   const std::string link = dir() + "/judged_link.npy";
   ASSERT_EQ(symlink(small.c_str(), link.c_str()), 0);
   EXPECT_EQ(accsum::input_memory_bytes(link), 32.0);
@@ -195,8 +182,8 @@ TEST(OneReader, TheFileReadIsTheFileWhoseMemoryWasChecked) {
   EXPECT_EQ(accsum::read_dataset(link, "sum", false).n, 4) << "the swapped-in file was read";
   EXPECT_EQ(accsum::read_dataset(link, "sum", false).n, 4) << "every read of the name";
 
-  const std::string grows =
-      put("judged_grows.npy", npy("{'descr': '<f8', 'fortran_order': False, 'shape': (4,), }", std::string(32, '\0')));
+  const std::string grows = put(
+      "judged_grows.npy", npy_file("{'descr': '<f8', 'fortran_order': False, 'shape': (4,), }", std::string(32, '\0')));
   EXPECT_EQ(accsum::input_memory_bytes(grows), 32.0);
   std::ofstream(grows, std::ios::binary | std::ios::app) << std::string(8, '\0');
   expect_usage_error([&] { accsum::read_dataset(grows, "sum", false); }, "changed size since its memory was checked");

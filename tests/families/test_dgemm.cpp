@@ -15,6 +15,7 @@
 
 #include "tests/cli_run.hpp"
 #include "tests/gemm_test_util.hpp"
+#include "tests/npy_bytes.hpp"
 #include "families/gemm/ozaki_run.hpp"
 #include "core/frame/family.hpp"
 #include "core/frame/registry.hpp"
@@ -422,24 +423,16 @@ TEST(Dgemm, ReadsFloat64NpyMatrices) {
   using namespace cli_test;
   const std::string dir = fresh_dir("dgemm_npy");
   auto npy = [](const std::string& descr, int rows, int cols, const std::vector<double>& v) {
-    std::string h = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (" + std::to_string(rows) + ", " +
-                    std::to_string(cols) + "), }";
-    h.append((64 - (10 + h.size() + 1) % 64) % 64, ' ');
-    h += '\n';
-    std::string out = "\x93NUMPY";
-    out += '\x01';
-    out += '\x00';
-    out += static_cast<char>(h.size() & 0xff);
-    out += static_cast<char>((h.size() >> 8) & 0xff);
-    out += h;
+    std::string data;
     if (descr == "<f8")
-      out.append(reinterpret_cast<const char*>(v.data()), v.size() * 8);
+      data.append(reinterpret_cast<const char*>(v.data()), v.size() * 8);
     else
       for (double x : v) {
         const float f = static_cast<float>(x);
-        out.append(reinterpret_cast<const char*>(&f), 4);
+        data.append(reinterpret_cast<const char*>(&f), 4);
       }
-    return out;
+    const std::string shape = "(" + std::to_string(rows) + ", " + std::to_string(cols) + ")";
+    return test::npy_file(test::npy_dict(descr, shape), data);
   };
   // A = [[1, 2^-60], [3, 4]] (row-major), B = [[1], [1 + 2^-52]].
   write_file(dir + "/a.npy", npy("<f8", 2, 2, {1.0, 0x1p-60, 3.0, 4.0}));

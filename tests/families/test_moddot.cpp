@@ -15,6 +15,7 @@
 
 #include "backends/cpu/moddot_rz.hpp"
 #include "tests/cli_run.hpp"
+#include "tests/npy_bytes.hpp"
 #include "core/frame/family.hpp"
 #include "families/moddot/moddot.hpp"
 #include "datasets/residues.hpp"
@@ -259,18 +260,9 @@ namespace {
 // A .npy file of 64-bit integers with the given dtype and shape text, e.g. "(3, 2)".
 std::string write_npy(const std::string& name, const std::string& descr, const std::string& shape,
                       const std::vector<int64_t>& v) {
-  std::string dict = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
-  dict.append((64 - (10 + dict.size() + 1) % 64) % 64, ' ');
-  dict += '\n';
-  std::string head = "\x93NUMPY";
-  head += '\x01';
-  head += '\x00';
-  head += static_cast<char>(dict.size() & 0xff);
-  head += static_cast<char>(dict.size() >> 8);
   const std::string path = cli_test::tmpdir() + "/" + name;
-  std::ofstream f(path, std::ios::binary);
-  f << head << dict;
-  f.write(reinterpret_cast<const char*>(v.data()), static_cast<std::streamsize>(v.size() * 8));
+  std::ofstream(path, std::ios::binary) << test::npy_file(
+      test::npy_dict(descr, shape), std::string(reinterpret_cast<const char*>(v.data()), v.size() * 8));
   return path;
 }
 std::string write_text(const std::string& name, const std::string& text) {

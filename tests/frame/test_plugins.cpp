@@ -35,6 +35,19 @@ std::vector<json> rows_of(const std::string& text) {
   return rows;
 }
 
+// The rows of the JSON report of `accsum bench --plugin=NAME --algo=ALGO --backend=cpu OPTIONS` (none
+// where the run failed).
+std::vector<json> bench_rows(const std::string& name, const std::string& algo, const std::string& options) {
+  auto r = cli_test::accsum("bench --plugin=" + plugin(name) + " --algo=" + algo + " --backend=cpu " + options +
+                            " --format=json");
+  EXPECT_EQ(r.code, 0) << r.err;
+  std::vector<json> rows;
+  if (r.code != 0) return rows;
+  for (auto& x : rows_of(r.out))
+    if (x["algo"] == algo) rows.push_back(x);
+  return rows;
+}
+
 const json* row(const std::vector<json>& rows, const std::string& algo) {
   for (auto& r : rows)
     if (r["algo"] == algo) return &r;
@@ -122,19 +135,13 @@ TEST(Plugins, BenchRunsAPluginBesideTheBaselineAndJudgesIt) {
 }
 
 TEST(Plugins, ParametersSweepLikeBuiltInOnesAndBoundsAreHeld) {
-  auto r = cli_test::accsum(
-      "bench --plugin=" + plugin("dot2") +
-      " --algo=dot2-plugin --backend=cpu --n=2000 --dist=illcond --cond=1e12 --reps=1 --param twoprod=fma,split"
-      " --format=json");
-  ASSERT_EQ(r.code, 0) << r.err;
-  int seen = 0;
-  for (auto& x : rows_of(r.out))
-    if (x["algo"] == "dot2-plugin") {
-      ++seen;
-      EXPECT_TRUE(x["within_bound"].get<bool>()) << x.dump();
-      EXPECT_EQ(x["bound_cite"], "stated by plugin dot2-example");
-    }
-  EXPECT_EQ(seen, 2);
+  const auto rows =
+      bench_rows("dot2", "dot2-plugin", "--n=2000 --dist=illcond --cond=1e12 --reps=1 --param twoprod=fma,split");
+  EXPECT_EQ(rows.size(), 2u);
+  for (auto& x : rows) {
+    EXPECT_TRUE(x["within_bound"].get<bool>()) << x.dump();
+    EXPECT_EQ(x["bound_cite"], "stated by plugin dot2-example");
+  }
   auto bad = cli_test::accsum("bench --plugin=" + plugin("dot2") +
                               " --algo=dot2-plugin --backend=cpu --n=10 --param twoprod=magic");
   EXPECT_EQ(bad.code, 2);
@@ -167,17 +174,10 @@ TEST(Plugins, TableHasAColumnPerPlugin) {
 }
 
 TEST(Plugins, GemmPluginIsJudgedEntryByEntry) {
-  auto r = cli_test::accsum(
-      "bench --plugin=" + plugin("small_gemm") +
-      " --algo=gemm-plugin --backend=cpu --shape=24,16,40 --reps=1 --param accumulate=float,double --format=json");
-  ASSERT_EQ(r.code, 0) << r.err;
-  int seen = 0;
-  for (auto& x : rows_of(r.out))
-    if (x["algo"] == "gemm-plugin") {
-      ++seen;
-      EXPECT_TRUE(x.contains("value_hex") || x.contains("abs_err")) << x.dump();
-    }
-  EXPECT_EQ(seen, 2);
+  const auto rows =
+      bench_rows("small_gemm", "gemm-plugin", "--shape=24,16,40 --reps=1 --param accumulate=float,double");
+  EXPECT_EQ(rows.size(), 2u);
+  for (auto& x : rows) EXPECT_TRUE(x.contains("value_hex") || x.contains("abs_err")) << x.dump();
 }
 
 TEST(Plugins, FalseClaimIsCaughtWithAShrunkCounterExampleThatBenchReproduces) {

@@ -10,6 +10,8 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, ".."))
+from failures import finish  # noqa: E402
 PEERS = os.path.join(HERE, "..", "..", "scripts", "peers.py")
 # (generator options, n): n above superacc's small-input cutoff, so its fast paths run
 DATASETS = [(["--dist=illcond", "--cond=1e30"], 5000), (["--dist=loguniform", "--range=1e300"], 6000),
@@ -51,10 +53,7 @@ def main():
     illcond = {r["name"]: r for r in doc["runs"][0]["rows"]}
     if illcond["numpy.sum"]["correctly_rounded"] or not illcond["numpy.sum"]["ulps"] > 1:
         failures.append("numpy.sum on cond 1e30 data judged correctly rounded: the error judge is broken")
-    for f in failures:
-        print("FAIL:", f)
-    print(f"peers: {len(doc['runs'])} inputs, {len(failures)} failures")
-    return 1 if failures else 0
+    return finish(failures, f"peers: {len(doc['runs'])} inputs, {len(failures)} failures")
 
 
 if __name__ == "__main__":

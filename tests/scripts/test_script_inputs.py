@@ -10,6 +10,8 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, ".."))
+from failures import finish  # noqa: E402
 SCRIPTS = os.path.join(HERE, "..", "..", "scripts")
 PLOTS = ["plot_dpsumk.py", "plot_fpe.py", "plot_gemm.py", "plot_moddot.py", "plot_ratio_n.py", "plot_superacc.py"]
 failures = []
@@ -88,10 +90,7 @@ def main():
             expect_refusal(f"peers.py on {name} JSON", rc, err)
         rc, _, err = script("peers.py", "--accsum", accsum, "--reps=1", "--input", a, "--md", a)
         expect_refusal("peers.py writing over its input", rc, err, "also an input")
-    for f in failures:
-        print("FAIL:", f)
-    print(f"script inputs: {len(failures)} failures")
-    return 1 if failures else 0
+    return finish(failures, f"script inputs: {len(failures)} failures")
 
 
 if __name__ == "__main__":
