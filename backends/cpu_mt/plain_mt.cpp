@@ -79,32 +79,29 @@ std::unique_ptr<Kernel> make_plain(const Problem& p, const Params& prm) {
 // and the error is at most gamma_h S (Higham 2002 §4.2); one more factor for a dot's products.
 int64_t plain_depth(int64_t n, const Params& prm) { return n / kLanes + threads_of(prm) + 5; }
 
+// The threaded baseline of `family` (its entry `algo`): one kernel, the threads a parameter.
+AlgoEntry plain_entry(const char* family, const char* algo, const char* summary) {
+  AlgoEntry e(family, algo, "cpu-mt", summary);
+  e.baseline().promises(Guarantee::bound).with_params({threads_param()}).maker(make_plain).shapes(thread_variants);
+  return e;
+}
+
 Registrar reg_sum(
-    AlgoEntry("sum", "naive", "cpu-mt", "plain threaded sum, 16 accumulators per thread (AVX2; cpu-mt baseline)")
-        .baseline()
-        .promises(Guarantee::bound)
-        .with_params({threads_param()})
-        .maker(make_plain)
+    plain_entry("sum", "naive", "plain threaded sum, 16 accumulators per thread (AVX2; cpu-mt baseline)")
         .within_domain(bounds::sum_domain)
         .bounded_by([](const Params& prm,
                        const ExactFacts& f) { return bounds::tree_sum(plain_depth(f.n, prm), f.sum_abs); },
-                    "gamma_h S, h = n/16 + threads + 5: Higham 2002 §4.2")
-        .shapes(thread_variants));
+                    "gamma_h S, h = n/16 + threads + 5: Higham 2002 §4.2"));
 
 Registrar reg_dot(
-    AlgoEntry("dot", "dot", "cpu-mt", "plain threaded dot, 16 accumulators per thread (AVX2; cpu-mt baseline)")
-        .baseline()
-        .promises(Guarantee::bound)
-        .with_params({threads_param()})
-        .maker(make_plain)
+    plain_entry("dot", "dot", "plain threaded dot, 16 accumulators per thread (AVX2; cpu-mt baseline)")
         .within_domain(bounds::dot_domain)
         .bounded_by(
             [](const Params& prm, const ExactFacts& f) {
               return bounds::add_up(bounds::tree_sum(plain_depth(f.n, prm) + 1, f.sum_abs),
                                     bounds::underflow_term(f.n));
             },
-            "gamma_{h+1} S, h = n/16 + threads + 5 (Higham 2002 §3.1, §4.2) + n eta for products that underflow")
-        .shapes(thread_variants));
+            "gamma_{h+1} S, h = n/16 + threads + 5 (Higham 2002 §3.1, §4.2) + n eta for products that underflow"));
 
 }  // namespace
 }  // namespace accsum::cpu_mt

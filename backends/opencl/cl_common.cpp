@@ -18,22 +18,18 @@ void throw_cl(cl_int err, const char* what) {
 
 namespace {
 
-std::string device_str(cl_device_id d, cl_device_info what) {
+// A string property of an OpenCL object through its clGet*Info (length first, then the text).
+template <class Handle, class Info, class GetInfo>
+std::string info_str(GetInfo get_info, Handle h, Info what) {
   size_t len = 0;
-  clGetDeviceInfo(d, what, 0, nullptr, &len);
+  get_info(h, what, 0, nullptr, &len);
   std::string s(len, '\0');
-  clGetDeviceInfo(d, what, len, s.data(), nullptr);
+  get_info(h, what, len, s.data(), nullptr);
   while (!s.empty() && s.back() == '\0') s.pop_back();
   return s;
 }
-std::string platform_str(cl_platform_id p, cl_platform_info what) {
-  size_t len = 0;
-  clGetPlatformInfo(p, what, 0, nullptr, &len);
-  std::string s(len, '\0');
-  clGetPlatformInfo(p, what, len, s.data(), nullptr);
-  while (!s.empty() && s.back() == '\0') s.pop_back();
-  return s;
-}
+std::string device_str(cl_device_id d, cl_device_info what) { return info_str(clGetDeviceInfo, d, what); }
+std::string platform_str(cl_platform_id p, cl_platform_info what) { return info_str(clGetPlatformInfo, p, what); }
 bool has_fp64(cl_device_id d) {
   cl_device_fp_config cfg = 0;
   clGetDeviceInfo(d, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof cfg, &cfg, nullptr);

@@ -139,6 +139,17 @@ const char* backend_name(int b) {
   return name_of(b, {{ACCSUM_BACKEND_CPU, "cpu"}, {ACCSUM_BACKEND_CUDA, "cuda"}}, nullptr);
 }
 
+// The guarantee a C API claim promises, or null for an unknown claim.
+const Guarantee* claimed_guarantee(int claim) {
+  static const std::pair<int, Guarantee> kClaims[] = {{ACCSUM_CLAIM_NONE, Guarantee::none},
+                                                      {ACCSUM_CLAIM_BOUND, Guarantee::bound},
+                                                      {ACCSUM_CLAIM_FAITHFUL, Guarantee::faithful},
+                                                      {ACCSUM_CLAIM_CORRECTLY_ROUNDED, Guarantee::correctly_rounded}};
+  for (const auto& [c, g] : kClaims)
+    if (c == claim) return &g;
+  return nullptr;
+}
+
 ParamSpec param_spec(const std::string& where, const accsum_param& q) {
   if (!valid_name(q.name, true)) throw UsageError(where + ": invalid parameter name (want [a-z][a-z0-9_]*)");
   ParamSpec s;
@@ -308,22 +319,9 @@ AlgoEntry entry_of(const PluginAlgo& a, const std::string& where) {
   if (d.param_count < 0 || d.param_count > 16 || (d.param_count > 0 && !d.params))
     throw UsageError(where + ": invalid parameter list (0 to 16 parameters)");
   AlgoEntry e(fam, a.name, back, "plugin " + a.plugin + ": " + (d.summary ? d.summary : a.name));
-  switch (d.claim) {
-    case ACCSUM_CLAIM_NONE:
-      e.guarantee = Guarantee::none;
-      break;
-    case ACCSUM_CLAIM_BOUND:
-      e.guarantee = Guarantee::bound;
-      break;
-    case ACCSUM_CLAIM_FAITHFUL:
-      e.guarantee = Guarantee::faithful;
-      break;
-    case ACCSUM_CLAIM_CORRECTLY_ROUNDED:
-      e.guarantee = Guarantee::correctly_rounded;
-      break;
-    default:
-      throw UsageError(where + ": unknown claim " + std::to_string(d.claim));
-  }
+  const Guarantee* claimed = claimed_guarantee(d.claim);
+  if (!claimed) throw UsageError(where + ": unknown claim " + std::to_string(d.claim));
+  e.guarantee = *claimed;
   if (d.claim == ACCSUM_CLAIM_BOUND && d.family == ACCSUM_FAMILY_GEMM)
     throw UsageError(where + ": claims a bound, which only a sum or dot plugin may (accsum_facts describe a vector)");
   if (d.claim == ACCSUM_CLAIM_BOUND && !d.bound) throw UsageError(where + ": claims a bound but states none");

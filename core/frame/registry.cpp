@@ -4,6 +4,7 @@
 #include <climits>
 #include <cmath>
 #include <cstdlib>
+#include <iterator>
 #include <mutex>
 #include <set>
 
@@ -52,22 +53,13 @@ std::vector<std::string> swept_values(const ParamSpec& spec) {
   return out;
 }
 
+// The names of the guarantees, in the order of enum Guarantee.
+constexpr const char* kGuaranteeNames[] = {"none", "k-fold", "faithful", "correctly-rounded", "exact", "bound"};
+static_assert(std::size(kGuaranteeNames) == static_cast<size_t>(Guarantee::bound) + 1, "one name per guarantee");
+
 const char* to_string(Guarantee g) {
-  switch (g) {
-    case Guarantee::none:
-      return "none";
-    case Guarantee::kfold:
-      return "k-fold";
-    case Guarantee::faithful:
-      return "faithful";
-    case Guarantee::correctly_rounded:
-      return "correctly-rounded";
-    case Guarantee::exact:
-      return "exact";
-    case Guarantee::bound:
-      return "bound";
-  }
-  return "?";
+  const auto i = static_cast<size_t>(g);
+  return i < std::size(kGuaranteeNames) ? kGuaranteeNames[i] : "?";
 }
 
 double proven_bound(const AlgoEntry& e, const Params& p, const ExactFacts& f, std::string* outside) {
