@@ -14,12 +14,7 @@
 
 #include <accsum/plugin.h>
 
-static int ok_sum(const accsum_call* call) {
-  double s = 0.0;
-  for (int64_t i = 0; i < call->n; ++i) s += call->x[i];
-  call->result[0] = s;
-  return 0;
-}
+#include "recursive_sum.h"
 
 static int failing_sum(const accsum_call* call) {
   const char text[] = "the device is on fire";
@@ -94,7 +89,7 @@ static int crashing_sum(const accsum_call* call) {
 #elif HOSTILE_CASE == 12
 #define COMPUTE ordered_sum
 #else
-#define COMPUTE ok_sum
+#define COMPUTE recursive_sum
 #endif
 
 #if HOSTILE_CASE == 11
@@ -141,7 +136,7 @@ ACCSUM_PLUGIN_EXPORT const accsum_plugin* accsum_plugin_register(int host_abi_ve
   static const accsum_plugin plugin = {ACCSUM_PLUGIN_ABI_VERSION, "hostile", algorithms, 1};
 #endif
   (void)host_abi_version;
-  (void)ok_sum;
+  (void)recursive_sum;
   (void)failing_sum;
   (void)crashing_sum;
   (void)float_gemm;
@@ -151,5 +146,5 @@ ACCSUM_PLUGIN_EXPORT const accsum_plugin* accsum_plugin_register(int host_abi_ve
   return &plugin;
 }
 #else
-ACCSUM_PLUGIN_EXPORT int not_the_entry_point(void) { return ok_sum == NULL; }
+ACCSUM_PLUGIN_EXPORT int not_the_entry_point(void) { return recursive_sum == NULL; }
 #endif
