@@ -7,7 +7,9 @@
 #include <cstdio>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <memory>
+#include <utility>
 
 #include "app/commands.hpp"
 #include "app/counterexample.hpp"
@@ -16,6 +18,7 @@
 #include "app/progress.hpp"
 #include "app/report.hpp"
 #include "app/text_table.hpp"
+#include "core/frame/verify_corpus.hpp"
 
 namespace accsum::cli {
 
@@ -28,12 +31,6 @@ struct Tally {
   std::string first_violation;
   std::string counterexample;  // where the shrunk failing input went, and the command
 };
-
-std::string case_label(const VerifyCase& c, int64_t n, int seed) {
-  std::string s = fmt::format("{} n={} seed={}", c.dist, n, seed);
-  for (auto& [k, v] : c.options) s += " " + k + "=" + v;
-  return s;
-}
 
 // Every value of each parameter the user left open that changes the numerics (twoprod
 // fma|dekker, variant tree|fused, renormalize 0..1, a plugin's integer range at its ends and
@@ -89,21 +86,13 @@ int run_verify(const VerifyArgs& a, const std::vector<std::string>& argv) {
       for (int64_t n : fam.verify_sizes(a.full))
         for (int seed = 1; seed <= std::max(seeds, c.min_seeds); ++seed) {
           progress.tick(fmt::format("{} {} n={} seed {}", fam.name, c.dist, n, seed));
-          Dataset d;
-          if (n == 0) {
-            if (empty_done) continue;  // one empty case per family
-            empty_done = true;
-            d.family = fam.name;
-            d.generator = "empty";
-            d.id = next_dataset_id();
-          } else {
-            try {
-              d = fam.generate(GenSpec{c.dist, fam.name, n, static_cast<uint64_t>(seed), 1e16, 1e16, c.options});
-            } catch (const UsageError&) {
-              ++skipped;  // e.g. an ill-conditioned set needs more elements than n
-              continue;
-            }
+          if (n == 0 && std::exchange(empty_done, true)) continue;  // one empty case per family
+          std::optional<Dataset> made = verify_dataset(fam, c, n, seed);
+          if (!made) {
+            ++skipped;
+            continue;
           }
+          Dataset& d = *made;
           if (a.dry_run) {  // the cases counted, nothing run or judged
             for (auto& s : sel)
               if (s.entry->family == fam.name) tally[s.entry].cases += static_cast<int>(s.param_sets.size());

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "core/frame/family.hpp"
+#include "core/frame/verify_corpus.hpp"
 
 namespace nb = nanobind;
 
@@ -129,12 +130,6 @@ class Case {
   std::shared_ptr<ExactValue> ref_;
 };
 
-std::string case_label(const VerifyCase& c, int64_t n, int seed) {
-  std::string s = fmt::format("{} n={} seed={}", c.dist, n, seed);
-  for (auto& [k, v] : c.options) s += " " + k + "=" + v;
-  return s;
-}
-
 // The datasets `accsum verify` runs for this family: every case, size and seed (one empty case).
 std::vector<Case> corpus(const std::string& name, bool full, int seeds) {
   const FamilyDescriptor& f = family(name);
@@ -143,21 +138,9 @@ std::vector<Case> corpus(const std::string& name, bool full, int seeds) {
   for (auto& c : f.verify_cases(full))
     for (int64_t n : f.verify_sizes(full))
       for (int seed = 1; seed <= std::max(seeds, c.min_seeds); ++seed) {
-        Dataset d;
-        if (n == 0) {
-          if (empty_done) continue;
-          empty_done = true;
-          d.family = f.name;
-          d.generator = "empty";
-          d.id = next_dataset_id();
-        } else {
-          try {
-            d = f.generate(GenSpec{c.dist, f.name, n, static_cast<uint64_t>(seed), 1e16, 1e16, c.options});
-          } catch (const UsageError&) {
-            continue;  // as verify: a generator that needs more elements than n
-          }
-        }
-        out.emplace_back(f, std::move(d), n == 0 ? std::string("empty") : case_label(c, n, seed));
+        if (n == 0 && std::exchange(empty_done, true)) continue;  // as verify: one empty case
+        if (auto d = verify_dataset(f, c, n, seed))
+          out.emplace_back(f, std::move(*d), n == 0 ? std::string("empty") : case_label(c, n, seed));
       }
   return out;
 }
