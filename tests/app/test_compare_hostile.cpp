@@ -35,33 +35,31 @@ std::string save_text(const std::string& text, const std::string& name) {
   return path;
 }
 
-// The report with `value` (raw JSON text) as the value of the first occurrence of "key": ...
-std::string with_raw_value(const std::string& key, const std::string& value) {
-  std::string text = json::parse(report_text()).dump();
-  const std::string needle = "\"" + key + "\":";
-  const size_t at = text.find(needle);
-  EXPECT_NE(at, std::string::npos) << key;
-  size_t begin = at + needle.size(), end = begin;
-  int depth = 0;
-  bool in_string = false;
-  for (; end < text.size(); ++end) {  // the end of the value: a ',' or a closing bracket at depth 0
-    const char c = text[end];
-    if (in_string) {
-      if (c == '\\')
-        ++end;
-      else if (c == '"')
-        in_string = false;
-      continue;
+// Sets the value of the first member named `key` (in the order of the dumped text) to `with`.
+bool replace_first(json& j, const std::string& key, const json& with) {
+  if (j.is_object()) {
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      if (it.key() == key) {
+        it.value() = with;
+        return true;
+      }
+      if (replace_first(it.value(), key, with)) return true;
     }
-    if (c == '"') in_string = true;
-    if (c == '[' || c == '{') ++depth;
-    if (c == ']' || c == '}') {
-      if (depth == 0) break;
-      --depth;
-    }
-    if (c == ',' && depth == 0) break;
+  } else if (j.is_array()) {
+    for (auto& v : j)
+      if (replace_first(v, key, with)) return true;
   }
-  return text.substr(0, begin) + value + text.substr(end);
+  return false;
+}
+
+// The report with `value` (raw JSON text, valid or not) as the value of the first occurrence of "key".
+std::string with_raw_value(const std::string& key, const std::string& value) {
+  const std::string placeholder = "raw value placeholder";
+  json doc = json::parse(report_text());
+  EXPECT_TRUE(replace_first(doc, key, placeholder)) << key;
+  std::string text = doc.dump();
+  const size_t at = text.find("\"" + placeholder + "\"");
+  return at == std::string::npos ? text : text.replace(at, placeholder.size() + 2, value);
 }
 
 // compare GOOD BAD and BAD GOOD: exit 2, one line naming `fragment`, nothing on stdout.

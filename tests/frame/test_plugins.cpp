@@ -35,11 +35,14 @@ std::vector<json> rows_of(const std::string& text) {
   return rows;
 }
 
-// The rows of the JSON report of `accsum bench --plugin=NAME --algo=ALGO --backend=cpu OPTIONS` (none
-// where the run failed).
+// accsum bench --plugin=NAME --algo=ALGOS --backend=cpu OPTIONS
+cli_test::CliRun bench_plugin(const std::string& name, const std::string& algos, const std::string& options) {
+  return cli_test::accsum("bench --plugin=" + plugin(name) + " --algo=" + algos + " --backend=cpu " + options);
+}
+
+// The rows of ALGO in the JSON report of bench_plugin (none where the run failed).
 std::vector<json> bench_rows(const std::string& name, const std::string& algo, const std::string& options) {
-  auto r = cli_test::accsum("bench --plugin=" + plugin(name) + " --algo=" + algo + " --backend=cpu " + options +
-                            " --format=json");
+  auto r = bench_plugin(name, algo, options + " --format=json");
   EXPECT_EQ(r.code, 0) << r.err;
   std::vector<json> rows;
   if (r.code != 0) return rows;
@@ -120,9 +123,7 @@ TEST(Plugins, AFaithfulViolationShowsTheValues) {
 }
 
 TEST(Plugins, BenchRunsAPluginBesideTheBaselineAndJudgesIt) {
-  auto r =
-      cli_test::accsum("bench --plugin=" + plugin("kahan_sum") +
-                       " --algo=kahan-plugin --backend=cpu --n=1000 --dist=illcond --cond=1e20 --reps=3 --format=json");
+  auto r = bench_plugin("kahan_sum", "kahan-plugin", "--n=1000 --dist=illcond --cond=1e20 --reps=3 --format=json");
   ASSERT_EQ(r.code, 0) << r.err;
   auto rows = rows_of(r.out);
   const json* k = row(rows, "kahan-plugin");
@@ -142,8 +143,7 @@ TEST(Plugins, ParametersSweepLikeBuiltInOnesAndBoundsAreHeld) {
     EXPECT_TRUE(x["within_bound"].get<bool>()) << x.dump();
     EXPECT_EQ(x["bound_cite"], "stated by plugin dot2-example");
   }
-  auto bad = cli_test::accsum("bench --plugin=" + plugin("dot2") +
-                              " --algo=dot2-plugin --backend=cpu --n=10 --param twoprod=magic");
+  auto bad = bench_plugin("dot2", "dot2-plugin", "--n=10 --param twoprod=magic");
   EXPECT_EQ(bad.code, 2);
   EXPECT_NE(bad.err.find("not allowed"), std::string::npos) << bad.err;
 }
@@ -240,8 +240,7 @@ TEST(Plugins, AGemmCounterExampleIsWrittenAsTwoMatricesThatReproduceIt) {
 }
 
 TEST(Plugins, AReproducibilityClaimIsCheckedOverRunsPermutationAndParameterValues) {
-  auto r = cli_test::accsum("bench --plugin=" + plugin("hostile_12") +
-                            " --algo=hostile-sum --backend=cpu --n=1000 --dist=uniform-sym --reps=2 --format=json");
+  auto r = bench_plugin("hostile_12", "hostile-sum", "--n=1000 --dist=uniform-sym --reps=2 --format=json");
   EXPECT_EQ(r.code, 1) << r.err;
   auto rows = rows_of(r.out);
   const json* x = row(rows, "hostile-sum");
@@ -312,8 +311,7 @@ TEST(Plugins, APluginFileIsAnInputNoOutputMayReplace) {
 }
 
 TEST(Plugins, AnErrorReturnedByAPluginMarksItsRowAndTheRunGoesOn) {
-  auto r = cli_test::accsum("bench --plugin=" + plugin("hostile_7") +
-                            " --algo=hostile-sum,kahan --backend=cpu --n=100 --reps=1 --format=json");
+  auto r = bench_plugin("hostile_7", "hostile-sum,kahan", "--n=100 --reps=1 --format=json");
   EXPECT_EQ(r.code, 1) << r.err;
   auto rows = rows_of(r.out);
   const json* bad = row(rows, "hostile-sum");
@@ -324,8 +322,7 @@ TEST(Plugins, AnErrorReturnedByAPluginMarksItsRowAndTheRunGoesOn) {
 }
 
 TEST(Plugins, ACrashNamesThePluginTheAlgorithmAndTheDataset) {
-  auto r = cli_test::accsum("bench --plugin=" + plugin("hostile_8") +
-                            " --algo=hostile-sum --backend=cpu --n=100 --dist=uniform --reps=1");
+  auto r = bench_plugin("hostile_8", "hostile-sum", "--n=100 --dist=uniform --reps=1");
   EXPECT_EQ(r.code, 3) << r.err;
   EXPECT_EQ(lines(r.err), 1) << r.err;
   EXPECT_NE(r.err.find("plugin 'hostile' (" + plugin("hostile_8") + ") crashed in algorithm 'hostile-sum'"),
