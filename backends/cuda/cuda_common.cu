@@ -3,6 +3,7 @@
 
 #include "backends/cuda/cuda_common.cuh"
 #include "core/frame/placement.hpp"
+#include "core/frame/upload_cache.hpp"
 
 namespace accsum::cuda {
 
@@ -38,11 +39,7 @@ int bind_device() {
 }
 
 namespace {
-std::mutex cache_mutex;
-std::shared_ptr<DeviceInput> cached;
-uint64_t cached_id = ~0ull;
-const double* cached_x = nullptr;
-int64_t cached_n = -1;
+UploadCache<DeviceInput> cache;
 
 struct OwnedInput : DeviceInput {
   DeviceBuffer<double> bx, by;
@@ -75,9 +72,8 @@ std::shared_ptr<const DeviceInput> device_input(const Problem& p) {
     in->n = p.n;
     return in;
   }
-  std::lock_guard<std::mutex> lock(cache_mutex);
-  if (cached && cached_id == p.id && cached_x == p.x && cached_n == p.n) return cached;
-  cached.reset();  // free the old copy before allocating a new one
+  std::lock_guard<std::mutex> lock(cache.mutex());
+  if (auto kept = cache.find(p)) return kept;  // else the old copy is freed before a new one is allocated
   auto in = std::make_shared<OwnedInput>();
   size_t n = static_cast<size_t>(p.n);
   const bool has_y = p.generated ? recipe_has_y(*p.generated) : p.y != nullptr;
@@ -100,18 +96,12 @@ std::shared_ptr<const DeviceInput> device_input(const Problem& p) {
   in->y = has_y ? in->by.get() : nullptr;
   in->n = p.n;
   in->upload_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  cached = in;
-  cached_id = p.id;
-  cached_x = p.x;
-  cached_n = p.n;
-  return cached;
+  return cache.keep(p, in);
 }
 
 void release_device_input() {
-  std::lock_guard<std::mutex> lock(cache_mutex);
-  cached.reset();
-  cached_x = nullptr;
-  cached_n = -1;
+  std::lock_guard<std::mutex> lock(cache.mutex());
+  cache.clear();
 }
 
 int device_attribute(cudaDeviceAttr attr) {

@@ -9,6 +9,7 @@
 
 #include "core/frame/artifacts.hpp"
 #include "core/frame/placement.hpp"
+#include "core/frame/upload_cache.hpp"
 
 namespace accsum::opencl {
 
@@ -197,14 +198,9 @@ void Buffer::read(void* dst, size_t bytes, size_t offset) const {
 }
 
 std::shared_ptr<const DeviceInput> device_input(const Problem& p) {
-  static std::mutex cm;
-  static std::shared_ptr<DeviceInput> cached;
-  static uint64_t id = ~0ull;
-  static const double* px = nullptr;
-  static int64_t pn = -1;
-  std::lock_guard<std::mutex> lock(cm);
-  if (cached && id == p.id && px == p.x && pn == p.n) return cached;
-  cached.reset();
+  static UploadCache<DeviceInput> cache;
+  std::lock_guard<std::mutex> lock(cache.mutex());
+  if (auto kept = cache.find(p)) return kept;
   auto in = std::make_shared<DeviceInput>();
   size_t bytes = static_cast<size_t>(p.n) * sizeof(double);
   cl_ulong max_alloc = 0;
@@ -221,11 +217,7 @@ std::shared_ptr<const DeviceInput> device_input(const Problem& p) {
   }
   in->n = p.n;
   in->upload_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  cached = in;
-  id = p.id;
-  px = p.x;
-  pn = p.n;
-  return cached;
+  return cache.keep(p, in);
 }
 
 double event_span_seconds(cl_event first, cl_event last) {
