@@ -9,6 +9,7 @@
 #include <string>
 
 #include "core/frame/registry.hpp"
+#include "core/frame/upload_cache.hpp"
 
 namespace accsum::cuda {
 
@@ -95,15 +96,9 @@ class EventTimer {
 };
 
 // Base for CUDA kernels: keeps the device input alive and records the last device time.
-class CudaKernel : public ScalarKernel {
+class CudaKernel : public DeviceInputKernel<DeviceInput> {
  public:
-  explicit CudaKernel(const Problem& p) : in_(device_input(p)) {}
-  double last_device_seconds() const override { return last_; }
-  double transfer_seconds() const override { return in_->upload_seconds; }
-
- protected:
-  std::shared_ptr<const DeviceInput> in_;
-  double last_ = -1.0;
+  explicit CudaKernel(const Problem& p) : DeviceInputKernel<DeviceInput>(device_input(p)) {}
 };
 
 // A kernel whose run is one library call writing one double to the device: timed with events,

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "core/frame/registry.hpp"
+#include "core/frame/upload_cache.hpp"
 
 namespace accsum::opencl {
 
@@ -91,18 +92,14 @@ std::shared_ptr<const DeviceInput> device_input(const Problem& p);
 double event_span_seconds(cl_event first, cl_event last);
 
 // Base for OpenCL kernels: keeps the input alive, records device time.
-class ClKernel : public ScalarKernel {
+class ClKernel : public DeviceInputKernel<DeviceInput> {
  public:
-  explicit ClKernel(const Problem& p) : in_(device_input(p)) {}
-  double last_device_seconds() const override { return last_; }
-  double transfer_seconds() const override { return in_->upload_seconds; }
+  explicit ClKernel(const Problem& p) : DeviceInputKernel<DeviceInput>(device_input(p)) {}
 
  protected:
   // Reads the one-double result, records the device time from `first` to `last` and releases
   // both events: the common end of every OpenCL run().
   double finish(const Buffer& result, cl_event first, cl_event last);
-  std::shared_ptr<const DeviceInput> in_;
-  double last_ = -1.0;
 };
 
 }  // namespace accsum::opencl

@@ -1,16 +1,19 @@
 #pragma once
-// The device copy of the problem a backend uploaded last, kept while the same problem (id, x, n)
-// comes again: the runs of one benchmark upload their input once. Callers hold mutex() around
-// find, the upload and keep, so two threads never upload the same input twice.
+// What the device backends (CUDA, OpenCL) share about their uploaded input: the cache of the last
+// upload and the kernels' base that keeps it alive.
 #include <cstdint>
 #include <memory>
 #include <mutex>
 #include <utility>
 
 #include "base/vocabulary.hpp"
+#include "core/frame/registry.hpp"
 
 namespace accsum {
 
+// The device copy of the problem a backend uploaded last, kept while the same problem (id, x, n)
+// comes again: the runs of one benchmark upload their input once. Callers hold mutex() around
+// find, the upload and keep, so two threads never upload the same input twice.
 template <class Input>
 class UploadCache {
  public:
@@ -42,6 +45,20 @@ class UploadCache {
   uint64_t id_ = ~0ull;
   const double* x_ = nullptr;
   int64_t n_ = -1;
+};
+
+// Base of a device backend's scalar kernels: keeps the uploaded input alive while the kernel lives
+// and reports the upload's time and the last run's device time (-1 before the first run).
+template <class Input>
+class DeviceInputKernel : public ScalarKernel {
+ public:
+  explicit DeviceInputKernel(std::shared_ptr<const Input> in) : in_(std::move(in)) {}
+  double last_device_seconds() const override { return last_; }
+  double transfer_seconds() const override { return in_->upload_seconds; }
+
+ protected:
+  std::shared_ptr<const Input> in_;
+  double last_ = -1.0;
 };
 
 }  // namespace accsum
