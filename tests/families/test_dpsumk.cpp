@@ -18,14 +18,15 @@
 #include "datasets/dataset.hpp"
 
 #include "tests/dataset_util.hpp"
+#include "tests/special_values.hpp"
 
 namespace accsum {
 namespace {
 
 using accsum::test::same_bits;
 
-const double kInf = std::numeric_limits<double>::infinity();
-const double kNaN = std::numeric_limits<double>::quiet_NaN();
+using accsum::test::kInf;
+using accsum::test::kNaN;
 
 struct Case {
   std::string algo;  // dpsumk or dpdotk

@@ -25,12 +25,13 @@
 #include "core/frame/registry.hpp"
 #include "datasets/dataset.hpp"
 #include "tests/same_bits.hpp"
+#include "tests/special_values.hpp"
 
 namespace accsum {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr double kMinSub = std::numeric_limits<double>::denorm_min();
+using test::kInf;
+using test::kMinSub;
 
 // Sums: x only; dot products: x and y, the same length.
 struct HandCase {

@@ -26,14 +26,15 @@
 #include "datasets/dataset.hpp"
 
 #include "tests/dataset_util.hpp"
+#include "tests/special_values.hpp"
 
 namespace accsum {
 namespace {
 
 using accsum::test::same_bits;
 
-const double kInf = std::numeric_limits<double>::infinity();
-const double kNaN = std::numeric_limits<double>::quiet_NaN();
+using accsum::test::kInf;
+using accsum::test::kNaN;
 const std::vector<int> kAllR = {2, 4, 8, 16, 32};
 
 using test::backend_present;

@@ -12,12 +12,13 @@
 #include "core/frame/ieee_special.hpp"
 #include "core/frame/family.hpp"
 #include "core/frame/registry.hpp"
+#include "tests/special_values.hpp"
 
 namespace accsum {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
-const double kNaN = std::numeric_limits<double>::quiet_NaN();
+using test::kInf;
+using test::kNaN;
 
 struct Case {
   std::string name;

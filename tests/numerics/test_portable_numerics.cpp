@@ -13,11 +13,12 @@
 #include "core/numerics/expansion.h"
 #include "core/numerics/ieee_special.h"
 #include "tests/same_bits.hpp"
+#include "tests/special_values.hpp"
 
 namespace {
 
-const double kInf = std::numeric_limits<double>::infinity();
-const double kNan = std::numeric_limits<double>::quiet_NaN();
+using accsum::test::kInf;
+using accsum::test::kNaN;
 
 // The class IEEE multiplication itself gives a*b (finite nonzero factors: finite, exactly).
 int class_by_multiplying(double a, double b) {
@@ -30,7 +31,7 @@ int class_by_multiplying(double a, double b) {
 
 TEST(PortableNumerics, ProductClassIsIeeeMultiplication) {
   const std::vector<double> v = {0.0,       -0.0, 0x1p-1074, -0x1p-1074, 1.0,  -3.5, 0x1.fffffffffffffp1023,
-                                 -0x1p1000, kInf, -kInf,     kNan,       -kNan};
+                                 -0x1p1000, kInf, -kInf,     kNaN,       -kNaN};
   for (double a : v)
     for (double b : v)
       EXPECT_EQ(accsum_product_class(accsum_bits(a), accsum_bits(b)), class_by_multiplying(a, b)) << a << " * " << b;
@@ -42,7 +43,7 @@ TEST(PortableNumerics, SpecialResultAndZeroSign) {
       for (int neg = 0; neg < 2; ++neg) {
         const accsum_u64 bits = accsum_special_result_bits(nan, pos, neg);
         // IEEE sums: NaN + x = NaN, inf + -inf = NaN, inf + finite = inf.
-        const double ieee = (nan ? kNan : 0.0) + (pos ? kInf : 0.0) + (neg ? -kInf : 0.0);
+        const double ieee = (nan ? kNaN : 0.0) + (pos ? kInf : 0.0) + (neg ? -kInf : 0.0);
         if (!nan && !pos && !neg)
           EXPECT_EQ(bits, 0u);
         else if (std::isnan(ieee))

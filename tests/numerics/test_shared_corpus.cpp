@@ -27,6 +27,7 @@
 #include "core/frame/registry.hpp"
 #include "core/numerics/superacc.hpp"
 #include "tests/superacc_test_util.hpp"
+#include "tests/special_values.hpp"
 #if defined(ACCSUM_HAVE_OPENCL)
 #include "backends/opencl/cl_common.hpp"
 #include "backends/opencl/eft_cl.hpp"
@@ -40,8 +41,8 @@ namespace {
 
 using test::same_bits;
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+using accsum::test::kInf;
+using accsum::test::kNaN;
 constexpr double kMinSub = 0x1p-1074;
 
 // ---- the corpus ----

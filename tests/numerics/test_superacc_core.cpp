@@ -16,6 +16,7 @@
 #include "core/numerics/superacc.hpp"
 #include "datasets/dataset.hpp"
 #include "tests/superacc_test_util.hpp"
+#include "tests/special_values.hpp"
 
 namespace accsum {
 namespace {
@@ -63,9 +64,9 @@ void expect_sum(const std::vector<double>& x, const char* what) {
   EXPECT_PRED2(same_bits, fpe_sum<3>(x, true), want) << what << " (fpe 3, early exit)";
 }
 
-const double kInf = std::numeric_limits<double>::infinity();
-const double kNaN = std::numeric_limits<double>::quiet_NaN();
-const double kMinSub = std::numeric_limits<double>::denorm_min();
+using accsum::test::kInf;
+using accsum::test::kMinSub;
+using accsum::test::kNaN;
 
 TEST(SuperaccCore, EmptyAndSingle) {
   expect_sum({}, "no terms");

@@ -19,15 +19,16 @@
 #include "datasets/dataset.hpp"
 #include "tests/exact_of.hpp"
 #include "tests/superacc_test_util.hpp"
+#include "tests/special_values.hpp"
 
 namespace accsum {
 namespace {
 
 using test::same_bits;
 
-const double kInf = std::numeric_limits<double>::infinity();
-const double kNaN = std::numeric_limits<double>::quiet_NaN();
-const double kMinSub = std::numeric_limits<double>::denorm_min();
+using accsum::test::kInf;
+using accsum::test::kMinSub;
+using accsum::test::kNaN;
 
 // ---- the cpu kernels (families/sum_dot/superacc_host.cpp) on generated data ----
 using test::GenCase;
