@@ -227,7 +227,9 @@ Params with_param(Params p, const std::string& name, const std::string& value) {
 
 std::vector<Params> variants_of(const Params& p, const std::string& name, const std::vector<std::string>& values) {
   std::vector<Params> out;
-  for (auto& v : values) out.push_back(with_param(p, name, v));
+  std::set<std::string> seen;  // a value named twice (the default thread count is 2) is one variant
+  for (auto& v : values)
+    if (seen.insert(v).second) out.push_back(with_param(p, name, v));
   return out;
 }
 

@@ -27,6 +27,7 @@ using namespace cli_test;
 using nlohmann::json;
 
 namespace {
+using cli_test::accsum;  // the CLI runner, not namespace accsum (tests/npy_bytes.hpp opens it)
 
 std::string fresh(const std::string& name) { return fresh_dir("rules-" + name); }
 
@@ -337,7 +338,7 @@ TEST(IoRules, VerifyRunsCasesForEveryAlgorithmOnEveryPresentBackend) {
 
 // Whether `accsum list` shows some algorithm on an OpenCL device here.
 bool opencl_present() {
-  const json listed = json::parse(accsum("list --format=json").out);
+  const json listed = json::parse(cli_test::accsum("list --format=json").out);
   for (auto& a : listed["algorithms"])
     for (auto& b : a["backends"])
       if (b["backend"] == "opencl" && b["present"] == true) return true;
