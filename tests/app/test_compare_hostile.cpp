@@ -54,12 +54,14 @@ bool replace_first(json& j, const std::string& key, const json& with) {
 
 // The report with `value` (raw JSON text, valid or not) as the value of the first occurrence of "key".
 std::string with_raw_value(const std::string& key, const std::string& value) {
-  const std::string placeholder = "raw value placeholder";
+  // The JSON library cannot hold invalid text: a unique string stands in for it, then its quoted
+  // spelling in the dumped text is swapped for `value`.
+  const std::string stand_in = "accsum-test-raw-value";
   json doc = json::parse(report_text());
-  EXPECT_TRUE(replace_first(doc, key, placeholder)) << key;
+  EXPECT_TRUE(replace_first(doc, key, stand_in)) << key;
   std::string text = doc.dump();
-  const size_t at = text.find("\"" + placeholder + "\"");
-  return at == std::string::npos ? text : text.replace(at, placeholder.size() + 2, value);
+  const size_t at = text.find("\"" + stand_in + "\"");
+  return at == std::string::npos ? text : text.replace(at, stand_in.size() + 2, value);
 }
 
 // compare GOOD BAD and BAD GOOD: exit 2, one line naming `fragment`, nothing on stdout.
